@@ -1,0 +1,101 @@
+/**
+ * The only place where calendar dates and date-times are converted. Calendar dates stay `YYYY-MM-DD`
+ * strings from the wire to the OCF file; they are never turned into `Date` objects that a time zone
+ * could shift. Date-times (`lastModifiedDatetime`) are instants and are kept as normalized UTC strings.
+ */
+import { OcfSyncError, describeValue } from "./errors.js";
+
+/** A real calendar date as `YYYY-MM-DD`. */
+export type CalendarDate = string & { readonly __calendarDate?: never };
+
+/**
+ * A UTC instant as `YYYY-MM-DDThh:mm:ss.ffffffZ` (always six fractional digits). Strings of this form
+ * sort in time order.
+ */
+export type UtcDateTime = string & { readonly __utcDateTime?: never };
+
+export class DateFormatError extends OcfSyncError {
+  readonly value: string;
+  constructor(message: string, value: string) {
+    super("DATE_FORMAT", message);
+    this.name = "DateFormatError";
+    this.value = value;
+  }
+}
+
+export function isLeapYear(year: number): boolean {
+  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+}
+
+export function daysInMonth(year: number, month: number): number {
+  if (month === 2) return isLeapYear(year) ? 29 : 28;
+  return [4, 6, 9, 11].includes(month) ? 30 : 31;
+}
+
+const CALENDAR_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/** True when `text` is `YYYY-MM-DD` and names a day that exists (2024-02-29 yes, 2023-02-29 no). */
+export function isCalendarDate(text: string): text is CalendarDate {
+  const m = CALENDAR_DATE.exec(text);
+  if (m === null) return false;
+  const year = Number(m[1]);
+  const month = Number(m[2]);
+  const day = Number(m[3]);
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
+}
+
+/** Checks a calendar date from the wire; throws `DATE_FORMAT` for anything but a real `YYYY-MM-DD` day. */
+export function parseCalendarDate(text: string): CalendarDate {
+  if (!CALENDAR_DATE.test(text)) {
+    throw new DateFormatError(`${describeValue(text)} is not a date of the form YYYY-MM-DD`, text);
+  }
+  if (!isCalendarDate(text)) throw new DateFormatError(`${describeValue(text)} is not a real calendar date`, text);
+  return text;
+}
+
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(Z|[+-]00:00)$/i;
+
+/**
+ * Parses a UTC date-time as the service sends it: 0 to 6 fractional digits (more are truncated to
+ * microseconds), ending in `Z` (or `+00:00`). Returns the normalized six-digit form. Other offsets are
+ * rejected: the service documents UTC only, and a silent conversion would hide a wire change.
+ */
+export function parseUtcDateTime(text: string): UtcDateTime {
+  const m = DATE_TIME.exec(text);
+  if (m === null) {
+    throw new DateFormatError(`${describeValue(text)} is not a UTC date-time of the form YYYY-MM-DDThh:mm:ss[.ffffff]Z`, text);
+  }
+  const [, date = "", hh = "", mm = "", ss = "", fraction = ""] = m;
+  if (!isCalendarDate(date)) throw new DateFormatError(`${describeValue(text)} is not a real calendar date`, text);
+  if (Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) {
+    throw new DateFormatError(`${describeValue(text)} is not a valid time of day`, text);
+  }
+  const micros = (fraction + "000000").slice(0, 6);
+  return `${date}T${hh}:${mm}:${ss}.${micros}Z`;
+}
+
+/** The date-time truncated down to whole seconds, as the service's filters expect (`YYYY-MM-DDThh:mm:ssZ`). */
+export function toFilterDateTime(value: UtcDateTime): string {
+  return `${value.slice(0, 19)}Z`;
+}
+
+/** Compares two calendar dates or two normalized date-times: negative, zero or positive. */
+export function compareIso(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The UTC instant of a normalized date-time, in epoch milliseconds (sub-millisecond digits dropped). */
+export function utcDateTimeToEpochMs(value: UtcDateTime): number {
+  return Date.parse(`${value.slice(0, 23)}Z`);
+}
+
+/** Formats an epoch-millisecond instant as a normalized UTC date-time. */
+export function epochMsToUtcDateTime(ms: number): UtcDateTime {
+  const iso = new Date(ms).toISOString(); // always UTC, "YYYY-MM-DDThh:mm:ss.sssZ"
+  return `${iso.slice(0, 23)}000Z`;
+}
+
+/** Today's calendar date in UTC, from an injectable clock. */
+export function utcToday(nowMs: number = Date.now()): CalendarDate {
+  return new Date(nowMs).toISOString().slice(0, 10);
+}

@@ -1,0 +1,114 @@
+/**
+ * The only place where quantities, prices and amounts are converted. Values travel as strings at every
+ * boundary and as `Dec` (a private decimal.js clone) inside; never as JS numbers.
+ */
+import { Decimal as DecimalJs } from "decimal.js";
+import { OcfSyncError, describeValue } from "./errors.js";
+
+/**
+ * A private decimal.js constructor: ample precision so that no arithmetic on share counts or prices
+ * rounds, and exponent notation never used by `toString`. The global `Decimal.set` is never touched.
+ */
+export const Dec = DecimalJs.clone({
+  precision: 200,
+  rounding: DecimalJs.ROUND_HALF_UP,
+  toExpNeg: -9e15,
+  toExpPos: 9e15,
+  minE: -9e15,
+  maxE: 9e15,
+});
+export type Dec = InstanceType<typeof Dec>;
+
+/** A decimal in plain normalized form: no exponent, no leading `+`, no trailing fractional zeros, no `-0`. */
+export type DecimalString = string & { readonly __decimal?: never };
+
+/** The wire pattern of `v1alpha1Decimal.value`, as declared by the service's OpenAPI document. */
+export const SOURCE_DECIMAL_PATTERN = /^[+-]?((0|[1-9][0-9]*)(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+
+/**
+ * Largest decimal exponent accepted from the wire. Share counts and prices never come near it; a
+ * value like `1e999999` would otherwise expand into a megabyte of digits.
+ */
+const MAX_ABS_EXPONENT = 60;
+
+/** Thrown when a decimal cannot be represented exactly where it has to go. */
+export class DecimalError extends OcfSyncError {
+  readonly value: string;
+  constructor(code: "DECIMAL_SYNTAX" | "DECIMAL_RANGE" | "DECIMAL_PRECISION", message: string, value: string) {
+    super(code, message);
+    this.name = "DecimalError";
+    this.value = value;
+  }
+}
+
+/**
+ * Parses a decimal as the service sends it (`"200000.00000000000000000000"`, `"1e-05"`, `".321"`,
+ * `"+1.23456e-3"`, `"1."`) into an exact `Dec`. Rejects anything outside the declared pattern
+ * (commas, spaces, `NaN`, `Infinity`, hex) and exponents beyond ±60.
+ */
+export function parseSourceDecimal(text: string): Dec {
+  if (!SOURCE_DECIMAL_PATTERN.test(text)) {
+    throw new DecimalError("DECIMAL_SYNTAX", `${describeValue(text)} is not a decimal number`, text);
+  }
+  const exponentMatch = /[eE]([+-]?[0-9]+)$/.exec(text);
+  if (exponentMatch !== null && Math.abs(Number.parseInt(exponentMatch[1] ?? "0", 10)) > MAX_ABS_EXPONENT) {
+    throw new DecimalError("DECIMAL_RANGE", `${describeValue(text)} has an exponent beyond ±${MAX_ABS_EXPONENT}`, text);
+  }
+  // decimal.js rejects a trailing "." ("1."), which the wire pattern allows.
+  const mantissaEnd = exponentMatch === null ? text.length : exponentMatch.index;
+  const mantissa = text.slice(0, mantissaEnd);
+  const cleaned = (mantissa.endsWith(".") ? mantissa.slice(0, -1) : mantissa) + text.slice(mantissaEnd);
+  return new Dec(cleaned);
+}
+
+/** Renders a decimal in plain normalized form: `"200000"`, `"0.00001"`, `"-456"`; never `"-0"` or `"1e-7"`. */
+export function formatDecimal(value: Dec): DecimalString {
+  if (value.isZero()) return "0";
+  // toFixed() with no argument never uses exponent notation; decimal.js keeps no trailing zeros
+  // beyond the value's own digits, so trimming the fraction gives one canonical form.
+  const fixed = value.toFixed();
+  if (!fixed.includes(".")) return fixed;
+  return fixed.replace(/0+$/, "").replace(/\.$/, "");
+}
+
+/** Parses a wire decimal and returns its normalized string: `"1500.000"` → `"1500"`, `".5"` → `"0.5"`. */
+export function normalizeSourceDecimal(text: string): DecimalString {
+  return formatDecimal(parseSourceDecimal(text));
+}
+
+/** Number of digits after the decimal point that a value needs (`"1.50"` needs 1). */
+export function decimalPlaces(value: Dec): number {
+  return value.decimalPlaces();
+}
+
+/** OCF `Numeric` allows at most this many fractional digits (`types/Numeric.schema.json`). */
+export const OCF_MAX_DECIMAL_PLACES = 10;
+
+/**
+ * Converts a decimal to OCF `Numeric`: plain fixed-point, at most 10 fractional digits, trailing zeros
+ * trimmed. A value that needs more places is an error (`DECIMAL_PRECISION`), never rounded silently.
+ */
+export function toOcfNumeric(value: Dec | string): string {
+  const dec = typeof value === "string" ? parseSourceDecimal(value) : value;
+  if (dec.decimalPlaces() > OCF_MAX_DECIMAL_PLACES) {
+    const text = formatDecimal(dec);
+    throw new DecimalError(
+      "DECIMAL_PRECISION",
+      `${text} needs ${dec.decimalPlaces()} decimal places; OCF Numeric allows at most ${OCF_MAX_DECIMAL_PLACES}`,
+      text,
+    );
+  }
+  return formatDecimal(dec);
+}
+
+/** Exact sum of decimal strings. */
+export function sumDecimals(values: Iterable<Dec | string>): Dec {
+  let total = new Dec(0);
+  for (const v of values) total = total.plus(typeof v === "string" ? new Dec(v) : v);
+  return total;
+}
+
+/** Exact equality of two decimals given as strings or `Dec` (`"1.50"` equals `"1.5"`). */
+export function decimalsEqual(a: Dec | string, b: Dec | string): boolean {
+  return new Dec(a).equals(new Dec(b));
+}

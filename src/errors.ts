@@ -1,0 +1,43 @@
+/**
+ * The base of every error ocf-sync throws. Each carries a stable `code` that callers can switch on,
+ * and the original error as `cause`. Messages never contain secrets (tokens, client secrets).
+ */
+const BRAND = Symbol.for("ocf-sync.error");
+
+export class OcfSyncError extends Error {
+  readonly [BRAND] = true;
+  /** A stable, machine-readable code such as `SOURCE_RECORD_INVALID` or `API_NOT_FOUND`. */
+  readonly code: string;
+
+  constructor(code: string, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.code = code;
+    this.name = "OcfSyncError";
+  }
+}
+
+/**
+ * True for any error thrown by ocf-sync. Works by a global brand as well as by `instanceof`, so it
+ * still answers correctly when two copies of the package are loaded.
+ */
+export function isOcfSyncError(error: unknown): error is OcfSyncError {
+  return (
+    error instanceof OcfSyncError ||
+    (typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[BRAND] === true)
+  );
+}
+
+/** A short, single-line rendering of any value for an error message (at most `max` characters). */
+export function describeValue(value: unknown, max = 80): string {
+  let text: string;
+  if (value === undefined) text = "undefined";
+  else if (typeof value === "string") text = JSON.stringify(value);
+  else {
+    try {
+      text = JSON.stringify(value) ?? String(value);
+    } catch {
+      text = String(value);
+    }
+  }
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
