@@ -1,0 +1,28 @@
+/**
+ * `npm run bench`: ocf-sync's benchmarks. Speed lives here, never in timed tests. Each figure is reported
+ * beside a baseline measured in the same run on the same machine, because absolute times on shared
+ * machines are noise.
+ *
+ *   npm run bench                 all sections
+ *   npm run bench -- pull         only the pull throughput section
+ *   npm run bench -- quota        only the rate-limit section (about 75 s: it must outlast a minute window)
+ */
+import { benchPullThroughput } from "./pull-throughput.js";
+import { benchQuotaShare } from "./quota-share.js";
+
+const sections: Record<string, () => Promise<string>> = {
+  pull: benchPullThroughput,
+  quota: benchQuotaShare,
+};
+
+const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+const chosen = wanted.length === 0 ? Object.keys(sections) : wanted;
+for (const name of chosen) {
+  const run = sections[name];
+  if (run === undefined) {
+    process.stderr.write(`unknown bench section ${JSON.stringify(name)}; choose from ${Object.keys(sections).join(", ")}\n`);
+    process.exit(2);
+  }
+  process.stdout.write(`\n## ${name}\n\n`);
+  process.stdout.write(`${await run()}\n`);
+}

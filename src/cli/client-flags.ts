@@ -1,0 +1,87 @@
+/**
+ * The connection options every command that talks to the API shares: base URL, auth and the client's
+ * limits. Secrets may come from the environment so they stay out of shell history and `ps`.
+ */
+import type { ApiClientOptions } from "../client/create-client.js";
+import { parseInteger } from "./args.js";
+import { UsageError } from "./io.js";
+
+export const CLIENT_FLAGS = {
+  "base-url": { type: "string" },
+  token: { type: "string" },
+  "token-url": { type: "string" },
+  "client-id": { type: "string" },
+  "client-secret": { type: "string" },
+  scope: { type: "string", multiple: true },
+  "rate-per-second": { type: "string" },
+  "rate-per-minute": { type: "string" },
+  "max-attempts": { type: "string" },
+  "timeout-ms": { type: "string" },
+} as const;
+
+export const CLIENT_FLAGS_HELP = `Connection:
+  --base-url URL           API base URL, e.g. https://api.carta.com (required)
+  --token TOKEN            static bearer token; better: set OCF_SYNC_TOKEN
+  --token-url URL          OAuth2 client-credentials token URL (with --client-id)
+  --client-id ID           OAuth2 client id (or OCF_SYNC_CLIENT_ID)
+  --client-secret SECRET   OAuth2 client secret; better: set OCF_SYNC_CLIENT_SECRET
+  --scope SCOPE            OAuth2 scope, repeatable (default read_issuer_securities)
+  --rate-per-second N      client-side limit (default 10, the service's quota)
+  --rate-per-minute N      client-side limit (default 300, the service's quota)
+  --max-attempts N         attempts per request, retries included (default 6)
+  --timeout-ms N           connect, header and body timeout per attempt (default 30000)`;
+
+type ClientFlagValues = {
+  [K in keyof typeof CLIENT_FLAGS]?: (typeof CLIENT_FLAGS)[K] extends { multiple: true } ? string[] : string;
+};
+
+/** Builds client options from flags and environment; a usage error for anything missing or contradictory. */
+export function clientOptionsFromFlags(
+  values: ClientFlagValues,
+  env: Readonly<Record<string, string | undefined>>,
+): ApiClientOptions {
+  const baseUrl = values["base-url"] ?? env.OCF_SYNC_BASE_URL;
+  if (baseUrl === undefined || baseUrl === "") throw new UsageError("--base-url is required (or set OCF_SYNC_BASE_URL)");
+  try {
+    const url = new URL(baseUrl);
+    if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http");
+  } catch {
+    throw new UsageError(`--base-url must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
+  }
+  const token = values.token ?? env.OCF_SYNC_TOKEN;
+  const clientId = values["client-id"] ?? env.OCF_SYNC_CLIENT_ID;
+  const clientSecret = values["client-secret"] ?? env.OCF_SYNC_CLIENT_SECRET;
+  const tokenUrl = values["token-url"] ?? env.OCF_SYNC_TOKEN_URL;
+  const options: ApiClientOptions = { baseUrl };
+  const oauthParts = [tokenUrl, clientId, clientSecret].filter((v) => v !== undefined && v !== "").length;
+  if (oauthParts > 0) {
+    if (token !== undefined && token !== "") {
+      throw new UsageError("give either a bearer token or OAuth2 client credentials, not both");
+    }
+    if (tokenUrl === undefined || clientId === undefined || clientSecret === undefined) {
+      throw new UsageError("OAuth2 needs all three of --token-url, --client-id and --client-secret (or their OCF_SYNC_* variables)");
+    }
+    options.auth = {
+      type: "oauth2",
+      tokenUrl,
+      clientId,
+      clientSecret,
+      ...(values.scope === undefined ? {} : { scopes: values.scope }),
+    };
+  } else if (token !== undefined && token !== "") {
+    options.auth = { type: "bearer", token };
+  }
+  const perSecond = parseInteger("rate-per-second", values["rate-per-second"], { min: 1, max: 10_000 });
+  const perMinute = parseInteger("rate-per-minute", values["rate-per-minute"], { min: 1, max: 600_000 });
+  if (perSecond !== undefined || perMinute !== undefined) {
+    options.rateLimit = {
+      ...(perSecond === undefined ? {} : { perSecond }),
+      ...(perMinute === undefined ? {} : { perMinute }),
+    };
+  }
+  const maxAttempts = parseInteger("max-attempts", values["max-attempts"], { min: 1, max: 100 });
+  if (maxAttempts !== undefined) options.retry = { maxAttempts };
+  const timeoutMs = parseInteger("timeout-ms", values["timeout-ms"], { min: 1, max: 3_600_000 });
+  if (timeoutMs !== undefined) options.timeouts = { connectMs: timeoutMs, headersMs: timeoutMs, bodyMs: timeoutMs };
+  return options;
+}

@@ -1,0 +1,86 @@
+import { FAULT_KINDS, startSampleServer, type FaultKind } from "../../sample-server/server.js";
+import { parseCommandArgs, parseFraction, parseInteger } from "../args.js";
+import { UsageError, writeLine, type CliIo } from "../io.js";
+
+export const SERVE_SAMPLES_HELP = `Usage: ocf-sync serve-samples [--port N] [options]
+
+Serves the embedded sample API (the project's sample issuers, in samples/api/) on 127.0.0.1 the way the
+real service answers: envelopes, pages of at most 50, opaque page tokens, the lastModified filters,
+google.rpc.Status errors and RateLimit headers. Prints 'listening on http://127.0.0.1:PORT' and then
+'issuers: ID,ID,...', and runs until stopped (Ctrl-C).
+
+Options:
+  --port N                 port to listen on; 0 picks a free one (default 0)
+  --latency-ms N           delay added to every response
+  --faults KINDS           comma-separated faults to inject: ${FAULT_KINDS.join(", ")}
+  --fault-rate F           share of API requests that get a fault, 0 to 1 (default 0.2 with --faults)
+  --seed N                 seed of the fault sequence (default 1)
+  --quota N/M              enforce N requests per second and M per minute with 429s (e.g. 10/300)
+  --token TOKEN            require this bearer token on every API call
+  --data DIR               serve another folder of issuer files instead of the samples
+
+Examples:
+  ocf-sync serve-samples --port 4010
+  ocf-sync serve-samples --port 0 --faults 429,503,reset --fault-rate 0.2 --latency-ms 50
+  ocf-sync serve-samples --quota 10/300      # behave like the real service's published quota`;
+
+export async function serveSamplesCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs("serve-samples", {
+    args: [...argv],
+    options: {
+      port: { type: "string" },
+      "latency-ms": { type: "string" },
+      faults: { type: "string" },
+      "fault-rate": { type: "string" },
+      seed: { type: "string" },
+      quota: { type: "string" },
+      token: { type: "string" },
+      data: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  if (values.help === true) {
+    writeLine(io.stdout, SERVE_SAMPLES_HELP);
+    return 0;
+  }
+  const port = parseInteger("port", values.port, { min: 0, max: 65_535 }) ?? 0;
+  const latencyMs = parseInteger("latency-ms", values["latency-ms"], { min: 0, max: 600_000 });
+  const seed = parseInteger("seed", values.seed, { min: 0, max: 2 ** 31 - 1 }) ?? 1;
+  let faults: { rate: number; kinds: FaultKind[]; seed: number } | undefined;
+  if (values.faults !== undefined) {
+    const kinds = values.faults.split(",").map((k) => k.trim()).filter((k) => k !== "");
+    for (const kind of kinds) {
+      if (!(FAULT_KINDS as readonly string[]).includes(kind)) {
+        throw new UsageError(`unknown fault ${JSON.stringify(kind)}; choose from ${FAULT_KINDS.join(", ")}`);
+      }
+    }
+    if (kinds.length === 0) throw new UsageError("--faults needs at least one fault kind");
+    faults = { rate: parseFraction("fault-rate", values["fault-rate"]) ?? 0.2, kinds: kinds as FaultKind[], seed };
+  } else if (values["fault-rate"] !== undefined) {
+    throw new UsageError("--fault-rate needs --faults to say which faults to inject");
+  }
+  let quota: { perSecond: number; perMinute: number } | undefined;
+  if (values.quota !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(values.quota);
+    if (m === null) throw new UsageError(`--quota takes PER_SECOND/PER_MINUTE such as 10/300, got ${JSON.stringify(values.quota)}`);
+    quota = { perSecond: Number(m[1]), perMinute: Number(m[2]) };
+  }
+  const server = await startSampleServer({
+    port,
+    ...(latencyMs === undefined ? {} : { latencyMs }),
+    ...(faults === undefined ? {} : { faults }),
+    ...(quota === undefined ? {} : { quota }),
+    ...(values.token === undefined ? {} : { token: values.token }),
+    ...(values.data === undefined ? {} : { dataDir: values.data }),
+  });
+  writeLine(io.stdout, `listening on ${server.url}`);
+  writeLine(io.stdout, `issuers: ${server.issuers.join(",")}`);
+  await new Promise<void>((resolveStop) => {
+    if (io.signal === undefined) return; // runs until the process is killed
+    if (io.signal.aborted) resolveStop();
+    io.signal.addEventListener("abort", () => resolveStop(), { once: true });
+  });
+  await server.close();
+  return 0;
+}

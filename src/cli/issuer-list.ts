@@ -1,0 +1,35 @@
+/** The issuers a command works on: repeated `--issuer` flags and/or a file with one id per line. */
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { UsageError } from "./io.js";
+
+/**
+ * Reads `--issuers-file`: one issuer id per line; blank lines and lines starting with `#` are skipped;
+ * surrounding spaces are trimmed (ids never start or end with a space in the service).
+ */
+export async function readIssuerList(
+  cwd: string,
+  flags: { issuer?: string[] | undefined; "issuers-file"?: string | undefined },
+): Promise<string[]> {
+  const ids = [...(flags.issuer ?? [])];
+  const file = flags["issuers-file"];
+  if (file !== undefined) {
+    let text: string;
+    try {
+      text = await readFile(resolve(cwd, file), "utf8");
+    } catch (error) {
+      throw new UsageError(`cannot read --issuers-file ${JSON.stringify(file)}: ${(error as Error).message}`);
+    }
+    for (const line of text.split(/\r?\n/)) {
+      const id = line.trim();
+      if (id !== "" && !id.startsWith("#")) ids.push(id);
+    }
+  }
+  for (const id of ids) {
+    if (id.length < 1 || id.length > 50) {
+      throw new UsageError(`issuer id ${JSON.stringify(id)} must be 1 to 50 characters long`);
+    }
+  }
+  if (ids.length === 0) throw new UsageError("name at least one issuer with --issuer ID or --issuers-file FILE");
+  return [...new Set(ids)];
+}

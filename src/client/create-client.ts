@@ -1,0 +1,492 @@
+/**
+ * The HTTP client of the source API: GET JSON with auth, client-side rate limiting, bounded retries,
+ * timeouts, a response size limit and typed errors. It knows URLs and JSON, nothing about records.
+ *
+ * Built on undici with its own `Agent` (never the global dispatcher), or a dispatcher the caller
+ * injects.
+ */
+import { readFileSync } from "node:fs";
+import { Agent, type Dispatcher } from "undici";
+import { OcfSyncError } from "../errors.js";
+import { type Logger, silentLogger } from "../logger.js";
+import { isAborted } from "./abort.js";
+import { type AuthOptions, type AuthProvider, bearerAuth, oauth2Auth } from "./auth.js";
+import { type Clock, systemClock } from "./clock.js";
+import {
+  AbortedError,
+  ApiError,
+  ClientConfigError,
+  InvalidJsonError,
+  NetworkError,
+  type NetworkErrorCode,
+  ResponseTooLargeError,
+  isAuthError,
+  parseErrorBody,
+} from "./errors.js";
+import { type BaseUrl, buildRequestPath, parseBaseUrl } from "./paths.js";
+import { type RateLimiter, createRateLimiter } from "./rate-limiter.js";
+import { DEFAULT_RETRY_POLICY, type RetryOptions, type RetryPolicy, isRetryableStatus, parseRateLimitReset, retryDelay } from "./retry-timing.js";
+import { type RawResponse, sendRaw } from "./transport.js";
+
+/** Something the client did, for progress displays and metrics. */
+export type ClientEvent =
+  | {
+      type: "request";
+      method: string;
+      /** Path and query. */
+      path: string;
+      /** HTTP status; `undefined` when no response arrived. */
+      status: number | undefined;
+      attempt: number;
+      durationMs: number;
+    }
+  | { type: "retry"; path: string; attempt: number; delayMs: number; reason: string }
+  | { type: "throttled"; waitMs: number };
+
+/** Counters since the client was created. */
+export interface ClientStats {
+  /** HTTP requests sent to the API, retries included (token requests not included). */
+  requests: number;
+  /** Retries started. */
+  retries: number;
+  /** Time spent waiting for the rate limiter, in ms. */
+  throttledMs: number;
+  /** 429 responses received. */
+  rateLimited: number;
+  /** Response body bytes received from the API. */
+  bytesReceived: number;
+  /** Requests sent to the OAuth2 token endpoint. */
+  tokenRequests: number;
+}
+
+/** Timeouts of one HTTP request. */
+export interface TimeoutOptions {
+  /**
+   * Time to establish the connection (TCP and TLS). Applies to the client's own agent only: an
+   * injected dispatcher brings its own.
+   * @default 10000
+   */
+  connectMs?: number;
+  /**
+   * Time from sending the request until the response headers have arrived.
+   * @default 30000
+   */
+  headersMs?: number;
+  /**
+   * Longest silence while the body arrives (between two chunks, not in total).
+   * @default 30000
+   */
+  bodyMs?: number;
+}
+
+/** Options of {@link createApiClient}. */
+export interface ApiClientOptions {
+  /**
+   * The API base URL; a path prefix is kept in front of every request path.
+   * @example "https://api.playground.carta.team"
+   * @example "http://127.0.0.1:4010/prefix"
+   */
+  baseUrl: string;
+  /** How requests are authorized; none when left out (the service's mock needs none). */
+  auth?: AuthOptions;
+  /**
+   * Client-side throttling. Options build a limiter for this client; pass a {@link RateLimiter}
+   * to share one quota between clients; `false` turns throttling off.
+   * @default { perSecond: 10, perMinute: 300 }
+   */
+  rateLimit?: { perSecond?: number; perMinute?: number } | RateLimiter | false;
+  /** Retries of failed GETs (429, 5xx, network errors, timeouts, cut-off JSON). */
+  retry?: RetryOptions;
+  timeouts?: TimeoutOptions;
+  /**
+   * Largest response body accepted; reading stops there with `API_RESPONSE_TOO_LARGE`.
+   * @default 33554432 (32 MiB)
+   */
+  maxResponseBytes?: number;
+  /**
+   * The `User-Agent` header (the service rejects some generic ones).
+   * @default "ocf-sync/<version> (+node <node version>)"
+   */
+  userAgent?: string;
+  /** The undici dispatcher to send through; the caller keeps ownership. Default: a private `Agent`. */
+  dispatcher?: Dispatcher;
+  /** Receives a debug line per request and a warning per retry; never a secret. Default: silent. */
+  logger?: Logger;
+  /** @default systemClock */
+  clock?: Clock;
+  /**
+   * Random source in `[0, 1)` for backoff jitter.
+   * @default Math.random
+   */
+  random?: () => number;
+  /** Called for every request, retry and rate-limiter wait. */
+  onEvent?: (event: ClientEvent) => void;
+}
+
+/** A parsed JSON response. */
+export interface ApiResponse {
+  status: number;
+  /** The parsed JSON body (`null` for 204). */
+  body: unknown;
+  /** Response headers, names in lower case. */
+  headers: Readonly<Record<string, string>>;
+  /** HTTP requests sent for this call, retries included. */
+  attempts: number;
+  /** Path and query of the request. */
+  path: string;
+}
+
+/** A client of one API base URL. */
+export interface ApiClient {
+  /** The base URL, without a trailing slash. */
+  readonly baseUrl: string;
+  /**
+   * GET JSON at the base URL + the escaped path segments + the query (`undefined` values left out).
+   * Throws `INVALID_IDENTIFIER` for a segment that cannot be sent safely (empty, `.` or `..`), the
+   * typed errors of `errors.ts` when the call fails, and `ABORTED` when `signal` fires.
+   *
+   * @example
+   * await client.getJson(["v1alpha1", "issuers", issuerId, "restrictedStockAwards"], { pageSize: "50" });
+   */
+  getJson(
+    segments: readonly string[],
+    query?: Readonly<Record<string, string | undefined>>,
+    options?: { signal?: AbortSignal },
+  ): Promise<ApiResponse>;
+  /** A snapshot of the counters. */
+  stats(): ClientStats;
+  /**
+   * Closes the client's own agent (an injected dispatcher is left open) and stops any token request
+   * under way. With an aborted `signal`, open connections are destroyed instead of drained.
+   */
+  close(options?: { signal?: AbortSignal }): Promise<void>;
+}
+
+const MIB = 1024 * 1024;
+// Error bodies are only read for their message; a large one is cut, never an error of its own.
+const ERROR_BODY_LIMIT = 64 * 1024;
+const TOKEN_RESPONSE_LIMIT = 64 * 1024;
+// undici errors that are the caller's or the client's fault; trying again cannot help.
+const NOT_RETRYABLE_UNDICI_CODES: ReadonlySet<string> = new Set([
+  "UND_ERR_INVALID_ARG",
+  "UND_ERR_INVALID_RETURN_VALUE",
+  "UND_ERR_NOT_SUPPORTED",
+  "UND_ERR_DESTROYED",
+  "UND_ERR_CLOSED",
+]);
+
+let cachedVersion: string | undefined;
+
+function packageVersion(): string {
+  if (cachedVersion === undefined) {
+    try {
+      // Two levels up from both src/client and dist/client.
+      const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+      cachedVersion = typeof pkg.version === "string" ? pkg.version : "0.0.0";
+    } catch {
+      cachedVersion = "0.0.0";
+    }
+  }
+  return cachedVersion;
+}
+
+/** The default `User-Agent`: `ocf-sync/<version> (+node <node version>)`. */
+export function defaultUserAgent(): string {
+  return `ocf-sync/${packageVersion()} (+node ${process.versions.node})`;
+}
+
+function positiveNumber(option: string, value: number | undefined, fallback: number, integer = false): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isFinite(value) && value > 0) || (integer && !Number.isSafeInteger(value))) {
+    throw new ClientConfigError(option, value, integer ? "must be a positive integer" : "must be a positive number");
+  }
+  return value;
+}
+
+function resolveRetryPolicy(retry: RetryOptions | undefined): RetryPolicy {
+  return {
+    maxAttempts: positiveNumber("retry.maxAttempts", retry?.maxAttempts, DEFAULT_RETRY_POLICY.maxAttempts, true),
+    maxElapsedMs: positiveNumber("retry.maxElapsedMs", retry?.maxElapsedMs, DEFAULT_RETRY_POLICY.maxElapsedMs),
+    baseDelayMs: positiveNumber("retry.baseDelayMs", retry?.baseDelayMs, DEFAULT_RETRY_POLICY.baseDelayMs),
+    maxDelayMs: positiveNumber("retry.maxDelayMs", retry?.maxDelayMs, DEFAULT_RETRY_POLICY.maxDelayMs),
+  };
+}
+
+function isRateLimiter(value: unknown): value is RateLimiter {
+  return typeof value === "object" && value !== null && typeof (value as RateLimiter).acquire === "function";
+}
+
+function is2xx(status: number): boolean {
+  return status >= 200 && status <= 299;
+}
+
+/** What a thrown transport error means: a timeout or another network failure, and whether to retry. */
+function classifyTransportError(
+  cause: unknown,
+  timeouts: Required<TimeoutOptions>,
+): { code: NetworkErrorCode; what: string; retryable: boolean } {
+  const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
+  switch (code) {
+    case "UND_ERR_CONNECT_TIMEOUT":
+      return { code: "API_TIMEOUT", what: "timed out connecting", retryable: true };
+    case "UND_ERR_HEADERS_TIMEOUT":
+      return { code: "API_TIMEOUT", what: `timed out waiting for the response headers (${timeouts.headersMs} ms)`, retryable: true };
+    case "UND_ERR_BODY_TIMEOUT":
+      return { code: "API_TIMEOUT", what: `timed out reading the response body (no data for ${timeouts.bodyMs} ms)`, retryable: true };
+    default: {
+      const message = cause instanceof Error ? cause.message || cause.name : String(cause);
+      const what = typeof code === "string" ? `${message} (${code})` : message;
+      return { code: "API_NETWORK_ERROR", what, retryable: typeof code !== "string" || !NOT_RETRYABLE_UNDICI_CODES.has(code) };
+    }
+  }
+}
+
+/** One attempt's result: a response, or an error that may be retried. */
+type AttemptResult =
+  | { kind: "done"; response: ApiResponse }
+  | {
+      kind: "retry";
+      error: OcfSyncError;
+      reason: string;
+      status?: number;
+      headers?: Record<string, string>;
+      /** Retry at once, outside the attempt budget (the one retry after minting a new token). */
+      immediate?: boolean;
+    };
+
+/**
+ * Creates a client. It holds a connection pool (unless `dispatcher` is given): call `close()` when done.
+ *
+ * @example
+ * const client = createApiClient({
+ *   baseUrl: "https://api.playground.carta.team",
+ *   auth: { type: "oauth2", tokenUrl: "https://login.playground.carta.team/o/access_token/", clientId, clientSecret },
+ * });
+ */
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const base: BaseUrl = parseBaseUrl(options.baseUrl);
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? Math.random;
+  const logger = options.logger ?? silentLogger;
+  const emit = options.onEvent ?? ((): void => {});
+  const policy = resolveRetryPolicy(options.retry);
+  const timeouts: Required<TimeoutOptions> = {
+    connectMs: positiveNumber("timeouts.connectMs", options.timeouts?.connectMs, 10_000),
+    headersMs: positiveNumber("timeouts.headersMs", options.timeouts?.headersMs, 30_000),
+    bodyMs: positiveNumber("timeouts.bodyMs", options.timeouts?.bodyMs, 30_000),
+  };
+  const maxResponseBytes = positiveNumber("maxResponseBytes", options.maxResponseBytes, 32 * MIB, true);
+  const userAgent = options.userAgent ?? defaultUserAgent();
+  const ownAgent =
+    options.dispatcher === undefined
+      ? new Agent({ connectTimeout: timeouts.connectMs, headersTimeout: timeouts.headersMs, bodyTimeout: timeouts.bodyMs })
+      : undefined;
+  const dispatcher: Dispatcher = options.dispatcher ?? ownAgent!;
+  const limiter: RateLimiter | undefined =
+    options.rateLimit === false
+      ? undefined
+      : isRateLimiter(options.rateLimit)
+        ? options.rateLimit
+        : createRateLimiter({ ...options.rateLimit, clock });
+  const stats: Omit<ClientStats, "tokenRequests"> = { requests: 0, retries: 0, throttledMs: 0, rateLimited: 0, bytesReceived: 0 };
+  let closed = false;
+
+  function postForm(url: string, headers: Record<string, string>, body: string, signal: AbortSignal): Promise<RawResponse> {
+    return sendRaw(dispatcher, {
+      url,
+      method: "POST",
+      headers: { ...headers, "user-agent": userAgent },
+      body,
+      signal,
+      headersTimeoutMs: timeouts.headersMs,
+      bodyTimeoutMs: timeouts.bodyMs,
+      maxBodyBytes: () => TOKEN_RESPONSE_LIMIT,
+      failFastOnLength: () => false,
+    });
+  }
+
+  const auth: AuthProvider | undefined =
+    options.auth === undefined
+      ? undefined
+      : options.auth.type === "bearer"
+        ? bearerAuth(options.auth.token)
+        : oauth2Auth(options.auth, { post: postForm, clock, logger });
+
+  /** Server-supplied text may echo a credential back (a debugging gateway, say): never pass it on. */
+  function redact(text: string): string {
+    return auth === undefined ? text : auth.redact(text);
+  }
+
+  /** Waits for the limiter, counting the wait. */
+  async function throttle(signal: AbortSignal | undefined): Promise<void> {
+    if (limiter === undefined) return;
+    const before = clock.now();
+    await limiter.acquire(signal === undefined ? {} : { signal });
+    const waited = clock.now() - before;
+    if (waited > 0) {
+      stats.throttledMs += waited;
+      emit({ type: "throttled", waitMs: waited });
+    }
+  }
+
+  /** The server says the minute's quota is spent: hold every request until it says it resets. */
+  function honourQuotaHeaders(headers: Record<string, string>): void {
+    if (limiter === undefined || headers["x-ratelimit-remaining-minute"]?.trim() !== "0") return;
+    const reset = headers["ratelimit-reset"];
+    const waitMs = reset === undefined ? undefined : parseRateLimitReset(reset, clock.now());
+    // Without a reset time the limiter's own log is the best guide; a 429 would still pause it.
+    if (waitMs !== undefined) limiter.pauseUntil(clock.now() + Math.min(waitMs, 60_000));
+  }
+
+  async function attemptOnce(
+    path: string,
+    attempt: number,
+    reminted: boolean,
+    signal: AbortSignal | undefined,
+  ): Promise<AttemptResult> {
+    const method = "GET";
+    const context = { method, path, attempts: attempt };
+    await throttle(signal);
+    let authorization: string | undefined;
+    if (auth !== undefined) {
+      try {
+        authorization = await auth.authorization(signal === undefined ? {} : { signal });
+      } catch (error) {
+        if (isAuthError(error) && error.retryable && !isAborted(signal)) {
+          return { kind: "retry", error, reason: `AUTH_FAILED${error.status === undefined ? "" : ` ${error.status}`}` };
+        }
+        throw error;
+      }
+    }
+    const headers: Record<string, string> = { accept: "application/json", "user-agent": userAgent };
+    if (authorization !== undefined) headers["authorization"] = authorization;
+    stats.requests += 1;
+    const sentAt = clock.now();
+    let raw: RawResponse;
+    try {
+      raw = await sendRaw(dispatcher, {
+        url: `${base.origin}${path}`,
+        method,
+        headers,
+        signal,
+        headersTimeoutMs: timeouts.headersMs,
+        bodyTimeoutMs: timeouts.bodyMs,
+        maxBodyBytes: (status) => (is2xx(status) ? maxResponseBytes : Math.min(maxResponseBytes, ERROR_BODY_LIMIT)),
+        failFastOnLength: is2xx,
+      });
+    } catch (cause) {
+      if (isAborted(signal)) throw cause;
+      const durationMs = clock.now() - sentAt;
+      const failure = classifyTransportError(cause, timeouts);
+      logger.debug({ method, path, status: undefined, attempt, ms: durationMs, error: failure.code }, "api request failed");
+      emit({ type: "request", method, path, status: undefined, attempt, durationMs });
+      const error = new NetworkError({ ...context, code: failure.code, what: redact(failure.what), cause });
+      if (!failure.retryable) throw error;
+      return { kind: "retry", error, reason: failure.code };
+    }
+    const { status } = raw;
+    const durationMs = clock.now() - sentAt;
+    stats.bytesReceived += raw.body.length;
+    logger.debug({ method, path, status, attempt, ms: durationMs }, "api request");
+    emit({ type: "request", method, path, status, attempt, durationMs });
+    honourQuotaHeaders(raw.headers);
+
+    if (is2xx(status)) {
+      if (raw.truncated) throw new ResponseTooLargeError({ ...context, status, limit: maxResponseBytes });
+      if (status === 204) return { kind: "done", response: { status, body: null, headers: raw.headers, attempts: attempt, path } };
+      try {
+        const body: unknown = JSON.parse(raw.body.toString("utf8"));
+        return { kind: "done", response: { status, body, headers: raw.headers, attempts: attempt, path } };
+      } catch (cause) {
+        // A cut-off body is a transport failure in disguise: ask again.
+        const detail = redact(cause instanceof Error ? cause.message : String(cause));
+        const error = new InvalidJsonError({ ...context, status, bytes: raw.body.length, detail });
+        return { kind: "retry", error, reason: error.code, status, headers: raw.headers };
+      }
+    }
+
+    const body = parseErrorBody(redact(raw.body.toString("utf8")));
+    if (status === 401 && auth !== undefined && authorization !== undefined && !reminted && auth.invalidate(authorization)) {
+      const error = new ApiError({ ...context, status, body });
+      return { kind: "retry", error, reason: "401: minting a new token", immediate: true };
+    }
+    const hint =
+      status !== 401
+        ? undefined
+        : auth === undefined
+          ? "no credentials are configured (the auth option)"
+          : reminted
+            ? "a newly minted token was rejected too"
+            : "the configured bearer token was rejected";
+    const error = new ApiError({ ...context, status, body, ...(hint === undefined ? {} : { hint }) });
+    if (status === 429) stats.rateLimited += 1;
+    if (!isRetryableStatus(status)) throw error;
+    return { kind: "retry", error, reason: `status ${status}`, status, headers: raw.headers };
+  }
+
+  async function getJson(
+    segments: readonly string[],
+    query?: Readonly<Record<string, string | undefined>>,
+    callOptions: { signal?: AbortSignal } = {},
+  ): Promise<ApiResponse> {
+    const { signal } = callOptions;
+    const path = buildRequestPath(base, segments, query);
+    if (closed) throw new OcfSyncError("CLIENT_CLOSED", `GET ${path} was not sent: the client is closed`);
+    const started = clock.now();
+    let reminted = false;
+    for (let attempt = 1; ; attempt += 1) {
+      let result: AttemptResult;
+      try {
+        if (isAborted(signal)) throw signal?.reason;
+        result = await attemptOnce(path, attempt, reminted, signal);
+      } catch (error) {
+        if (isAborted(signal)) throw new AbortedError(`GET ${path}`, signal?.reason);
+        throw error;
+      }
+      if (result.kind === "done") return result.response;
+      let delayMs = 0;
+      if (result.immediate === true) {
+        reminted = true;
+      } else {
+        delayMs = retryDelay({ retry: attempt, status: result.status, headers: result.headers, nowMs: clock.now(), policy, random }).delayMs;
+        // The quota is spent for everyone using this limiter, not just for this call.
+        if (result.status === 429) limiter?.pauseUntil(clock.now() + delayMs);
+        if (attempt >= policy.maxAttempts || clock.now() - started + delayMs > policy.maxElapsedMs) throw result.error;
+      }
+      stats.retries += 1;
+      emit({ type: "retry", path, attempt, delayMs, reason: result.reason });
+      logger.warn({ method: "GET", path, attempt, delayMs, reason: result.reason }, "retrying request");
+      if (delayMs === 0) continue;
+      try {
+        await clock.sleep(delayMs, signal);
+      } catch (error) {
+        if (isAborted(signal)) throw new AbortedError(`GET ${path}`, signal?.reason);
+        throw error;
+      }
+    }
+  }
+
+  return {
+    baseUrl: base.href,
+    getJson,
+    stats: () => ({ ...stats, tokenRequests: auth?.mints ?? 0 }),
+    async close(closeOptions: { signal?: AbortSignal } = {}): Promise<void> {
+      if (closed) return;
+      closed = true;
+      auth?.close();
+      if (ownAgent === undefined) return;
+      const { signal } = closeOptions;
+      if (isAborted(signal)) {
+        await ownAgent.destroy();
+        return;
+      }
+      const onAbort = (): void => void ownAgent.destroy();
+      signal?.addEventListener("abort", onAbort, { once: true });
+      try {
+        await ownAgent.close();
+      } finally {
+        signal?.removeEventListener("abort", onAbort);
+      }
+    },
+  };
+}

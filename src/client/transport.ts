@@ -1,0 +1,80 @@
+/**
+ * One HTTP exchange over undici, with the body read under a size limit. No retries, no error
+ * mapping: the caller decides what a status or a thrown undici error means.
+ */
+import { type Dispatcher, request } from "undici";
+
+/** A response read to its end (or to the size limit). */
+export interface RawResponse {
+  status: number;
+  /** Header names in lower case; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  body: Buffer;
+  /** True when the body was longer than the limit: `body` then holds only what came before it. */
+  truncated: boolean;
+}
+
+export interface RawRequest {
+  url: string;
+  method: "GET" | "POST";
+  headers: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal | undefined;
+  headersTimeoutMs: number;
+  bodyTimeoutMs: number;
+  /** Most body bytes to read; see {@link RawResponse.truncated}. */
+  maxBodyBytes: (status: number) => number;
+  /** Stop at once, reading nothing, when `Content-Length` is over the limit (instead of reading up to it). */
+  failFastOnLength: (status: number) => boolean;
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    flat[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return flat;
+}
+
+/** Stops reading a body and frees its connection. */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  // undici's body emits an abort error when destroyed early; nobody else listens for it any more.
+  body.on("error", () => {});
+  body.destroy();
+}
+
+/** Sends one request. Throws what undici throws (network errors, timeouts, aborts). */
+export async function sendRaw(dispatcher: Dispatcher, raw: RawRequest): Promise<RawResponse> {
+  const options: Parameters<typeof request>[1] = {
+    dispatcher,
+    method: raw.method,
+    headers: raw.headers,
+    headersTimeout: raw.headersTimeoutMs,
+    bodyTimeout: raw.bodyTimeoutMs,
+  };
+  if (raw.body !== undefined) options.body = raw.body;
+  if (raw.signal !== undefined) options.signal = raw.signal;
+  const response = await request(raw.url, options);
+  const status = response.statusCode;
+  const headers = flattenHeaders(response.headers);
+  const limit = raw.maxBodyBytes(status);
+  const declared = headers["content-length"];
+  if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit && raw.failFastOnLength(status)) {
+    discard(response.body);
+    return { status, headers, body: Buffer.alloc(0), truncated: true };
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    if (size + chunk.length > limit) {
+      chunks.push(chunk.subarray(0, limit - size));
+      size = limit;
+      discard(response.body);
+      return { status, headers, body: Buffer.concat(chunks, size), truncated: true };
+    }
+    chunks.push(chunk);
+    size += chunk.length;
+  }
+  return { status, headers, body: Buffer.concat(chunks, size), truncated: false };
+}

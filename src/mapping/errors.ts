@@ -1,0 +1,135 @@
+/**
+ * What the mapping reports: a `MappingError` when a record (or an option) cannot become valid OCF,
+ * and `MappingWarning`s for what was mapped but deserves a look (placeholders, source counters that
+ * do not add up). Warnings are data returned to the caller, never logged from here, and never a
+ * reason to change the source's numbers.
+ */
+import { OcfSyncError, describeValue, isOcfSyncError } from "../errors.js";
+import type { RecordKind } from "../source/kinds.js";
+
+/** Why a record or an option could not be mapped. Each is a stable `code` of `MappingError`. */
+export const MAPPING_ERROR_CODES = [
+  /** A value OCF requires is absent from the record (issue date, quantity, price, …). */
+  "MAPPING_MISSING_VALUE",
+  /** A decimal needs more than the 10 decimal places OCF `Numeric` allows (never rounded). */
+  "MAPPING_DECIMAL_PRECISION",
+  /** The record's content contradicts itself in a way no OCF object can carry (duplicate event ids, …). */
+  "MAPPING_CONFLICT",
+  /** Two records would produce the same OCF id, or the same record was given twice. */
+  "MAPPING_ID_COLLISION",
+  /** The mapping built an object that fails ocf-sync's OCF 1.2.0 schemas; nothing invalid is returned. */
+  "MAPPING_INVALID_OUTPUT",
+] as const;
+export type MappingErrorCode = (typeof MAPPING_ERROR_CODES)[number];
+
+/** The record a mapping message is about. Absent for issuer-level problems (an option, the issuer). */
+export interface RecordRef {
+  kind: RecordKind;
+  recordId: string;
+}
+
+/** Where a problem is: the issuer, optionally a record, optionally a field path inside it. */
+export interface MappingLocation {
+  issuerId: string;
+  record?: RecordRef;
+  /** A source field path such as `settlements[1].settlementPrice`, or an option path such as `options.issuerProfile.countryOfFormation`. */
+  path?: string;
+}
+
+/** `restrictedStockAward "2207" of issuer "7"`, or `issuer "7"`. */
+export function describeLocation(location: MappingLocation): string {
+  const issuer = `issuer ${describeValue(location.issuerId)}`;
+  const subject = location.record === undefined ? issuer : `${location.record.kind} ${describeValue(location.record.recordId)} of ${issuer}`;
+  return location.path === undefined ? subject : `${subject}, ${location.path}`;
+}
+
+/**
+ * A record (or an option) that cannot become valid OCF 1.2.0. Names the issuer, the record, the
+ * field and the value, so that a user can find and fix the source data.
+ */
+export class MappingError extends OcfSyncError {
+  override readonly code: MappingErrorCode;
+  readonly issuerId: string;
+  /** The record concerned; absent for an issuer-level problem. */
+  readonly record: RecordRef | undefined;
+  /** The source field or option path; absent when the problem is the record as a whole. */
+  readonly path: string | undefined;
+  /** The offending value, when there is one. */
+  readonly value: unknown;
+
+  constructor(
+    code: MappingErrorCode,
+    location: MappingLocation,
+    problem: string,
+    options: { value?: unknown; cause?: unknown } = {},
+  ) {
+    super(code, `${describeLocation(location)}: ${problem}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "MappingError";
+    this.code = code;
+    this.issuerId = location.issuerId;
+    this.record = location.record;
+    this.path = location.path;
+    this.value = options.value;
+  }
+}
+
+/** True for a `MappingError`, also across two loaded copies of the package (checks the code). */
+export function isMappingError(error: unknown): error is MappingError {
+  return isOcfSyncError(error) && (MAPPING_ERROR_CODES as readonly string[]).includes(error.code);
+}
+
+/** What a mapping warning is about. */
+export const MAPPING_WARNING_CODES = [
+  /** An issuer field OCF requires was filled with a placeholder (no issuer profile value). */
+  "PLACEHOLDER_ISSUER",
+  /** Stakeholders got placeholder names (not in the stakeholder directory). */
+  "PLACEHOLDER_STAKEHOLDERS",
+  /** A grant without vesting events whose `vestedQuantity` differs from its `quantity` (OCF reads it as fully vested). */
+  "NO_VESTING_EVENTS_NOT_FULLY_VESTED",
+  /** The vesting events do not add up to the grant's `quantity`. */
+  "VESTING_SUM_MISMATCH",
+  /** The vested events' `vestedQuantity` do not add up to the grant's `vestedQuantity`. */
+  "VESTED_SUM_MISMATCH",
+  /** A vesting event marked vested without a `vestedQuantity`, or with one that differs from its `targetQuantity` on a time-based event. */
+  "VESTING_EVENT_QUANTITY",
+  /** The settlements' `releaseQuantity` do not add up to the unit's `releasedQuantity`. */
+  "RELEASED_SUM_MISMATCH",
+  /** The settlements' `netSettlementQuantity` do not add up to the unit's `netSettledQuantity`. */
+  "NET_SETTLED_SUM_MISMATCH",
+  /** A settlement whose `releaseQuantity` is not net + withheld + sold. */
+  "SETTLEMENT_PARTS_MISMATCH",
+  /** A settlement without `netSettlementQuantity`: no resulting share issuance can be emitted. */
+  "SETTLEMENT_NET_MISSING",
+  /** More units released than vested. */
+  "RELEASED_EXCEEDS_VESTED",
+  /** Canceled plus released exceeds the grant's quantity. */
+  "CANCELED_AND_RELEASED_EXCEED_QUANTITY",
+  /** The cancellation counters disagree (canceled ≠ pool + treasury, or ≠ forfeited + expired). */
+  "CANCELLATION_BREAKDOWN_MISMATCH",
+  /** Shares returned to the pool of a grant that names no plan: carried in comments only. */
+  "RETURN_TO_POOL_WITHOUT_PLAN",
+] as const;
+export type MappingWarningCode = (typeof MAPPING_WARNING_CODES)[number];
+
+/** Something the mapping wants a person to look at. The data was mapped as the source gave it. */
+export interface MappingWarning {
+  code: MappingWarningCode;
+  issuerId: string;
+  /** The record concerned; absent for issuer-level warnings. */
+  record?: RecordRef;
+  /** The source field path, when one field is concerned. */
+  path?: string;
+  /** A complete sentence naming the issuer, the record and the values. */
+  message: string;
+}
+
+/** Builds a warning whose message starts with the location. */
+export function mappingWarning(code: MappingWarningCode, location: MappingLocation, problem: string): MappingWarning {
+  return {
+    code,
+    issuerId: location.issuerId,
+    ...(location.record === undefined ? {} : { record: location.record }),
+    ...(location.path === undefined ? {} : { path: location.path }),
+    message: `${describeLocation(location)}: ${problem}`,
+  };
+}

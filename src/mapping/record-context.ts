@@ -1,0 +1,72 @@
+/**
+ * The mapping of one record: which record it is (for every error and warning), the warnings collected
+ * so far, and the conversions to OCF values that name the record and field when they fail. Every OCF
+ * `Numeric` the mapping writes goes through `numeric` here, and so through `toOcfNumeric`.
+ */
+import { isOcfSyncError } from "../errors.js";
+import { toOcfNumeric, type DecimalString } from "../decimal.js";
+import type { OcfMonetary } from "../ocf/schemas.js";
+import type { Money } from "../source/wire.js";
+import type { RecordKind } from "../source/kinds.js";
+import {
+  MappingError,
+  mappingWarning,
+  type MappingErrorCode,
+  type MappingLocation,
+  type MappingWarning,
+  type MappingWarningCode,
+  type RecordRef,
+} from "./errors.js";
+
+export class RecordContext {
+  readonly issuerId: string;
+  readonly record: RecordRef;
+  readonly warnings: MappingWarning[] = [];
+
+  constructor(issuerId: string, kind: RecordKind, recordId: string) {
+    this.issuerId = issuerId;
+    this.record = { kind, recordId };
+  }
+
+  /** The location of a field of this record (or of the record itself). */
+  at(path?: string): MappingLocation {
+    return path === undefined
+      ? { issuerId: this.issuerId, record: this.record }
+      : { issuerId: this.issuerId, record: this.record, path };
+  }
+
+  /** Throws a `MappingError` about this record. */
+  fail(code: MappingErrorCode, path: string | undefined, problem: string, options: { value?: unknown; cause?: unknown } = {}): never {
+    throw new MappingError(code, this.at(path), problem, options);
+  }
+
+  warn(code: MappingWarningCode, path: string | undefined, problem: string): void {
+    this.warnings.push(mappingWarning(code, this.at(path), problem));
+  }
+
+  /** `value`, or a `MAPPING_MISSING_VALUE` error saying what OCF needs it for. */
+  required<T>(value: T | undefined, path: string, neededFor: string): T {
+    if (value === undefined) this.fail("MAPPING_MISSING_VALUE", path, `is absent, but OCF requires it for ${neededFor}`);
+    return value;
+  }
+
+  /**
+   * An exact decimal as OCF `Numeric`. More than 10 decimal places is a `MAPPING_DECIMAL_PRECISION`
+   * error naming this record and field: OCF cannot hold the value and it is never rounded.
+   */
+  numeric(value: DecimalString, path: string): string {
+    try {
+      return toOcfNumeric(value);
+    } catch (error) {
+      if (isOcfSyncError(error) && error.code === "DECIMAL_PRECISION") {
+        this.fail("MAPPING_DECIMAL_PRECISION", path, error.message, { value, cause: error });
+      }
+      throw error;
+    }
+  }
+
+  /** Source Money as OCF `Monetary` (the currency code is already upper-case ISO 4217 from the parser). */
+  monetary(money: Money, path: string): OcfMonetary {
+    return { amount: this.numeric(money.amount, `${path}.amount`), currency: money.currency };
+  }
+}

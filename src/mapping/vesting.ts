@@ -1,0 +1,284 @@
+/**
+ * Vesting, for awards and units alike, kept in this one module because OCF's vesting model is likely
+ * to change in 2.x (ocf-1.2.0.md §8). The source gives each grant its own vesting events (dates and
+ * amounts) and only the name of a schedule; this module turns the events into one of two OCF forms:
+ *
+ * - all events time-based and dated: the issuance's `vestings` list (one `{date, amount}` per event,
+ *   sorted by date then event id; zero tranches left out). No VestingTerms, no vesting transactions.
+ * - any performance-condition or undated event: one VestingTerms per grant holding all of its events
+ *   as conditions, a `TX_VESTING_START`, and a `TX_VESTING_EVENT` for each vested performance event.
+ *
+ * The VestingTerms graph is a single chain: start → c1 → c2 → … → cn. OCF takes only one path among
+ * a node's `next_condition_ids` (the first to be satisfied; OCF-Tools' ExecutionPathBuilder picks the
+ * earliest sibling and follows only its children), so listing the events as siblings of the start
+ * node would vest just one of them. In a chain each condition becomes reachable once the previous one
+ * has fired, so the chain lists first the conditions that fire on a known date, by date (time-based
+ * tranches, trigger `VESTING_SCHEDULE_ABSOLUTE`, and vested performance events, trigger
+ * `VESTING_EVENT` with their `TX_VESTING_EVENT`), then the pending conditions (performance events not
+ * yet met, trigger `VESTING_EVENT`). A pending condition therefore never blocks a dated tranche. The
+ * one limitation: a pending milestone met before the last dated tranche becomes reachable only after
+ * it in the graph; the next export re-sorts the chain by the dates then known. Each condition vests a
+ * fixed `quantity`, so `allocation_type` is `FRACTIONAL` (no rounding is ever applied).
+ *
+ * A condition's quantity, like a tranche's amount, is what vested when the event has vested
+ * (`vestedQuantity`) and what is planned otherwise (`targetQuantity`, else the deprecated `quantity`).
+ * `maxQuantity` and the deprecated `quantity` are kept in the condition's description.
+ */
+import { Dec, sumDecimals, type DecimalString } from "../decimal.js";
+import type { CalendarDate } from "../dates.js";
+import type {
+  OcfVesting,
+  OcfVestingCondition,
+  OcfVestingEvent,
+  OcfVestingStart,
+  OcfVestingTerms,
+} from "../ocf/schemas.js";
+import type { VestingEvent, VestingSchedule } from "../source/records.js";
+import { VESTING_START_CONDITION_ID, txIds, vestingConditionIdOf, vestingTermsIdOf } from "./ids.js";
+import { compareText, compareVestingEvents } from "./order.js";
+import type { RecordContext } from "./record-context.js";
+
+/** What the vesting of one grant is mapped from. */
+export interface GrantVesting {
+  /** The grant's security id. */
+  security: string;
+  /** The grant's `custom_id`, used to name its VestingTerms. */
+  customId: string;
+  /** "restricted stock award" or "restricted stock unit", for descriptions. */
+  grantLabel: string;
+  events: readonly VestingEvent[];
+  quantity: DecimalString;
+  vestedQuantity?: DecimalString;
+  issueDate: CalendarDate;
+  vestingStartDate?: CalendarDate;
+  schedule?: VestingSchedule;
+}
+
+/** The vesting of one grant in OCF form. */
+export interface MappedVesting {
+  /** The issuance's `vestings` (present only when every event is time-based and dated, and one is not zero). */
+  vestings?: OcfVesting[];
+  /** The issuance's `vesting_terms_id` (present exactly when `terms` is). */
+  vestingTermsId?: string;
+  terms?: OcfVestingTerms;
+  /** `TX_VESTING_START` and `TX_VESTING_EVENT`s (only with `terms`). */
+  transactions: (OcfVestingStart | OcfVestingEvent)[];
+  /** Notes for the issuance's `comments` (schedule and start date when there are no terms). */
+  issuanceComments: string[];
+}
+
+/** One source event with what the mapping decided about it. */
+interface PlannedEvent {
+  event: VestingEvent;
+  /** `vestingEvents[i]` in the source list. */
+  path: string;
+  /** Source id, or `index-<n>` in canonical order when absent. */
+  key: string;
+  amount: DecimalString;
+  amountPath: string;
+}
+
+/**
+ * Maps the vesting events of a grant. Errors (`MappingError`) for an event without any quantity, a
+ * vested event without a date that is not time-based, and two events with the same id. Source
+ * inconsistencies become warnings on `ctx`.
+ */
+export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesting {
+  const planned = planEvents(ctx, grant.events);
+  checkVestingSums(ctx, grant, planned);
+  if (planned.length === 0) {
+    if (grant.vestedQuantity !== undefined && !new Dec(grant.vestedQuantity).equals(new Dec(grant.quantity))) {
+      ctx.warn(
+        "NO_VESTING_EVENTS_NOT_FULLY_VESTED",
+        "vestingEvents",
+        `has no vesting events, so OCF reads the grant as fully vested, but vestedQuantity is ${grant.vestedQuantity} of ${grant.quantity}`,
+      );
+    }
+    return { transactions: [], issuanceComments: scheduleComments(grant) };
+  }
+  const allScheduled = planned.every((p) => !p.event.performanceCondition && p.event.vestDate !== undefined);
+  if (allScheduled) return asVestingsList(ctx, grant, planned);
+  return asVestingTerms(ctx, grant, planned);
+}
+
+function planEvents(ctx: RecordContext, events: readonly VestingEvent[]): PlannedEvent[] {
+  const indexed = events.map((event, index) => ({ event, path: `vestingEvents[${index}]` }));
+  indexed.sort((a, b) => compareVestingEvents(a.event, b.event));
+  const seen = new Map<string, string>();
+  return indexed.map(({ event, path }, position) => {
+    const key = event.id ?? `index-${position + 1}`;
+    const earlier = seen.get(key);
+    if (earlier !== undefined) {
+      ctx.fail("MAPPING_CONFLICT", `${path}.id`, `repeats the id of ${earlier} (${JSON.stringify(key)}); vesting conditions need distinct ids`, {
+        value: event.id,
+      });
+    }
+    seen.set(key, path);
+    const { amount, amountPath } = eventAmount(ctx, event, path);
+    return { event, path, key, amount, amountPath };
+  });
+}
+
+/** What vested (when vested) or is planned to vest: see the module comment. */
+function eventAmount(ctx: RecordContext, event: VestingEvent, path: string): { amount: DecimalString; amountPath: string } {
+  if (event.vested && event.vestedQuantity !== undefined) {
+    if (!event.performanceCondition && event.targetQuantity !== undefined && !new Dec(event.targetQuantity).equals(new Dec(event.vestedQuantity))) {
+      ctx.warn(
+        "VESTING_EVENT_QUANTITY",
+        path,
+        `is time-based but its vestedQuantity ${event.vestedQuantity} differs from its targetQuantity ${event.targetQuantity}; the vested quantity is used`,
+      );
+    }
+    return { amount: event.vestedQuantity, amountPath: `${path}.vestedQuantity` };
+  }
+  if (event.vested) {
+    ctx.warn("VESTING_EVENT_QUANTITY", path, "is marked vested but has no vestedQuantity; its targetQuantity (else quantity) is used");
+  }
+  if (event.targetQuantity !== undefined) return { amount: event.targetQuantity, amountPath: `${path}.targetQuantity` };
+  if (event.quantity !== undefined) return { amount: event.quantity, amountPath: `${path}.quantity` };
+  return ctx.fail("MAPPING_MISSING_VALUE", `${path}.targetQuantity`, "is absent, and so are vestedQuantity and quantity: the event has no amount");
+}
+
+/** The source's own totals, checked and reported, never corrected (source-api.md §9.11). */
+function checkVestingSums(ctx: RecordContext, grant: GrantVesting, planned: readonly PlannedEvent[]): void {
+  if (planned.length === 0) return;
+  const planTotal = sumDecimals(planned.map((p) => p.event.targetQuantity ?? p.event.quantity ?? "0"));
+  if (!planTotal.equals(new Dec(grant.quantity))) {
+    ctx.warn(
+      "VESTING_SUM_MISMATCH",
+      "vestingEvents",
+      `the events' targetQuantity (else quantity) add up to ${planTotal.toFixed()}, not to the grant's quantity ${grant.quantity}`,
+    );
+  }
+  if (grant.vestedQuantity !== undefined) {
+    const vestedTotal = sumDecimals(planned.filter((p) => p.event.vested).map((p) => p.event.vestedQuantity ?? "0"));
+    if (!vestedTotal.equals(new Dec(grant.vestedQuantity))) {
+      ctx.warn(
+        "VESTED_SUM_MISMATCH",
+        "vestedQuantity",
+        `is ${grant.vestedQuantity}, but the vested events' vestedQuantity add up to ${vestedTotal.toFixed()}`,
+      );
+    }
+  }
+}
+
+function asVestingsList(ctx: RecordContext, grant: GrantVesting, planned: readonly PlannedEvent[]): MappedVesting {
+  const vestings: OcfVesting[] = [];
+  for (const p of planned) {
+    // An OCF tranche vests shares; a zero tranche says nothing and is left out.
+    if (new Dec(p.amount).isZero()) continue;
+    vestings.push({ date: p.event.vestDate as CalendarDate, amount: ctx.numeric(p.amount, p.amountPath) });
+  }
+  return {
+    ...(vestings.length === 0 ? {} : { vestings }),
+    transactions: [],
+    issuanceComments: scheduleComments(grant),
+  };
+}
+
+/** Dated conditions by date (then canonical event order); pending ones after, in canonical order. */
+function chainOrder(planned: readonly PlannedEvent[]): PlannedEvent[] {
+  const firesOnDate = (p: PlannedEvent): boolean =>
+    p.event.vestDate !== undefined && (!p.event.performanceCondition || p.event.vested);
+  const dated = planned.filter(firesOnDate).sort((a, b) => compareText(a.event.vestDate, b.event.vestDate));
+  const pending = planned.filter((p) => !firesOnDate(p));
+  return [...dated, ...pending];
+}
+
+function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readonly PlannedEvent[]): MappedVesting {
+  const termsId = vestingTermsIdOf(grant.security);
+  const ordered = chainOrder(planned);
+  const conditionIds = ordered.map((p) => vestingConditionIdOf(p.key));
+  const startDate = grant.vestingStartDate ?? grant.issueDate;
+  const conditions: OcfVestingCondition[] = [
+    {
+      id: VESTING_START_CONDITION_ID,
+      description: `Vesting start (${grant.vestingStartDate === undefined ? `no vestingStartDate; the issue date ${grant.issueDate}` : `vestingStartDate ${grant.vestingStartDate}`})`,
+      quantity: "0",
+      trigger: { type: "VESTING_START_DATE" },
+      next_condition_ids: conditionIds.slice(0, 1),
+    },
+  ];
+  const transactions: (OcfVestingStart | OcfVestingEvent)[] = [
+    {
+      object_type: "TX_VESTING_START",
+      id: txIds.vestingStart(grant.security),
+      date: startDate,
+      security_id: grant.security,
+      vesting_condition_id: VESTING_START_CONDITION_ID,
+    },
+  ];
+  ordered.forEach((p, index) => {
+    const { event } = p;
+    const conditionId = conditionIds[index] as string;
+    const scheduled = !event.performanceCondition && event.vestDate !== undefined;
+    conditions.push({
+      id: conditionId,
+      description: describeEvent(p),
+      quantity: ctx.numeric(p.amount, p.amountPath),
+      trigger: scheduled ? { type: "VESTING_SCHEDULE_ABSOLUTE", date: event.vestDate as CalendarDate } : { type: "VESTING_EVENT" },
+      next_condition_ids: conditionIds.slice(index + 1, index + 2),
+    });
+    if (scheduled || !event.vested) return;
+    const date = ctx.required(event.vestDate, `${p.path}.vestDate`, `the TX_VESTING_EVENT of this vested ${event.performanceCondition ? "performance" : "undated"} event`);
+    transactions.push({
+      object_type: "TX_VESTING_EVENT",
+      id: txIds.vestingEvent(grant.security, p.key),
+      date,
+      security_id: grant.security,
+      vesting_condition_id: conditionId,
+    });
+  });
+  const terms: OcfVestingTerms = {
+    object_type: "VESTING_TERMS",
+    id: termsId,
+    name: `${grant.schedule?.name ?? "Vesting events"} (${grant.customId})`,
+    description: termsDescription(grant, planned.length),
+    allocation_type: "FRACTIONAL",
+    vesting_conditions: conditions,
+  };
+  return { vestingTermsId: termsId, terms, transactions, issuanceComments: [] };
+}
+
+function termsDescription(grant: GrantVesting, eventCount: number): string {
+  return [
+    `Built by ocf-sync from the ${eventCount} vesting event${eventCount === 1 ? "" : "s"} of ${grant.grantLabel} ${JSON.stringify(grant.customId)}:`,
+    "one chain of conditions after the vesting start, with the conditions that vest on a known date first, by date",
+    "(time-based tranches as VESTING_SCHEDULE_ABSOLUTE, vested performance conditions as VESTING_EVENT),",
+    "then the performance conditions not yet met (VESTING_EVENT). Each condition vests a fixed quantity.",
+    ...scheduleComments(grant),
+  ].join(" ");
+}
+
+/** The schedule (name and dates) and the vesting start date: OCF has no field for either outside VestingTerms. */
+function scheduleComments(grant: GrantVesting): string[] {
+  const lines: string[] = [];
+  const { schedule } = grant;
+  if (schedule !== undefined) {
+    const parts = [
+      schedule.startDate === undefined ? undefined : `start ${schedule.startDate}`,
+      schedule.endDate === undefined ? undefined : `end ${schedule.endDate}`,
+      schedule.lastModifiedDate === undefined ? undefined : `last modified ${schedule.lastModifiedDate}`,
+    ].filter((part) => part !== undefined);
+    const name = schedule.name === undefined ? "Vesting schedule (no name)" : `Vesting schedule ${JSON.stringify(schedule.name)}`;
+    lines.push(`${name}${parts.length === 0 ? "" : `: ${parts.join(", ")}`}.`);
+  }
+  if (grant.vestingStartDate !== undefined) lines.push(`Vesting start date: ${grant.vestingStartDate}.`);
+  return lines;
+}
+
+function describeEvent(p: PlannedEvent): string {
+  const { event } = p;
+  const kind = event.performanceCondition ? "performance condition" : "time-based";
+  const state = event.vested
+    ? `vested${event.vestDate === undefined ? "" : ` on ${event.vestDate}`}`
+    : `not vested${event.vestDate === undefined ? "" : `, vest date ${event.vestDate}`}`;
+  const quantities = [
+    event.vestedQuantity === undefined ? undefined : `vestedQuantity ${event.vestedQuantity}`,
+    event.targetQuantity === undefined ? undefined : `targetQuantity ${event.targetQuantity}`,
+    event.maxQuantity === undefined ? undefined : `maxQuantity ${event.maxQuantity}`,
+    event.quantity === undefined ? undefined : `quantity (deprecated) ${event.quantity}`,
+  ].filter((part) => part !== undefined);
+  const name = event.id === undefined ? `Vesting event without an id (${p.key})` : `Vesting event ${JSON.stringify(event.id)}`;
+  return `${name}: ${kind}, ${state}; ${quantities.join(", ")}.`;
+}

@@ -1,0 +1,108 @@
+/**
+ * Pagination over the list endpoints as an `AsyncIterable`.
+ *
+ * The service's rules (source-api.md §5): the end of a list is an absent `nextPageToken`, never a short or
+ * empty page; every page request repeats the same `pageSize` and filters; tokens are opaque. A token the
+ * service hands out twice would loop forever, so it is an error here, as is passing `maxPages`.
+ */
+import type { ApiClient } from "../client/create-client.js";
+import { listRecordsPage } from "../client/endpoints.js";
+import { OcfSyncError } from "../errors.js";
+import { parseListEnvelope } from "../source/envelopes.js";
+import type { SourceWarning } from "../source/errors.js";
+import type { RecordKind } from "../source/kinds.js";
+
+/** The service's maximum page size for these endpoints; larger values are coerced to it anyway. */
+export const MAX_PAGE_SIZE = 50;
+
+export interface ListOptions {
+  /** Records per page requested. @default 50 */
+  pageSize?: number;
+  /** Only records last modified on or after this instant (inclusive), `YYYY-MM-DDThh:mm:ssZ`. */
+  lastModifiedDatetimeAfter?: string;
+  /** Only records last modified on or before this instant (inclusive), `YYYY-MM-DDThh:mm:ssZ`. */
+  lastModifiedDatetimeBefore?: string;
+  /** A bound on pages per list, against a service that never stops. @default 100000 */
+  maxPages?: number;
+  signal?: AbortSignal;
+}
+
+/** One page of a list: its raw records (each still to be parsed) and where it came from. */
+export interface ListPage {
+  kind: RecordKind;
+  issuerId: string;
+  /** 1-based page number within this list. */
+  page: number;
+  items: unknown[];
+  nextPageToken: string | undefined;
+  warnings: SourceWarning[];
+  /** HTTP attempts this page took (more than 1 after retries). */
+  attempts: number;
+}
+
+/** Raised when the service's paging breaks its own rules. */
+export class PaginationError extends OcfSyncError {
+  readonly issuerId: string;
+  readonly kind: RecordKind;
+  readonly page: number;
+  constructor(
+    code: "PAGINATION_TOKEN_REPEATED" | "PAGINATION_TOO_MANY_PAGES",
+    message: string,
+    context: { issuerId: string; kind: RecordKind; page: number },
+  ) {
+    super(code, message);
+    this.name = "PaginationError";
+    this.issuerId = context.issuerId;
+    this.kind = context.kind;
+    this.page = context.page;
+  }
+}
+
+/** Every page of one list, in the order the service gives them. */
+export async function* listPages(
+  client: ApiClient,
+  kind: RecordKind,
+  issuerId: string,
+  options: ListOptions = {},
+): AsyncGenerator<ListPage, void, undefined> {
+  const pageSize = options.pageSize ?? MAX_PAGE_SIZE;
+  const maxPages = options.maxPages ?? 100_000;
+  const seenTokens = new Set<string>();
+  let pageToken: string | undefined;
+  for (let page = 1; ; page++) {
+    if (page > maxPages) {
+      throw new PaginationError(
+        "PAGINATION_TOO_MANY_PAGES",
+        `listing ${kind}s of issuer ${JSON.stringify(issuerId)} passed ${maxPages} pages; stopping`,
+        { issuerId, kind, page },
+      );
+    }
+    const response = await listRecordsPage(client, kind, issuerId, {
+      pageSize,
+      ...(pageToken === undefined ? {} : { pageToken }),
+      ...(options.lastModifiedDatetimeAfter === undefined ? {} : { lastModifiedDatetimeAfter: options.lastModifiedDatetimeAfter }),
+      ...(options.lastModifiedDatetimeBefore === undefined ? {} : { lastModifiedDatetimeBefore: options.lastModifiedDatetimeBefore }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    const envelope = parseListEnvelope(kind, response.body, { issuerId, path: response.path });
+    yield {
+      kind,
+      issuerId,
+      page,
+      items: envelope.items,
+      nextPageToken: envelope.nextPageToken,
+      warnings: envelope.warnings,
+      attempts: response.attempts,
+    };
+    if (envelope.nextPageToken === undefined) return;
+    if (seenTokens.has(envelope.nextPageToken)) {
+      throw new PaginationError(
+        "PAGINATION_TOKEN_REPEATED",
+        `the service returned page token ${JSON.stringify(envelope.nextPageToken)} twice while listing ${kind}s of issuer ${JSON.stringify(issuerId)} (page ${page}); stopping instead of looping`,
+        { issuerId, kind, page },
+      );
+    }
+    seenTokens.add(envelope.nextPageToken);
+    pageToken = envelope.nextPageToken;
+  }
+}

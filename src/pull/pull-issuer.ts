@@ -1,0 +1,207 @@
+/**
+ * Pulling one issuer: every award and unit, parsed record by record. A record that fails validation is
+ * either the failure of its issuer (`onInvalid: "fail"`, the default) or set aside with its raw JSON
+ * and the full error (`"quarantine"`); it is never dropped.
+ */
+import type { ApiClient } from "../client/create-client.js";
+import { getRecord } from "../client/endpoints.js";
+import { isOcfSyncError } from "../errors.js";
+import { parseGetEnvelope } from "../source/envelopes.js";
+import { SourceRecordError, type SourceWarning } from "../source/errors.js";
+import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
+import { parseRecord, recordIdOf } from "../source/parse.js";
+import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
+import { listPages, type ListOptions } from "./paginate.js";
+import type { PullEvent } from "./events.js";
+
+/** What to do with a record that fails validation. */
+export type OnInvalid = "fail" | "quarantine";
+
+export interface PullOptions extends Omit<ListOptions, "signal"> {
+  /** Which record families to pull. @default both */
+  kinds?: readonly RecordKind[];
+  /** `"fail"` fails the issuer on the first invalid record; `"quarantine"` sets it aside and goes on. @default "fail" */
+  onInvalid?: OnInvalid;
+  /** Progress events: issuer started, page fetched, record quarantined, issuer done or failed. */
+  onEvent?: (event: PullEvent) => void;
+  signal?: AbortSignal;
+}
+
+/** A valid record with the exact JSON it came from. */
+export type PulledRecord = ParsedRecord & { issuerId: string; raw: unknown };
+
+/** A record set aside because it failed validation, kept whole for the report. */
+export interface QuarantinedRecord {
+  issuerId: string;
+  kind: RecordKind;
+  recordId: string | undefined;
+  raw: unknown;
+  error: SourceRecordError;
+}
+
+/** One item of an issuer's record stream. */
+export type PullItem =
+  | ({ type: "record" } & PulledRecord)
+  | ({ type: "quarantined" } & QuarantinedRecord)
+  | { type: "warning"; warning: SourceWarning };
+
+/**
+ * Streams every record of one issuer: all pages of awards, then all pages of units. Memory stays
+ * at one page. Throws the first `SourceRecordError` when `onInvalid` is `"fail"`, and any API error.
+ */
+export async function* streamIssuerRecords(
+  client: ApiClient,
+  issuerId: string,
+  options: PullOptions = {},
+): AsyncGenerator<PullItem, void, undefined> {
+  const onInvalid = options.onInvalid ?? "fail";
+  for (const kind of options.kinds ?? RECORD_KINDS) {
+    const listOptions: ListOptions = {
+      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+      ...(options.maxPages === undefined ? {} : { maxPages: options.maxPages }),
+      ...(options.lastModifiedDatetimeAfter === undefined ? {} : { lastModifiedDatetimeAfter: options.lastModifiedDatetimeAfter }),
+      ...(options.lastModifiedDatetimeBefore === undefined ? {} : { lastModifiedDatetimeBefore: options.lastModifiedDatetimeBefore }),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+    for await (const page of listPages(client, kind, issuerId, listOptions)) {
+      options.onEvent?.({ type: "page-fetched", issuerId, kind, page: page.page, records: page.items.length, attempts: page.attempts });
+      for (const warning of page.warnings) yield { type: "warning", warning };
+      for (const raw of page.items) {
+        try {
+          const { parsed, warnings } = parseRecord(kind, raw, { issuerId });
+          for (const warning of warnings) yield { type: "warning", warning };
+          yield { type: "record", ...parsed, issuerId, raw };
+        } catch (error) {
+          if (!(error instanceof SourceRecordError) || onInvalid === "fail") throw error;
+          const quarantined: QuarantinedRecord = { issuerId, kind, recordId: recordIdOf(raw), raw, error };
+          options.onEvent?.({ type: "record-quarantined", issuerId, kind, recordId: quarantined.recordId, error });
+          yield { type: "quarantined", ...quarantined };
+        }
+      }
+    }
+  }
+}
+
+/** Everything pulled for one issuer. */
+export interface IssuerPull {
+  issuerId: string;
+  awards: RestrictedStockAward[];
+  units: RestrictedStockUnit[];
+  /** The exact JSON of each valid record, keyed by kind and id, for raw backups. */
+  raw: { kind: RecordKind; id: string; raw: unknown }[];
+  quarantined: QuarantinedRecord[];
+  warnings: SourceWarning[];
+}
+
+/**
+ * Pulls every award and unit of one issuer into memory. A record id listed twice in one pass (the
+ * service changed while we paged) keeps its latest version and adds a `DUPLICATE_RECORD` warning.
+ */
+export async function pullIssuer(client: ApiClient, issuerId: string, options: PullOptions = {}): Promise<IssuerPull> {
+  const started = Date.now();
+  options.onEvent?.({ type: "issuer-started", issuerId });
+  try {
+    const byKey = new Map<string, PulledRecord>();
+    const quarantined: QuarantinedRecord[] = [];
+    const warnings: SourceWarning[] = [];
+    for await (const item of streamIssuerRecords(client, issuerId, options)) {
+      if (item.type === "warning") warnings.push(item.warning);
+      else if (item.type === "quarantined") {
+        const { type: _type, ...rest } = item;
+        quarantined.push(rest);
+      } else {
+        const { type: _type, ...pulled } = item;
+        const key = `${pulled.kind}\u0000${pulled.record.id ?? ""}`;
+        const previous = byKey.get(key);
+        if (previous !== undefined) {
+          warnings.push({
+            code: "DUPLICATE_RECORD",
+            issuerId,
+            kind: pulled.kind,
+            ...(pulled.record.id === undefined ? {} : { recordId: pulled.record.id }),
+            path: "id",
+            value: pulled.record.id,
+            message: `${pulled.kind} ${JSON.stringify(pulled.record.id)} was listed twice in one pass; keeping the most recently modified copy`,
+          });
+          if ((previous.record.lastModifiedDatetime ?? "") > (pulled.record.lastModifiedDatetime ?? "")) continue;
+        }
+        byKey.set(key, pulled);
+      }
+    }
+    const awards: RestrictedStockAward[] = [];
+    const units: RestrictedStockUnit[] = [];
+    const raw: IssuerPull["raw"] = [];
+    for (const pulled of byKey.values()) {
+      if (pulled.kind === "restrictedStockAward") awards.push(pulled.record);
+      else units.push(pulled.record);
+      raw.push({ kind: pulled.kind, id: pulled.record.id ?? "", raw: pulled.raw });
+    }
+    const result: IssuerPull = { issuerId, awards, units, raw, quarantined, warnings };
+    options.onEvent?.({
+      type: "issuer-done",
+      issuerId,
+      awards: awards.length,
+      units: units.length,
+      quarantined: quarantined.length,
+      warnings: warnings.length,
+      durationMs: Date.now() - started,
+    });
+    return result;
+  } catch (error) {
+    options.onEvent?.({ type: "issuer-failed", issuerId, error, durationMs: Date.now() - started });
+    throw error;
+  }
+}
+
+/** A single record fetched by id, with the warnings its parsing raised. */
+export interface FetchedRecord<T> {
+  record: T;
+  raw: unknown;
+  warnings: SourceWarning[];
+}
+
+async function fetchOne(
+  client: ApiClient,
+  kind: RecordKind,
+  issuerId: string,
+  id: string,
+  options: { signal?: AbortSignal },
+): Promise<{ parsed: ParsedRecord; raw: unknown; warnings: SourceWarning[] } | undefined> {
+  let body: unknown;
+  let path: string;
+  try {
+    const response = await getRecord(client, kind, issuerId, id, options);
+    body = response.body;
+    path = response.path;
+  } catch (error) {
+    if (isOcfSyncError(error) && error.code === "API_NOT_FOUND") return undefined;
+    throw error;
+  }
+  const raw = parseGetEnvelope(kind, body, { issuerId, path });
+  const { parsed, warnings } = parseRecord(kind, raw, { issuerId });
+  return { parsed, raw, warnings };
+}
+
+/** Fetches one award by id; `undefined` when the service answers 404. Throws `SourceRecordError` when invalid. */
+export async function getAward(
+  client: ApiClient,
+  issuerId: string,
+  id: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<FetchedRecord<RestrictedStockAward> | undefined> {
+  const one = await fetchOne(client, "restrictedStockAward", issuerId, id, options);
+  if (one === undefined || one.parsed.kind !== "restrictedStockAward") return undefined;
+  return { record: one.parsed.record, raw: one.raw, warnings: one.warnings };
+}
+
+/** Fetches one unit by id; `undefined` when the service answers 404. Throws `SourceRecordError` when invalid. */
+export async function getUnit(
+  client: ApiClient,
+  issuerId: string,
+  id: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<FetchedRecord<RestrictedStockUnit> | undefined> {
+  const one = await fetchOne(client, "restrictedStockUnit", issuerId, id, options);
+  if (one === undefined || one.parsed.kind !== "restrictedStockUnit") return undefined;
+  return { record: one.parsed.record, raw: one.raw, warnings: one.warnings };
+}

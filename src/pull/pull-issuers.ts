@@ -1,0 +1,53 @@
+/**
+ * Pulling many issuers at once. Each issuer is isolated: its failure (an API error, an invalid record
+ * under `onInvalid: "fail"`) is reported as its result and the others carry on. All requests go through
+ * the one client, and so through its one rate limiter.
+ */
+import type { ApiClient } from "../client/create-client.js";
+import { inCompletionOrder } from "./concurrent.js";
+import { pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js";
+
+export interface PullManyOptions extends PullOptions {
+  /** Issuers pulled at the same time. @default 4 */
+  concurrency?: number;
+}
+
+/** The outcome of one issuer in a multi-issuer pull. */
+export type IssuerPullResult =
+  | { issuerId: string; ok: true; pull: IssuerPull }
+  | { issuerId: string; ok: false; error: unknown };
+
+/**
+ * Pulls each issuer and yields its result as soon as it finishes (completion order, not input order).
+ * Never throws for one issuer's failure; stops early only when `signal` aborts.
+ *
+ * @example
+ * for await (const result of pullIssuers(client, ["7", "144361"], { concurrency: 2 })) {
+ *   if (result.ok) console.log(result.issuerId, result.pull.awards.length);
+ *   else console.error(result.issuerId, result.error);
+ * }
+ */
+export async function* pullIssuers(
+  client: ApiClient,
+  issuerIds: Iterable<string>,
+  options: PullManyOptions = {},
+): AsyncGenerator<IssuerPullResult, void, undefined> {
+  const { concurrency = 4, ...pullOptions } = options;
+  yield* inCompletionOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId): Promise<IssuerPullResult> => {
+    try {
+      return { issuerId, ok: true, pull: await pullIssuer(client, issuerId, pullOptions) };
+    } catch (error) {
+      return { issuerId, ok: false, error };
+    }
+  });
+  options.signal?.throwIfAborted();
+}
+
+function* uniqueInOrder(values: Iterable<string>): Generator<string> {
+  const seen = new Set<string>();
+  for (const value of values) {
+    if (seen.has(value)) continue;
+    seen.add(value);
+    yield value;
+  }
+}

@@ -1,0 +1,236 @@
+/**
+ * Parsing one raw record (as found in a list page or a get response) into a typed record, or into a
+ * `SourceRecordError` that names every issue. Warnings (unknown fields, negative decimals, …) come back
+ * with the record; the caller decides whether to log, count or fail on them.
+ */
+import { z } from "zod";
+import { describeValue } from "../errors.js";
+import type { RecordKind } from "./kinds.js";
+import {
+  FIELD_NOTES,
+  RECORD_SCHEMAS,
+  type ParsedRecord,
+  type RestrictedStockAward,
+  type RestrictedStockUnit,
+  type VestingEvent,
+} from "./records.js";
+import {
+  SourceRecordError,
+  UNKNOWN_FIELD_MESSAGE,
+  describeRecord,
+  formatPath,
+  sourceWarning,
+  type SourceIssue,
+  type SourcePath,
+  type SourceWarning,
+  type SourceWarningCode,
+} from "./errors.js";
+import { isJsonObject } from "./wire.js";
+
+/** What a record is parsed against. */
+export interface ParseContext {
+  /** The issuer the record was requested for; a record naming another issuer is rejected. */
+  issuerId: string;
+}
+
+/** A parsed record and what is worth telling about it. */
+export interface ParseResult<T> {
+  record: T;
+  warnings: SourceWarning[];
+}
+
+/**
+ * The record's id as far as it can be read from raw input, for reporting a record that failed (an id
+ * sent as a number is rendered as text). Not a validated id: use the parsed record's `id` for anything
+ * else.
+ */
+export function recordIdOf(raw: unknown): string | undefined {
+  const id = isJsonObject(raw) ? raw["id"] : undefined;
+  if (typeof id === "string" && id !== "") return id;
+  if (typeof id === "number" && Number.isFinite(id)) return String(id);
+  return undefined;
+}
+
+/**
+ * Parses a raw record of the given kind.
+ *
+ * @throws {SourceRecordError} listing every issue of the record (code `SOURCE_RECORD_INVALID`).
+ * @example
+ * const { parsed, warnings } = parseRecord("restrictedStockAward", item, { issuerId: "7" });
+ */
+export function parseRecord(
+  kind: RecordKind,
+  raw: unknown,
+  ctx: ParseContext,
+): { parsed: ParsedRecord; warnings: SourceWarning[] } {
+  if (kind === "restrictedStockAward") {
+    const { record, warnings } = parseAward(raw, ctx);
+    return { parsed: { kind, record }, warnings };
+  }
+  const { record, warnings } = parseUnit(raw, ctx);
+  return { parsed: { kind, record }, warnings };
+}
+
+/**
+ * Parses a raw restricted stock award.
+ *
+ * @throws {SourceRecordError} listing every issue of the record.
+ */
+export function parseAward(raw: unknown, ctx: ParseContext): ParseResult<RestrictedStockAward> {
+  return parseWith("restrictedStockAward", RECORD_SCHEMAS.restrictedStockAward, raw, ctx);
+}
+
+/**
+ * Parses a raw restricted stock unit.
+ *
+ * @throws {SourceRecordError} listing every issue of the record.
+ */
+export function parseUnit(raw: unknown, ctx: ParseContext): ParseResult<RestrictedStockUnit> {
+  return parseWith("restrictedStockUnit", RECORD_SCHEMAS.restrictedStockUnit, raw, ctx);
+}
+
+function parseWith<T extends { vestingEvents: VestingEvent[] }>(
+  kind: RecordKind,
+  schema: z.ZodType<T>,
+  raw: unknown,
+  ctx: ParseContext,
+): ParseResult<T> {
+  const recordId = recordIdOf(raw);
+  const result = schema.safeParse(raw, { reportInput: true });
+  const issues = result.success ? [] : issuesFromZod(result.error.issues, []);
+  const issuerIssue = issuerMismatch(raw, ctx.issuerId);
+  // One issue per field: an issuerId the schema already rejected is not also reported as a mismatch.
+  if (issuerIssue !== undefined && !issues.some((i) => i.pathText === "issuerId")) issues.push(issuerIssue);
+  if (!result.success || issues.length > 0) {
+    throw new SourceRecordError({ issuerId: ctx.issuerId, kind, recordId, issues });
+  }
+  const notes: Note[] = [];
+  collectNotes(schema, raw, [], notes);
+  notes.push(...vestingNotes(result.data.vestingEvents));
+  const subject = describeRecord(kind, recordId, ctx.issuerId);
+  const warnings = notes.map((note) => sourceWarning({ ...note, issuerId: ctx.issuerId, kind, recordId, subject }));
+  return { record: result.data, warnings };
+}
+
+/** A record of another issuer in this issuer's response would be filed under the wrong cap table. */
+function issuerMismatch(raw: unknown, issuerId: string): SourceIssue | undefined {
+  const value = isJsonObject(raw) ? raw["issuerId"] : undefined;
+  // A missing, empty or non-string issuerId is left to the schema (all fields are optional).
+  if (typeof value !== "string" || value === "" || value === issuerId) return undefined;
+  return {
+    path: ["issuerId"],
+    pathText: "issuerId",
+    value,
+    message: `${describeValue(value)} is not the issuer the record was requested for (${describeValue(issuerId)})`,
+  };
+}
+
+const ARTICLE: Readonly<Record<string, string>> = { array: "an array", object: "an object" };
+
+function expectedText(expected: string): string {
+  return ARTICLE[expected] ?? `a ${expected}`;
+}
+
+function issue(path: (string | number)[], value: unknown, message: string): SourceIssue {
+  return { path, pathText: formatPath(path), value, message };
+}
+
+/**
+ * Turns zod issues into `SourceIssue`s with messages that name the value. A union (`currencyCode`,
+ * string or `{ value }`) reports the issues of the one shape the value had, not one per shape.
+ */
+function issuesFromZod(zodIssues: readonly z.core.$ZodIssue[], prefix: (string | number)[]): SourceIssue[] {
+  const out: SourceIssue[] = [];
+  for (const zodIssue of zodIssues) {
+    const path = [...prefix, ...zodIssue.path.map((part) => (typeof part === "symbol" ? String(part) : part))];
+    const value = zodIssue.input;
+    if (zodIssue.code === "invalid_union") {
+      const isWrongShape = (branch: z.core.$ZodIssue[]): boolean =>
+        branch.every((i) => i.code === "invalid_type" && i.path.length === 0);
+      const matching = zodIssue.errors.filter((branch) => !isWrongShape(branch));
+      if (matching.length === 1 && matching[0] !== undefined) {
+        out.push(...issuesFromZod(matching[0], path));
+        continue;
+      }
+      const expected = zodIssue.errors.flatMap((branch) =>
+        branch.flatMap((i) => (i.code === "invalid_type" && i.path.length === 0 ? [expectedText(i.expected)] : [])),
+      );
+      out.push(issue(path, value, `${describeValue(value)} is not ${expected.join(" or ")}`));
+    } else if (zodIssue.code === "invalid_type") {
+      out.push(issue(path, value, `${describeValue(value)} is not ${expectedText(zodIssue.expected)}`));
+    } else if (zodIssue.code === "custom") {
+      out.push(issue(path, value, zodIssue.message));
+    } else {
+      out.push(issue(path, value, `${describeValue(value)}: ${zodIssue.message}`));
+    }
+  }
+  return out;
+}
+
+interface Note {
+  code: SourceWarningCode;
+  path: SourcePath;
+  value: unknown;
+  message: string;
+}
+
+/** The schema that decides the shape of a value: through optional, nullable and transform steps. */
+function structural(schema: z.ZodType): z.ZodType {
+  let current = schema;
+  for (;;) {
+    if (current instanceof z.ZodOptional || current instanceof z.ZodNullable) {
+      current = current.unwrap() as z.ZodType;
+    } else if (current instanceof z.ZodPipe) {
+      // `.transform()` makes a pipe from the schema that reads the input to the transform.
+      current = current.in as z.ZodType;
+    } else {
+      return current;
+    }
+  }
+}
+
+/**
+ * Walks a raw value that parsed successfully alongside its schema, collecting unknown keys at every
+ * depth and the notes of `FIELD_NOTES`. Walking the schemas themselves means a field added to a
+ * schema is known here at once.
+ */
+function collectNotes(schema: z.ZodType, raw: unknown, path: SourcePath, notes: Note[]): void {
+  if (raw === undefined || raw === null) return;
+  const note = FIELD_NOTES.get(schema)?.(raw);
+  if (note !== undefined) notes.push({ ...note, path: [...path, ...note.path] });
+  const node = structural(schema);
+  if (node instanceof z.ZodObject) {
+    if (!isJsonObject(raw)) return;
+    const shape: Readonly<Record<string, z.ZodType>> = node.shape;
+    for (const [key, value] of Object.entries(raw)) {
+      const field = Object.hasOwn(shape, key) ? shape[key] : undefined;
+      if (field !== undefined) collectNotes(field, value, [...path, key], notes);
+      else notes.push({ code: "UNKNOWN_FIELD", path: [...path, key], value, message: UNKNOWN_FIELD_MESSAGE(value) });
+    }
+  } else if (node instanceof z.ZodArray) {
+    if (!Array.isArray(raw)) return;
+    raw.forEach((item, index) => collectNotes(node.element as z.ZodType, item, [...path, index], notes));
+  } else if (node instanceof z.ZodUnion) {
+    const objectOption = (node.options as z.ZodType[]).find((option) => structural(option) instanceof z.ZodObject);
+    if (objectOption !== undefined && isJsonObject(raw)) collectNotes(objectOption, raw, path, notes);
+  }
+}
+
+/**
+ * `vested` defaults to `false` when absent (proto3 leaves out false), and `vestedQuantity` is set only
+ * once an event has vested (source-api.md §9.6, §9.8); both together mean the default was wrong.
+ */
+function vestingNotes(events: readonly VestingEvent[]): Note[] {
+  return events.flatMap((event, index): Note[] =>
+    event.vestedQuantity !== undefined && !event.vested
+      ? [
+          {
+            code: "VESTED_QUANTITY_WITHOUT_VESTED",
+            path: ["vestingEvents", index, "vested"],
+            value: event.vested,
+            message: `vestedQuantity ${describeValue(event.vestedQuantity)} is set but the event is not marked vested`,
+          },
+        ]
+      : [],
+  );
+}

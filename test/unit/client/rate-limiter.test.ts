@@ -1,0 +1,170 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { isAbortedError, isClientConfigError } from "../../../src/client/errors.js";
+import { createRateLimiter } from "../../../src/client/rate-limiter.js";
+import { VirtualClock } from "../../helpers/virtual-clock.js";
+
+/** The most grants any half-open window `[t, t + windowMs)` holds (a busiest window starts at a grant). */
+function busiestWindow(grants: readonly number[], windowMs: number): number {
+  const sorted = [...grants].sort((a, b) => a - b);
+  let most = 0;
+  let end = 0;
+  for (let start = 0; start < sorted.length; start += 1) {
+    while (end < sorted.length && sorted[end]! < sorted[start]! + windowMs) end += 1;
+    most = Math.max(most, end - start);
+  }
+  return most;
+}
+
+/** The earliest grant times a first-come-first-served sliding-window-log limiter can give. */
+function idealGrants(arrivals: readonly number[], perSecond: number, perMinute: number, margin: number): number[] {
+  const order = arrivals.map((at, i) => ({ at, i })).sort((a, b) => a.at - b.at || a.i - b.i);
+  const grants: number[] = [];
+  for (const { at } of order) {
+    const n = grants.length;
+    let t = Math.max(at, n > 0 ? grants[n - 1]! : 0);
+    if (n >= perSecond) t = Math.max(t, grants[n - perSecond]! + 1000 + margin);
+    if (n >= perMinute) t = Math.max(t, grants[n - perMinute]! + 60_000 + margin);
+    grants.push(t);
+  }
+  return grants;
+}
+
+/** Runs one acquire per arrival time on a virtual clock; returns the grant times in grant order. */
+async function simulate(
+  arrivals: readonly number[],
+  limits: { perSecond: number; perMinute: number; safetyMarginMs: number },
+  aborts: ReadonlyMap<number, number> = new Map(),
+): Promise<{ grants: number[]; aborted: number[] }> {
+  const clock = new VirtualClock();
+  const limiter = createRateLimiter({ ...limits, clock });
+  const grants: number[] = [];
+  const aborted: number[] = [];
+  const pending: Promise<void>[] = [];
+  arrivals.forEach((at, i) => {
+    clock.at(at, () => {
+      const controller = new AbortController();
+      const abortAt = aborts.get(i);
+      if (abortAt !== undefined) clock.at(at + abortAt, () => controller.abort(new Error("test abort")));
+      pending.push(
+        limiter.acquire({ signal: controller.signal }).then(
+          () => {
+            grants.push(clock.now());
+          },
+          (error: unknown) => {
+            expect(isAbortedError(error)).toBe(true);
+            aborted.push(i);
+          },
+        ),
+      );
+    });
+  });
+  await clock.run();
+  await Promise.all(pending);
+  expect(grants.length + aborted.length).toBe(arrivals.length);
+  return { grants, aborted };
+}
+
+const limitsArb = fc.record({
+  perSecond: fc.integer({ min: 1, max: 6 }),
+  perMinute: fc.integer({ min: 1, max: 30 }),
+  safetyMarginMs: fc.integer({ min: 0, max: 5 }),
+});
+
+describe("createRateLimiter", () => {
+  it("property: no 1 s window holds more than perSecond grants, no 60 s window more than perMinute", async () => {
+    await fc.assert(
+      fc.asyncProperty(limitsArb, fc.array(fc.integer({ min: 0, max: 130_000 }), { minLength: 1, maxLength: 80 }), async (limits, arrivals) => {
+        const { grants } = await simulate(arrivals, limits);
+        expect(grants).toHaveLength(arrivals.length);
+        expect(busiestWindow(grants, 1000)).toBeLessThanOrEqual(limits.perSecond);
+        expect(busiestWindow(grants, 60_000)).toBeLessThanOrEqual(limits.perMinute);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("property: every grant comes at the earliest time the windows allow, first come first served", async () => {
+    await fc.assert(
+      fc.asyncProperty(limitsArb, fc.array(fc.integer({ min: 0, max: 130_000 }), { minLength: 1, maxLength: 80 }), async (limits, arrivals) => {
+        const { grants } = await simulate(arrivals, limits);
+        expect(grants).toEqual(idealGrants(arrivals, limits.perSecond, limits.perMinute, limits.safetyMarginMs));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("property: aborted waiters reject with ABORTED and the windows still hold", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        limitsArb,
+        fc.array(fc.record({ at: fc.integer({ min: 0, max: 70_000 }), abortAfter: fc.option(fc.integer({ min: 0, max: 5000 }), { nil: undefined }) }), {
+          minLength: 1,
+          maxLength: 60,
+        }),
+        async (limits, requests) => {
+          const aborts = new Map<number, number>();
+          requests.forEach((r, i) => {
+            if (r.abortAfter !== undefined) aborts.set(i, r.abortAfter);
+          });
+          const { grants, aborted } = await simulate(
+            requests.map((r) => r.at),
+            limits,
+            aborts,
+          );
+          for (const i of aborted) expect(aborts.has(i)).toBe(true);
+          expect(busiestWindow(grants, 1000)).toBeLessThanOrEqual(limits.perSecond);
+          expect(busiestWindow(grants, 60_000)).toBeLessThanOrEqual(limits.perMinute);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("with the defaults, uses the whole quota: 300 grants in the first 29.3 s, the 301st a minute after the first", async () => {
+    const { grants } = await simulate(new Array<number>(320).fill(0), { perSecond: 10, perMinute: 300, safetyMarginMs: 10 });
+    expect(grants.slice(0, 11)).toEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1010]);
+    expect(grants[299]).toBe(29 * 1010);
+    expect(grants[300]).toBe(60_010);
+    expect(grants[310]).toBe(61_020);
+  });
+
+  it("an aborted waiter gives its slot to the next one", async () => {
+    // perSecond 1: A at 0; B would get 1000; B aborts at 500, so C gets 1000 instead of 2000.
+    const { grants, aborted } = await simulate([0, 0, 0], { perSecond: 1, perMinute: 100, safetyMarginMs: 0 }, new Map([[1, 500]]));
+    expect(aborted).toEqual([1]);
+    expect(grants).toEqual([0, 1000]);
+  });
+
+  it("rejects at once for a signal that has already fired", async () => {
+    const limiter = createRateLimiter({ clock: new VirtualClock() });
+    const error = await limiter.acquire({ signal: AbortSignal.abort() }).catch((e: unknown) => e);
+    expect(isAbortedError(error)).toBe(true);
+  });
+
+  it("pauseUntil holds every grant until then, and a shorter pause does not shorten it", async () => {
+    const clock = new VirtualClock();
+    const limiter = createRateLimiter({ clock });
+    limiter.pauseUntil(5000);
+    limiter.pauseUntil(2000);
+    const grants: number[] = [];
+    const done = Promise.all([limiter.acquire(), limiter.acquire()]).then(() => grants.push(clock.now()));
+    await clock.run();
+    await done;
+    expect(grants).toEqual([5000]);
+    expect(clock.sleeps).toEqual([5000]);
+  });
+
+  it("rejects limits that are not positive integers", () => {
+    for (const bad of [{ perSecond: 0 }, { perMinute: -1 }, { perSecond: 1.5 }, { safetyMarginMs: -1 }]) {
+      let error: unknown;
+      try {
+        createRateLimiter(bad);
+      } catch (e) {
+        error = e;
+      }
+      expect(isClientConfigError(error)).toBe(true);
+    }
+    expect(createRateLimiter().limits).toEqual({ perSecond: 10, perMinute: 300 });
+  });
+});
