@@ -29,9 +29,15 @@ export function idealRequests(durationMs: number, perSecond = PER_SECOND, perMin
 export async function benchQuotaShare(): Promise<string> {
   const durationMs = Number(process.env.OCF_SYNC_BENCH_QUOTA_SECONDS ?? "75") * 1000;
   const server = await startSampleServer({ port: 0, quota: { perSecond: PER_SECOND, perMinute: PER_MINUTE } });
-  const client = createApiClient({ baseUrl: server.url }); // the default limiter: 10/s and 300/min
   const controller = new AbortController();
   const started = performance.now();
+  const rejectedAt: number[] = [];
+  const client = createApiClient({
+    baseUrl: server.url, // the default limiter: 10/s and 300/min
+    onEvent: (event) => {
+      if (event.type === "request" && event.status === 429) rejectedAt.push((performance.now() - started) / 1000);
+    },
+  });
   let completedInWindow = 0;
   let passes = 0;
   try {
@@ -64,6 +70,6 @@ export async function benchQuotaShare(): Promise<string> {
     `| baseline: ideal client, both rolling windows full | ${ideal} | 100.0% |`,
     `| ocf-sync (pages completed in the window, ${passes} full passes) | ${completedInWindow} | ${((completedInWindow / ideal) * 100).toFixed(1)}% |`,
     "",
-    `429 responses from the server: ${stats.rateLimited}; client retries: ${client.stats().retries}`,
+    `429 responses from the server: ${stats.rateLimited}${rejectedAt.length === 0 ? "" : ` (at ${rejectedAt.map((t) => `${t.toFixed(1)} s`).join(", ")})`}; client retries: ${client.stats().retries}`,
   ].join("\n");
 }

@@ -231,20 +231,17 @@ export function oauth2Auth(
     async authorization(callOptions: { signal?: AbortSignal } = {}): Promise<string> {
       if (cached !== undefined && clock.now() < cached.refreshAt) return cached.header;
       if (inflight === undefined) {
-        const current = mint();
-        inflight = current;
-        current.then(
-          (token) => {
+        const current: Promise<CachedToken> = mint()
+          .then((token) => {
             cached = token;
-          },
-          // Every waiter may have given up (aborted); the rejection is theirs to see, not unhandled.
-          () => {},
-        );
-        void current
+            return token;
+          })
           .finally(() => {
             if (inflight === current) inflight = undefined;
-          })
-          .catch(() => {});
+          });
+        // Every waiter may have given up (aborted): the rejection is theirs to see, never unhandled.
+        current.catch(() => {});
+        inflight = current;
       }
       return (await raceAbort(inflight, callOptions.signal)).header;
     },

@@ -431,10 +431,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   ): Promise<ApiResponse> {
     const { signal } = callOptions;
     const path = buildRequestPath(base, segments, query);
-    if (closed) throw new OcfSyncError("CLIENT_CLOSED", `GET ${path} was not sent: the client is closed`);
     const started = clock.now();
     let reminted = false;
     for (let attempt = 1; ; attempt += 1) {
+      // Checked per attempt too: a client closed during a backoff wait sends nothing more.
+      if (closed) throw new OcfSyncError("CLIENT_CLOSED", `GET ${path} was not sent: the client is closed`);
       let result: AttemptResult;
       try {
         if (isAborted(signal)) throw signal?.reason;

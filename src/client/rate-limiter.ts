@@ -42,11 +42,18 @@ export interface RateLimiterOptions {
    */
   perMinute?: number;
   /**
-   * Extra wait added to each window, so that network jitter cannot bring two requests the limiter
-   * spaced a full window apart into one window of the server's.
-   * @default 10
+   * Extra wait added to the one-second window, so that jitter between granting a request and its
+   * arrival (network, or this process's event loop busy parsing another page) cannot bring two
+   * requests the limiter spaced a full window apart into one window of the server's.
+   * @default 25
    */
   safetyMarginMs?: number;
+  /**
+   * The same for the sixty-second window. Larger, because there a late request only needs to slip
+   * past one window edge to make the server count 301; and cheap, because it costs 0.4% of a minute.
+   * @default 250
+   */
+  minuteSafetyMarginMs?: number;
   /** @default systemClock */
   clock?: Clock;
 }
@@ -70,8 +77,12 @@ function positiveInteger(option: string, value: number): number {
 export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
   const perSecond = positiveInteger("rateLimit.perSecond", options.perSecond ?? 10);
   const perMinute = positiveInteger("rateLimit.perMinute", options.perMinute ?? 300);
-  const margin = options.safetyMarginMs ?? 10;
+  const margin = options.safetyMarginMs ?? 25;
   if (!Number.isFinite(margin) || margin < 0) throw new ClientConfigError("rateLimit.safetyMarginMs", margin, "must be a number >= 0");
+  const minuteMargin = options.minuteSafetyMarginMs ?? 250;
+  if (!Number.isFinite(minuteMargin) || minuteMargin < 0) {
+    throw new ClientConfigError("rateLimit.minuteSafetyMarginMs", minuteMargin, "must be a number >= 0");
+  }
   const clock = options.clock ?? systemClock;
   const keep = Math.max(perSecond, perMinute);
   // Times of the most recent grants, oldest first; never longer than `keep`.
@@ -84,7 +95,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
     let at = pausedUntil;
     const n = grants.length;
     if (n >= perSecond) at = Math.max(at, grants[n - perSecond]! + SECOND_MS + margin);
-    if (n >= perMinute) at = Math.max(at, grants[n - perMinute]! + MINUTE_MS + margin);
+    if (n >= perMinute) at = Math.max(at, grants[n - perMinute]! + MINUTE_MS + minuteMargin);
     return at;
   }
 

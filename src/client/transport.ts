@@ -14,12 +14,17 @@ export interface RawResponse {
   truncated: boolean;
 }
 
+/** One request to send. */
 export interface RawRequest {
+  /** Absolute URL, already escaped. */
   url: string;
   method: "GET" | "POST";
+  /** Header names in lower case. */
   headers: Record<string, string>;
   body?: string;
+  /** Aborts the request and the body read. */
   signal?: AbortSignal | undefined;
+  /** Passed per request, so that they apply to an injected dispatcher too. */
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
   /** Most body bytes to read; see {@link RawResponse.truncated}. */

@@ -25,6 +25,8 @@ import type {
   OcfStockCancellation,
   OcfStockPlanReturnToPool,
 } from "../ocf/schemas.js";
+import type { GrantFields } from "../source/records.js";
+import { compact } from "../source/wire.js";
 import { txIds } from "./ids.js";
 import type { RecordContext } from "./record-context.js";
 
@@ -50,6 +52,26 @@ export type EndTransaction = OcfStockCancellation | OcfEquityCompensationCancell
 export interface MappedEnd {
   transactions: EndTransaction[];
   issuanceComments: string[];
+}
+
+/** The end fields of a grant record (forfeited and expired exist on units only). */
+export function grantEndOf(
+  security: string,
+  plan: { stockPlanId: string; planName: string } | undefined,
+  record: GrantFields & { forfeitedQuantity?: DecimalString; expiredQuantity?: DecimalString },
+): GrantEnd {
+  return compact({
+    security,
+    stockPlanId: plan?.stockPlanId,
+    planName: plan?.planName,
+    canceledDate: record.canceledDate,
+    terminationDate: record.terminationDate,
+    canceledQuantity: record.canceledQuantity,
+    returnedToPoolQuantity: record.returnedToPoolQuantity,
+    returnedToTreasuryQuantity: record.returnedToTreasuryQuantity,
+    forfeitedQuantity: record.forfeitedQuantity,
+    expiredQuantity: record.expiredQuantity,
+  });
 }
 
 const isPositive = (value: DecimalString | undefined): value is DecimalString => value !== undefined && new Dec(value).gt(0);

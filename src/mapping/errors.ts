@@ -17,6 +17,8 @@ export const MAPPING_ERROR_CODES = [
   "MAPPING_CONFLICT",
   /** Two records would produce the same OCF id, or the same record was given twice. */
   "MAPPING_ID_COLLISION",
+  /** An option given to the mapping is not usable (an `asOf` that is not a date, …). */
+  "MAPPING_INVALID_OPTION",
   /** The mapping built an object that fails ocf-sync's OCF 1.2.0 schemas; nothing invalid is returned. */
   "MAPPING_INVALID_OUTPUT",
 ] as const;

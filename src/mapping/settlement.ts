@@ -13,7 +13,7 @@
  *   sent, into the release's `consideration_text`, and the certificate id and label into its
  *   `comments`. No quantity is ever derived from the others (Carta's own example does not add up).
  */
-import { Dec, type DecimalString } from "../decimal.js";
+import { Dec, formatDecimal, type DecimalString } from "../decimal.js";
 import type { OcfEquityCompensationRelease, OcfMonetary, OcfStockIssuance } from "../ocf/schemas.js";
 import type { Settlement } from "../source/records.js";
 import type { Money } from "../source/wire.js";
@@ -146,7 +146,7 @@ function checkParts(ctx: RecordContext, settlement: Settlement, path: string): v
     ctx.warn(
       "SETTLEMENT_PARTS_MISMATCH",
       path,
-      `releaseQuantity ${releaseQuantity} is not net ${netSettlementQuantity} + withheld ${withholdingQuantity ?? "0"} + sold ${saleQuantity ?? "0"} (= ${parts.toFixed()})`,
+      `releaseQuantity ${releaseQuantity} is not net ${netSettlementQuantity} + withheld ${withholdingQuantity ?? "0"} + sold ${saleQuantity ?? "0"} (= ${formatDecimal(parts)})`,
     );
   }
 }

@@ -24,7 +24,7 @@
  * (`vestedQuantity`) and what is planned otherwise (`targetQuantity`, else the deprecated `quantity`).
  * `maxQuantity` and the deprecated `quantity` are kept in the condition's description.
  */
-import { Dec, sumDecimals, type DecimalString } from "../decimal.js";
+import { Dec, formatDecimal, sumDecimals, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type {
   OcfVesting,
@@ -44,7 +44,7 @@ export interface GrantVesting {
   security: string;
   /** The grant's `custom_id`, used to name its VestingTerms. */
   customId: string;
-  /** "restricted stock award" or "restricted stock unit", for descriptions. */
+  /** The grant in words, e.g. `restricted stock award "2209" (RSA-3)`, for descriptions. */
   grantLabel: string;
   events: readonly VestingEvent[];
   quantity: DecimalString;
@@ -147,7 +147,7 @@ function checkVestingSums(ctx: RecordContext, grant: GrantVesting, planned: read
     ctx.warn(
       "VESTING_SUM_MISMATCH",
       "vestingEvents",
-      `the events' targetQuantity (else quantity) add up to ${planTotal.toFixed()}, not to the grant's quantity ${grant.quantity}`,
+      `the events' targetQuantity (else quantity) add up to ${formatDecimal(planTotal)}, not to the grant's quantity ${grant.quantity}`,
     );
   }
   if (grant.vestedQuantity !== undefined) {
@@ -156,7 +156,7 @@ function checkVestingSums(ctx: RecordContext, grant: GrantVesting, planned: read
       ctx.warn(
         "VESTED_SUM_MISMATCH",
         "vestedQuantity",
-        `is ${grant.vestedQuantity}, but the vested events' vestedQuantity add up to ${vestedTotal.toFixed()}`,
+        `is ${grant.vestedQuantity}, but the vested events' vestedQuantity add up to ${formatDecimal(vestedTotal)}`,
       );
     }
   }
@@ -165,15 +165,36 @@ function checkVestingSums(ctx: RecordContext, grant: GrantVesting, planned: read
 function asVestingsList(ctx: RecordContext, grant: GrantVesting, planned: readonly PlannedEvent[]): MappedVesting {
   const vestings: OcfVesting[] = [];
   for (const p of planned) {
-    // An OCF tranche vests shares; a zero tranche says nothing and is left out.
+    // An OCF tranche vests shares; a zero tranche says nothing and is left out (and is named in the comment).
     if (new Dec(p.amount).isZero()) continue;
     vestings.push({ date: p.event.vestDate as CalendarDate, amount: ctx.numeric(p.amount, p.amountPath) });
   }
   return {
     ...(vestings.length === 0 ? {} : { vestings }),
     transactions: [],
-    issuanceComments: scheduleComments(grant),
+    issuanceComments: [...scheduleComments(grant), eventsComment(planned)],
   };
+}
+
+/**
+ * An OCF tranche has only a date and an amount, so the events' ids, their vested flags and any
+ * quantity that differs from the tranche amount are kept in one comment line, in tranche order.
+ */
+function eventsComment(planned: readonly PlannedEvent[]): string {
+  const entries = planned.map((p) => {
+    const { event } = p;
+    const same = (value: DecimalString | undefined): boolean => value === undefined || new Dec(value).equals(new Dec(p.amount));
+    const extra = [
+      new Dec(p.amount).isZero() ? "amount 0, not in vestings" : undefined,
+      same(event.vestedQuantity) ? undefined : `vestedQuantity ${event.vestedQuantity}`,
+      same(event.targetQuantity) ? undefined : `targetQuantity ${event.targetQuantity}`,
+      same(event.maxQuantity) ? undefined : `maxQuantity ${event.maxQuantity}`,
+      same(event.quantity) ? undefined : `quantity (deprecated) ${event.quantity}`,
+    ].filter((part) => part !== undefined);
+    const id = event.id === undefined ? `(no id, ${p.key})` : JSON.stringify(event.id);
+    return `${id} ${event.vested ? "vested" : "not vested"}${extra.length === 0 ? "" : ` (${extra.join(", ")})`}`;
+  });
+  return `Vesting events in the order of vestings (time-based; other quantities equal to the tranche amount unless shown): ${entries.join(", ")}.`;
 }
 
 /** Dated conditions by date (then canonical event order); pending ones after, in canonical order. */
@@ -242,7 +263,7 @@ function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readon
 
 function termsDescription(grant: GrantVesting, eventCount: number): string {
   return [
-    `Built by ocf-sync from the ${eventCount} vesting event${eventCount === 1 ? "" : "s"} of ${grant.grantLabel} ${JSON.stringify(grant.customId)}:`,
+    `Built by ocf-sync from the ${eventCount} vesting event${eventCount === 1 ? "" : "s"} of ${grant.grantLabel}:`,
     "one chain of conditions after the vesting start, with the conditions that vest on a known date first, by date",
     "(time-based tranches as VESTING_SCHEDULE_ABSOLUTE, vested performance conditions as VESTING_EVENT),",
     "then the performance conditions not yet met (VESTING_EVENT). Each condition vests a fixed quantity.",

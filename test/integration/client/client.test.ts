@@ -385,6 +385,18 @@ describe("lifecycle", () => {
     }
   });
 
+  it("a client closed during a backoff wait sends nothing more", async () => {
+    const server = await serve(reply(503, ""));
+    const clock = new VirtualClock();
+    const { client } = clientFor(server, { clock });
+    const pending = failure(client.getJson(["x"]));
+    while (clock.sleeps.length === 0) await new Promise((r) => setTimeout(r, 5));
+    await client.close();
+    await clock.run();
+    expect((await pending).code).toBe("CLIENT_CLOSED");
+    expect(server.requests).toHaveLength(1);
+  });
+
   it("counts requests, retries and bytes", async () => {
     const server = await serve([reply(500, "oops"), reply(200, { a: 1 })]);
     const { client } = clientFor(server);

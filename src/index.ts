@@ -1,0 +1,115 @@
+/**
+ * ocf-sync's public surface: every name a library user may import, listed explicitly.
+ *
+ * @example
+ * import { createApiClient, pullIssuers } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: "https://api.carta.com", auth: { type: "bearer", token } });
+ * for await (const result of pullIssuers(client, ["144361"])) console.log(result);
+ */
+
+// Errors, logging, exact numbers and dates
+export { OcfSyncError, isOcfSyncError } from "./errors.js";
+export type { Logger } from "./logger.js";
+export { silentLogger } from "./logger.js";
+export { Dec, DecimalError, formatDecimal, normalizeSourceDecimal, parseSourceDecimal, toOcfNumeric } from "./decimal.js";
+export type { DecimalString } from "./decimal.js";
+export { DateFormatError, isCalendarDate, parseCalendarDate, parseUtcDateTime } from "./dates.js";
+export type { CalendarDate, UtcDateTime } from "./dates.js";
+
+// The HTTP client
+export { createApiClient, defaultUserAgent } from "./client/create-client.js";
+export type { ApiClient, ApiClientOptions, ApiResponse, ClientEvent, ClientStats, TimeoutOptions } from "./client/create-client.js";
+export type { Clock } from "./client/clock.js";
+export { createRateLimiter } from "./client/rate-limiter.js";
+export type { RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
+export type { RetryOptions } from "./client/retry-timing.js";
+export { getRecord, listRecordsPage } from "./client/endpoints.js";
+export {
+  AbortedError,
+  ApiError,
+  AuthError,
+  ClientConfigError,
+  InvalidIdentifierError,
+  InvalidJsonError,
+  NetworkError,
+  ResponseTooLargeError,
+  isAbortedError,
+  isApiError,
+  isAuthError,
+  isClientConfigError,
+  isInvalidIdentifierError,
+  isInvalidJsonError,
+  isNetworkError,
+  isResponseTooLargeError,
+} from "./client/errors.js";
+
+// Source records: schemas and parsing
+export { RECORD_KINDS } from "./source/kinds.js";
+export type { RecordKind } from "./source/kinds.js";
+export { parseAward, parseRecord, parseUnit, recordIdOf } from "./source/parse.js";
+export { parseGetEnvelope, parseListEnvelope } from "./source/envelopes.js";
+export {
+  SourceEnvelopeError,
+  SourceRecordError,
+  isSourceEnvelopeError,
+  isSourceRecordError,
+} from "./source/errors.js";
+export type { SourceIssue, SourceWarning, SourceWarningCode } from "./source/errors.js";
+export { RECORD_SCHEMAS, RestrictedStockAwardWire, RestrictedStockUnitWire, SPEC_FIELDS } from "./source/records.js";
+export type { Money } from "./source/wire.js";
+export type {
+  ParsedRecord,
+  PrecededBy,
+  PrecededBySecurity,
+  RestrictedStockAward,
+  RestrictedStockUnit,
+  Settlement,
+  VestingEvent,
+  VestingSchedule,
+} from "./source/records.js";
+
+// Pulling
+export { MAX_PAGE_SIZE, PaginationError, listPages } from "./pull/paginate.js";
+export type { ListOptions, ListPage } from "./pull/paginate.js";
+export { getAward, getUnit, pullIssuer, streamIssuerRecords } from "./pull/pull-issuer.js";
+export type { FetchedRecord, IssuerPull, OnInvalid, PullItem, PullOptions, PulledRecord, QuarantinedRecord } from "./pull/pull-issuer.js";
+export { pullIssuers } from "./pull/pull-issuers.js";
+export type { IssuerPullResult, PullManyOptions } from "./pull/pull-issuers.js";
+export type { PullEvent } from "./pull/events.js";
+export { issuerPullToNdjson } from "./pull/ndjson.js";
+export type { NdjsonRecordLine } from "./pull/ndjson.js";
+
+// OCF 1.2.0: the project's own types and runtime schemas
+export { OCF_VERSION, validateOcfFile, validateOcfObject } from "./ocf/schemas.js";
+export type {
+  OcfEquityCompensationAcceptance,
+  OcfEquityCompensationCancellation,
+  OcfEquityCompensationIssuance,
+  OcfEquityCompensationRelease,
+  OcfFile,
+  OcfIssue,
+  OcfIssuer,
+  OcfManifest,
+  OcfStakeholder,
+  OcfStockAcceptance,
+  OcfStockCancellation,
+  OcfStockClass,
+  OcfStockIssuance,
+  OcfStockPlan,
+  OcfStockPlanReturnToPool,
+  OcfTransaction,
+  OcfValidationResult,
+  OcfVestingCondition,
+  OcfVestingEvent,
+  OcfVestingStart,
+  OcfVestingTerms,
+} from "./ocf/schemas.js";
+
+// The embedded sample API (demo and tests)
+export { loadSampleData } from "./sample-server/data.js";
+export type { SampleData } from "./sample-server/data.js";
+export { startSampleServer } from "./sample-server/server.js";
+export type { SampleServer, SampleServerOptions } from "./sample-server/server.js";
+
+// Atomic files
+export { createAtomicWriteStream, writeFileAtomic } from "./io/atomic-file.js";

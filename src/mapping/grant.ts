@@ -1,0 +1,163 @@
+/**
+ * What awards and units share: the record's identity and required values, the source facts that have
+ * no OCF field (kept in the issuance's `comments`, never dropped), the record's dates, and the final
+ * sort and schema check of its objects.
+ */
+import type { CalendarDate } from "../dates.js";
+import { describeValue } from "../errors.js";
+import type { OcfTransaction, OcfVestingTerms } from "../ocf/schemas.js";
+import type { RecordKind } from "../source/kinds.js";
+import type { GrantFields, PrecededBy } from "../source/records.js";
+import { compact, type Money } from "../source/wire.js";
+import { securityIdOf, stakeholderIdOf, stockPlanIdOf } from "./ids.js";
+import { compareTransactions } from "./order.js";
+import { RecordContext } from "./record-context.js";
+import type { MappedRecord, MappingOptions, RecordUses } from "./types.js";
+import { assertValidOcf } from "./validate.js";
+import type { GrantVesting } from "./vesting.js";
+
+/** Where a record is mapped: its issuer, and the options of the mapping. */
+export interface RecordMappingContext {
+  /** The issuer being mapped; a record naming another issuer is a `MappingError`. */
+  issuerId: string;
+  options?: MappingOptions;
+}
+
+/** The values every grant needs, checked once. */
+export interface GrantBasics {
+  ctx: RecordContext;
+  security: string;
+  customId: string;
+  /** The source's `stakeholderId`. */
+  sourceStakeholderId: string;
+  /** The OCF stakeholder id. */
+  stakeholderId: string;
+  issueDate: CalendarDate;
+  quantity: string;
+}
+
+/**
+ * Starts mapping a record: its context, and the values no issuance can do without (a `MappingError`
+ * for any that is absent, or for a record of another issuer).
+ */
+export function grantBasics(issuerId: string, kind: RecordKind, record: GrantFields): GrantBasics {
+  const ctx = new RecordContext(issuerId, kind, record.id);
+  if (record.issuerId !== undefined && record.issuerId !== issuerId) {
+    ctx.fail("MAPPING_CONFLICT", "issuerId", `is ${describeValue(record.issuerId)}, not the issuer being mapped`, { value: record.issuerId });
+  }
+  const security = securityIdOf(kind, record.id);
+  const sourceStakeholderId = ctx.required(record.stakeholderId, "stakeholderId", "the issuance's stakeholder_id");
+  if (sourceStakeholderId === "") ctx.fail("MAPPING_MISSING_VALUE", "stakeholderId", "is empty, but OCF requires it for the issuance's stakeholder_id");
+  return {
+    ctx,
+    security,
+    customId: record.securityLabel ?? record.id,
+    sourceStakeholderId,
+    stakeholderId: stakeholderIdOf(sourceStakeholderId),
+    issueDate: ctx.required(record.issueDate, "issueDate", "the issuance's date"),
+    quantity: ctx.numeric(ctx.required(record.quantity, "quantity", "the issuance's quantity"), "quantity"),
+  };
+}
+
+/** The grant's plan (from `equityIncentivePlanName`), if it names one. */
+export function planOf(record: GrantFields): { stockPlanId: string; planName: string } | undefined {
+  const name = record.equityIncentivePlanName;
+  return name === undefined ? undefined : { stockPlanId: stockPlanIdOf(name), planName: name };
+}
+
+/** What `mapVesting` needs from a grant. */
+export function vestingOf(basics: GrantBasics, record: GrantFields): GrantVesting {
+  const { kind } = basics.ctx.record;
+  return compact({
+    security: basics.security,
+    customId: basics.customId,
+    grantLabel: `${GRANT_LABEL[kind]} ${JSON.stringify(record.id)}${record.securityLabel === undefined ? "" : ` (${record.securityLabel})`}`,
+    events: record.vestingEvents,
+    quantity: basics.quantity,
+    vestedQuantity: record.vestedQuantity,
+    issueDate: basics.issueDate,
+    vestingStartDate: record.vestingStartDate,
+    schedule: record.vestingSchedule,
+  });
+}
+
+const GRANT_LABEL: Readonly<Record<RecordKind, string>> = {
+  restrictedStockAward: "restricted stock award",
+  restrictedStockUnit: "restricted stock unit",
+};
+
+const moneyText = (money: Money): string => `${money.amount} ${money.currency}`;
+
+/** Source facts with no OCF field, as comment lines, in a fixed order. */
+export function sourceFactComments(kind: RecordKind, issuerId: string, record: GrantFields & { precededBy?: PrecededBy }): string[] {
+  const lines = [`Source: ${GRANT_LABEL[kind]} ${JSON.stringify(record.id)} of issuer ${JSON.stringify(issuerId)} (Carta Issuer API v1alpha1).`];
+  if (record.vestedQuantity !== undefined) lines.push(`Vested quantity reported by the source: ${record.vestedQuantity} (vestedQuantity).`);
+  const ids = [
+    record.securityId === undefined ? undefined : `securityId ${JSON.stringify(record.securityId)}`,
+    record.shareClassId === undefined ? undefined : `shareClassId ${JSON.stringify(record.shareClassId)}`,
+    record.vestingScheduleTemplateId === undefined ? undefined : `vestingScheduleTemplateId ${JSON.stringify(record.vestingScheduleTemplateId)}`,
+  ].filter((part) => part !== undefined);
+  if (ids.length > 0) lines.push(`Source ids: ${ids.join(", ")}.`);
+  if (record.precededBy !== undefined) lines.push(precededByComment(record.precededBy));
+  if (record.lastModifiedDatetime !== undefined) lines.push(`Last modified at the source: ${record.lastModifiedDatetime} (lastModifiedDatetime).`);
+  return lines;
+}
+
+/** The counters of a unit that OCF derives from transactions instead of storing. */
+export function unitCounterComments(record: { releasedQuantity?: string; netSettledQuantity?: string; releasePricePerShare?: Money }): string[] {
+  const parts = [
+    record.releasedQuantity === undefined ? undefined : `releasedQuantity ${record.releasedQuantity} (units settled)`,
+    record.netSettledQuantity === undefined ? undefined : `netSettledQuantity ${record.netSettledQuantity} (units released to the stakeholder)`,
+    record.releasePricePerShare === undefined ? undefined : `releasePricePerShare ${moneyText(record.releasePricePerShare)}`,
+  ].filter((part) => part !== undefined);
+  return parts.length === 0 ? [] : [`Unit totals reported by the source: ${parts.join("; ")}.`];
+}
+
+function precededByComment(precededBy: PrecededBy): string {
+  const securities = precededBy.securities.map((s) =>
+    [s.type ?? "security", s.id === undefined ? "(no id)" : JSON.stringify(s.id), s.label === undefined ? undefined : `label ${JSON.stringify(s.label)}`]
+      .filter((part) => part !== undefined)
+      .join(" "),
+  );
+  const reason = precededBy.reason ?? "(no reason)";
+  return `Preceded by (precededBy): reason ${reason}${securities.length === 0 ? "" : `; securities: ${securities.join(", ")}`}.`;
+}
+
+/** Every calendar date a grant carries, for the issuer's formation-date placeholder. */
+export function grantDates(record: GrantFields & { settlements?: readonly { settlementDate?: CalendarDate }[] }): CalendarDate[] {
+  const dates = [
+    record.issueDate,
+    record.vestingStartDate,
+    record.boardApprovalDate,
+    record.stakeholderAcceptanceDate,
+    record.canceledDate,
+    record.terminationDate,
+    record.vestingSchedule?.startDate,
+    record.vestingSchedule?.endDate,
+    record.vestingSchedule?.lastModifiedDate,
+    ...record.vestingEvents.map((event) => event.vestDate),
+    ...(record.settlements ?? []).map((settlement) => settlement.settlementDate),
+  ];
+  return dates.filter((date): date is CalendarDate => date !== undefined);
+}
+
+/** Sorts the record's transactions, checks every object against the schemas, and assembles the result. */
+export function finishRecord(
+  basics: GrantBasics,
+  transactions: OcfTransaction[],
+  vestingTerms: OcfVestingTerms[],
+  uses: RecordUses,
+): MappedRecord {
+  const { ctx } = basics;
+  transactions.sort(compareTransactions);
+  assertValidOcf(ctx.at(), [...transactions, ...vestingTerms]);
+  return {
+    kind: ctx.record.kind,
+    recordId: ctx.record.recordId,
+    securityId: basics.security,
+    transactions,
+    vestingTerms,
+    warnings: ctx.warnings,
+    uses,
+  };
+}

@@ -1,0 +1,131 @@
+/**
+ * One issuer's parsed records → every OCF object of its package: Issuer, Stakeholders, StockClasses,
+ * StockPlans, VestingTerms and Transactions. Pure: no I/O, no clock, no randomness. Records are
+ * mapped in a canonical order (kind, then id) and every list is sorted, so the output depends on the
+ * records' content only, never on the order the service listed them.
+ */
+import { isCalendarDate, type CalendarDate } from "../dates.js";
+import type { OcfTransaction, OcfVestingTerms } from "../ocf/schemas.js";
+import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
+import { mapAward } from "./award.js";
+import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
+import { mapIssuerObject } from "./issuer.js";
+import { compareById, compareText, compareTransactions } from "./order.js";
+import { mapStakeholders } from "./stakeholders.js";
+import { mapStockClasses } from "./stock-classes.js";
+import { mapStockPlans } from "./stock-plans.js";
+import type { MapIssuerOptions, MappedIssuer, MappedRecord, QuarantinedMapping } from "./types.js";
+import { mapUnit } from "./unit.js";
+import { assertValidOcf } from "./validate.js";
+
+/** The parsed records of one issuer. */
+export interface IssuerRecords {
+  issuerId: string;
+  awards: readonly RestrictedStockAward[];
+  units: readonly RestrictedStockUnit[];
+}
+
+type AnyRecord = { kind: "restrictedStockAward"; record: RestrictedStockAward } | { kind: "restrictedStockUnit"; record: RestrictedStockUnit };
+
+/**
+ * Maps one issuer's records to OCF 1.2.0. Every returned object has passed ocf-sync's OCF schemas;
+ * the same records and options always give the same objects in the same order.
+ *
+ * @throws {MappingError} for an invalid option (issuer profile, `asOf`), and for the first record that
+ *   cannot be mapped when `onInvalid` is `"fail"` (the default).
+ * @example
+ * const mapped = mapIssuer({ issuerId: "7", awards, units }, { onInvalid: "quarantine", asOf: "2025-06-30" });
+ * const { files } = buildPackageFiles(mapped, { generatedAt: "2025-06-30T00:00:00Z" });
+ */
+export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}): MappedIssuer {
+  const { issuerId } = input;
+  const onInvalid = options.onInvalid ?? "fail";
+  if (options.asOf !== undefined && !isCalendarDate(options.asOf)) {
+    throw new MappingError("MAPPING_INVALID_OPTION", { issuerId, path: "options.asOf" }, `${JSON.stringify(options.asOf)} is not a real calendar date of the form YYYY-MM-DD`, { value: options.asOf });
+  }
+  const records: AnyRecord[] = [
+    ...input.awards.map((record) => ({ kind: "restrictedStockAward" as const, record })),
+    ...input.units.map((record) => ({ kind: "restrictedStockUnit" as const, record })),
+  ].sort((a, b) => compareText(a.kind, b.kind) || compareText(a.record.id, b.record.id));
+
+  const mapped: MappedRecord[] = [];
+  const quarantined: QuarantinedMapping[] = [];
+  const claimed = new Map<string, string>();
+  for (const entry of records) {
+    try {
+      const result = mapOne(entry, issuerId, options);
+      claimIds(claimed, result, issuerId);
+      mapped.push(result);
+    } catch (error) {
+      if (!isMappingError(error) || onInvalid === "fail") throw error;
+      quarantined.push({ kind: entry.kind, recordId: entry.record.id, error });
+    }
+  }
+
+  const uses = mapped.map((m) => m.uses);
+  const transactions: OcfTransaction[] = mapped.flatMap((m) => m.transactions).sort(compareTransactions);
+  const vestingTerms: OcfVestingTerms[] = mapped.flatMap((m) => m.vestingTerms).sort(compareById);
+  const asOf = options.asOf ?? defaultAsOf(mapped, transactions);
+  if (asOf === undefined) {
+    throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
+  }
+  const { issuer, warnings: issuerWarnings } = mapIssuerObject(
+    issuerId,
+    options.issuerProfile,
+    uses.flatMap((u) => u.dates),
+    asOf,
+  );
+  const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.map((u) => u.stakeholderId), options.stakeholders);
+  const stockClasses = mapStockClasses(uses);
+  const stockPlans = mapStockPlans(uses);
+  // Objects built from the options: an invalid one is the caller's value (a country "usa", …).
+  assertValidOcf({ issuerId, path: "options.issuerProfile" }, [issuer]);
+  assertValidOcf({ issuerId, path: "options.stakeholders" }, stakeholders);
+  assertValidOcf({ issuerId }, [...stockClasses, ...stockPlans]);
+  const warnings: MappingWarning[] = [...issuerWarnings, ...stakeholderWarnings, ...mapped.flatMap((m) => m.warnings)];
+  return { issuer, asOf, stakeholders, stockClasses, stockPlans, vestingTerms, transactions, warnings, quarantined };
+}
+
+function mapOne(entry: AnyRecord, issuerId: string, options: MapIssuerOptions): MappedRecord {
+  return entry.kind === "restrictedStockAward"
+    ? mapAward(entry.record, { issuerId, options })
+    : mapUnit(entry.record, { issuerId, options });
+}
+
+/**
+ * OCF ids must be unique in a package. Ids derive from source ids, so two records can collide only
+ * when the service sends the same id twice or ids that spell each other's derived ids; the later
+ * record (in canonical order) is the one reported.
+ */
+function claimIds(claimed: Map<string, string>, result: MappedRecord, issuerId: string): void {
+  const owner = `${result.kind} ${JSON.stringify(result.recordId)}`;
+  const ids = [
+    ...result.transactions.map((tx) => `transaction ${tx.id}`),
+    ...result.transactions.flatMap((tx) => (isIssuance(tx) ? [`security ${tx.security_id}`] : [])),
+    ...result.vestingTerms.map((terms) => `vesting terms ${terms.id}`),
+  ];
+  for (const id of ids) {
+    const other = claimed.get(id);
+    if (other !== undefined) {
+      throw new MappingError(
+        "MAPPING_ID_COLLISION",
+        { issuerId, record: { kind: result.kind, recordId: result.recordId } },
+        `its ${id} is already used by ${other === owner ? "an earlier record with the same id" : other}`,
+      );
+    }
+  }
+  for (const id of ids) claimed.set(id, owner);
+}
+
+function isIssuance(tx: OcfTransaction): boolean {
+  return tx.object_type === "TX_STOCK_ISSUANCE" || tx.object_type === "TX_EQUITY_COMPENSATION_ISSUANCE";
+}
+
+/** The latest transaction date or `lastModifiedDatetime` day: the package shows the records as of then. */
+function defaultAsOf(mapped: readonly MappedRecord[], transactions: readonly OcfTransaction[]): CalendarDate | undefined {
+  const dates = [
+    ...transactions.map((tx) => tx.date),
+    ...mapped.flatMap((m) => (m.uses.lastModifiedDatetime === undefined ? [] : [m.uses.lastModifiedDatetime.slice(0, 10)])),
+  ];
+  return dates.sort(compareText).at(-1);
+}
