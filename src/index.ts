@@ -113,3 +113,9 @@ export type { SampleServer, SampleServerOptions } from "./sample-server/server.j
 
 // Atomic files
 export { createAtomicWriteStream, writeFileAtomic } from "./io/atomic-file.js";
+
+// Reading and validating OCF packages (folders or .ocf.zip)
+export { PackageUnusableError, readOcfPackage, readOcfPackageFromFiles } from "./ocf/package-reader.js";
+export type { LoadedOcfPackage } from "./ocf/package-reader.js";
+export { PACKAGE_PROBLEM_CODES, validateOcfPackage, validatePackageAt } from "./ocf/validate-package.js";
+export type { PackageProblem, PackageProblemCode, PackageValidationReport } from "./ocf/validate-package.js";

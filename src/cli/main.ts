@@ -6,12 +6,14 @@ import { isOcfSyncError } from "../errors.js";
 import { demoCommand } from "./commands/demo.js";
 import { pullCommand } from "./commands/pull.js";
 import { serveSamplesCommand } from "./commands/serve-samples.js";
+import { validateCommand } from "./commands/validate.js";
 import { UsageError, writeLine, type CliIo } from "./io.js";
 
 const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: CliIo) => Promise<number> }> = {
   demo: { summary: "pull every sample issuer from the embedded sample API into ./out", run: demoCommand },
   pull: { summary: "pull awards and units of issuers as NDJSON (a raw backup)", run: pullCommand },
   "serve-samples": { summary: "serve the embedded sample API on 127.0.0.1", run: serveSamplesCommand },
+  validate: { summary: "check an OCF package (folder or .ocf.zip) and report every problem", run: validateCommand },
 };
 
 export function packageVersion(): string {

@@ -50,7 +50,7 @@ export function createReporter(
         ? "--"
         : formatDuration(((issuersTotal - issuersDone) * (now() - started)) / issuersDone);
     const text = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${issuersDone}/${issuersTotal} issuers  ${records} records  ${rate.toFixed(1)} req/s  ETA ${eta}`;
-    const columns = stream.columns ?? 100;
+    const columns = stream.columns !== undefined && stream.columns > 0 ? stream.columns : 100; // a pty may report 0
     stream.write(`\r\u001b[2K${text.slice(0, Math.max(columns - 1, 20))}`);
     barShown = true;
   };

@@ -4,12 +4,12 @@
  * `mappings/restricted-stock-award.json`.
  */
 import { Dec } from "../decimal.js";
-import type { OcfStockIssuance, OcfTransaction } from "../ocf/schemas.js";
+import type { OcfStockIssuance } from "../ocf/schemas.js";
 import type { RestrictedStockAward } from "../source/records.js";
 import { compact } from "../source/wire.js";
 import { grantEndOf, mapGrantEnd } from "./cancellation.js";
-import { finishRecord, grantBasics, grantDates, planOf, sourceFactComments, vestingOf, type RecordMappingContext } from "./grant.js";
-import { stockClassIdOf, txIds } from "./ids.js";
+import { finishGrant, grantBasics, issuanceHead, planOf, sourceFactComments, vestingOf, type RecordMappingContext } from "./grant.js";
+import { stockClassIdOf } from "./ids.js";
 import type { MappedRecord } from "./types.js";
 import { mapVesting } from "./vesting.js";
 
@@ -36,13 +36,7 @@ export function mapAward(record: RestrictedStockAward, context: RecordMappingCon
 
   const issuance: OcfStockIssuance = compact({
     object_type: "TX_STOCK_ISSUANCE" as const,
-    id: txIds.issuance(security),
-    date: basics.issueDate,
-    security_id: security,
-    custom_id: basics.customId,
-    stakeholder_id: basics.stakeholderId,
-    board_approval_date: record.boardApprovalDate,
-    security_law_exemptions: [],
+    ...issuanceHead(basics, record),
     stock_class_id: stockClassIdOf(className),
     stock_plan_id: plan?.stockPlanId,
     share_price: ctx.monetary(price, "pricePerShare"),
@@ -53,20 +47,11 @@ export function mapAward(record: RestrictedStockAward, context: RecordMappingCon
     issuance_type: "RSA" as const,
     comments: [...sourceFactComments("restrictedStockAward", context.issuerId, record), ...vesting.issuanceComments, ...end.issuanceComments],
   });
-  const transactions: OcfTransaction[] = [issuance, ...vesting.transactions, ...end.transactions];
-  if (record.stakeholderAcceptanceDate !== undefined) {
-    transactions.push({
-      object_type: "TX_STOCK_ACCEPTANCE",
-      id: txIds.acceptance(security),
-      date: record.stakeholderAcceptanceDate,
-      security_id: security,
-    });
-  }
-  return finishRecord(basics, transactions, vesting.terms === undefined ? [] : [vesting.terms], {
-    stakeholderId: basics.sourceStakeholderId,
-    stockClasses: [{ name: className, labels: record.securityLabel === undefined ? [] : [record.securityLabel] }],
-    ...(plan === undefined ? {} : { plan: { name: plan.planName, quantity: basics.quantity, stockClassName: className } }),
-    dates: grantDates(record),
-    ...(record.lastModifiedDatetime === undefined ? {} : { lastModifiedDatetime: record.lastModifiedDatetime }),
+  return finishGrant(basics, record, {
+    acceptance: "TX_STOCK_ACCEPTANCE",
+    transactions: [issuance, ...vesting.transactions, ...end.transactions],
+    vestingTerms: vesting.terms === undefined ? [] : [vesting.terms],
+    stockClass: { name: className, labels: record.securityLabel === undefined ? [] : [record.securityLabel] },
+    plan,
   });
 }

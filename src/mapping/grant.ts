@@ -9,10 +9,10 @@ import type { OcfTransaction, OcfVestingTerms } from "../ocf/schemas.js";
 import type { RecordKind } from "../source/kinds.js";
 import type { GrantFields, PrecededBy } from "../source/records.js";
 import { compact, type Money } from "../source/wire.js";
-import { securityIdOf, stakeholderIdOf, stockPlanIdOf } from "./ids.js";
+import { securityIdOf, stakeholderIdOf, stockPlanIdOf, txIds } from "./ids.js";
 import { compareTransactions } from "./order.js";
 import { RecordContext } from "./record-context.js";
-import type { MappedRecord, MappingOptions, RecordUses } from "./types.js";
+import type { MappedRecord, MappingOptions } from "./types.js";
 import { assertValidOcf } from "./validate.js";
 import type { GrantVesting } from "./vesting.js";
 
@@ -123,9 +123,13 @@ function precededByComment(precededBy: PrecededBy): string {
   return `Preceded by (precededBy): reason ${reason}${securities.length === 0 ? "" : `; securities: ${securities.join(", ")}`}.`;
 }
 
-/** Every calendar date a grant carries, for the issuer's formation-date placeholder. */
-export function grantDates(record: GrantFields & { settlements?: readonly { settlementDate?: CalendarDate }[] }): CalendarDate[] {
-  const dates = [
+/** The earliest calendar date a grant carries (for the issuer's formation-date placeholder). */
+export function earliestGrantDate(record: GrantFields & { settlements?: readonly { settlementDate?: CalendarDate }[] }): CalendarDate | undefined {
+  let earliest: CalendarDate | undefined;
+  const consider = (date: CalendarDate | undefined): void => {
+    if (date !== undefined && (earliest === undefined || date < earliest)) earliest = date;
+  };
+  for (const date of [
     record.issueDate,
     record.vestingStartDate,
     record.boardApprovalDate,
@@ -135,29 +139,70 @@ export function grantDates(record: GrantFields & { settlements?: readonly { sett
     record.vestingSchedule?.startDate,
     record.vestingSchedule?.endDate,
     record.vestingSchedule?.lastModifiedDate,
-    ...record.vestingEvents.map((event) => event.vestDate),
-    ...(record.settlements ?? []).map((settlement) => settlement.settlementDate),
-  ];
-  return dates.filter((date): date is CalendarDate => date !== undefined);
+  ]) {
+    consider(date);
+  }
+  for (const event of record.vestingEvents) consider(event.vestDate);
+  for (const settlement of record.settlements ?? []) consider(settlement.settlementDate);
+  return earliest;
 }
 
-/** Sorts the record's transactions, checks every object against the schemas, and assembles the result. */
-export function finishRecord(
-  basics: GrantBasics,
-  transactions: OcfTransaction[],
-  vestingTerms: OcfVestingTerms[],
-  uses: RecordUses,
-): MappedRecord {
+/** The keys every issuance of a grant starts with, in OCF's order. */
+export function issuanceHead(basics: GrantBasics, record: GrantFields) {
+  return compact({
+    id: txIds.issuance(basics.security),
+    date: basics.issueDate,
+    security_id: basics.security,
+    custom_id: basics.customId,
+    stakeholder_id: basics.stakeholderId,
+    board_approval_date: record.boardApprovalDate,
+    security_law_exemptions: [],
+  });
+}
+
+/** What a grant's mapping hands to `finishGrant`. */
+export interface GrantParts {
+  /** The acceptance transaction type of this kind of grant. */
+  acceptance: "TX_STOCK_ACCEPTANCE" | "TX_EQUITY_COMPENSATION_ACCEPTANCE";
+  /** The issuance and every other transaction but the acceptance. */
+  transactions: OcfTransaction[];
+  vestingTerms: OcfVestingTerms[];
+  /** The class the grant's shares belong to, with the labels of its securities. */
+  stockClass: { name: string; labels: string[] };
+  plan: { stockPlanId: string; planName: string } | undefined;
+}
+
+/**
+ * Completes a grant: adds the holder's acceptance (when dated), sorts the transactions, checks every
+ * object against the schemas, and says what the issuer-level objects need.
+ */
+export function finishGrant(basics: GrantBasics, record: GrantFields & { settlements?: readonly { settlementDate?: CalendarDate }[] }, parts: GrantParts): MappedRecord {
   const { ctx } = basics;
+  const transactions = [...parts.transactions];
+  if (record.stakeholderAcceptanceDate !== undefined) {
+    transactions.push({
+      object_type: parts.acceptance,
+      id: txIds.acceptance(basics.security),
+      date: record.stakeholderAcceptanceDate,
+      security_id: basics.security,
+    });
+  }
   transactions.sort(compareTransactions);
-  assertValidOcf(ctx.at(), [...transactions, ...vestingTerms]);
+  assertValidOcf(ctx.at(), [...transactions, ...parts.vestingTerms]);
+  const { plan, stockClass } = parts;
   return {
     kind: ctx.record.kind,
     recordId: ctx.record.recordId,
     securityId: basics.security,
     transactions,
-    vestingTerms,
+    vestingTerms: parts.vestingTerms,
     warnings: ctx.warnings,
-    uses,
+    uses: compact({
+      stakeholderId: basics.sourceStakeholderId,
+      stockClasses: [stockClass],
+      plan: plan === undefined ? undefined : { name: plan.planName, quantity: basics.quantity, stockClassName: stockClass.name },
+      earliestDate: earliestGrantDate(record),
+      lastModifiedDatetime: record.lastModifiedDatetime,
+    }),
   };
 }

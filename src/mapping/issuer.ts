@@ -8,7 +8,6 @@ import type { OcfIssuer } from "../ocf/schemas.js";
 import { compact } from "../source/wire.js";
 import { MappingError, mappingWarning, type MappingWarning } from "./errors.js";
 import { issuerObjectIdOf } from "./ids.js";
-import { compareText } from "./order.js";
 import type { IssuerProfile } from "./types.js";
 
 /** The country of formation used when the profile names none. */
@@ -32,7 +31,7 @@ export function mapIssuerObject(
     comments.push(`Placeholder ${field}: ${JSON.stringify(value)} (${why}).`);
     return value;
   };
-  const earliest = [...recordDates].sort(compareText)[0];
+  const earliest = recordDates.reduce<CalendarDate | undefined>((min, date) => (min === undefined || date < min ? date : min), undefined);
   let formationDate = profile?.formationDate;
   if (formationDate === undefined) {
     const date = earliest ?? fallbackDate;

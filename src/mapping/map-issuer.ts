@@ -50,7 +50,7 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
 
   const mapped: MappedRecord[] = [];
   const quarantined: QuarantinedMapping[] = [];
-  const claimed = new Map<string, string>();
+  const claimed: ClaimedIds = { transaction: new Map(), security: new Map(), vestingTerms: new Map() };
   for (const entry of records) {
     try {
       const result = mapOne(entry, issuerId, options);
@@ -72,7 +72,7 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   const { issuer, warnings: issuerWarnings } = mapIssuerObject(
     issuerId,
     options.issuerProfile,
-    uses.flatMap((u) => u.dates),
+    uses.flatMap((u) => (u.earliestDate === undefined ? [] : [u.earliestDate])),
     asOf,
   );
   const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.map((u) => u.stakeholderId), options.stakeholders);
@@ -92,29 +92,37 @@ function mapOne(entry: AnyRecord, issuerId: string, options: MapIssuerOptions): 
     : mapUnit(entry.record, { issuerId, options });
 }
 
+/** Which record claimed each id, per id space (transaction ids, security ids, VestingTerms ids). */
+interface ClaimedIds {
+  transaction: Map<string, string>;
+  security: Map<string, string>;
+  vestingTerms: Map<string, string>;
+}
+
 /**
  * OCF ids must be unique in a package. Ids derive from source ids, so two records can collide only
  * when the service sends the same id twice or ids that spell each other's derived ids; the later
  * record (in canonical order) is the one reported.
  */
-function claimIds(claimed: Map<string, string>, result: MappedRecord, issuerId: string): void {
+function claimIds(claimed: ClaimedIds, result: MappedRecord, issuerId: string): void {
   const owner = `${result.kind} ${JSON.stringify(result.recordId)}`;
-  const ids = [
-    ...result.transactions.map((tx) => `transaction ${tx.id}`),
-    ...result.transactions.flatMap((tx) => (isIssuance(tx) ? [`security ${tx.security_id}`] : [])),
-    ...result.vestingTerms.map((terms) => `vesting terms ${terms.id}`),
-  ];
-  for (const id of ids) {
-    const other = claimed.get(id);
+  const wanted: [keyof ClaimedIds, string][] = [];
+  for (const tx of result.transactions) {
+    wanted.push(["transaction", tx.id]);
+    if (isIssuance(tx)) wanted.push(["security", tx.security_id]);
+  }
+  for (const terms of result.vestingTerms) wanted.push(["vestingTerms", terms.id]);
+  for (const [space, id] of wanted) {
+    const other = claimed[space].get(id);
     if (other !== undefined) {
       throw new MappingError(
         "MAPPING_ID_COLLISION",
         { issuerId, record: { kind: result.kind, recordId: result.recordId } },
-        `its ${id} is already used by ${other === owner ? "an earlier record with the same id" : other}`,
+        `its ${space === "vestingTerms" ? "vesting terms" : space} id ${JSON.stringify(id)} is already used by ${other === owner ? "an earlier record with the same id" : other}`,
       );
     }
   }
-  for (const id of ids) claimed.set(id, owner);
+  for (const [space, id] of wanted) claimed[space].set(id, owner);
 }
 
 function isIssuance(tx: OcfTransaction): boolean {

@@ -13,10 +13,11 @@
  *   sent, into the release's `consideration_text`, and the certificate id and label into its
  *   `comments`. No quantity is ever derived from the others (Carta's own example does not add up).
  */
-import { Dec, formatDecimal, type DecimalString } from "../decimal.js";
+import type { DecimalString } from "../decimal.js";
 import type { OcfEquityCompensationRelease, OcfMonetary, OcfStockIssuance } from "../ocf/schemas.js";
 import type { Settlement } from "../source/records.js";
 import type { Money } from "../source/wire.js";
+import { isZeroDecimal, sameDecimal, sumDecimalStrings } from "./decimals.js";
 import { settlementSecurityIdOf, txIds } from "./ids.js";
 import { compareSettlements } from "./order.js";
 import type { RecordContext } from "./record-context.js";
@@ -62,7 +63,7 @@ function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settleme
   if (net === undefined) {
     ctx.warn("SETTLEMENT_NET_MISSING", `${path}.netSettlementQuantity`, "is absent: no share issuance is emitted for this settlement, and none is derived from the other quantities");
   }
-  const delivers = net !== undefined && !new Dec(net).isZero();
+  const delivers = net !== undefined && !isZeroDecimal(net);
   const deliveredSecurity = settlementSecurityIdOf(unit.security, n);
   const certificate = [
     settlement.certificateId === undefined ? undefined : `certificate id ${JSON.stringify(settlement.certificateId)}`,
@@ -141,12 +142,12 @@ export function considerationText(settlement: Settlement): string {
 function checkParts(ctx: RecordContext, settlement: Settlement, path: string): void {
   const { releaseQuantity, netSettlementQuantity, withholdingQuantity, saleQuantity } = settlement;
   if (releaseQuantity === undefined || netSettlementQuantity === undefined) return;
-  const parts = new Dec(netSettlementQuantity).plus(withholdingQuantity ?? "0").plus(saleQuantity ?? "0");
-  if (!parts.equals(new Dec(releaseQuantity))) {
+  const parts = sumDecimalStrings([netSettlementQuantity, withholdingQuantity ?? "0", saleQuantity ?? "0"]);
+  if (!sameDecimal(parts, releaseQuantity)) {
     ctx.warn(
       "SETTLEMENT_PARTS_MISMATCH",
       path,
-      `releaseQuantity ${releaseQuantity} is not net ${netSettlementQuantity} + withheld ${withholdingQuantity ?? "0"} + sold ${saleQuantity ?? "0"} (= ${formatDecimal(parts)})`,
+      `releaseQuantity ${releaseQuantity} is not net ${netSettlementQuantity} + withheld ${withholdingQuantity ?? "0"} + sold ${saleQuantity ?? "0"} (= ${parts})`,
     );
   }
 }

@@ -26,7 +26,11 @@ export function idPrefixOf(labels: readonly string[]): string {
 export function mapStockClasses(uses: readonly RecordUses[]): OcfStockClass[] {
   const labelsByName = new Map<string, string[]>();
   for (const use of uses) {
-    for (const { name, labels } of use.stockClasses) labelsByName.set(name, [...(labelsByName.get(name) ?? []), ...labels]);
+    for (const { name, labels } of use.stockClasses) {
+      const known = labelsByName.get(name);
+      if (known === undefined) labelsByName.set(name, [...labels]);
+      else known.push(...labels);
+    }
   }
   return [...labelsByName]
     .map(([name, labels]): OcfStockClass => ({

@@ -3,8 +3,8 @@
  * `initial_shares_reserved` is the sum granted under the plan in this export (a lower bound, said in
  * the plan's `comments`), and `stock_class_ids` are the classes its grants deliver.
  */
-import { formatDecimal, sumDecimals } from "../decimal.js";
 import type { OcfStockPlan } from "../ocf/schemas.js";
+import { sumDecimalStrings } from "./decimals.js";
 import { stockClassIdOf, stockPlanIdOf } from "./ids.js";
 import { compareText } from "./order.js";
 import type { RecordUses } from "./types.js";
@@ -24,7 +24,7 @@ export function mapStockPlans(uses: readonly RecordUses[]): OcfStockPlan[] {
       object_type: "STOCK_PLAN",
       id: stockPlanIdOf(name),
       plan_name: name,
-      initial_shares_reserved: formatDecimal(sumDecimals(quantities)),
+      initial_shares_reserved: sumDecimalStrings(quantities),
       stock_class_ids: [...classIds].sort(compareText),
       comments: [
         `initial_shares_reserved is a lower bound: the sum of the quantities of the ${quantities.length} grant${quantities.length === 1 ? "" : "s"} made under this plan in this export; the source does not give the plan's reserve.`,

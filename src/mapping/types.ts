@@ -72,8 +72,8 @@ export interface RecordUses {
   stockClasses: { name: string; labels: string[] }[];
   /** The plan the grant was made under, with the grant's quantity and the class it delivers. */
   plan?: { name: string; quantity: DecimalString; stockClassName: string };
-  /** Every calendar date of the record (for the formation-date placeholder). */
-  dates: CalendarDate[];
+  /** The earliest calendar date of the record (for the formation-date placeholder). */
+  earliestDate?: CalendarDate;
   lastModifiedDatetime?: UtcDateTime;
 }
 

@@ -3,22 +3,24 @@
  * (ocf-1.2.0.md §10.2), its acceptance, vesting, settlements (releases and the shares they deliver),
  * cancellations and return to pool. The field-level mapping is `mappings/restricted-stock-unit.json`.
  */
-import { Dec, formatDecimal, sumDecimals } from "../decimal.js";
+import { Dec, type DecimalString } from "../decimal.js";
 import type { OcfEquityCompensationIssuance, OcfTransaction } from "../ocf/schemas.js";
 import type { RestrictedStockUnit } from "../source/records.js";
 import { compact } from "../source/wire.js";
 import { grantEndOf, mapGrantEnd } from "./cancellation.js";
+import { sameDecimal, sumDecimalStrings } from "./decimals.js";
 import {
-  finishRecord,
+  finishGrant,
   grantBasics,
-  grantDates,
+  issuanceHead,
   planOf,
   sourceFactComments,
   unitCounterComments,
   vestingOf,
   type RecordMappingContext,
 } from "./grant.js";
-import { stockClassIdOf, txIds } from "./ids.js";
+import { stockClassIdOf } from "./ids.js";
+import { compareText } from "./order.js";
 import type { RecordContext } from "./record-context.js";
 import { mapSettlements } from "./settlement.js";
 import type { MappedRecord } from "./types.js";
@@ -47,18 +49,13 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
     compact({ security, stakeholderId: basics.stakeholderId, settlementStockClassId: stockClassId, releasePricePerShare: record.releasePricePerShare }),
     record.settlements,
   );
-  checkUnitCounters(ctx, record);
   const end = mapGrantEnd(ctx, "equityCompensation", grantEndOf(security, plan, record));
+  const cancelledInPackage = sumDecimalStrings(end.transactions.flatMap((tx) => (tx.object_type === "TX_STOCK_PLAN_RETURN_TO_POOL" ? [] : [tx.quantity])));
+  checkUnitCounters(ctx, record, cancelledInPackage);
 
   const issuance: OcfEquityCompensationIssuance = compact({
     object_type: "TX_EQUITY_COMPENSATION_ISSUANCE" as const,
-    id: txIds.issuance(security),
-    date: basics.issueDate,
-    security_id: security,
-    custom_id: basics.customId,
-    stakeholder_id: basics.stakeholderId,
-    board_approval_date: record.boardApprovalDate,
-    security_law_exemptions: [],
+    ...issuanceHead(basics, record),
     stock_plan_id: plan?.stockPlanId,
     stock_class_id: stockClassId,
     compensation_type: "RSU" as const,
@@ -79,44 +76,43 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
     transactions.push(release);
     if (delivered !== undefined) transactions.push(delivered);
   }
-  if (record.stakeholderAcceptanceDate !== undefined) {
-    transactions.push({
-      object_type: "TX_EQUITY_COMPENSATION_ACCEPTANCE",
-      id: txIds.acceptance(security),
-      date: record.stakeholderAcceptanceDate,
-      security_id: security,
-    });
-  }
-  const certificateLabels = record.settlements.flatMap((s) => (s.certificateLabel === undefined ? [] : [s.certificateLabel]));
-  return finishRecord(basics, transactions, vesting.terms === undefined ? [] : [vesting.terms], {
-    stakeholderId: basics.sourceStakeholderId,
-    stockClasses: [{ name: className, labels: certificateLabels }],
-    ...(plan === undefined ? {} : { plan: { name: plan.planName, quantity: basics.quantity, stockClassName: className } }),
-    dates: grantDates(record),
-    ...(record.lastModifiedDatetime === undefined ? {} : { lastModifiedDatetime: record.lastModifiedDatetime }),
+  const certificateLabels = record.settlements.flatMap((s) => (s.certificateLabel === undefined ? [] : [s.certificateLabel])).sort(compareText);
+  return finishGrant(basics, record, {
+    acceptance: "TX_EQUITY_COMPENSATION_ACCEPTANCE",
+    transactions,
+    vestingTerms: vesting.terms === undefined ? [] : [vesting.terms],
+    stockClass: { name: className, labels: certificateLabels },
+    plan,
   });
 }
 
-/** The unit's totals against its settlements and quantity (source-api.md §9.10, §9.11); reported, never fixed. */
-function checkUnitCounters(ctx: RecordContext, record: RestrictedStockUnit): void {
+/**
+ * The unit's totals against its settlements and quantity (source-api.md §9.10, §9.11); reported,
+ * never fixed. "Canceled + released exceeds the grant" is checked on the source's counters and on
+ * what the package cancels and releases, so a package that over-cancels is never silent.
+ */
+function checkUnitCounters(ctx: RecordContext, record: RestrictedStockUnit, cancelledInPackage: DecimalString): void {
   const { releasedQuantity, netSettledQuantity, vestedQuantity, canceledQuantity, quantity } = record;
-  const grossTotal = sumDecimals(record.settlements.map((s) => s.releaseQuantity ?? "0"));
-  const netTotal = sumDecimals(record.settlements.map((s) => s.netSettlementQuantity ?? "0"));
-  if (releasedQuantity !== undefined && !grossTotal.equals(new Dec(releasedQuantity))) {
-    ctx.warn("RELEASED_SUM_MISMATCH", "releasedQuantity", `is ${releasedQuantity}, but the settlements' releaseQuantity add up to ${formatDecimal(grossTotal)}`);
+  const grossTotal = sumDecimalStrings(record.settlements.map((s) => s.releaseQuantity ?? "0"));
+  const netTotal = sumDecimalStrings(record.settlements.map((s) => s.netSettlementQuantity ?? "0"));
+  if (releasedQuantity !== undefined && !sameDecimal(grossTotal, releasedQuantity)) {
+    ctx.warn("RELEASED_SUM_MISMATCH", "releasedQuantity", `is ${releasedQuantity}, but the settlements' releaseQuantity add up to ${grossTotal}`);
   }
-  if (netSettledQuantity !== undefined && !netTotal.equals(new Dec(netSettledQuantity))) {
-    ctx.warn("NET_SETTLED_SUM_MISMATCH", "netSettledQuantity", `is ${netSettledQuantity}, but the settlements' netSettlementQuantity add up to ${formatDecimal(netTotal)}`);
+  if (netSettledQuantity !== undefined && !sameDecimal(netTotal, netSettledQuantity)) {
+    ctx.warn("NET_SETTLED_SUM_MISMATCH", "netSettledQuantity", `is ${netSettledQuantity}, but the settlements' netSettlementQuantity add up to ${netTotal}`);
   }
-  const released = releasedQuantity === undefined ? grossTotal : new Dec(releasedQuantity);
-  if (vestedQuantity !== undefined && released.gt(new Dec(vestedQuantity))) {
-    ctx.warn("RELEASED_EXCEEDS_VESTED", "releasedQuantity", `${formatDecimal(released)} units are released (settled), more than the ${vestedQuantity} vested`);
+  const released = releasedQuantity ?? grossTotal;
+  if (vestedQuantity !== undefined && new Dec(released).gt(new Dec(vestedQuantity))) {
+    ctx.warn("RELEASED_EXCEEDS_VESTED", "releasedQuantity", `${released} units are released (settled), more than the ${vestedQuantity} vested`);
   }
-  if (quantity !== undefined && released.plus(canceledQuantity ?? "0").gt(new Dec(quantity))) {
+  if (quantity === undefined) return;
+  const bySource = new Dec(released).plus(canceledQuantity ?? "0");
+  const inPackage = new Dec(grossTotal).plus(cancelledInPackage);
+  if (bySource.gt(new Dec(quantity)) || inPackage.gt(new Dec(quantity))) {
     ctx.warn(
       "CANCELED_AND_RELEASED_EXCEED_QUANTITY",
       "canceledQuantity",
-      `canceled ${canceledQuantity ?? "0"} + released ${formatDecimal(released)} exceeds the grant's quantity ${quantity}`,
+      `canceled ${canceledQuantity ?? "0"} + released ${released} (the package: cancelled ${cancelledInPackage} + released ${grossTotal}) exceeds the grant's quantity ${quantity}`,
     );
   }
 }

@@ -24,7 +24,7 @@
  * (`vestedQuantity`) and what is planned otherwise (`targetQuantity`, else the deprecated `quantity`).
  * `maxQuantity` and the deprecated `quantity` are kept in the condition's description.
  */
-import { Dec, formatDecimal, sumDecimals, type DecimalString } from "../decimal.js";
+import type { DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type {
   OcfVesting,
@@ -34,6 +34,7 @@ import type {
   OcfVestingTerms,
 } from "../ocf/schemas.js";
 import type { VestingEvent, VestingSchedule } from "../source/records.js";
+import { isZeroDecimal, sameDecimal, sumDecimalStrings } from "./decimals.js";
 import { VESTING_START_CONDITION_ID, txIds, vestingConditionIdOf, vestingTermsIdOf } from "./ids.js";
 import { compareText, compareVestingEvents } from "./order.js";
 import type { RecordContext } from "./record-context.js";
@@ -87,7 +88,7 @@ export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesti
   const planned = planEvents(ctx, grant.events);
   checkVestingSums(ctx, grant, planned);
   if (planned.length === 0) {
-    if (grant.vestedQuantity !== undefined && !new Dec(grant.vestedQuantity).equals(new Dec(grant.quantity))) {
+    if (grant.vestedQuantity !== undefined && !sameDecimal(grant.vestedQuantity, grant.quantity)) {
       ctx.warn(
         "NO_VESTING_EVENTS_NOT_FULLY_VESTED",
         "vestingEvents",
@@ -122,7 +123,7 @@ function planEvents(ctx: RecordContext, events: readonly VestingEvent[]): Planne
 /** What vested (when vested) or is planned to vest: see the module comment. */
 function eventAmount(ctx: RecordContext, event: VestingEvent, path: string): { amount: DecimalString; amountPath: string } {
   if (event.vested && event.vestedQuantity !== undefined) {
-    if (!event.performanceCondition && event.targetQuantity !== undefined && !new Dec(event.targetQuantity).equals(new Dec(event.vestedQuantity))) {
+    if (!event.performanceCondition && event.targetQuantity !== undefined && !sameDecimal(event.targetQuantity, event.vestedQuantity)) {
       ctx.warn(
         "VESTING_EVENT_QUANTITY",
         path,
@@ -142,21 +143,21 @@ function eventAmount(ctx: RecordContext, event: VestingEvent, path: string): { a
 /** The source's own totals, checked and reported, never corrected (source-api.md §9.11). */
 function checkVestingSums(ctx: RecordContext, grant: GrantVesting, planned: readonly PlannedEvent[]): void {
   if (planned.length === 0) return;
-  const planTotal = sumDecimals(planned.map((p) => p.event.targetQuantity ?? p.event.quantity ?? "0"));
-  if (!planTotal.equals(new Dec(grant.quantity))) {
+  const planTotal = sumDecimalStrings(planned.map((p) => p.event.targetQuantity ?? p.event.quantity ?? "0"));
+  if (!sameDecimal(planTotal, grant.quantity)) {
     ctx.warn(
       "VESTING_SUM_MISMATCH",
       "vestingEvents",
-      `the events' targetQuantity (else quantity) add up to ${formatDecimal(planTotal)}, not to the grant's quantity ${grant.quantity}`,
+      `the events' targetQuantity (else quantity) add up to ${planTotal}, not to the grant's quantity ${grant.quantity}`,
     );
   }
   if (grant.vestedQuantity !== undefined) {
-    const vestedTotal = sumDecimals(planned.filter((p) => p.event.vested).map((p) => p.event.vestedQuantity ?? "0"));
-    if (!vestedTotal.equals(new Dec(grant.vestedQuantity))) {
+    const vestedTotal = sumDecimalStrings(planned.filter((p) => p.event.vested).map((p) => p.event.vestedQuantity ?? "0"));
+    if (!sameDecimal(vestedTotal, grant.vestedQuantity)) {
       ctx.warn(
         "VESTED_SUM_MISMATCH",
         "vestedQuantity",
-        `is ${grant.vestedQuantity}, but the vested events' vestedQuantity add up to ${formatDecimal(vestedTotal)}`,
+        `is ${grant.vestedQuantity}, but the vested events' vestedQuantity add up to ${vestedTotal}`,
       );
     }
   }
@@ -166,7 +167,7 @@ function asVestingsList(ctx: RecordContext, grant: GrantVesting, planned: readon
   const vestings: OcfVesting[] = [];
   for (const p of planned) {
     // An OCF tranche vests shares; a zero tranche says nothing and is left out (and is named in the comment).
-    if (new Dec(p.amount).isZero()) continue;
+    if (isZeroDecimal(p.amount)) continue;
     vestings.push({ date: p.event.vestDate as CalendarDate, amount: ctx.numeric(p.amount, p.amountPath) });
   }
   return {
@@ -183,9 +184,9 @@ function asVestingsList(ctx: RecordContext, grant: GrantVesting, planned: readon
 function eventsComment(planned: readonly PlannedEvent[]): string {
   const entries = planned.map((p) => {
     const { event } = p;
-    const same = (value: DecimalString | undefined): boolean => value === undefined || new Dec(value).equals(new Dec(p.amount));
+    const same = (value: DecimalString | undefined): boolean => value === undefined || sameDecimal(value, p.amount);
     const extra = [
-      new Dec(p.amount).isZero() ? "amount 0, not in vestings" : undefined,
+      isZeroDecimal(p.amount) ? "amount 0, not in vestings" : undefined,
       same(event.vestedQuantity) ? undefined : `vestedQuantity ${event.vestedQuantity}`,
       same(event.targetQuantity) ? undefined : `targetQuantity ${event.targetQuantity}`,
       same(event.maxQuantity) ? undefined : `maxQuantity ${event.maxQuantity}`,

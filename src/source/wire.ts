@@ -37,7 +37,13 @@ export type Compact<T> = {
 /** A copy of `value` without the keys whose value is `undefined` (zod keeps a key that arrived as `null`). */
 export function compact<T extends object>(value: T): Compact<T> {
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) if (item !== undefined) out[key] = item;
+  const fields = value as Record<string, unknown>;
+  // `Object.keys` rather than `Object.entries`: this runs for every object of every parsed record, and
+  // the key/value pairs `entries` allocates cost more than the copy itself.
+  for (const key of Object.keys(fields)) {
+    const item = fields[key];
+    if (item !== undefined) out[key] = item;
+  }
   return out as Compact<T>;
 }
 

@@ -1,0 +1,100 @@
+import { resolve } from "node:path";
+import { PackageUnusableError } from "../../ocf/package-reader.js";
+import { validatePackageAt, type PackageValidationReport } from "../../ocf/validate-package.js";
+import { parseCommandArgs } from "../args.js";
+import { UsageError, writeLine, type CliIo } from "../io.js";
+import { renderTable } from "../table.js";
+
+export const VALIDATE_HELP = `Usage: ocf-sync validate PATH [--json]
+
+Checks an OCF 1.2.0 package: a folder holding Manifest.ocf.json, or a flat .ocf.zip (every file at
+the zip root). Reports every problem, not only the first, each with its file, object id and JSON path:
+
+  - every file and object against ocf-sync's OCF 1.2.0 schemas (the manifest too), and each file's
+    file_type against the manifest list it is in;
+  - the manifest's file list: each file is there and its MD5 matches; no *.ocf.json file is unlisted;
+  - references resolve (stakeholder, stock class, stock plan, vesting terms, vesting condition, the
+    security of every transaction, resulting and balance securities); ids are unique;
+  - no transaction is dated before its issuance (a vesting start may be), or after its security
+    ended (fully consumed, retracted, or moved to a balance security); no security is
+    over-consumed (releases, cancellations, repurchases and transfers never exceed what was issued),
+    nor returned to the pool beyond what was cancelled or repurchased.
+
+Options:
+  --json    print the report as one JSON document on standard output:
+            { "path", "valid", "counts", "problems": [{ "code", "file", "itemId", "jsonPath", "message" }] }
+
+Exit status: 0 valid, 1 problems found, 2 unusable input (not a folder or zip, unreadable zip, no
+manifest, manifest not JSON) or a usage error.
+
+Examples:
+  ocf-sync validate out/issuer-7
+  ocf-sync validate out/issuer-7.ocf.zip
+  ocf-sync validate out/issuer-7.ocf.zip --json | jq '.problems[] | select(.code == "OVER_CONSUMED")'`;
+
+/** `ocf-sync validate PATH [--json]`: exit 0 valid, 1 problems found, 2 unusable input or usage error. */
+export async function validateCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("validate", {
+    args: [...argv],
+    options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help === true) {
+    writeLine(io.stdout, VALIDATE_HELP);
+    return 0;
+  }
+  const [target, ...extra] = positionals;
+  if (target === undefined || extra.length > 0) {
+    throw new UsageError(`takes exactly one PATH (a package folder or .ocf.zip), got ${positionals.length}\nRun 'ocf-sync validate --help' for the options.`);
+  }
+  const path = resolve(io.cwd, target);
+  let report: PackageValidationReport;
+  try {
+    report = await validatePackageAt(path, io.signal === undefined ? {} : { signal: io.signal });
+  } catch (error) {
+    if (!(error instanceof PackageUnusableError)) throw error;
+    if (values.json === true) {
+      writeLine(io.stdout, JSON.stringify({ path, valid: false, unusable: { code: error.code, message: error.message } }, null, 2));
+    } else {
+      writeLine(io.stderr, `ocf-sync validate: ${terminalSafe(error.message)} [${error.code}]`);
+    }
+    return 2;
+  }
+  if (values.json === true) {
+    writeLine(io.stdout, JSON.stringify({ path, ...report }, null, 2));
+  } else {
+    writeLine(io.stdout, renderReport(path, report));
+  }
+  return report.valid ? 0 : 1;
+}
+
+/** The readable report: one line per problem (file, object id, JSON path, message and code), then a summary. */
+export function renderReport(path: string, report: PackageValidationReport): string {
+  const { counts, problems } = report;
+  const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
+  const byType = Object.entries(counts.objectsByType)
+    .map(([type, n]) => `${n} ${type}`)
+    .join(", ");
+  const contents =
+    `${plural(counts.files, "file", "files")}, ${plural(counts.objects, "object", "objects")}` +
+    (byType === "" ? "" : ` (${terminalSafe(byType)})`) +
+    `, ${plural(counts.securities, "security", "securities")}`;
+  if (report.valid) return `valid: ${terminalSafe(path)}\n${contents}`;
+  const table = renderTable(problems, [
+    { header: "file", value: (p) => terminalSafe(p.file) },
+    { header: "item", value: (p) => (p.itemId === undefined ? "-" : terminalSafe(p.itemId)) },
+    { header: "path", value: (p) => terminalSafe(p.jsonPath) },
+    { header: "problem", value: (p) => `${terminalSafe(p.message)} [${p.code}]` },
+  ]);
+  return `${table}\n\nINVALID: ${plural(problems.length, "problem", "problems")} in ${terminalSafe(path)}\n${contents}`;
+}
+
+/**
+ * Ids, names and values in a report come from the package, which may be hostile: control and
+ * direction-changing characters are shown escaped, so that none can move the cursor, recolour the
+ * terminal or break a report line.
+ */
+function terminalSafe(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

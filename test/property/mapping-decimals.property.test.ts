@@ -1,0 +1,69 @@
+/**
+ * The mapping's fast decimal paths agree exactly with `src/decimal.ts`: the BigInt sum with
+ * `sumDecimals`, the zero and equality tests with decimal.js, and the canonical-form shortcut of
+ * `RecordContext.numeric` with `toOcfNumeric`.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { SOURCE_DECIMAL_PATTERN, formatDecimal, parseSourceDecimal, sumDecimals, toOcfNumeric } from "../../src/decimal.js";
+import { isZeroDecimal, sameDecimal, sumDecimalStrings } from "../../src/mapping/decimals.js";
+import { OCF_CANONICAL_NUMERIC, RecordContext } from "../../src/mapping/record-context.js";
+
+const digits = (min: number, max: number) =>
+  fc.array(fc.constantFrom(..."0123456789"), { minLength: min, maxLength: max }).map((d) => d.join(""));
+
+/** Decimal text in every spelling the wire pattern allows: signs, leading/trailing points, zero padding, exponents. */
+const sourceDecimal = fc.oneof(
+  fc.tuple(fc.constantFrom("", "-", "+"), digits(1, 22), fc.option(digits(0, 14), { nil: undefined })).map(
+    ([sign, whole, fraction]) => `${sign}${whole}${fraction === undefined ? "" : `.${fraction}`}`,
+  ),
+  fc.tuple(fc.constantFrom("", "-"), digits(1, 12)).map(([sign, fraction]) => `${sign}.${fraction}`),
+  fc.tuple(digits(1, 6), fc.integer({ min: -12, max: 12 })).map(([mantissa, exponent]) => `${mantissa}e${exponent}`),
+  fc.constantFrom("0", "-0", "0.000", "+0.", ".0", "12.500"),
+).filter((text) => SOURCE_DECIMAL_PATTERN.test(text));
+
+describe("mapping decimal fast paths", () => {
+  it("sumDecimalStrings equals sumDecimals, in normalized form", () => {
+    fc.assert(
+      fc.property(fc.array(sourceDecimal, { maxLength: 12 }), (values) => {
+        const fast = sumDecimalStrings(values);
+        expect(fast).toBe(formatDecimal(sumDecimals(values.map(parseSourceDecimal))));
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("sameDecimal and isZeroDecimal answer as decimal.js does", () => {
+    fc.assert(
+      fc.property(sourceDecimal, sourceDecimal, (a, b) => {
+        const da = parseSourceDecimal(a);
+        const db = parseSourceDecimal(b);
+        expect(sameDecimal(a, b)).toBe(da.equals(db));
+        expect(sameDecimal(a, a)).toBe(true);
+        expect(isZeroDecimal(a)).toBe(da.isZero());
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  it("RecordContext.numeric gives exactly what toOcfNumeric gives, or the same precision error", () => {
+    const ctx = new RecordContext("7", "restrictedStockAward", "1");
+    fc.assert(
+      fc.property(sourceDecimal, (value) => {
+        const outcome = (fn: () => string): { value?: string; code?: string } => {
+          try {
+            return { value: fn() };
+          } catch (error) {
+            return { code: (error as { code?: string }).code ?? "?" };
+          }
+        };
+        const reference = outcome(() => toOcfNumeric(value));
+        const fast = outcome(() => ctx.numeric(value, "quantity"));
+        if (reference.code === "DECIMAL_PRECISION") expect(fast).toEqual({ code: "MAPPING_DECIMAL_PRECISION" });
+        else expect(fast).toEqual(reference);
+        if (OCF_CANONICAL_NUMERIC.test(value) && value !== "-0") expect(reference.value).toBe(value);
+      }),
+      { numRuns: 600 },
+    );
+  });
+});

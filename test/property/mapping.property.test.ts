@@ -1,0 +1,457 @@
+/**
+ * Properties of the mapping over arbitrary valid awards and units (zero quantities, 20-digit
+ * quantities, 10 decimal places, no vesting, all events vested, milestones without dates, several
+ * settlements, and source counters that do or do not add up): the output is valid OCF, deterministic,
+ * exact, and carries the source's totals; where the source breaks its own invariants, a warning names
+ * the record and the numbers are mapped as sent.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { Dec, formatDecimal, sumDecimals, type DecimalString } from "../../src/decimal.js";
+import { isMappingError, type MappingWarningCode } from "../../src/mapping/errors.js";
+import { mapIssuer } from "../../src/mapping/map-issuer.js";
+import type { MappedIssuer } from "../../src/mapping/types.js";
+import type { TransactionOfType } from "../unit/mapping/fixtures.js";
+import { buildPackageFiles } from "../../src/ocf/package-files.js";
+import { OCF_NUMERIC_PATTERN, type OcfTransaction } from "../../src/ocf/schemas.js";
+import type { RestrictedStockAward, RestrictedStockUnit, Settlement, VestingEvent } from "../../src/source/records.js";
+import { validateWithOfficialSchemas } from "../helpers/official-ocf.js";
+
+const ISSUER = "prop-issuer";
+const RUNS = { numRuns: 120 };
+
+// ---------------------------------------------------------------------------------------------
+// Generators
+
+const digitString = (min: number, max: number) =>
+  fc.array(fc.constantFrom(..."0123456789"), { minLength: min, maxLength: max }).map((d) => d.join(""));
+
+/** A non-negative decimal with 1 to 19 integer digits and 0 to 10 fractional digits, normalized; zero often. */
+const decimal: fc.Arbitrary<DecimalString> = fc.oneof(
+  { weight: 1, arbitrary: fc.constant("0") },
+  { weight: 4, arbitrary: fc.integer({ min: 1, max: 100_000 }).map(String) },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(digitString(1, 19), fc.option(digitString(1, 10), { nil: undefined }))
+      .map(([whole, fraction]) => formatDecimal(new Dec(fraction === undefined ? whole : `${whole}.${fraction}`))),
+  },
+);
+
+const date = fc
+  .date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2035-12-31T00:00:00Z"), noInvalidDate: true })
+  .map((d) => d.toISOString().slice(0, 10));
+const name = fc.constantFrom("Common", "Common Stock", "Class B", "Série A ünïcode");
+const planName = fc.constantFrom("2016 Plan", "2019 Equity Incentive Plan", "Plan/EU");
+const sourceId = fc.stringMatching(/^[A-Za-z0-9%/ -]{1,10}$/);
+const sum = (values: readonly (DecimalString | undefined)[]): DecimalString => formatDecimal(sumDecimals(values.map((v) => v ?? "0")));
+
+interface EventSpec {
+  performance: boolean;
+  vested: boolean;
+  dated: boolean;
+  date: string;
+  target: DecimalString;
+  payout: DecimalString | undefined;
+  max: DecimalString | undefined;
+  noId: boolean;
+}
+
+const eventSpec: fc.Arbitrary<EventSpec> = fc.record({
+  performance: fc.boolean(),
+  vested: fc.boolean(),
+  dated: fc.boolean(),
+  date,
+  target: decimal,
+  payout: fc.option(decimal, { nil: undefined }),
+  max: fc.option(decimal, { nil: undefined }),
+  noId: fc.boolean(),
+});
+
+/** Valid events: a vested event always has a date (a vested milestone without one is a mapping error). */
+function buildEvents(specs: readonly EventSpec[]): VestingEvent[] {
+  return specs.map((s, index): VestingEvent => {
+    const dated = s.vested || (s.performance ? s.dated : s.dated || index % 3 !== 0);
+    const vestedQuantity = s.vested ? (s.performance && s.payout !== undefined ? s.payout : s.target) : undefined;
+    return {
+      ...(s.noId && index === 0 ? {} : { id: `ev-${index}` }),
+      ...(dated ? { vestDate: s.date } : {}),
+      quantity: s.vested || !s.performance ? s.target : (s.max ?? s.target),
+      performanceCondition: s.performance,
+      vested: s.vested,
+      maxQuantity: s.performance ? (s.max ?? s.target) : s.target,
+      targetQuantity: s.target,
+      ...(vestedQuantity === undefined ? {} : { vestedQuantity }),
+    };
+  });
+}
+
+const grantCommon = fc.record({
+  id: sourceId,
+  stakeholderId: fc.constantFrom("sh-1", "sh-2", "sh 3"),
+  plan: fc.option(planName, { nil: undefined }),
+  issueDate: date,
+  vestingStartDate: fc.option(date, { nil: undefined }),
+  boardApprovalDate: fc.option(date, { nil: undefined }),
+  acceptance: fc.option(date, { nil: undefined }),
+  label: fc.option(fc.constantFrom("RSA-1", "ES-136", "CS-9"), { nil: undefined }),
+  events: fc.array(eventSpec, { maxLength: 6 }),
+  /** Whether the source's totals add up (quantity, vestedQuantity, cancellation breakdowns). */
+  consistent: fc.boolean(),
+  stray: decimal,
+  canceledDate: fc.option(date, { nil: undefined }),
+  terminationDate: fc.option(date, { nil: undefined }),
+  pool: decimal,
+  treasury: decimal,
+});
+
+type Common = typeof grantCommon extends fc.Arbitrary<infer T> ? T : never;
+
+function commonFields(c: Common, events: VestingEvent[]) {
+  const planTotal = sum(events.map((e) => e.targetQuantity));
+  const vestedTotal = sum(events.filter((e) => e.vested).map((e) => e.vestedQuantity));
+  const quantity = c.consistent ? planTotal : sum([planTotal, c.stray === "0" ? "1" : c.stray]);
+  const canceledDate = c.canceledDate ?? (c.terminationDate === undefined ? c.issueDate : undefined);
+  return {
+    id: c.id,
+    issuerId: ISSUER,
+    stakeholderId: c.stakeholderId,
+    ...(c.plan === undefined ? {} : { equityIncentivePlanName: c.plan }),
+    issueDate: c.issueDate,
+    ...(c.vestingStartDate === undefined ? {} : { vestingStartDate: c.vestingStartDate }),
+    ...(c.boardApprovalDate === undefined ? {} : { boardApprovalDate: c.boardApprovalDate }),
+    ...(c.acceptance === undefined ? {} : { stakeholderAcceptanceDate: c.acceptance }),
+    ...(canceledDate === undefined ? {} : { canceledDate }),
+    ...(c.terminationDate === undefined ? {} : { terminationDate: c.terminationDate }),
+    quantity,
+    vestedQuantity: c.consistent ? vestedTotal : sum([vestedTotal, c.stray]),
+    ...(c.label === undefined ? {} : { securityLabel: c.label }),
+    vestingEvents: events,
+    returnedToPoolQuantity: c.pool,
+    returnedToTreasuryQuantity: c.treasury,
+  };
+}
+
+const award: fc.Arbitrary<RestrictedStockAward> = fc
+  .record({ common: grantCommon, className: name, price: decimal, currency: fc.constantFrom("USD", "EUR", "JPY") })
+  .map(({ common, className, price, currency }) => {
+    const events = buildEvents(common.events);
+    const fields = commonFields(common, events);
+    return {
+      ...fields,
+      shareClassName: className,
+      pricePerShare: { currency, amount: price },
+      canceledQuantity: common.consistent ? sum([common.pool, common.treasury]) : common.stray,
+    };
+  });
+
+const settlementSpec = fc.record({
+  date,
+  net: decimal,
+  withheld: fc.option(decimal, { nil: undefined }),
+  sold: fc.option(decimal, { nil: undefined }),
+  partsAddUp: fc.boolean(),
+  stray: decimal,
+  price: fc.option(decimal, { nil: undefined }),
+  certificateId: fc.option(fc.constantFrom("78", "c-1", "c-2"), { nil: undefined }),
+  certificateLabel: fc.option(fc.constantFrom("CS-1", "CS-124"), { nil: undefined }),
+});
+
+function buildSettlement(s: typeof settlementSpec extends fc.Arbitrary<infer T> ? T : never): Settlement {
+  const parts = sum([s.net, s.withheld, s.sold]);
+  return {
+    settlementDate: s.date,
+    releaseQuantity: s.partsAddUp ? parts : sum([parts, s.stray === "0" ? "1" : s.stray]),
+    ...(s.sold === undefined ? {} : { saleQuantity: s.sold }),
+    ...(s.withheld === undefined ? {} : { withholdingQuantity: s.withheld }),
+    netSettlementQuantity: s.net,
+    ...(s.price === undefined ? {} : { settlementPrice: { currency: "USD", amount: s.price } }),
+    ...(s.certificateId === undefined ? {} : { certificateId: s.certificateId }),
+    ...(s.certificateLabel === undefined ? {} : { certificateLabel: s.certificateLabel }),
+  };
+}
+
+const unit: fc.Arbitrary<RestrictedStockUnit> = fc
+  .record({
+    common: grantCommon,
+    settlements: fc.array(settlementSpec, { maxLength: 4 }),
+    forfeited: decimal,
+    expired: decimal,
+    releasePrice: decimal,
+  })
+  .map(({ common, settlements: specs, forfeited, expired, releasePrice }) => {
+    const events = buildEvents(common.events);
+    const settlements = specs.map(buildSettlement);
+    const fields = commonFields(common, events);
+    const released = sum(settlements.map((s) => s.releaseQuantity));
+    const net = sum(settlements.map((s) => s.netSettlementQuantity));
+    return {
+      ...fields,
+      releasedQuantity: common.consistent ? released : sum([released, common.stray]),
+      releasePricePerShare: { currency: "USD", amount: releasePrice },
+      netSettledQuantity: common.consistent ? net : sum([net, common.stray]),
+      settlements,
+      canceledQuantity: common.consistent ? sum([forfeited, expired]) : common.stray,
+      forfeitedQuantity: forfeited,
+      expiredQuantity: expired,
+    };
+  });
+
+/** Distinct ids, as the service guarantees within an issuer. */
+const records = fc
+  .record({ awards: fc.array(award, { maxLength: 3 }), units: fc.array(unit, { maxLength: 3 }) })
+  .map(({ awards, units }) => ({
+    awards: awards.map((a, i) => ({ ...a, id: `${a.id}#${i}` })),
+    units: units.map((u, i) => ({ ...u, id: `${u.id}#${i}` })),
+  }));
+
+const mapAll = (r: { awards: RestrictedStockAward[]; units: RestrictedStockUnit[] }): MappedIssuer =>
+  mapIssuer({ issuerId: ISSUER, awards: r.awards, units: r.units }, { asOf: "2030-01-01" });
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/** Every award and unit with its OCF security id. */
+const grantsOf = (r: { awards: RestrictedStockAward[]; units: RestrictedStockUnit[] }) => [
+  ...r.awards.map((g) => ({ g: g as RestrictedStockAward | RestrictedStockUnit, security: `rsa-${g.id}` })),
+  ...r.units.map((g) => ({ g: g as RestrictedStockAward | RestrictedStockUnit, security: `rsu-${g.id}` })),
+];
+
+const txOf = (mapped: MappedIssuer, security: string) => mapped.transactions.filter((tx) => tx.security_id === security);
+const ofType = <T extends OcfTransaction["object_type"]>(txs: readonly OcfTransaction[], type: T) =>
+  txs.filter((tx): tx is TransactionOfType<T> => tx.object_type === type);
+const equal = (a: Dec | string, b: Dec | string): boolean => new Dec(a).equals(new Dec(b));
+/** A warning of this code about this grant (awards and units may share an id, so the kind counts). */
+const warned = (mapped: MappedIssuer, security: string, code: MappingWarningCode): boolean =>
+  mapped.warnings.some(
+    (w) => w.code === code && w.record !== undefined && `${w.record.kind === "restrictedStockAward" ? "rsa" : "rsu"}-${w.record.recordId}` === security,
+  );
+
+/** What the mapping vests for one event: what vested once vested, else the plan. */
+const amountOf = (e: VestingEvent): DecimalString => (e.vested ? e.vestedQuantity : undefined) ?? e.targetQuantity ?? e.quantity ?? "0";
+
+/** The total the OCF output vests for a security: its vestings, or its conditions' quantities. */
+function emittedVesting(mapped: MappedIssuer, security: string): Dec {
+  const issuance = txOf(mapped, security).find((tx) => tx.id === `${security}-issuance`) as { vestings?: { amount: string }[]; vesting_terms_id?: string };
+  if (issuance.vestings !== undefined) return sumDecimals(issuance.vestings.map((v) => v.amount));
+  const terms = mapped.vestingTerms.find((t) => t.id === issuance.vesting_terms_id);
+  return sumDecimals((terms?.vesting_conditions ?? []).map((c) => c.quantity ?? "0"));
+}
+
+/** Source decimals never lose a digit: the emitted text is the normalized source decimal itself. */
+function sameDecimal(emitted: string, source: DecimalString): boolean {
+  return OCF_NUMERIC_PATTERN.test(emitted) && emitted === formatDecimal(new Dec(source)) && equal(emitted, source);
+}
+
+/** Reads the settlement sentence back (quantities exactly as written). */
+function parseConsideration(text: string): { gross: string; withheld: string; sold: string; net: string } {
+  const m = /^Gross (\S+) units released; withheld (not reported|\S+); sold (not reported|\S+); net (not reported|\S+) shares delivered\.$/.exec(text);
+  if (m === null) throw new Error(`unexpected consideration_text ${text}`);
+  return { gross: m[1] ?? "", withheld: m[2] ?? "", sold: m[3] ?? "", net: m[4] ?? "" };
+}
+
+function permuted<T>(list: readonly T[], keys: readonly number[]): T[] {
+  return list
+    .map((item, i) => ({ item, key: keys[i % Math.max(keys.length, 1)] ?? 0, i }))
+    .sort((a, b) => a.key - b.key || b.i - a.i)
+    .map((e) => e.item);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Properties
+
+describe("mapping properties", () => {
+  it("maps every valid record, and every object passes the official OCF 1.2.0 schemas", () => {
+    fc.assert(
+      fc.property(records, (r) => {
+        const mapped = mapAll(r);
+        expect(mapped.quarantined).toEqual([]);
+        const objects = [mapped.issuer, ...mapped.stakeholders, ...mapped.stockClasses, ...mapped.stockPlans, ...mapped.vestingTerms, ...mapped.transactions];
+        for (const object of objects) expect(validateWithOfficialSchemas(object).errors, object.id).toEqual([]);
+      }),
+      { numRuns: 60 },
+    );
+  });
+
+  it("is deterministic: the same bytes whatever the order of records, events and settlements", () => {
+    fc.assert(
+      fc.property(records, fc.array(fc.nat(), { minLength: 1, maxLength: 8 }), (r, keys) => {
+        const shuffled = {
+          awards: permuted(r.awards, keys).map((a) => ({ ...a, vestingEvents: permuted(a.vestingEvents, keys) })),
+          units: permuted(r.units, keys).map((u) => ({ ...u, vestingEvents: permuted(u.vestingEvents, keys), settlements: permuted(u.settlements, keys) })),
+        };
+        const options = { generatedAt: "2030-01-01T00:00:00Z" };
+        expect(buildPackageFiles(mapAll(shuffled), options).files).toEqual(buildPackageFiles(mapAll(r), options).files);
+      }),
+      RUNS,
+    );
+  });
+
+  it("vests exactly what the events say, so the vesting sums to the quantity when the events do", () => {
+    fc.assert(
+      fc.property(records, (r) => {
+        const mapped = mapAll(r);
+        for (const { g, security } of grantsOf(r)) {
+          const expected = sumDecimals(g.vestingEvents.map(amountOf));
+          expect(emittedVesting(mapped, security).equals(expected)).toBe(true);
+          const planAddsUp = sumDecimals(g.vestingEvents.map((e) => e.targetQuantity ?? "0")).equals(new Dec(g.quantity ?? "0"));
+          const payoutAsPlanned = g.vestingEvents.every((e) => !e.vested || equal(amountOf(e), e.targetQuantity ?? "0"));
+          if (g.vestingEvents.length > 0 && planAddsUp && payoutAsPlanned) expect(emittedVesting(mapped, security).equals(new Dec(g.quantity ?? "0"))).toBe(true);
+          expect(warned(mapped, security, "VESTING_SUM_MISMATCH")).toBe(g.vestingEvents.length > 0 && !planAddsUp);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it("reports, never fixes, vested events that do not add up to vestedQuantity; milestones met get a vesting event", () => {
+    fc.assert(
+      fc.property(records, (r) => {
+        const mapped = mapAll(r);
+        for (const { g, security } of grantsOf(r)) {
+          const vested = sumDecimals(g.vestingEvents.filter((e) => e.vested).map((e) => e.vestedQuantity ?? "0"));
+          expect(warned(mapped, security, "VESTED_SUM_MISMATCH")).toBe(g.vestingEvents.length > 0 && !vested.equals(new Dec(g.vestedQuantity ?? "0")));
+          const usesTerms = g.vestingEvents.some((e) => e.performanceCondition || e.vestDate === undefined);
+          const metMilestones = g.vestingEvents.filter((e) => e.vested && (e.performanceCondition || e.vestDate === undefined));
+          expect(ofType(txOf(mapped, security), "TX_VESTING_EVENT")).toHaveLength(usesTerms ? metMilestones.length : 0);
+          expect(ofType(txOf(mapped, security), "TX_VESTING_START")).toHaveLength(usesTerms ? 1 : 0);
+          const metTotal = sumDecimals(metMilestones.map(amountOf));
+          const terms = mapped.vestingTerms.find((t) => t.id === `vesting-terms-${security}`);
+          const eventConditions = new Set(ofType(txOf(mapped, security), "TX_VESTING_EVENT").map((tx) => tx.vesting_condition_id));
+          const emittedMet = sumDecimals((terms?.vesting_conditions ?? []).filter((c) => eventConditions.has(c.id)).map((c) => c.quantity ?? "0"));
+          expect(emittedMet.equals(metTotal)).toBe(true);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it("releases exactly the settlements' gross units and issues exactly their net shares", () => {
+    fc.assert(
+      fc.property(records, (r) => {
+        const mapped = mapAll(r);
+        for (const u of r.units) {
+          const txs = txOf(mapped, `rsu-${u.id}`);
+          const releases = ofType(txs, "TX_EQUITY_COMPENSATION_RELEASE");
+          expect(releases).toHaveLength(u.settlements.length);
+          const gross = sumDecimals(releases.map((tx) => tx.quantity));
+          expect(gross.equals(sumDecimals(u.settlements.map((s) => s.releaseQuantity ?? "0")))).toBe(true);
+          expect(warned(mapped, `rsu-${u.id}`, "RELEASED_SUM_MISMATCH")).toBe(!gross.equals(new Dec(u.releasedQuantity ?? "0")));
+          const delivered = releases.flatMap((tx) => tx.resulting_security_ids);
+          const issued = ofType(mapped.transactions, "TX_STOCK_ISSUANCE").filter((tx) => delivered.includes(tx.security_id));
+          expect(issued).toHaveLength(delivered.length);
+          const net = sumDecimals(issued.map((tx) => tx.quantity));
+          expect(net.equals(sumDecimals(u.settlements.map((s) => s.netSettlementQuantity ?? "0")))).toBe(true);
+          expect(warned(mapped, `rsu-${u.id}`, "NET_SETTLED_SUM_MISMATCH")).toBe(!net.equals(new Dec(u.netSettledQuantity ?? "0")));
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it("carries gross, withheld, sold and net exactly; released = net + withheld + sold where the source says so", () => {
+    fc.assert(
+      fc.property(records, (r) => {
+        const mapped = mapAll(r);
+        for (const u of r.units) {
+          const releases = ofType(txOf(mapped, `rsu-${u.id}`), "TX_EQUITY_COMPENSATION_RELEASE");
+          const texts = releases.map((tx) => parseConsideration(tx.consideration_text ?? ""));
+          const sourceTexts = u.settlements.map((s) => ({
+            gross: s.releaseQuantity ?? "",
+            withheld: s.withholdingQuantity ?? "not reported",
+            sold: s.saleQuantity ?? "not reported",
+            net: s.netSettlementQuantity ?? "not reported",
+          }));
+          const key = (t: { gross: string; withheld: string; sold: string; net: string }) => JSON.stringify(t);
+          expect(texts.map(key).sort()).toEqual(sourceTexts.map(key).sort());
+          const orZero = (text: string): string => (text === "not reported" ? "0" : text);
+          for (const [i, release] of releases.entries()) {
+            const t = texts[i];
+            if (t === undefined) continue;
+            expect(release.quantity).toBe(t.gross);
+            const delivered = ofType(mapped.transactions, "TX_STOCK_ISSUANCE").find((tx) => release.resulting_security_ids.includes(tx.security_id));
+            expect(equal(delivered?.quantity ?? "0", orZero(t.net))).toBe(true);
+            const sourceAddsUp = sumDecimals([t.net, t.withheld, t.sold].map(orZero)).equals(new Dec(t.gross));
+            if (sourceAddsUp) {
+              // released (gross) = net delivered + withheld + sold, read back from the package alone.
+              expect(sumDecimals([delivered?.quantity ?? "0", orZero(t.withheld), orZero(t.sold)]).equals(new Dec(release.quantity))).toBe(true);
+            }
+          }
+          const anyMismatch = u.settlements.some((s) => !sumDecimals([s.netSettlementQuantity ?? "0", s.withholdingQuantity ?? "0", s.saleQuantity ?? "0"]).equals(new Dec(s.releaseQuantity ?? "0")));
+          expect(warned(mapped, `rsu-${u.id}`, "SETTLEMENT_PARTS_MISMATCH")).toBe(anyMismatch);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it("never cancels plus releases more than the grant when the source's counters add up", () => {
+    fc.assert(
+      fc.property(records, (r) => {
+        const mapped = mapAll(r);
+        for (const u of r.units) {
+          const txs = txOf(mapped, `rsu-${u.id}`);
+          const cancelled = sumDecimals(ofType(txs, "TX_EQUITY_COMPENSATION_CANCELLATION").map((tx) => tx.quantity));
+          const released = sumDecimals(ofType(txs, "TX_EQUITY_COMPENSATION_RELEASE").map((tx) => tx.quantity));
+          // Each unit is cancelled once: the total equals canceledQuantity whenever it is reported and positive.
+          if (new Dec(u.canceledQuantity ?? "0").gt(0)) expect(cancelled.equals(new Dec(u.canceledQuantity ?? "0"))).toBe(true);
+          const quantity = new Dec(u.quantity ?? "0");
+          const sourceExceeds = new Dec(u.releasedQuantity ?? "0").plus(u.canceledQuantity ?? "0").gt(quantity);
+          const packageExceeds = cancelled.plus(released).gt(quantity);
+          // The package never cancels plus releases more than the grant without a warning naming the unit.
+          expect(warned(mapped, `rsu-${u.id}`, "CANCELED_AND_RELEASED_EXCEED_QUANTITY")).toBe(sourceExceeds || packageExceeds);
+          const countersAddUp =
+            equal(u.releasedQuantity ?? "0", sumDecimals(u.settlements.map((s) => s.releaseQuantity ?? "0"))) &&
+            equal(u.canceledQuantity ?? "0", sumDecimals([u.forfeitedQuantity ?? "0", u.expiredQuantity ?? "0"]));
+          if (!sourceExceeds && countersAddUp) expect(packageExceeds).toBe(false);
+        }
+        for (const a of r.awards) {
+          const cancelled = sumDecimals(ofType(txOf(mapped, `rsa-${a.id}`), "TX_STOCK_CANCELLATION").map((tx) => tx.quantity));
+          expect(cancelled.equals(new Dec(a.canceledQuantity ?? "0"))).toBe(true);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it("never loses a digit: quantities and prices are the source decimals, exactly", () => {
+    fc.assert(
+      fc.property(records, (r) => {
+        const mapped = mapAll(r);
+        for (const a of r.awards) {
+          const issuance = ofType(txOf(mapped, `rsa-${a.id}`), "TX_STOCK_ISSUANCE")[0];
+          expect(sameDecimal(issuance?.quantity ?? "", a.quantity ?? "")).toBe(true);
+          expect(sameDecimal(issuance?.share_price.amount ?? "", a.pricePerShare?.amount ?? "")).toBe(true);
+          expect(issuance?.share_price.currency).toBe(a.pricePerShare?.currency);
+        }
+        for (const u of r.units) {
+          const issuance = ofType(txOf(mapped, `rsu-${u.id}`), "TX_EQUITY_COMPENSATION_ISSUANCE")[0];
+          expect(sameDecimal(issuance?.quantity ?? "", u.quantity ?? "")).toBe(true);
+          for (const release of ofType(txOf(mapped, `rsu-${u.id}`), "TX_EQUITY_COMPENSATION_RELEASE")) {
+            const prices = [...u.settlements.map((s) => s.settlementPrice?.amount), u.releasePricePerShare?.amount].filter((p) => p !== undefined);
+            expect(prices.some((p) => sameDecimal(release.release_price.amount, p))).toBe(true);
+          }
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it("rejects, naming the record and field, a value that needs more than 10 decimal places", () => {
+    fc.assert(
+      fc.property(award, digitString(11, 30), (a, fraction) => {
+        const amount = `0.${fraction.slice(0, -1)}7`;
+        try {
+          mapIssuer({ issuerId: ISSUER, awards: [{ ...a, pricePerShare: { currency: "USD", amount } }], units: [] });
+        } catch (error) {
+          expect(isMappingError(error) && error.code === "MAPPING_DECIMAL_PRECISION").toBe(true);
+          expect(isMappingError(error) && error.path).toBe("pricePerShare.amount");
+          expect(isMappingError(error) && error.record?.recordId).toBe(a.id);
+          return;
+        }
+        throw new Error("expected a MAPPING_DECIMAL_PRECISION error");
+      }),
+      { numRuns: 50 },
+    );
+  });
+});

@@ -1,0 +1,210 @@
+import { describe, expect, it } from "vitest";
+import type { OcfEquityCompensationIssuance, OcfEquityCompensationRelease, OcfStockIssuance } from "../../../src/ocf/schemas.js";
+import { mapUnit } from "../../../src/mapping/unit.js";
+import type { RestrictedStockUnit, Settlement } from "../../../src/source/records.js";
+import { validateWithOfficialSchemas } from "../../helpers/official-ocf.js";
+import { ISSUER_ID, baseUnit, mappingErrorOf, txById, txOfType } from "./fixtures.js";
+
+const map = (unit: RestrictedStockUnit = baseUnit(), settlementStockClassName?: string) =>
+  mapUnit(unit, { issuerId: ISSUER_ID, ...(settlementStockClassName === undefined ? {} : { options: { settlementStockClassName } }) });
+const issuanceOf = (mapped: ReturnType<typeof map>) => txById(mapped, `rsu-${mapped.recordId}-issuance`) as OcfEquityCompensationIssuance;
+const withSettlements = (settlements: Settlement[]): RestrictedStockUnit => {
+  const { releasedQuantity: _r, netSettledQuantity: _n, ...unit } = baseUnit();
+  return { ...unit, settlements };
+};
+const settlement = (overrides: Partial<Settlement> = {}): Settlement => ({
+  settlementDate: "2017-06-05",
+  releaseQuantity: "200",
+  saleQuantity: "200",
+  withholdingQuantity: "55",
+  netSettlementQuantity: "145",
+  settlementPrice: { currency: "USD", amount: "0.78" },
+  certificateId: "78",
+  certificateLabel: "CS-124",
+  ...overrides,
+});
+
+describe("mapUnit", () => {
+  it("makes a TX_EQUITY_COMPENSATION_ISSUANCE of an RSU, delivering the settlement class", () => {
+    const issuance = issuanceOf(map());
+    expect(issuance).toMatchObject({
+      object_type: "TX_EQUITY_COMPENSATION_ISSUANCE",
+      id: "rsu-8550-issuance",
+      security_id: "rsu-8550",
+      date: "2015-06-01",
+      custom_id: "ES-136",
+      stakeholder_id: "stakeholder-6113",
+      security_law_exemptions: [],
+      stock_plan_id: "stock-plan-2015 Equity Incentive Plan",
+      stock_class_id: "stock-class-Common",
+      compensation_type: "RSU",
+      quantity: "1500",
+      expiration_date: null,
+      termination_exercise_windows: [],
+    });
+    expect(issuanceOf(map(baseUnit(), "Class A Common")).stock_class_id).toBe("stock-class-Class A Common");
+    expect(issuance.comments).toContain(
+      "Unit totals reported by the source: releasedQuantity 1000 (units settled); netSettledQuantity 700 (units released to the stakeholder); releasePricePerShare 0.78 USD.",
+    );
+  });
+
+  it("emits only objects the official schemas accept", () => {
+    const mapped = map();
+    for (const object of [...mapped.transactions, ...mapped.vestingTerms]) {
+      expect(validateWithOfficialSchemas(object).errors, object.id).toEqual([]);
+    }
+    expect(mapped.warnings).toEqual([]);
+  });
+
+  it("numbers settlements by date, whatever order the service lists them in", () => {
+    const mapped = map();
+    const releases = txOfType(mapped, "TX_EQUITY_COMPENSATION_RELEASE");
+    expect(releases.map((r) => [r.id, r.date])).toEqual([
+      ["rsu-8550-release-1", "2016-06-05"],
+      ["rsu-8550-release-2", "2017-06-05"],
+      ["rsu-8550-release-3", "2018-06-05"],
+    ]);
+    const shuffled = { ...baseUnit(), settlements: [...baseUnit().settlements].reverse() };
+    expect(map(shuffled).transactions).toEqual(mapped.transactions);
+  });
+
+  it("releases the gross units and issues the net shares (policy A), carrying the rest in text", () => {
+    const mapped = map(withSettlements([settlement()]));
+    const release = txById(mapped, "rsu-8550-release-1") as OcfEquityCompensationRelease;
+    expect(release).toEqual({
+      object_type: "TX_EQUITY_COMPENSATION_RELEASE",
+      id: "rsu-8550-release-1",
+      date: "2017-06-05",
+      security_id: "rsu-8550",
+      settlement_date: "2017-06-05",
+      release_price: { amount: "0.78", currency: "USD" },
+      quantity: "200",
+      consideration_text: "Gross 200 units released; withheld 55; sold 200; net 145 shares delivered.",
+      resulting_security_ids: ["rsu-8550-settlement-1"],
+      comments: [
+        "Settlement 1 of rsu-8550 (net settlement policy A: the gross quantity is released; withheld and sold shares are not issued).",
+        "Release price from the settlement's settlementPrice.",
+        'Certificate: certificate id "78", certificate label "CS-124".',
+      ],
+    });
+    const delivered = txById(mapped, "rsu-8550-settlement-1-issuance") as OcfStockIssuance;
+    expect(delivered).toMatchObject({
+      object_type: "TX_STOCK_ISSUANCE",
+      security_id: "rsu-8550-settlement-1",
+      custom_id: "CS-124",
+      stakeholder_id: "stakeholder-6113",
+      stock_class_id: "stock-class-Common",
+      share_price: { amount: "0.78", currency: "USD" },
+      quantity: "145",
+      date: "2017-06-05",
+    });
+    expect(delivered).not.toHaveProperty("issuance_type");
+    // Carta's own example: 200 released, 200 sold, 55 withheld, 145 net. Reported, never "fixed".
+    expect(mapped.warnings.map((w) => [w.code, w.path])).toContainEqual(["SETTLEMENT_PARTS_MISMATCH", "settlements[0]"]);
+  });
+
+  it("uses the unit's releasePricePerShare when a settlement has no price, and says so", () => {
+    const { settlementPrice: _, ...unpriced } = settlement();
+    const mapped = map(withSettlements([unpriced]));
+    const release = txById(mapped, "rsu-8550-release-1") as OcfEquityCompensationRelease;
+    expect(release.release_price).toEqual({ amount: "0.78", currency: "USD" });
+    expect(release.comments).toContain("Release price from the unit's releasePricePerShare (the settlement has no settlementPrice).");
+    expect(txOfType(mapped, "TX_STOCK_ISSUANCE")[0]?.share_price).toEqual({ amount: "0.78", currency: "USD" });
+  });
+
+  it("fails the unit when neither the settlement nor the unit has a price", () => {
+    const { settlementPrice: _, ...unpriced } = settlement();
+    const { releasePricePerShare: _p, ...unit } = withSettlements([unpriced]);
+    const error = mappingErrorOf(() => map(unit));
+    expect(error.code).toBe("MAPPING_MISSING_VALUE");
+    expect(error.path).toBe("settlements[0].settlementPrice");
+  });
+
+  it("issues nothing for a net of 0, and names no resulting security", () => {
+    const mapped = map(withSettlements([settlement({ netSettlementQuantity: "0", saleQuantity: "145" })]));
+    expect((txById(mapped, "rsu-8550-release-1") as OcfEquityCompensationRelease).resulting_security_ids).toEqual([]);
+    expect(txOfType(mapped, "TX_STOCK_ISSUANCE")).toEqual([]);
+  });
+
+  it("issues nothing for an absent net, derives nothing, and warns", () => {
+    const { netSettlementQuantity: _, ...noNet } = settlement();
+    const mapped = map(withSettlements([noNet]));
+    const release = txById(mapped, "rsu-8550-release-1") as OcfEquityCompensationRelease;
+    expect(release.resulting_security_ids).toEqual([]);
+    expect(release.consideration_text).toBe("Gross 200 units released; withheld 55; sold 200; net not reported shares delivered.");
+    expect(mapped.warnings.map((w) => w.code)).toContain("SETTLEMENT_NET_MISSING");
+  });
+
+  it("falls back to the certificate id, then to the security id, for the delivered shares' custom_id", () => {
+    const { certificateLabel: _l, ...noLabel } = settlement();
+    const { certificateId: _i, ...neither } = noLabel;
+    expect(txOfType(map(withSettlements([noLabel])), "TX_STOCK_ISSUANCE")[0]?.custom_id).toBe("78");
+    expect(txOfType(map(withSettlements([neither])), "TX_STOCK_ISSUANCE")[0]?.custom_id).toBe("rsu-8550-settlement-1");
+  });
+
+  it("cancels forfeited and expired units once each when they make up the canceled total", () => {
+    const mapped = map();
+    const cancellations = txOfType(mapped, "TX_EQUITY_COMPENSATION_CANCELLATION");
+    expect(cancellations.map((c) => [c.id, c.quantity, c.reason_text])).toEqual([
+      ["rsu-8550-expiry", "125", "Expired (expiredQuantity 125 of canceledQuantity 500; stakeholder terminated 2018-06-15)"],
+      ["rsu-8550-forfeiture", "375", "Forfeited (forfeitedQuantity 375 of canceledQuantity 500; stakeholder terminated 2018-06-15)"],
+    ]);
+    expect(cancellations.every((c) => c.date === "2018-07-01" && !("balance_security_id" in c))).toBe(true);
+    expect(txById(mapped, "rsu-8550-return-to-pool")).toMatchObject({ quantity: "400", date: "2018-07-01" });
+  });
+
+  it("cancels canceledQuantity once when no breakdown is reported", () => {
+    const unit = { ...baseUnit(), forfeitedQuantity: "0", expiredQuantity: "0" };
+    const mapped = map(unit);
+    expect(txOfType(mapped, "TX_EQUITY_COMPENSATION_CANCELLATION").map((c) => [c.id, c.quantity])).toEqual([["rsu-8550-cancellation", "500"]]);
+    expect(mapped.warnings).toEqual([]);
+  });
+
+  it("cancels canceledQuantity once, and warns, when the breakdown disagrees", () => {
+    const mapped = map({ ...baseUnit(), forfeitedQuantity: "100" });
+    const cancellations = txOfType(mapped, "TX_EQUITY_COMPENSATION_CANCELLATION");
+    expect(cancellations.map((c) => [c.id, c.quantity])).toEqual([["rsu-8550-cancellation", "500"]]);
+    expect(cancellations[0]?.reason_text).toContain("forfeitedQuantity 100 and expiredQuantity 125 do not add up to it");
+    expect(mapped.warnings.map((w) => w.code)).toEqual(["CANCELLATION_BREAKDOWN_MISMATCH"]);
+  });
+
+  it("cancels forfeited units when no canceled total is reported", () => {
+    const { canceledQuantity: _, ...unit } = baseUnit();
+    const mapped = map(unit);
+    expect(txOfType(mapped, "TX_EQUITY_COMPENSATION_CANCELLATION").map((c) => c.id)).toEqual(["rsu-8550-expiry", "rsu-8550-forfeiture"]);
+  });
+
+  it.each([
+    ["releasedQuantity", "999", "RELEASED_SUM_MISMATCH"],
+    ["netSettledQuantity", "699", "NET_SETTLED_SUM_MISMATCH"],
+    ["vestedQuantity", "750", "RELEASED_EXCEEDS_VESTED"],
+  ] as const)("reports a %s the settlements contradict, and maps the numbers as sent", (field, value, code) => {
+    const mapped = map({ ...baseUnit(), [field]: value });
+    expect(mapped.warnings.map((w) => w.code)).toContain(code);
+    expect(mapped.warnings.every((w) => w.record?.recordId === "8550")).toBe(true);
+    expect(txOfType(mapped, "TX_EQUITY_COMPENSATION_RELEASE").map((r) => r.quantity)).toEqual(["375", "375", "250"]);
+  });
+
+  it("reports canceled + released beyond the grant", () => {
+    const mapped = map({ ...baseUnit(), quantity: "1400" });
+    expect(mapped.warnings.map((w) => w.code)).toContain("CANCELED_AND_RELEASED_EXCEED_QUANTITY");
+  });
+
+  it("emits the acceptance when the holder accepted", () => {
+    expect(txById(map(), "rsu-8550-acceptance")).toEqual({
+      object_type: "TX_EQUITY_COMPENSATION_ACCEPTANCE",
+      id: "rsu-8550-acceptance",
+      date: "2015-06-10",
+      security_id: "rsu-8550",
+    });
+    const { stakeholderAcceptanceDate: _, ...unaccepted } = baseUnit();
+    expect(txOfType(map(unaccepted), "TX_EQUITY_COMPENSATION_ACCEPTANCE")).toEqual([]);
+  });
+
+  it("fails a settlement without a date or a release quantity", () => {
+    const { settlementDate: _d, ...undated } = settlement();
+    expect(mappingErrorOf(() => map(withSettlements([undated]))).path).toBe("settlements[0].settlementDate");
+    const { releaseQuantity: _q, ...noGross } = settlement();
+    expect(mappingErrorOf(() => map(withSettlements([noGross]))).path).toBe("settlements[0].releaseQuantity");
+  });
+});

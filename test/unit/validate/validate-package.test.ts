@@ -1,0 +1,473 @@
+/**
+ * validateOcfPackage over packages read from memory: a valid package passes, and each corruption
+ * gives exactly the problems expected, with code, file, item id and JSON path.
+ */
+import { describe, expect, it } from "vitest";
+import { MANIFEST_FILE_LIST_KEYS, readOcfPackageFromFiles, type InMemoryPackageFile } from "../../../src/ocf/package-reader.js";
+import { validateOcfPackage, type PackageProblem } from "../../../src/ocf/validate-package.js";
+import { example } from "../../helpers/ocf-examples.js";
+import {
+  fixtureBytes,
+  itemOf,
+  loadFiles,
+  locate,
+  resealed,
+  validFixture,
+  withManifest,
+  type PackageFixture,
+} from "../../helpers/ocf-package-fixture.js";
+import { validateFileWithOfficialSchemas, validateWithOfficialSchemas } from "../../helpers/official-ocf.js";
+
+const MANIFEST = "Manifest.ocf.json";
+const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
+
+async function problemsOf(files: ReadonlyMap<string, Uint8Array>): Promise<PackageProblem[]> {
+  return validateOcfPackage(await loadFiles(files)).problems;
+}
+
+/** The problems of the fixture after `change`; compared without messages, which have their own tests. */
+async function problemsAfter(change: (fixture: PackageFixture) => void): Promise<Omit<PackageProblem, "message">[]> {
+  const fixture = validFixture();
+  change(fixture);
+  return (await problemsOf(fixtureBytes(fixture))).map(({ message: _message, ...rest }) => rest);
+}
+
+const at = (code: string, fixture: PackageFixture, id: string, field?: string) => ({ code, ...locate(fixture, id, field) });
+
+describe("a valid package", () => {
+  it("has no problem, and the counts say what it holds", async () => {
+    const report = validateOcfPackage(await loadFiles(fixtureBytes(validFixture())));
+    expect(report.problems).toEqual([]);
+    expect(report.valid).toBe(true);
+    expect(report.counts).toEqual({
+      files: 6,
+      objects: 18,
+      objectsByType: {
+        STOCK_PLAN: 1,
+        STOCK_CLASS: 1,
+        VESTING_TERMS: 2,
+        TX_STOCK_ISSUANCE: 2,
+        TX_STOCK_ACCEPTANCE: 1,
+        TX_VESTING_START: 2,
+        TX_STOCK_REPURCHASE: 1,
+        TX_STOCK_PLAN_RETURN_TO_POOL: 2,
+        TX_EQUITY_COMPENSATION_ISSUANCE: 1,
+        TX_VESTING_EVENT: 1,
+        TX_EQUITY_COMPENSATION_RELEASE: 1,
+        TX_EQUITY_COMPENSATION_CANCELLATION: 1,
+        STAKEHOLDER: 2,
+      },
+      transactions: 12,
+      securities: 3,
+    });
+  });
+
+  it("is valid OCF 1.2.0 for the official schemas too (the fixture is sound)", () => {
+    for (const [path, bytes] of fixtureBytes(validFixture())) {
+      const file = JSON.parse(new TextDecoder().decode(bytes)) as { items?: unknown[] };
+      expect(validateFileWithOfficialSchemas(file).errors, path).toEqual([]);
+      for (const item of file.items ?? []) expect(validateWithOfficialSchemas(item).errors).toEqual([]);
+    }
+  });
+
+  it("accepts the legacy TX_PLAN_SECURITY_* spellings and counts them under the current names", async () => {
+    const fixture = validFixture();
+    for (const id of ["rsu-8550-issuance", "rsu-8550-release-1", "rsu-8550-cancellation"]) {
+      const item = itemOf(fixture, id);
+      item.object_type = String(item.object_type).replace("TX_EQUITY_COMPENSATION_", "TX_PLAN_SECURITY_");
+    }
+    const report = validateOcfPackage(await loadFiles(fixtureBytes(fixture)));
+    expect(report.problems).toEqual([]);
+    expect(report.counts.objectsByType.TX_EQUITY_COMPENSATION_RELEASE).toBe(1);
+  });
+
+  it("compares quantities as exact decimals: 0.1 + 0.2 cancels all of 0.3, 0.2000000001 is too much", async () => {
+    const exact = (cancelled: string) => (fixture: PackageFixture) => {
+      itemOf(fixture, "rsu-8550-issuance").quantity = "0.3";
+      itemOf(fixture, "rsu-8550-release-1").quantity = "0.1";
+      itemOf(fixture, "rsu-8550-cancellation").quantity = cancelled;
+      itemOf(fixture, "rsu-8550-return").quantity = "0.2";
+    };
+    expect(await problemsAfter(exact("0.2"))).toEqual([]);
+    const fixture = validFixture();
+    expect(await problemsAfter(exact("0.2000000001"))).toEqual([at("OVER_CONSUMED", fixture, "rsu-8550-cancellation", "quantity")]);
+  });
+});
+
+describe("each corruption gives exactly its problems", () => {
+  it("bad md5: a file changed after the manifest was written", async () => {
+    const files = fixtureBytes(validFixture());
+    const text = new TextDecoder().decode(files.get("Stakeholders.ocf.json")).replace("Pat Example", "Pat Exemple");
+    files.set("Stakeholders.ocf.json", new TextEncoder().encode(text));
+    const problems = await problemsOf(files);
+    expect(problems).toEqual([
+      { code: "MD5_MISMATCH", file: MANIFEST, jsonPath: "$.stakeholders_files[0].md5", message: expect.stringContaining('"Stakeholders.ocf.json"') as string },
+    ]);
+    expect(problems[0]?.message).toMatch(/^is [0-9a-f]{32}, but the MD5 of "Stakeholders.ocf.json" is [0-9a-f]{32}$/);
+  });
+
+  it("dangling stakeholder", async () => {
+    const fixture = validFixture();
+    const problems = await problemsAfter((f) => (itemOf(f, "rsa-77-issuance").stakeholder_id = "sh-404"));
+    expect(problems).toEqual([at("DANGLING_REFERENCE", fixture, "rsa-77-issuance", "stakeholder_id")]);
+  });
+
+  it("release over the issued quantity", async () => {
+    const fixture = validFixture();
+    const problems = await problemsAfter((f) => (itemOf(f, "rsu-8550-release-1").quantity = "1600"));
+    expect(problems).toEqual([at("OVER_CONSUMED", fixture, "rsu-8550-release-1", "quantity")]);
+  });
+
+  it("an extra field", async () => {
+    const fixture = validFixture();
+    const problems = await problemsAfter((f) => (itemOf(f, "sh-6113").custom_field = "x"));
+    expect(problems).toEqual([at("SCHEMA", fixture, "sh-6113", "custom_field")]);
+  });
+
+  it("a listed file missing: reported, and so is every reference to what it held", async () => {
+    const fixture = validFixture();
+    const files = fixtureBytes(fixture);
+    files.delete("StockPlans.ocf.json");
+    expect((await problemsOf(files)).map(({ message: _m, ...rest }) => rest)).toEqual([
+      { code: "FILE_MISSING", file: MANIFEST, jsonPath: "$.stock_plans_files[0].filepath" },
+      at("DANGLING_REFERENCE", fixture, "rsa-77-issuance", "stock_plan_id"),
+      at("DANGLING_REFERENCE", fixture, "rsa-77-return", "stock_plan_id"),
+      at("DANGLING_REFERENCE", fixture, "rsu-8550-issuance", "stock_plan_id"),
+      at("DANGLING_REFERENCE", fixture, "rsu-8550-return", "stock_plan_id"),
+    ]);
+  });
+
+  it("an unlisted *.ocf.json file (other files are not the manifest's business)", async () => {
+    const files = fixtureBytes(validFixture());
+    files.set("Extra.ocf.json", encode({ file_type: "OCF_STAKEHOLDERS_FILE", items: [] }));
+    files.set("README.txt", encode("not an OCF file"));
+    expect(await problemsOf(files)).toEqual([
+      { code: "UNLISTED_FILE", file: "Extra.ocf.json", jsonPath: "$", message: "is in the package but not listed in Manifest.ocf.json" },
+    ]);
+  });
+
+  it("a duplicate id", async () => {
+    const fixture = validFixture();
+    fixture.files[0]?.items.push(example("STAKEHOLDER", { name: { legal_name: "Pat Again" } }));
+    const problems = await problemsOf(fixtureBytes(fixture));
+    expect(problems).toEqual([
+      {
+        code: "DUPLICATE_ID",
+        file: "Stakeholders.ocf.json",
+        itemId: "sh-6113",
+        jsonPath: "$.items[2].id",
+        message: '"sh-6113" is already the id of the STAKEHOLDER at Stakeholders.ocf.json $.items[0]',
+      },
+    ]);
+  });
+
+  it("a transaction dated before its issuance", async () => {
+    const fixture = validFixture();
+    itemOf(fixture, "rsa-77-acceptance").date = "2015-05-31";
+    expect(await problemsOf(fixtureBytes(fixture))).toEqual([
+      { ...at("BEFORE_ISSUANCE", fixture, "rsa-77-acceptance", "date"), message: 'is 2015-05-31, before the issuance of security "rsa-77" on 2015-06-01' },
+    ]);
+  });
+
+  it("but a vesting start may precede the issuance: vesting can commence before the grant (OCF §7.3)", async () => {
+    expect(await problemsAfter((f) => (itemOf(f, "rsa-77-vesting-start").date = "2015-01-01"))).toEqual([]);
+  });
+
+  it("a vesting event naming a condition whose trigger is not VESTING_EVENT", async () => {
+    const fixture = validFixture();
+    itemOf(fixture, "rsu-8550-milestone").vesting_condition_id = "start";
+    expect(await problemsOf(fixtureBytes(fixture))).toEqual([
+      {
+        ...at("VESTING_TRIGGER_MISMATCH", fixture, "rsu-8550-milestone", "vesting_condition_id"),
+        message: 'names condition "start" of VestingTerms "milestone-terms", whose trigger is "VESTING_START_DATE"; a TX_VESTING_EVENT needs a VESTING_EVENT condition',
+      },
+    ]);
+  });
+});
+
+describe("files and the manifest", () => {
+  it("a file listed under the wrong key has the wrong file_type; its items are still checked as what they are", async () => {
+    const fixture = validFixture();
+    const stakeholders = fixture.files[0];
+    if (stakeholders !== undefined) stakeholders.key = "stock_classes_files";
+    expect(await problemsOf(fixtureBytes(fixture))).toEqual([
+      {
+        code: "WRONG_FILE_TYPE",
+        file: "Stakeholders.ocf.json",
+        jsonPath: "$.file_type",
+        message: 'is "OCF_STAKEHOLDERS_FILE", but the manifest lists this file in stock_classes_files, which holds OCF_STOCK_CLASSES_FILE files',
+      },
+    ]);
+  });
+
+  it("an unknown file_type is checked as the type its list holds", async () => {
+    const fixture = validFixture();
+    const stakeholders = fixture.files[0];
+    if (stakeholders !== undefined) stakeholders.fileType = "BOGUS";
+    expect((await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.file, p.jsonPath])).toEqual([
+      ["WRONG_FILE_TYPE", "Stakeholders.ocf.json", "$.file_type"],
+    ]);
+  });
+
+  it("a listed file that is not JSON, or a JSON file that is not an items file", async () => {
+    const files = resealed(
+      new Map([
+        ...fixtureBytes(validFixture()),
+        ["StockClasses.ocf.json", new TextEncoder().encode("{ oops")],
+        ["StockPlans.ocf.json", new TextEncoder().encode('\uFEFF{"file_type":"OCF_STOCK_PLANS_FILE","items":[]}')],
+      ]),
+    );
+    files.set("VestingTerms.ocf.json", encode([1, 2]));
+    const problems = await problemsOf(resealed(files));
+    expect(problems.filter((p) => p.code === "NOT_JSON")).toEqual([
+      { code: "NOT_JSON", file: "StockPlans.ocf.json", jsonPath: "$", message: "starts with a byte order mark, which JSON does not allow" },
+      { code: "NOT_JSON", file: "StockClasses.ocf.json", jsonPath: "$", message: expect.stringMatching(/^is not JSON \(/) as string },
+    ]);
+    expect(problems.filter((p) => p.code === "SCHEMA")).toEqual([
+      { code: "SCHEMA", file: "VestingTerms.ocf.json", jsonPath: "$", message: "must be a JSON object with a file_type, got [1,2]" },
+    ]);
+  });
+
+  it("manifest problems: wrong file_type, an extra key, an invalid issuer (with the issuer's id)", async () => {
+    const files = withManifest(fixtureBytes(validFixture()), (manifest) => {
+      manifest.file_type = "OCF_STAKEHOLDERS_FILE";
+      manifest.extra = true;
+      delete (manifest.issuer as Record<string, unknown>).legal_name;
+    });
+    expect((await problemsOf(files)).map(({ message: _m, ...rest }) => rest)).toEqual([
+      { code: "WRONG_FILE_TYPE", file: MANIFEST, jsonPath: "$.file_type" },
+      { code: "SCHEMA", file: MANIFEST, itemId: "issuer-7", jsonPath: "$.issuer.legal_name" },
+      { code: "SCHEMA", file: MANIFEST, jsonPath: "$.extra" },
+    ]);
+  });
+
+  it("unsafe filepaths are reported and not read; a file listed twice is checked once", async () => {
+    const files = withManifest(fixtureBytes(validFixture()), (manifest) => {
+      const zeros = "0".repeat(32);
+      (manifest.transactions_files as unknown[]).push(
+        { filepath: "../../etc/passwd.ocf.json", md5: zeros },
+        { filepath: "/etc/passwd", md5: zeros },
+        { filepath: "C:x.ocf.json", md5: zeros },
+        { filepath: "a\\b.ocf.json", md5: zeros },
+        { filepath: "./", md5: zeros },
+      );
+      const [first] = manifest.stakeholders_files as { md5: string }[];
+      (manifest.stakeholders_files as unknown[]).push({ filepath: "./sub/../Stakeholders.ocf.json", md5: first?.md5 }, { filepath: "Manifest.ocf.json", md5: zeros });
+    });
+    expect((await problemsOf(files)).map((p) => [p.code, p.jsonPath, p.message])).toEqual([
+      ["UNSAFE_PATH", "$.transactions_files[1].filepath", '"../../etc/passwd.ocf.json" leads out of the package; it is not read'],
+      ["UNSAFE_PATH", "$.transactions_files[2].filepath", '"/etc/passwd" is an absolute path; it is not read'],
+      ["UNSAFE_PATH", "$.transactions_files[3].filepath", '"C:x.ocf.json" is an absolute path; it is not read'],
+      ["UNSAFE_PATH", "$.transactions_files[4].filepath", '"a\\\\b.ocf.json" holds a backslash (package paths use /); it is not read'],
+      ["UNSAFE_PATH", "$.transactions_files[5].filepath", '"./" names a folder, not a file; it is not read'],
+      ["LISTED_TWICE", "$.stakeholders_files[1].filepath", 'lists "Stakeholders.ocf.json" again (first at $.stakeholders_files[0]); it is checked once'],
+      ["LISTED_TWICE", "$.stakeholders_files[2].filepath", "lists the manifest itself"],
+    ]);
+  });
+
+  it("entries with unsafe or repeated names are refused", async () => {
+    const files: InMemoryPackageFile[] = [...fixtureBytes(validFixture())].map(([path, content]) => ({ path, content }));
+    files.push({ path: "../evil.ocf.json", content: "{}" }, { path: "./Stakeholders.ocf.json", content: "{}" });
+    const report = validateOcfPackage(await readOcfPackageFromFiles(files));
+    expect(report.problems.map((p) => [p.code, p.file, p.jsonPath])).toEqual([
+      ["UNSAFE_PATH", "../evil.ocf.json", "$"],
+      ["DUPLICATE_ENTRY", "./Stakeholders.ocf.json", "$"],
+    ]);
+  });
+
+  it("lists problems grouped by file (manifest first, then manifest order) and by object", async () => {
+    const fixture = validFixture();
+    itemOf(fixture, "rsu-8550-release-1").bogus = 1;
+    itemOf(fixture, "rsa-77-issuance").stakeholder_id = "nobody";
+    itemOf(fixture, "sh-7001").bogus = 1;
+    itemOf(fixture, "rsa-77-issuance").bogus = 1;
+    const files = withManifest(fixtureBytes(fixture), (manifest) => (manifest.bogus = 1));
+    expect((await problemsOf(files)).map((p) => `${p.file} ${p.jsonPath}`)).toEqual([
+      "Manifest.ocf.json $.bogus",
+      "Transactions.ocf.json $.items[0].bogus",
+      "Transactions.ocf.json $.items[0].stakeholder_id",
+      "Transactions.ocf.json $.items[8].bogus",
+      "Stakeholders.ocf.json $.items[1].bogus",
+    ]);
+  });
+});
+
+describe("references", () => {
+  it("ids are unique across the package, not only per type (the later one in manifest order is reported)", async () => {
+    const fixture = validFixture();
+    fixture.files[1]?.items.push(example("STOCK_CLASS", { id: "sh-6113" }));
+    const problems = await problemsOf(fixtureBytes(fixture));
+    expect(problems).toEqual([
+      {
+        ...at("DUPLICATE_ID", fixture, "sh-6113", "id"),
+        message: '"sh-6113" is already the id of the STOCK_CLASS at StockClasses.ocf.json $.items[1] (ids must be unique across the package, not only per object type)',
+      },
+    ]);
+  });
+
+  it("two issuances of one security", async () => {
+    const fixture = validFixture();
+    fixture.files[4]?.items.push(example("TX_EQUITY_COMPENSATION_ISSUANCE", { id: "rsu-8550-again", stakeholder_id: "sh-7001" }));
+    expect(await problemsOf(fixtureBytes(fixture))).toEqual([
+      {
+        ...at("DUPLICATE_SECURITY_ID", fixture, "rsu-8550-again", "security_id"),
+        message: '"rsu-8550" is already created by the issuance at Transactions.ocf.json $.items[5]',
+      },
+    ]);
+  });
+
+  it("security, resulting and balance securities, stock class, legends and plan classes resolve", async () => {
+    const fixture = validFixture();
+    const change = (f: PackageFixture) => {
+      itemOf(f, "rsa-77-acceptance").security_id = "ghost";
+      itemOf(f, "rsu-8550-release-1").resulting_security_ids = ["rsu-8550-shares-1", "nope"];
+      itemOf(f, "rsa-77-repurchase").balance_security_id = "nope-balance";
+      itemOf(f, "rsu-8550-shares-1-issuance").stock_class_id = "class-x";
+      itemOf(f, "rsu-8550-shares-1-issuance").stock_legend_ids = ["legend-x"];
+      itemOf(f, "plan-2015").stock_class_ids = ["class-common", "class-y"];
+      itemOf(f, "rsu-8550-issuance").vesting_terms_id = "terms-x";
+    };
+    change(fixture);
+    expect(await problemsAfter(change)).toEqual([
+      at("DANGLING_REFERENCE", fixture, "plan-2015", "stock_class_ids[1]"),
+      at("DANGLING_REFERENCE", fixture, "rsa-77-acceptance", "security_id"),
+      at("DANGLING_REFERENCE", fixture, "rsa-77-repurchase", "balance_security_id"),
+      at("DANGLING_REFERENCE", fixture, "rsu-8550-issuance", "vesting_terms_id"),
+      at("DANGLING_REFERENCE", fixture, "rsu-8550-release-1", "resulting_security_ids[1]"),
+      at("DANGLING_REFERENCE", fixture, "rsu-8550-shares-1-issuance", "stock_class_id"),
+      at("DANGLING_REFERENCE", fixture, "rsu-8550-shares-1-issuance", "stock_legend_ids[0]"),
+    ]);
+  });
+
+  it("conditions inside VestingTerms name conditions of the same terms, once each", async () => {
+    const fixture = validFixture();
+    const conditions = itemOf(fixture, "4yr-1yr-cliff").vesting_conditions as Record<string, unknown>[];
+    (conditions[1]?.trigger as Record<string, unknown>).relative_to_condition_id = "begin";
+    if (conditions[2] !== undefined) conditions[2].next_condition_ids = ["end"];
+    const milestone = itemOf(fixture, "milestone-terms").vesting_conditions as Record<string, unknown>[];
+    if (milestone[1] !== undefined) milestone[1].id = "start";
+    const problems = await problemsOf(fixtureBytes(fixture));
+    expect(problems.map((p) => [p.code, p.itemId, p.jsonPath])).toEqual([
+      ["DANGLING_REFERENCE", "4yr-1yr-cliff", "$.items[0].vesting_conditions[1].trigger.relative_to_condition_id"],
+      ["DANGLING_REFERENCE", "4yr-1yr-cliff", "$.items[0].vesting_conditions[2].next_condition_ids[0]"],
+      ["DUPLICATE_ID", "milestone-terms", "$.items[1].vesting_conditions[1].id"],
+      ["DANGLING_REFERENCE", "milestone-terms", "$.items[1].vesting_conditions[0].next_condition_ids[0]"],
+      ["DANGLING_REFERENCE", "rsu-8550-milestone", "$.items[7].vesting_condition_id"],
+    ]);
+  });
+
+  it("a vesting condition of a security without vesting terms, or not in its terms", async () => {
+    const fixture = validFixture();
+    delete itemOf(fixture, "rsa-77-issuance").vesting_terms_id;
+    itemOf(fixture, "rsu-8550-milestone").vesting_condition_id = "cliff";
+    const problems = (await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId, p.jsonPath, p.message]);
+    expect(problems).toEqual([
+      ["DANGLING_REFERENCE", "rsa-77-vesting-start", locate(fixture, "rsa-77-vesting-start", "vesting_condition_id").jsonPath, 'names condition "start", but the issuance of security "rsa-77" has no vesting_terms_id'],
+      ["DANGLING_REFERENCE", "rsu-8550-milestone", locate(fixture, "rsu-8550-milestone", "vesting_condition_id").jsonPath, 'names condition "cliff", which VestingTerms "milestone-terms" does not have'],
+    ]);
+  });
+
+  it("a stock transaction on an equity compensation security", async () => {
+    const fixture = validFixture();
+    const add = (f: PackageFixture) =>
+      f.files[4]?.items.push(example("TX_STOCK_CANCELLATION", { id: "wrong-side", security_id: "rsu-8550", date: "2016-07-01", quantity: "0" }));
+    add(fixture);
+    expect(await problemsAfter(add)).toEqual([at("WRONG_SECURITY_KIND", fixture, "wrong-side", "security_id")]);
+  });
+});
+
+describe("quantities over time", () => {
+  it("nothing but a return to pool follows a security that ended", async () => {
+    const fixture = validFixture();
+    const items = fixture.files[4]?.items ?? [];
+    // rsu-8550 is fully consumed on 2016-09-01; a return to pool later is fine, an acceptance is not.
+    items.push(example("TX_STOCK_PLAN_RETURN_TO_POOL", { id: "late-return", quantity: "0", date: "2017-01-01" }));
+    items.push(example("TX_EQUITY_COMPENSATION_ACCEPTANCE", { id: "late-acceptance", date: "2017-01-01" }));
+    // rsa-77 is retracted, then cancelled.
+    items.push(example("TX_STOCK_RETRACTION", { id: "rsa-77-retraction", date: "2017-01-01" }));
+    items.push(example("TX_STOCK_CANCELLATION", { id: "after-retraction", date: "2017-02-01", quantity: "1" }));
+    const problems = (await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId, p.jsonPath, p.message]);
+    expect(problems).toEqual([
+      ["AFTER_TERMINAL", "late-acceptance", locate(fixture, "late-acceptance", "date").jsonPath,
+        'is 2017-01-01, after security "rsu-8550" ended on 2016-09-01 (fully consumed by TX_EQUITY_COMPENSATION_CANCELLATION "rsu-8550-cancellation")'],
+      ["AFTER_TERMINAL", "after-retraction", locate(fixture, "after-retraction", "date").jsonPath,
+        'is 2017-02-01, after security "rsa-77" ended on 2017-01-01 (retracted by TX_STOCK_RETRACTION "rsa-77-retraction")'],
+    ]);
+  });
+
+  it("a balance security ends the original one (the strict reading of OCF §9)", async () => {
+    const fixture = validFixture();
+    const change = (f: PackageFixture) => {
+      itemOf(f, "rsa-77-repurchase").balance_security_id = "rsu-8550-shares-1";
+      f.files[4]?.items.push(example("TX_STOCK_ACCEPTANCE", { id: "late", date: "2016-10-01" }));
+    };
+    change(fixture);
+    expect(await problemsAfter(change)).toEqual([at("AFTER_TERMINAL", fixture, "late", "date")]);
+  });
+
+  it("no more returns to the pool than was cancelled or repurchased, by each day", async () => {
+    const fixture = validFixture();
+    expect(await problemsAfter((f) => (itemOf(f, "rsa-77-return").quantity = "15000.5"))).toEqual([
+      at("RETURN_TO_POOL_EXCEEDS", fixture, "rsa-77-return", "quantity"),
+    ]);
+    expect(await problemsAfter((f) => (itemOf(f, "rsa-77-return").date = "2016-08-31"))).toEqual([
+      at("RETURN_TO_POOL_EXCEEDS", fixture, "rsa-77-return", "quantity"),
+    ]);
+  });
+
+  it("negative quantities and vesting amounts, and vestings adding up to more than the quantity", async () => {
+    const fixture = validFixture();
+    fixture.files[4]?.items.push(example("TX_VESTING_ACCELERATION", { id: "negative", quantity: "-5" }));
+    itemOf(fixture, "rsa-77-issuance").vestings = [
+      { date: "2016-06-01", amount: "0" },
+      { date: "2017-06-01", amount: "-1" },
+      { date: "2018-06-01", amount: "20000.0000000001" },
+    ];
+    const problems = (await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId, p.jsonPath, p.message]);
+    expect(problems).toEqual([
+      ["VESTING_AMOUNT_NOT_POSITIVE", "rsa-77-issuance", "$.items[0].vestings[0].amount", 'is "0"; a vesting tranche must vest a positive amount'],
+      ["VESTING_AMOUNT_NOT_POSITIVE", "rsa-77-issuance", "$.items[0].vestings[1].amount", 'is "-1"; a vesting tranche must vest a positive amount'],
+      ["VESTING_SUM", "rsa-77-issuance", "$.items[0].vestings", "vest 20000.0000000001 in total, more than the quantity 20000"],
+      ["NEGATIVE_QUANTITY", "negative", locate(fixture, "negative", "quantity").jsonPath, 'is "-5"; a quantity cannot be negative'],
+    ]);
+  });
+
+  it("vestings that add up to less than the quantity are fine (later tranches may be milestone-based)", async () => {
+    expect(await problemsAfter((f) => (itemOf(f, "rsa-77-issuance").vestings = [{ date: "2016-06-01", amount: "1" }]))).toEqual([]);
+  });
+
+  it("names the totals in the over-consumption message", async () => {
+    const fixture = validFixture();
+    itemOf(fixture, "rsu-8550-cancellation").quantity = "1125.5";
+    expect(await problemsOf(fixtureBytes(fixture))).toEqual([
+      {
+        ...at("OVER_CONSUMED", fixture, "rsu-8550-cancellation", "quantity"),
+        message: 'brings what is released, cancelled, repurchased or transferred of security "rsu-8550" to 1500.5, more than the 1500 issued',
+      },
+    ]);
+  });
+});
+
+describe("manifest file lists", () => {
+  it("are read from every *_files key of the 1.2.0 manifest, in schema order", () => {
+    expect(MANIFEST_FILE_LIST_KEYS).toEqual([
+      "stock_plans_files",
+      "stock_legend_templates_files",
+      "stock_classes_files",
+      "vesting_terms_files",
+      "valuations_files",
+      "transactions_files",
+      "stakeholders_files",
+      "financings_files",
+      "documents_files",
+    ]);
+  });
+
+  it("a listed file of a type ocf-sync does not model is reported, not ignored", async () => {
+    const files = withManifest(fixtureBytes(validFixture()), (m) => (m.financings_files = [{ filepath: "Financings.ocf.json", md5: "0".repeat(32) }]));
+    files.set("Financings.ocf.json", encode({ file_type: "OCF_FINANCINGS_FILE", items: [] }));
+    expect((await problemsOf(resealed(files))).map((p) => [p.code, p.file, p.jsonPath, p.message])).toEqual([
+      ["SCHEMA", "Financings.ocf.json", "$.file_type", '"OCF_FINANCINGS_FILE" is not an OCF file type ocf-sync models'],
+    ]);
+  });
+});
