@@ -5,15 +5,18 @@
  *
  *   npm run bench                 all sections
  *   npm run bench -- parse        only record parsing against a JSON round trip
+ *   npm run bench -- mapping      mapping + package bytes against JSON.parse + JSON.stringify
  *   npm run bench -- pull         only the pull throughput section
  *   npm run bench -- quota        only the rate-limit section (about 75 s: it must outlast a minute window)
  */
+import { benchMapping } from "./mapping.js";
 import { benchParse } from "./parse.js";
 import { benchPullThroughput } from "./pull-throughput.js";
 import { benchQuotaShare } from "./quota-share.js";
 
 const sections: Record<string, () => Promise<string>> = {
   parse: benchParse,
+  mapping: benchMapping,
   pull: benchPullThroughput,
   quota: benchQuotaShare,
 };

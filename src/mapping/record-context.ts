@@ -24,6 +24,10 @@ import {
  */
 export const OCF_CANONICAL_NUMERIC = /^-?(0|[1-9][0-9]*)(\.[0-9]{0,9}[1-9])?$/;
 
+/**
+ * One record being mapped: every error and warning it raises names the issuer and the record, and
+ * every value converted through it names the field it came from.
+ */
 export class RecordContext {
   readonly issuerId: string;
   readonly record: RecordRef;

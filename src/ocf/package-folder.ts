@@ -1,0 +1,180 @@
+/**
+ * Where packages live on disk and how they get there atomically.
+ *
+ * Each issuer's package is a folder `<out>/<name>/` (and optionally `<out>/<name>.ocf.zip`), where
+ * `<name>` comes from `packageNameFor(issuerId)`: safe on every file system, never a path traversal,
+ * and distinct for distinct issuer ids, even on case-insensitive file systems.
+ *
+ * A package is written into a temporary sibling folder, flushed, and renamed into place. A folder that
+ * already exists cannot be replaced by one rename, so the previous package is first renamed aside
+ * (`.<name>.old-*`), the new one renamed in, and the old one deleted. If the process dies between the
+ * two renames, `recoverPackageFolders` (run at the start of every export) renames the previous package
+ * back: it is never damaged, and a half-written package is never visible under the real name.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { Zip, ZipDeflate } from "fflate";
+import { createAtomicWriteStream } from "../io/atomic-file.js";
+import { readFileChunks } from "./package-writer.js";
+
+const SAFE_NAME = /^[a-z0-9][a-z0-9_-]{0,49}$/;
+
+/**
+ * The folder and zip base name of an issuer's package. Ids made only of lower-case letters, digits,
+ * `-` and `_` are used as they are ("7", "acme-robotics"); any other id becomes a readable slug plus
+ * a hash of the exact id ("north wind/eu" → "north-wind-eu.8c5b1e0a2f"). The `.` before the hash
+ * cannot occur in a name of the first kind, so the two kinds never collide.
+ */
+export function packageNameFor(issuerId: string): string {
+  if (SAFE_NAME.test(issuerId)) return issuerId;
+  const slug = issuerId
+    .toLowerCase()
+    .normalize("NFKD")
+    .replace(/[^a-z0-9_]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 40)
+    .replace(/-+$/, "");
+  const hash = createHash("sha256").update(issuerId, "utf8").digest("hex").slice(0, 10);
+  return `${slug === "" ? "issuer" : slug}.${hash}`;
+}
+
+/** Makes a fresh temporary folder next to where the package will go. */
+export async function createTemporaryPackageFolder(outDir: string, name: string): Promise<string> {
+  await mkdir(outDir, { recursive: true });
+  const dir = join(outDir, `.${name}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+  await mkdir(dir);
+  return dir;
+}
+
+async function syncFolder(dir: string): Promise<void> {
+  const handle = await open(dir, "r");
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await (await open(path, "r")).close();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Moves a finished temporary folder to `<outDir>/<name>`, replacing any previous package there. */
+export async function commitPackageFolder(temporary: string, outDir: string, name: string): Promise<void> {
+  await syncFolder(temporary);
+  const target = join(outDir, name);
+  const aside = join(outDir, `.${name}.old-${process.pid}-${randomBytes(4).toString("hex")}`);
+  let movedAside = false;
+  if (await exists(target)) {
+    await rename(target, aside);
+    movedAside = true;
+  }
+  try {
+    await rename(temporary, target);
+  } catch (error) {
+    if (movedAside) await rename(aside, target); // put the previous package back
+    throw error;
+  }
+  await syncFolder(outDir);
+  if (movedAside) await rm(aside, { recursive: true, force: true });
+}
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Repairs what a killed export left in `outDir`: a previous package that was renamed aside and not
+ * replaced is renamed back; leftovers of dead processes (temporary folders, set-aside packages that
+ * were replaced, temporary zip files) are deleted. Leftovers of live processes are left alone.
+ * Returns the names of the packages it restored.
+ */
+export async function recoverPackageFolders(outDir: string): Promise<string[]> {
+  let entries: string[];
+  try {
+    entries = await readdir(outDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const restored: string[] = [];
+  const present = new Set(entries);
+  for (const entry of entries) {
+    const m = /^\.(.+)\.(old|tmp)-(\d+)-[0-9a-f]{8}$/.exec(entry);
+    if (m === null) continue;
+    const [, name = "", kind, pid] = m;
+    if (processAlive(Number(pid))) continue;
+    const path = join(outDir, entry);
+    if (kind === "old" && !present.has(name)) {
+      await rename(path, join(outDir, name));
+      present.add(name);
+      restored.push(name);
+    } else {
+      await rm(path, { recursive: true, force: true });
+    }
+  }
+  return restored;
+}
+
+/**
+ * Writes a flat `.ocf.zip` of the given files (every file at the zip root, as the OCF tutorials do),
+ * atomically. Entry times come from `modified` so that the same package gives the same zip bytes.
+ */
+export async function writePackageZip(
+  zipPath: string,
+  files: readonly { path: string; source: string }[],
+  modified: Date,
+): Promise<void> {
+  const output = createAtomicWriteStream(zipPath);
+  const chunks: Uint8Array[] = [];
+  let failure: Error | undefined;
+  let ended = false;
+  const zip = new Zip((error, data, final) => {
+    if (error !== null) failure = error;
+    else chunks.push(data);
+    if (final) ended = true;
+  });
+  // DOS times in a zip are local wall-clock fields; build a Date whose local fields are the UTC
+  // fields of `modified`, so the bytes do not depend on the machine's time zone.
+  const localFields = new Date(
+    modified.getUTCFullYear(),
+    modified.getUTCMonth(),
+    modified.getUTCDate(),
+    modified.getUTCHours(),
+    modified.getUTCMinutes(),
+    modified.getUTCSeconds(),
+  );
+  try {
+    for (const file of files) {
+      const entry = new ZipDeflate(file.path, { level: 6 });
+      entry.mtime = localFields;
+      zip.add(entry);
+      for await (const chunk of readFileChunks(file.source)) {
+        entry.push(chunk);
+        while (chunks.length > 0) await output.write(Buffer.from(chunks.shift() as Uint8Array).toString("latin1"));
+        if (failure !== undefined) throw failure;
+      }
+      entry.push(new Uint8Array(0), true);
+    }
+    zip.end();
+    if (failure !== undefined) throw failure;
+    if (!ended) throw new Error("zip stream did not finish");
+    while (chunks.length > 0) await output.write(Buffer.from(chunks.shift() as Uint8Array).toString("latin1"));
+    await output.commit();
+  } catch (error) {
+    await output.abort();
+    throw error;
+  }
+}
