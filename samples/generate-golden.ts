@@ -17,7 +17,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { mapIssuer } from "../src/mapping/map-issuer.js";
 import type { MapIssuerOptions, MappedIssuer } from "../src/mapping/types.js";
 import { buildPackageFiles, type OcfPackageFiles } from "../src/ocf/package-files.js";
-import { loadSampleData, issuerFileName } from "../src/sample-server/data.js";
+import { packageNameFor } from "../src/ocf/package-folder.js";
+import { loadSampleData } from "../src/sample-server/data.js";
 import { parseAward, parseUnit } from "../src/source/parse.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../src/source/records.js";
 import { SAMPLES_AS_OF } from "./generate-large-issuer.js";
@@ -42,9 +43,9 @@ export interface GoldenIssuer {
   pkg: OcfPackageFiles;
 }
 
-/** The folder of an issuer's package: its id percent-encoded, as `samples/api/` names its files. */
+/** The folder of an issuer's package: the same safe name `ocf-sync export` gives it. */
 export function goldenFolderOf(issuerId: string): string {
-  return issuerFileName(issuerId).replace(/\.json$/, "");
+  return packageNameFor(issuerId); // the same folder name `ocf-sync export` uses
 }
 
 /** Parses, maps and packages every sample issuer (sorted by id). Every sample record must parse. */

@@ -4,13 +4,15 @@
 import { readFileSync } from "node:fs";
 import { isOcfSyncError } from "../errors.js";
 import { demoCommand } from "./commands/demo.js";
+import { exportCommand } from "./commands/export.js";
 import { pullCommand } from "./commands/pull.js";
 import { serveSamplesCommand } from "./commands/serve-samples.js";
 import { validateCommand } from "./commands/validate.js";
 import { UsageError, writeLine, type CliIo } from "./io.js";
 
 const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: CliIo) => Promise<number> }> = {
-  demo: { summary: "pull every sample issuer from the embedded sample API into ./out", run: demoCommand },
+  demo: { summary: "export every sample issuer of the embedded sample API to ./out and validate it", run: demoCommand },
+  export: { summary: "pull, map, validate and write one OCF 1.2.0 package per issuer", run: exportCommand },
   pull: { summary: "pull awards and units of issuers as NDJSON (a raw backup)", run: pullCommand },
   "serve-samples": { summary: "serve the embedded sample API on 127.0.0.1", run: serveSamplesCommand },
   validate: { summary: "check an OCF package (folder or .ocf.zip) and report every problem", run: validateCommand },
@@ -36,7 +38,9 @@ Run 'ocf-sync <command> --help' for a command's options and examples.
 
 Examples:
   ocf-sync demo
-  ocf-sync serve-samples --port 4010
+  ocf-sync serve-samples --port 4010 &
+  ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --issuer acme-robotics --out out --zip
+  ocf-sync validate out/7.ocf.zip
   ocf-sync pull --base-url http://127.0.0.1:4010 --issuer 7 --out issuer-7.ndjson`;
 }
 

@@ -34,7 +34,7 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array)
 
 /** A stream to a file that becomes visible under its real name only on `commit()`. */
 export interface AtomicWriteStream {
-  write(chunk: string): Promise<void>;
+  write(chunk: string | Uint8Array): Promise<void>;
   commit(): Promise<void>;
   abort(): Promise<void>;
 }

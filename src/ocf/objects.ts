@@ -5,7 +5,6 @@
  */
 import { z } from "zod";
 import {
-  EVEN_IF_FIELDS_FAIL,
   OCF_NUMERIC_PATTERN,
   OcfAddressSchema,
   OcfCommentsSchema,
@@ -22,6 +21,7 @@ import {
   OcfPhoneSchema,
   OcfTaxIdSchema,
   uniqueStrings,
+  withObjectRule,
 } from "./primitives.js";
 
 /** Keys every OCF object has: its `id` and optional `comments`. */
@@ -160,17 +160,15 @@ export type OcfStockPlan = Omit<StockPlanFields, "stock_class_ids" | "stock_clas
   ({ stock_class_ids: string[]; stock_class_id?: never } | { stock_class_id: string; stock_class_ids?: never });
 
 // zod cannot infer a one-of from a refinement; the cast states the union the refinement enforces.
-export const OcfStockPlanSchema = z
-  .strictObject(stockPlanFields)
-  .superRefine((plan, ctx) => {
-    if ((plan.stock_class_ids === undefined) === (plan.stock_class_id === undefined)) {
-      ctx.addIssue({
-        code: "custom",
-        message: "needs exactly one of stock_class_ids or stock_class_id (the deprecated single form)",
-        path: [],
-      });
-    }
-  }, EVEN_IF_FIELDS_FAIL) as unknown as z.ZodType<OcfStockPlan, unknown>;
+export const OcfStockPlanSchema = withObjectRule(z.strictObject(stockPlanFields), (plan, ctx) => {
+  if ((plan.stock_class_ids === undefined) === (plan.stock_class_id === undefined)) {
+    ctx.addIssue({
+      code: "custom",
+      message: "needs exactly one of stock_class_ids or stock_class_id (the deprecated single form)",
+      path: [],
+    });
+  }
+}) as unknown as z.ZodType<OcfStockPlan, unknown>;
 
 /** The text of a legend printed on share certificates, referenced by `stock_legend_ids`. */
 export const OcfStockLegendTemplateSchema = z.strictObject({
@@ -277,13 +275,11 @@ export type OcfVestingCondition = Omit<VestingConditionFields, "portion" | "quan
   ({ portion: OcfVestingConditionPortion; quantity?: never } | { quantity: string; portion?: never });
 
 // zod cannot infer a one-of from a refinement; the cast states the union the refinement enforces.
-export const OcfVestingConditionSchema = z
-  .strictObject(vestingConditionFields)
-  .superRefine((condition, ctx) => {
-    if ((condition.portion === undefined) === (condition.quantity === undefined)) {
-      ctx.addIssue({ code: "custom", message: "needs exactly one of portion or quantity", path: [] });
-    }
-  }, EVEN_IF_FIELDS_FAIL) as unknown as z.ZodType<OcfVestingCondition, unknown>;
+export const OcfVestingConditionSchema = withObjectRule(z.strictObject(vestingConditionFields), (condition, ctx) => {
+  if ((condition.portion === undefined) === (condition.quantity === undefined)) {
+    ctx.addIssue({ code: "custom", message: "needs exactly one of portion or quantity", path: [] });
+  }
+}) as unknown as z.ZodType<OcfVestingCondition, unknown>;
 
 export const ALLOCATION_TYPES = [
   "CUMULATIVE_ROUNDING",

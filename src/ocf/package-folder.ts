@@ -163,7 +163,7 @@ export async function writePackageZip(
       zip.add(entry);
       for await (const chunk of readFileChunks(file.source)) {
         entry.push(chunk);
-        while (chunks.length > 0) await output.write(Buffer.from(chunks.shift() as Uint8Array).toString("latin1"));
+        while (chunks.length > 0) await output.write(chunks.shift() as Uint8Array);
         if (failure !== undefined) throw failure;
       }
       entry.push(new Uint8Array(0), true);
@@ -171,7 +171,7 @@ export async function writePackageZip(
     zip.end();
     if (failure !== undefined) throw failure;
     if (!ended) throw new Error("zip stream did not finish");
-    while (chunks.length > 0) await output.write(Buffer.from(chunks.shift() as Uint8Array).toString("latin1"));
+    while (chunks.length > 0) await output.write(chunks.shift() as Uint8Array);
     await output.commit();
   } catch (error) {
     await output.abort();

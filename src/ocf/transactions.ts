@@ -9,7 +9,6 @@
  */
 import { z } from "zod";
 import {
-  EVEN_IF_FIELDS_FAIL,
   OcfCommentsSchema,
   OcfDateSchema,
   OcfMonetarySchema,
@@ -19,6 +18,7 @@ import {
   OcfTerminationWindowSchema,
   OcfVestingSchema,
   uniqueStrings,
+  withObjectRule,
 } from "./primitives.js";
 
 /** Keys of every transaction on one security: `id`, `date`, `security_id`, optional `comments`. */
@@ -83,8 +83,8 @@ const REQUIRED_PRICE_OF: Readonly<Record<OcfCompensationType, "exercise_price" |
  * An award under an equity compensation plan; with `compensation_type: "RSU"` a restricted stock
  * unit. `expiration_date` is required but may be `null` (no expiry).
  */
-export const OcfEquityCompensationIssuanceSchema = z
-  .strictObject({
+export const OcfEquityCompensationIssuanceSchema = withObjectRule(
+  z.strictObject({
     object_type: z.enum(["TX_EQUITY_COMPENSATION_ISSUANCE", "TX_PLAN_SECURITY_ISSUANCE"]),
     ...issuance,
     stock_plan_id: z.string().exactOptional(),
@@ -99,8 +99,8 @@ export const OcfEquityCompensationIssuanceSchema = z
     vestings: vestings.exactOptional(),
     expiration_date: OcfDateSchema.nullable(),
     termination_exercise_windows: z.array(OcfTerminationWindowSchema),
-  })
-  .superRefine((award, ctx) => {
+  }),
+  (award, ctx) => {
     // Under EVEN_IF_FIELDS_FAIL compensation_type may be anything here, even "constructor".
     const type: unknown = award.compensation_type;
     const required = typeof type === "string" && Object.hasOwn(REQUIRED_PRICE_OF, type)
@@ -113,7 +113,8 @@ export const OcfEquityCompensationIssuanceSchema = z
         path: [required],
       });
     }
-  }, EVEN_IF_FIELDS_FAIL);
+  },
+);
 export type OcfEquityCompensationIssuance = z.output<typeof OcfEquityCompensationIssuanceSchema>;
 
 /** The vesting commencement of a security whose issuance names VestingTerms. */

@@ -40,7 +40,7 @@ describe("golden OCF packages", () => {
   });
 
   it("keep each issuer's id out of the file system unescaped", () => {
-    expect(issuers.map((i) => i.folder)).toEqual(["144361", "7", "acme-robotics", "north%20wind%2Feu", "zeta%25labs"]);
+    expect(issuers.map((i) => i.folder)).toEqual(["144361", "7", "acme-robotics", "north-wind-eu.85249f7815", "zeta-labs.7b813727ae"]);
   });
 
   it("list every file with the MD5 of its bytes on disk", async () => {

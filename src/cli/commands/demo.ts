@@ -1,21 +1,23 @@
-import { mkdir } from "node:fs/promises";
-import { join } from "node:path";
+import { resolve } from "node:path";
+import { validatePackageAt } from "../../ocf/validate-package.js";
 import { startSampleServer } from "../../sample-server/server.js";
 import { parseCommandArgs } from "../args.js";
 import { writeLine, type CliIo } from "../io.js";
-import { pullCommand } from "./pull.js";
+import { runExport } from "./export.js";
 
 export const DEMO_HELP = `Usage: ocf-sync demo [--out DIR]
 
-Starts the embedded sample API in-process on a free port of 127.0.0.1, pulls every sample issuer from it
-over real HTTP (pages, rate limiter and all) into DIR/pull.ndjson and prints the summary. No configuration
-and no network beyond loopback.
+The whole job on the embedded sample API, with no configuration and no network beyond loopback:
+starts the sample API in-process on a free port of 127.0.0.1, exports every sample issuer over real
+HTTP (pages, rate limiter, retries) to DIR as package folders and .ocf.zip files, validates every zip
+with 'ocf-sync validate', and prints the summary.
 
 Options:
   --out DIR                where to write (default ./out)
 
 Example:
-  npm run demo`;
+  npm run demo
+  npx ocf-sync validate out/acme-robotics.ocf.zip`;
 
 export async function demoCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("demo", {
@@ -27,17 +29,33 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
     writeLine(io.stdout, DEMO_HELP);
     return 0;
   }
-  const outDir = join(io.cwd, values.out ?? "out");
-  await mkdir(outDir, { recursive: true });
+  const outDir = resolve(io.cwd, values.out ?? "out");
   const server = await startSampleServer({ port: 0 });
+  let results;
   try {
-    writeLine(io.stderr, `sample API listening on ${server.url} with issuers ${server.issuers.map((id) => JSON.stringify(id)).join(", ")}`);
-    const issuerFlags = server.issuers.flatMap((id) => ["--issuer", id]);
-    return await pullCommand(
-      ["--base-url", server.url, ...issuerFlags, "--out", join(outDir, "pull.ndjson"), "--on-invalid", "quarantine"],
-      io,
-    );
+    writeLine(io.stderr, `sample API listening on ${server.url}; issuers ${server.issuers.map((id) => JSON.stringify(id)).join(", ")}`);
+    results = await runExport(io, {
+      clientOptions: { baseUrl: server.url },
+      issuers: server.issuers,
+      outDir,
+      logMode: "plain",
+      exportOptions: { zip: true, concurrency: 4, onInvalid: "quarantine", validate: true },
+    });
   } finally {
     await server.close();
   }
+  writeLine(io.stderr, "\nvalidating every .ocf.zip (as 'ocf-sync validate' does):");
+  let invalid = 0;
+  for (const result of results) {
+    if (!result.ok || result.export.zip === undefined) continue;
+    const report = await validatePackageAt(result.export.zip);
+    if (!report.valid) invalid += 1;
+    writeLine(
+      io.stderr,
+      `  ${report.valid ? "valid  " : "INVALID"} ${result.export.zip}  (${report.counts.objects} objects, ${report.problems.length} problems)`,
+    );
+  }
+  const failed = results.filter((r) => !r.ok).length;
+  writeLine(io.stderr, `\nNext: open ${outDir}, or try 'npx ocf-sync export --help' against your own API.`);
+  return failed > 0 || invalid > 0 ? 1 : 0;
 }

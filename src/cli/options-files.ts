@@ -1,0 +1,90 @@
+/**
+ * The JSON files `export` reads besides the API: issuer profiles and a stakeholder directory. Each is
+ * checked with zod and a mistake is a usage error naming the file, the JSON path and the value.
+ */
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { z } from "zod";
+import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
+import { UsageError } from "./io.js";
+
+const ProfileSchema = z.strictObject({
+  legalName: z.string().min(1).optional(),
+  dba: z.string().min(1).optional(),
+  formationDate: z.string().optional(),
+  countryOfFormation: z.string().optional(),
+  countrySubdivisionOfFormation: z.string().optional(),
+});
+
+const RELATIONSHIPS = [
+  "ADVISOR", "BOARD_MEMBER", "CONSULTANT", "EMPLOYEE", "EX_ADVISOR", "EX_CONSULTANT", "EX_EMPLOYEE",
+  "EXECUTIVE", "FOUNDER", "INVESTOR", "NON_US_EMPLOYEE", "OFFICER", "OTHER",
+] as const;
+
+const StakeholderSchema = z.strictObject({
+  legalName: z.string().min(1),
+  firstName: z.string().min(1).optional(),
+  lastName: z.string().min(1).optional(),
+  type: z.enum(["INDIVIDUAL", "INSTITUTION"]).optional(),
+  currentRelationship: z.enum(RELATIONSHIPS).optional(),
+});
+
+/** `{ "<issuerId>": profile, "*": profile for every other issuer }` */
+const ProfilesFileSchema = z.record(z.string(), ProfileSchema);
+/** `{ "<stakeholderId>": entry }` for every issuer, or `{ "<issuerId>": { "<stakeholderId>": entry } }`. */
+const StakeholdersFileSchema = z.union([
+  z.record(z.string(), StakeholderSchema),
+  z.record(z.string(), z.record(z.string(), StakeholderSchema)),
+]);
+
+async function readJson(cwd: string, option: string, file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(resolve(cwd, file), "utf8");
+  } catch (error) {
+    throw new UsageError(`cannot read --${option} ${JSON.stringify(file)}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`--${option} ${JSON.stringify(file)} is not JSON: ${(error as Error).message}`);
+  }
+}
+
+function explain(option: string, file: string, error: z.ZodError): UsageError {
+  const lines = error.issues.slice(0, 5).map((issue) => `  $${issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}: ${issue.message}`);
+  return new UsageError(`--${option} ${JSON.stringify(file)} is not valid:\n${lines.join("\n")}`);
+}
+
+/** Looks up the issuer profile of each issuer: its own entry, else `"*"`. */
+export type ProfileLookup = (issuerId: string) => IssuerProfile | undefined;
+/** Looks up the stakeholder directory of each issuer. */
+export type DirectoryLookup = (issuerId: string) => ReadonlyMap<string, StakeholderEntry> | undefined;
+
+function stripUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
+}
+
+export async function readIssuerProfiles(cwd: string, file: string | undefined): Promise<ProfileLookup> {
+  if (file === undefined) return () => undefined;
+  const parsed = ProfilesFileSchema.safeParse(await readJson(cwd, "issuer-profile", file));
+  if (!parsed.success) throw explain("issuer-profile", file, parsed.error);
+  const profiles = new Map(Object.entries(parsed.data).map(([id, p]) => [id, stripUndefined(p) as IssuerProfile]));
+  return (issuerId) => profiles.get(issuerId) ?? profiles.get("*");
+}
+
+export async function readStakeholderDirectory(cwd: string, file: string | undefined): Promise<DirectoryLookup> {
+  if (file === undefined) return () => undefined;
+  const raw = await readJson(cwd, "stakeholders", file);
+  const flat = z.record(z.string(), StakeholderSchema).safeParse(raw);
+  const toMap = (entries: Record<string, z.infer<typeof StakeholderSchema>>): ReadonlyMap<string, StakeholderEntry> =>
+    new Map(Object.entries(entries).map(([id, e]) => [id, stripUndefined(e) as StakeholderEntry]));
+  if (flat.success) {
+    const directory = toMap(flat.data);
+    return () => directory;
+  }
+  const nested = StakeholdersFileSchema.safeParse(raw);
+  if (!nested.success) throw explain("stakeholders", file, flat.error);
+  const byIssuer = new Map(Object.entries(nested.data as Record<string, Record<string, z.infer<typeof StakeholderSchema>>>).map(([issuer, e]) => [issuer, toMap(e)]));
+  return (issuerId) => byIssuer.get(issuerId);
+}

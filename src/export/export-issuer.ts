@@ -1,0 +1,228 @@
+/**
+ * The main job: pull one issuer, map it, write its OCF package, validate it and put it in place
+ * atomically. Records stream from the API through the mapping into the package writer, so memory
+ * follows the largest record, not the number of records.
+ */
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { ApiClient } from "../client/create-client.js";
+import { OcfSyncError } from "../errors.js";
+import { writeFileAtomic } from "../io/atomic-file.js";
+import { IssuerMappingAccumulator } from "../mapping/accumulator.js";
+import type { MappingWarning } from "../mapping/errors.js";
+import type { MappingOptions } from "../mapping/types.js";
+import {
+  commitPackageFolder,
+  createTemporaryPackageFolder,
+  packageNameFor,
+  writePackageZip,
+} from "../ocf/package-folder.js";
+import { StreamingPackageWriter, type WrittenPackageFile } from "../ocf/package-writer.js";
+import { validatePackageAt, type PackageProblem } from "../ocf/validate-package.js";
+import type { PullEvent } from "../pull/events.js";
+import { streamIssuerRecords, type OnInvalid } from "../pull/pull-issuer.js";
+import type { SourceIssue, SourceWarning } from "../source/errors.js";
+import type { RecordKind } from "../source/kinds.js";
+
+/** Options of `exportIssuer` and `exportIssuers`. */
+export interface ExportOptions extends MappingOptions {
+  // `asOf` (from MappingOptions) defaults here to the date of `generatedAt`: the day the data was pulled.
+  /** The folder packages are written to: `<outDir>/<name>/` and, with `zip`, `<outDir>/<name>.ocf.zip`. */
+  outDir: string;
+  /** Also write one flat `.ocf.zip` per issuer. @default false */
+  zip?: boolean;
+  /**
+   * A record that fails validation or mapping: `"fail"` fails its issuer (nothing is written for it);
+   * `"quarantine"` leaves it out of the package and lists it, raw JSON and issues, in the issuer's
+   * report. @default "fail"
+   */
+  onInvalid?: OnInvalid;
+  /** The manifest's `generated_at` (RFC 3339 with a zone). @default the current time, UTC */
+  generatedAt?: string;
+  /**
+   * Re-read and fully validate each package before it is put in place (schemas, md5 sums, references,
+   * dates, quantities). Every object is always checked against the OCF schemas as it is mapped; this
+   * adds the package-level checks, and reads the package back into memory. @default true
+   */
+  validate?: boolean;
+  /** Progress: pull events plus `package-written`. */
+  onEvent?: (event: ExportEvent) => void;
+  signal?: AbortSignal;
+}
+
+/** Progress events of an export. */
+export type ExportEvent =
+  | PullEvent
+  | { type: "package-written"; issuerId: string; folder: string; zip: string | undefined; transactions: number };
+
+/** A record left out of a package, with everything needed to find and fix it at the source. */
+export interface ExportQuarantine {
+  kind: RecordKind;
+  recordId: string | undefined;
+  /** `SOURCE_RECORD_INVALID` (failed the API schema) or a `MAPPING_*` code. */
+  code: string;
+  message: string;
+  issues?: SourceIssue[];
+  raw?: unknown;
+}
+
+/** What one issuer's export produced. */
+export interface IssuerExport {
+  issuerId: string;
+  /** The package's folder and zip base name (see `packageNameFor`). */
+  name: string;
+  folder: string;
+  zip: string | undefined;
+  /** The issuer's report: counts, warnings and quarantined records as JSON. */
+  report: string;
+  awards: number;
+  units: number;
+  transactions: number;
+  files: WrittenPackageFile[];
+  warnings: (SourceWarning | MappingWarning)[];
+  quarantined: ExportQuarantine[];
+  /** Whether the package was re-read and validated before being put in place. */
+  validated: boolean;
+}
+
+/** Raised when a package that was written fails validation: it is not put in place. */
+export class ExportValidationError extends OcfSyncError {
+  readonly issuerId: string;
+  readonly problems: PackageProblem[];
+  constructor(issuerId: string, problems: PackageProblem[]) {
+    const shown = problems.slice(0, 5).map((p) => `${p.file} ${p.itemId ?? ""} ${p.jsonPath}: ${p.message}`.replace(/\s+/g, " "));
+    super(
+      "EXPORT_PACKAGE_INVALID",
+      `the package of issuer ${JSON.stringify(issuerId)} failed validation and was not written (${problems.length} problem${problems.length === 1 ? "" : "s"}): ${shown.join("; ")}${problems.length > 5 ? "; …" : ""}`,
+    );
+    this.name = "ExportValidationError";
+    this.issuerId = issuerId;
+    this.problems = problems;
+  }
+}
+
+/** RFC 3339 UTC now, without fractional seconds (the manifest's `generated_at`). */
+function nowRfc3339(): string {
+  return `${new Date().toISOString().slice(0, 19)}Z`;
+}
+
+/**
+ * Exports one issuer to `<outDir>/<name>/` (and `.ocf.zip`). The package appears whole or not at all,
+ * and a previous package of the issuer is replaced only by a complete, valid one.
+ *
+ * @throws the API error, the first invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
+ */
+export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
+  const { outDir, zip = false, onInvalid = "fail", validate = true, onEvent, signal } = options;
+  const generatedAt = options.generatedAt ?? nowRfc3339();
+  const name = packageNameFor(issuerId);
+  const temporary = await createTemporaryPackageFolder(outDir, name);
+  let writer: StreamingPackageWriter | undefined;
+  try {
+    writer = await StreamingPackageWriter.open(temporary);
+    // The package shows the records as of the export (the date of `generatedAt`), unless told otherwise.
+    const accumulator = new IssuerMappingAccumulator(issuerId, { ...options, onInvalid, asOf: options.asOf ?? generatedAt.slice(0, 10) });
+    const entriesByKey = new Map<string, Awaited<ReturnType<StreamingPackageWriter["addRecord"]>>>();
+    const warnings: SourceWarning[] = [];
+    const quarantined = new Map<string, ExportQuarantine>();
+    let awards = 0;
+    let units = 0;
+    for await (const item of streamIssuerRecords(client, issuerId, {
+      onInvalid,
+      ...(onEvent === undefined ? {} : { onEvent }),
+      ...(signal === undefined ? {} : { signal }),
+    })) {
+      if (item.type === "warning") {
+        warnings.push(item.warning);
+      } else if (item.type === "quarantined") {
+        quarantined.set(`source\u0000${item.kind}\u0000${item.recordId ?? ""}\u0000${quarantined.size}`, {
+          kind: item.kind,
+          recordId: item.recordId,
+          code: item.error.code,
+          message: item.error.message,
+          issues: item.error.issues,
+          raw: item.raw,
+        });
+      } else {
+        const outcome = accumulator.add(item.kind === "restrictedStockAward" ? { kind: item.kind, record: item.record } : { kind: item.kind, record: item.record });
+        if (outcome.status === "stale") continue;
+        if (outcome.replaces !== undefined) {
+          writer.retract(entriesByKey.get(outcome.replaces) ?? []);
+          entriesByKey.delete(outcome.replaces);
+        }
+        if (outcome.status === "mapped") {
+          entriesByKey.set(outcome.key, await writer.addRecord(outcome.mapped.transactions, outcome.mapped.vestingTerms));
+        }
+      }
+    }
+    const head = accumulator.finish();
+    for (const key of head.withdrawn) {
+      writer.retract(entriesByKey.get(key) ?? []);
+      entriesByKey.delete(key);
+    }
+    for (const key of entriesByKey.keys()) {
+      if (key.startsWith("restrictedStockAward\u0000")) awards += 1;
+      else units += 1;
+    }
+    for (const q of head.quarantined) {
+      quarantined.set(`mapping\u0000${q.kind}\u0000${q.recordId}`, { kind: q.kind, recordId: q.recordId, code: q.error.code, message: q.error.message });
+    }
+    const transactions = writer.transactionCount;
+    const { files } = await writer.finish(head, { generatedAt });
+    writer = undefined;
+
+    if (validate) {
+      const report = await validatePackageAt(temporary, signal === undefined ? {} : { signal });
+      if (!report.valid) throw new ExportValidationError(issuerId, report.problems);
+    }
+    const zipPath = zip ? join(outDir, `${name}.ocf.zip`) : undefined;
+    if (zipPath !== undefined) {
+      await writePackageZip(
+        zipPath,
+        files.map((f) => ({ path: f.path, source: join(temporary, f.path) })),
+        new Date(generatedAt),
+      );
+    }
+    const result: IssuerExport = {
+      issuerId,
+      name,
+      folder: join(outDir, name),
+      zip: zipPath,
+      report: join(outDir, `${name}.report.json`),
+      awards,
+      units,
+      transactions,
+      files,
+      warnings: [...warnings, ...head.warnings],
+      quarantined: [...quarantined.values()],
+      validated: validate,
+    };
+    await commitPackageFolder(temporary, outDir, name);
+    await writeFileAtomic(result.report, `${JSON.stringify(reportOf(result, generatedAt), null, 2)}\n`);
+    onEvent?.({ type: "package-written", issuerId, folder: result.folder, zip: zipPath, transactions });
+    return result;
+  } catch (error) {
+    await writer?.discardSpools().catch(() => {});
+    await rm(temporary, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+function reportOf(result: IssuerExport, generatedAt: string): unknown {
+  return {
+    issuerId: result.issuerId,
+    generatedAt,
+    package: result.name,
+    zip: result.zip === undefined ? null : `${result.name}.ocf.zip`,
+    counts: {
+      awards: result.awards,
+      units: result.units,
+      transactions: result.transactions,
+      warnings: result.warnings.length,
+      quarantined: result.quarantined.length,
+    },
+    files: result.files,
+    warnings: result.warnings,
+    quarantined: result.quarantined,
+  };
+}

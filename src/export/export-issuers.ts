@@ -1,0 +1,94 @@
+/**
+ * Exporting many issuers: p-limit concurrency across issuers, one client (so one rate limiter), each
+ * issuer isolated: a failure is reported as its result and every other issuer is still written.
+ */
+import { createHash } from "node:crypto";
+import { mkdir } from "node:fs/promises";
+import type { ApiClient } from "../client/create-client.js";
+import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
+import { recoverPackageFolders } from "../ocf/package-folder.js";
+import { inCompletionOrder } from "../pull/concurrent.js";
+import { exportIssuer, type ExportOptions, type IssuerExport } from "./export-issuer.js";
+
+export interface ExportManyOptions extends ExportOptions {
+  /** Issuers exported at the same time. @default 4 */
+  concurrency?: number;
+  /** Called with the names of packages a killed earlier export had left aside and that were restored. */
+  onRecovered?: (names: string[]) => void;
+  /** The issuer profile of each issuer, when they differ (takes precedence over `issuerProfile`). */
+  issuerProfileOf?: (issuerId: string) => IssuerProfile | undefined;
+  /** The stakeholder directory of each issuer, when they differ (takes precedence over `stakeholders`). */
+  stakeholdersOf?: (issuerId: string) => ReadonlyMap<string, StakeholderEntry> | undefined;
+}
+
+/** The outcome of one issuer. */
+export type IssuerExportResult = { issuerId: string; ok: true; export: IssuerExport } | { issuerId: string; ok: false; error: unknown };
+
+/**
+ * Exports each issuer and yields its result as it finishes. First repairs what a killed earlier export
+ * left in `outDir` (see `recoverPackageFolders`). The same `generatedAt` is used for every issuer.
+ *
+ * @example
+ * for await (const result of exportIssuers(client, ["7", "144361"], { outDir: "out", zip: true })) {
+ *   console.log(result.issuerId, result.ok ? result.export.folder : result.error);
+ * }
+ */
+export async function* exportIssuers(
+  client: ApiClient,
+  issuerIds: Iterable<string>,
+  options: ExportManyOptions,
+): AsyncGenerator<IssuerExportResult, void, undefined> {
+  const { concurrency = 4, onRecovered, issuerProfileOf, stakeholdersOf, ...exportOptions } = options;
+  await mkdir(options.outDir, { recursive: true });
+  const restored = await recoverPackageFolders(options.outDir);
+  if (restored.length > 0) onRecovered?.(restored);
+  const generatedAt = options.generatedAt ?? `${new Date().toISOString().slice(0, 19)}Z`;
+  const unique = [...new Set(issuerIds)];
+  yield* inCompletionOrder(unique, concurrency, async (issuerId): Promise<IssuerExportResult> => {
+    const started = Date.now();
+    exportOptions.onEvent?.({ type: "issuer-started", issuerId });
+    try {
+      const profile = issuerProfileOf?.(issuerId);
+      const directory = stakeholdersOf?.(issuerId);
+      const result = await exportIssuer(client, issuerId, {
+        ...exportOptions,
+        generatedAt,
+        ...(profile === undefined ? {} : { issuerProfile: profile }),
+        ...(directory === undefined ? {} : { stakeholders: directory }),
+      });
+      exportOptions.onEvent?.({
+        type: "issuer-done",
+        issuerId,
+        awards: result.awards,
+        units: result.units,
+        quarantined: result.quarantined.length,
+        warnings: result.warnings.length,
+        durationMs: Date.now() - started,
+      });
+      return { issuerId, ok: true, export: result };
+    } catch (error) {
+      exportOptions.onEvent?.({ type: "issuer-failed", issuerId, error, durationMs: Date.now() - started });
+      return { issuerId, ok: false, error };
+    }
+  });
+  options.signal?.throwIfAborted();
+}
+
+/**
+ * The deterministic K-th of N slices of an issuer list (K from 1 to N), for splitting a large batch
+ * across machines with no coordination (a Kubernetes indexed job, a CI matrix). An issuer's slice is
+ * decided by a hash of its id alone, so every machine agrees whatever the order of its list, every
+ * issuer lands in exactly one slice, and adding issuers to the list never moves the others.
+ */
+export function shardOf(issuerIds: Iterable<string>, k: number, n: number): string[] {
+  if (!Number.isInteger(n) || n < 1 || !Number.isInteger(k) || k < 1 || k > n) {
+    throw new RangeError(`a shard is K/N with 1 <= K <= N, got ${k}/${n}`);
+  }
+  return [...new Set(issuerIds)].filter((id) => shardIndexOf(id, n) === k);
+}
+
+/** The 1-based slice of `issuerId` among `n`. */
+export function shardIndexOf(issuerId: string, n: number): number {
+  const digest = createHash("sha256").update(issuerId, "utf8").digest();
+  return (digest.readUInt32BE(0) % n) + 1;
+}

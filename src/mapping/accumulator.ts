@@ -1,0 +1,195 @@
+/**
+ * Maps an issuer one record at a time, for exports that stream: each record becomes its OCF objects
+ * as soon as it arrives (the caller writes them out), and only what the issuer-level objects need is
+ * kept (`RecordUses`, claimed ids, warnings). `finish` then builds the Issuer, Stakeholders, StockClasses
+ * and StockPlans and settles what can only be settled with every record known, in the same canonical
+ * order `mapIssuer` uses, so a streamed package and an in-memory one are identical:
+ *
+ * - a record listed twice (the service changed while we paged) keeps its most recently modified copy;
+ * - two records whose OCF ids collide: the later one in canonical order (kind, then id) is quarantined,
+ *   or, with `onInvalid: "fail"`, fails the issuer.
+ */
+import { isCalendarDate, type CalendarDate } from "../dates.js";
+import type { OcfIssuer, OcfStakeholder, OcfStockClass, OcfStockPlan, OcfTransaction } from "../ocf/schemas.js";
+import type { RecordKind } from "../source/kinds.js";
+import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
+import { mapAward } from "./award.js";
+import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
+import { mapIssuerObject } from "./issuer.js";
+import { compareText } from "./order.js";
+import { mapStakeholders } from "./stakeholders.js";
+import { mapStockClasses } from "./stock-classes.js";
+import { mapStockPlans } from "./stock-plans.js";
+import type { MapIssuerOptions, MappedRecord, QuarantinedMapping, RecordUses } from "./types.js";
+import { mapUnit } from "./unit.js";
+import { assertValidOcf } from "./validate.js";
+
+/** A record as the accumulator receives it. */
+export type SourceGrant =
+  | { kind: "restrictedStockAward"; record: RestrictedStockAward }
+  | { kind: "restrictedStockUnit"; record: RestrictedStockUnit };
+
+/** What is kept of each mapped record until `finish`. */
+interface Kept {
+  kind: RecordKind;
+  recordId: string;
+  lastModified: string;
+  claims: [space: "transaction" | "security" | "vestingTerms", id: string][];
+  uses: RecordUses;
+  warnings: MappingWarning[];
+  latestDate: string;
+}
+
+/** The result of adding one record. */
+export type AddOutcome =
+  /** Mapped: write its objects. `replaces` is the key of an earlier copy whose objects must be withdrawn. */
+  | { status: "mapped"; key: string; mapped: MappedRecord; replaces?: string }
+  /** An older copy of a record already mapped: nothing to write. */
+  | { status: "stale"; key: string }
+  /** Could not be mapped (quarantine mode): nothing to write; `replaces` as above. */
+  | { status: "quarantined"; key: string; quarantined: QuarantinedMapping; replaces?: string };
+
+/** The issuer-level objects and the final verdicts, from `finish`. */
+export interface AccumulatedIssuer {
+  issuer: OcfIssuer;
+  asOf: CalendarDate;
+  stakeholders: OcfStakeholder[];
+  stockClasses: OcfStockClass[];
+  stockPlans: OcfStockPlan[];
+  /** Keys of records whose objects must be withdrawn after all (they lost an id collision). */
+  withdrawn: string[];
+  quarantined: QuarantinedMapping[];
+  warnings: MappingWarning[];
+}
+
+/** The key of a record: its kind and id. */
+export function grantKey(kind: RecordKind, recordId: string): string {
+  return `${kind}\u0000${recordId}`;
+}
+
+function isIssuance(tx: OcfTransaction): boolean {
+  return tx.object_type === "TX_STOCK_ISSUANCE" || tx.object_type === "TX_EQUITY_COMPENSATION_ISSUANCE";
+}
+
+export class IssuerMappingAccumulator {
+  private readonly kept = new Map<string, Kept>();
+  private readonly quarantinedByKey = new Map<string, QuarantinedMapping>();
+  private readonly onInvalid: "fail" | "quarantine";
+
+  constructor(
+    readonly issuerId: string,
+    private readonly options: MapIssuerOptions = {},
+  ) {
+    this.onInvalid = options.onInvalid ?? "fail";
+    if (options.asOf !== undefined && !isCalendarDate(options.asOf)) {
+      throw new MappingError("MAPPING_INVALID_OPTION", { issuerId, path: "options.asOf" }, `${JSON.stringify(options.asOf)} is not a real calendar date of the form YYYY-MM-DD`, { value: options.asOf });
+    }
+  }
+
+  /** Maps one record. Throws its `MappingError` when `onInvalid` is `"fail"`. */
+  add(grant: SourceGrant): AddOutcome {
+    const recordId = grant.record.id;
+    const key = grantKey(grant.kind, recordId);
+    const lastModified = grant.record.lastModifiedDatetime ?? "";
+    const earlier = this.kept.get(key);
+    if (earlier !== undefined && earlier.lastModified > lastModified) return { status: "stale", key };
+    const replaces = earlier !== undefined ? { replaces: key } : {};
+    this.kept.delete(key);
+    this.quarantinedByKey.delete(key);
+    let mapped: MappedRecord;
+    try {
+      mapped =
+        grant.kind === "restrictedStockAward"
+          ? mapAward(grant.record, { issuerId: this.issuerId, options: this.options })
+          : mapUnit(grant.record, { issuerId: this.issuerId, options: this.options });
+    } catch (error) {
+      if (!isMappingError(error) || this.onInvalid === "fail") throw error;
+      const quarantined: QuarantinedMapping = { kind: grant.kind, recordId, error };
+      this.quarantinedByKey.set(key, quarantined);
+      return { status: "quarantined", key, quarantined, ...replaces };
+    }
+    const claims: Kept["claims"] = [];
+    let latestDate = "";
+    for (const tx of mapped.transactions) {
+      claims.push(["transaction", tx.id]);
+      if (isIssuance(tx)) claims.push(["security", tx.security_id]);
+      if (tx.date > latestDate) latestDate = tx.date;
+    }
+    for (const terms of mapped.vestingTerms) claims.push(["vestingTerms", terms.id]);
+    this.kept.set(key, { kind: grant.kind, recordId, lastModified, claims, uses: mapped.uses, warnings: mapped.warnings, latestDate });
+    return { status: "mapped", key, mapped, ...replaces };
+  }
+
+  /**
+   * Settles id collisions in canonical order and builds the issuer-level objects.
+   * @throws {MappingError} for an id collision under `onInvalid: "fail"`, or an invalid option.
+   */
+  finish(): AccumulatedIssuer {
+    const issuerId = this.issuerId;
+    const ordered = [...this.kept.entries()].sort(
+      ([, a], [, b]) => compareText(a.kind, b.kind) || compareText(a.recordId, b.recordId),
+    );
+    const claimed = { transaction: new Map<string, string>(), security: new Map<string, string>(), vestingTerms: new Map<string, string>() };
+    const withdrawn: string[] = [];
+    const survivors: Kept[] = [];
+    for (const [key, kept] of ordered) {
+      const owner = `${kept.kind} ${JSON.stringify(kept.recordId)}`;
+      const clash = kept.claims.find(([space, id]) => claimed[space].has(id));
+      if (clash !== undefined) {
+        const [space, id] = clash;
+        const other = claimed[space].get(id);
+        const error = new MappingError(
+          "MAPPING_ID_COLLISION",
+          { issuerId, record: { kind: kept.kind, recordId: kept.recordId } },
+          `its ${space === "vestingTerms" ? "vesting terms" : space} id ${JSON.stringify(id)} is already used by ${other === owner ? "an earlier record with the same id" : other}`,
+        );
+        if (this.onInvalid === "fail") throw error;
+        withdrawn.push(key);
+        this.quarantinedByKey.set(key, { kind: kept.kind, recordId: kept.recordId, error });
+        continue;
+      }
+      for (const [space, id] of kept.claims) claimed[space].set(id, owner);
+      survivors.push(kept);
+    }
+
+    const uses = survivors.map((k) => k.uses);
+    let asOf = this.options.asOf;
+    if (asOf === undefined) {
+      let latest = "";
+      for (const k of survivors) {
+        if (k.latestDate > latest) latest = k.latestDate;
+        const modified = k.uses.lastModifiedDatetime?.slice(0, 10) ?? "";
+        if (modified > latest) latest = modified;
+      }
+      if (latest !== "") asOf = latest;
+    }
+    if (asOf === undefined) {
+      throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
+    }
+    const { issuer, warnings: issuerWarnings } = mapIssuerObject(
+      issuerId,
+      this.options.issuerProfile,
+      uses.flatMap((u) => (u.earliestDate === undefined ? [] : [u.earliestDate])),
+      asOf,
+    );
+    const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.map((u) => u.stakeholderId), this.options.stakeholders);
+    const stockClasses = mapStockClasses(uses);
+    const stockPlans = mapStockPlans(uses);
+    assertValidOcf({ issuerId, path: "options.issuerProfile" }, [issuer]);
+    assertValidOcf({ issuerId, path: "options.stakeholders" }, stakeholders);
+    assertValidOcf({ issuerId }, [...stockClasses, ...stockPlans]);
+    const quarantined = [...this.quarantinedByKey.values()].sort(
+      (a, b) => compareText(a.kind, b.kind) || compareText(a.recordId, b.recordId),
+    );
+    return {
+      issuer,
+      asOf,
+      stakeholders,
+      stockClasses,
+      stockPlans,
+      withdrawn,
+      quarantined,
+      warnings: [...issuerWarnings, ...stakeholderWarnings, ...survivors.flatMap((k) => k.warnings)],
+    };
+  }
+}
