@@ -18,7 +18,7 @@
  *   (OCF #531), so outstanding = issued − released − cancelled on one security id.
  * - Zero quantities emit nothing.
  */
-import { Dec, formatDecimal, type DecimalString } from "../decimal.js";
+import type { DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type {
   OcfEquityCompensationCancellation,
@@ -27,6 +27,7 @@ import type {
 } from "../ocf/schemas.js";
 import type { GrantFields } from "../source/records.js";
 import { compact } from "../source/wire.js";
+import { isPositiveDecimal, isZeroDecimal, sameDecimal, sumDecimalStrings } from "./decimals.js";
 import { txIds } from "./ids.js";
 import type { RecordContext } from "./record-context.js";
 
@@ -74,8 +75,14 @@ export function grantEndOf(
   });
 }
 
-const isPositive = (value: DecimalString | undefined): value is DecimalString => value !== undefined && new Dec(value).gt(0);
-const orZero = (value: DecimalString | undefined): Dec => new Dec(value ?? "0");
+function isPositive(value: DecimalString | undefined): value is DecimalString {
+  return value !== undefined && isPositiveDecimal(value);
+}
+
+/** The exact sum of two counters, an absent one counting as 0. */
+function sumOf(a: DecimalString | undefined, b: DecimalString | undefined): DecimalString {
+  return sumDecimalStrings([a ?? "0", b ?? "0"]);
+}
 
 interface Cancelled {
   id: string;
@@ -157,15 +164,15 @@ function awardCancellations(grant: GrantEnd): Cancelled[] {
 /** See the module comment: one cancellation per forfeited/expired count when they make up the canceled total. */
 function unitCancellations(ctx: RecordContext, grant: GrantEnd): Cancelled[] {
   const { canceledQuantity: canceled, forfeitedQuantity: forfeited, expiredQuantity: expired } = grant;
-  const parts = orZero(forfeited).plus(orZero(expired));
+  const parts = sumOf(forfeited, expired);
   const context = terminationContext(grant);
   const ofTotal = canceled === undefined ? "" : ` of canceledQuantity ${canceled}`;
-  if (canceled === undefined || orZero(canceled).isZero() || parts.equals(orZero(canceled))) {
-    if (canceled !== undefined && !parts.equals(orZero(canceled))) {
+  if (canceled === undefined || isZeroDecimal(canceled) || sameDecimal(parts, canceled)) {
+    if (canceled !== undefined && !sameDecimal(parts, canceled)) {
       ctx.warn(
         "CANCELLATION_BREAKDOWN_MISMATCH",
         "canceledQuantity",
-        `is ${canceled}, but forfeitedQuantity ${forfeited ?? "0"} + expiredQuantity ${expired ?? "0"} is ${formatDecimal(parts)}; the forfeited and expired units are cancelled`,
+        `is ${canceled}, but forfeitedQuantity ${forfeited ?? "0"} + expiredQuantity ${expired ?? "0"} is ${parts}; the forfeited and expired units are cancelled`,
       );
     }
     const out: Cancelled[] = [];
@@ -177,12 +184,13 @@ function unitCancellations(ctx: RecordContext, grant: GrantEnd): Cancelled[] {
     }
     return out;
   }
-  const breakdown = parts.isZero() ? "" : `; forfeitedQuantity ${forfeited ?? "0"} and expiredQuantity ${expired ?? "0"} do not add up to it`;
-  if (!parts.isZero()) {
+  const partsZero = isZeroDecimal(parts);
+  const breakdown = partsZero ? "" : `; forfeitedQuantity ${forfeited ?? "0"} and expiredQuantity ${expired ?? "0"} do not add up to it`;
+  if (!partsZero) {
     ctx.warn(
       "CANCELLATION_BREAKDOWN_MISMATCH",
       "canceledQuantity",
-      `is ${canceled}, but forfeitedQuantity ${forfeited ?? "0"} + expiredQuantity ${expired ?? "0"} is ${formatDecimal(parts)}; one cancellation of the canceled quantity is emitted`,
+      `is ${canceled}, but forfeitedQuantity ${forfeited ?? "0"} + expiredQuantity ${expired ?? "0"} is ${parts}; one cancellation of the canceled quantity is emitted`,
     );
   }
   return [
@@ -199,12 +207,12 @@ function unitCancellations(ctx: RecordContext, grant: GrantEnd): Cancelled[] {
 function checkPoolAndTreasury(ctx: RecordContext, grant: GrantEnd): void {
   const { canceledQuantity, returnedToPoolQuantity, returnedToTreasuryQuantity } = grant;
   if (returnedToPoolQuantity === undefined && returnedToTreasuryQuantity === undefined) return;
-  const parts = orZero(returnedToPoolQuantity).plus(orZero(returnedToTreasuryQuantity));
-  if (!parts.equals(orZero(canceledQuantity))) {
+  const parts = sumOf(returnedToPoolQuantity, returnedToTreasuryQuantity);
+  if (!sameDecimal(parts, canceledQuantity ?? "0")) {
     ctx.warn(
       "CANCELLATION_BREAKDOWN_MISMATCH",
       "returnedToPoolQuantity",
-      `returnedToPoolQuantity ${returnedToPoolQuantity ?? "0"} + returnedToTreasuryQuantity ${returnedToTreasuryQuantity ?? "0"} is ${formatDecimal(parts)}, not canceledQuantity ${canceledQuantity ?? "0"}`,
+      `returnedToPoolQuantity ${returnedToPoolQuantity ?? "0"} + returnedToTreasuryQuantity ${returnedToTreasuryQuantity ?? "0"} is ${parts}, not canceledQuantity ${canceledQuantity ?? "0"}`,
     );
   }
 }

@@ -125,26 +125,26 @@ function precededByComment(precededBy: PrecededBy): string {
 
 /** The earliest calendar date a grant carries (for the issuer's formation-date placeholder). */
 export function earliestGrantDate(record: GrantFields & { settlements?: readonly { settlementDate?: CalendarDate }[] }): CalendarDate | undefined {
-  let earliest: CalendarDate | undefined;
-  const consider = (date: CalendarDate | undefined): void => {
-    if (date !== undefined && (earliest === undefined || date < earliest)) earliest = date;
-  };
-  for (const date of [
-    record.issueDate,
-    record.vestingStartDate,
-    record.boardApprovalDate,
-    record.stakeholderAcceptanceDate,
-    record.canceledDate,
-    record.terminationDate,
-    record.vestingSchedule?.startDate,
-    record.vestingSchedule?.endDate,
-    record.vestingSchedule?.lastModifiedDate,
-  ]) {
-    consider(date);
+  const schedule = record.vestingSchedule;
+  let earliest = earlier(record.issueDate, record.vestingStartDate);
+  earliest = earlier(earliest, record.boardApprovalDate);
+  earliest = earlier(earliest, record.stakeholderAcceptanceDate);
+  earliest = earlier(earliest, record.canceledDate);
+  earliest = earlier(earliest, record.terminationDate);
+  if (schedule !== undefined) {
+    earliest = earlier(earliest, schedule.startDate);
+    earliest = earlier(earliest, schedule.endDate);
+    earliest = earlier(earliest, schedule.lastModifiedDate);
   }
-  for (const event of record.vestingEvents) consider(event.vestDate);
-  for (const settlement of record.settlements ?? []) consider(settlement.settlementDate);
+  for (const event of record.vestingEvents) earliest = earlier(earliest, event.vestDate);
+  for (const settlement of record.settlements ?? []) earliest = earlier(earliest, settlement.settlementDate);
   return earliest;
+}
+
+/** The earlier of two optional dates (`YYYY-MM-DD` text orders as the days do). */
+function earlier(a: CalendarDate | undefined, b: CalendarDate | undefined): CalendarDate | undefined {
+  if (a === undefined) return b;
+  return b !== undefined && b < a ? b : a;
 }
 
 /** The keys every issuance of a grant starts with, in OCF's order. */

@@ -10,7 +10,7 @@ import type { RestrictedStockAward, RestrictedStockUnit } from "../source/record
 import { mapAward } from "./award.js";
 import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
 import { mapIssuerObject } from "./issuer.js";
-import { compareById, compareText, compareTransactions } from "./order.js";
+import { compareById, compareText, sortTransactions } from "./order.js";
 import { mapStakeholders } from "./stakeholders.js";
 import { mapStockClasses } from "./stock-classes.js";
 import { mapStockPlans } from "./stock-plans.js";
@@ -43,10 +43,11 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   if (options.asOf !== undefined && !isCalendarDate(options.asOf)) {
     throw new MappingError("MAPPING_INVALID_OPTION", { issuerId, path: "options.asOf" }, `${JSON.stringify(options.asOf)} is not a real calendar date of the form YYYY-MM-DD`, { value: options.asOf });
   }
+  // Kind, then id: every award before every unit ("restrictedStockAward" < "restrictedStockUnit").
   const records: AnyRecord[] = [
-    ...input.awards.map((record) => ({ kind: "restrictedStockAward" as const, record })),
-    ...input.units.map((record) => ({ kind: "restrictedStockUnit" as const, record })),
-  ].sort((a, b) => compareText(a.kind, b.kind) || compareText(a.record.id, b.record.id));
+    ...[...input.awards].sort(compareById).map((record) => ({ kind: "restrictedStockAward" as const, record })),
+    ...[...input.units].sort(compareById).map((record) => ({ kind: "restrictedStockUnit" as const, record })),
+  ];
 
   const mapped: MappedRecord[] = [];
   const quarantined: QuarantinedMapping[] = [];
@@ -63,7 +64,7 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   }
 
   const uses = mapped.map((m) => m.uses);
-  const transactions: OcfTransaction[] = mapped.flatMap((m) => m.transactions).sort(compareTransactions);
+  const transactions: OcfTransaction[] = sortTransactions(mapped.flatMap((m) => m.transactions));
   const vestingTerms: OcfVestingTerms[] = mapped.flatMap((m) => m.vestingTerms).sort(compareById);
   const asOf = options.asOf ?? defaultAsOf(mapped, transactions);
   if (asOf === undefined) {
@@ -106,23 +107,27 @@ interface ClaimedIds {
  */
 function claimIds(claimed: ClaimedIds, result: MappedRecord, issuerId: string): void {
   const owner = `${result.kind} ${JSON.stringify(result.recordId)}`;
-  const wanted: [keyof ClaimedIds, string][] = [];
   for (const tx of result.transactions) {
-    wanted.push(["transaction", tx.id]);
-    if (isIssuance(tx)) wanted.push(["security", tx.security_id]);
+    assertFree(claimed, "transaction", tx.id, owner, result, issuerId);
+    if (isIssuance(tx)) assertFree(claimed, "security", tx.security_id, owner, result, issuerId);
   }
-  for (const terms of result.vestingTerms) wanted.push(["vestingTerms", terms.id]);
-  for (const [space, id] of wanted) {
-    const other = claimed[space].get(id);
-    if (other !== undefined) {
-      throw new MappingError(
-        "MAPPING_ID_COLLISION",
-        { issuerId, record: { kind: result.kind, recordId: result.recordId } },
-        `its ${space === "vestingTerms" ? "vesting terms" : space} id ${JSON.stringify(id)} is already used by ${other === owner ? "an earlier record with the same id" : other}`,
-      );
-    }
+  for (const terms of result.vestingTerms) assertFree(claimed, "vestingTerms", terms.id, owner, result, issuerId);
+  // Claimed only once every id is known to be free, so that a record that fails claims none.
+  for (const tx of result.transactions) {
+    claimed.transaction.set(tx.id, owner);
+    if (isIssuance(tx)) claimed.security.set(tx.security_id, owner);
   }
-  for (const [space, id] of wanted) claimed[space].set(id, owner);
+  for (const terms of result.vestingTerms) claimed.vestingTerms.set(terms.id, owner);
+}
+
+function assertFree(claimed: ClaimedIds, space: keyof ClaimedIds, id: string, owner: string, result: MappedRecord, issuerId: string): void {
+  const other = claimed[space].get(id);
+  if (other === undefined) return;
+  throw new MappingError(
+    "MAPPING_ID_COLLISION",
+    { issuerId, record: { kind: result.kind, recordId: result.recordId } },
+    `its ${space === "vestingTerms" ? "vesting terms" : space} id ${JSON.stringify(id)} is already used by ${other === owner ? "an earlier record with the same id" : other}`,
+  );
 }
 
 function isIssuance(tx: OcfTransaction): boolean {
@@ -131,9 +136,11 @@ function isIssuance(tx: OcfTransaction): boolean {
 
 /** The latest transaction date or `lastModifiedDatetime` day: the package shows the records as of then. */
 function defaultAsOf(mapped: readonly MappedRecord[], transactions: readonly OcfTransaction[]): CalendarDate | undefined {
-  const dates = [
-    ...transactions.map((tx) => tx.date),
-    ...mapped.flatMap((m) => (m.uses.lastModifiedDatetime === undefined ? [] : [m.uses.lastModifiedDatetime.slice(0, 10)])),
-  ];
-  return dates.sort(compareText).at(-1);
+  let latest: CalendarDate | undefined;
+  for (const tx of transactions) if (compareText(tx.date, latest) > 0) latest = tx.date;
+  for (const m of mapped) {
+    const day = m.uses.lastModifiedDatetime?.slice(0, 10);
+    if (day !== undefined && compareText(day, latest) > 0) latest = day;
+  }
+  return latest;
 }

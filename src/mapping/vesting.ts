@@ -71,12 +71,18 @@ export interface MappedVesting {
 /** One source event with what the mapping decided about it. */
 interface PlannedEvent {
   event: VestingEvent;
-  /** `vestingEvents[i]` in the source list. */
-  path: string;
+  /** Its position in the source list: `vestingEvents[index]`. */
+  index: number;
   /** Source id, or `index-<n>` in canonical order when absent. */
   key: string;
   amount: DecimalString;
-  amountPath: string;
+  /** The field of the event that `amount` is. */
+  amountField: "vestedQuantity" | "targetQuantity" | "quantity";
+}
+
+/** The source path of a planned event (built only for errors, warnings and conversions). */
+function eventPath(index: number): string {
+  return `vestingEvents[${index}]`;
 }
 
 /**
@@ -97,53 +103,75 @@ export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesti
     }
     return { transactions: [], issuanceComments: scheduleComments(grant) };
   }
-  const allScheduled = planned.every((p) => !p.event.performanceCondition && p.event.vestDate !== undefined);
+  let allScheduled = true;
+  for (const p of planned) {
+    if (p.event.performanceCondition || p.event.vestDate === undefined) {
+      allScheduled = false;
+      break;
+    }
+  }
   if (allScheduled) return asVestingsList(ctx, grant, planned);
   return asVestingTerms(ctx, grant, planned);
 }
 
 function planEvents(ctx: RecordContext, events: readonly VestingEvent[]): PlannedEvent[] {
-  const indexed = events.map((event, index) => ({ event, path: `vestingEvents[${index}]` }));
-  indexed.sort((a, b) => compareVestingEvents(a.event, b.event));
-  const seen = new Map<string, string>();
-  return indexed.map(({ event, path }, position) => {
+  // Key and amount are filled in once the events are in canonical order (keys number that order).
+  const planned = events.map((event, index): PlannedEvent => ({ event, index, key: "", amount: "", amountField: "quantity" }));
+  planned.sort((a, b) => compareVestingEvents(a.event, b.event));
+  const seen = new Map<string, number>();
+  for (let position = 0; position < planned.length; position++) {
+    const p = planned[position] as PlannedEvent;
+    const { event, index } = p;
     const key = event.id ?? `index-${position + 1}`;
     const earlier = seen.get(key);
     if (earlier !== undefined) {
-      ctx.fail("MAPPING_CONFLICT", `${path}.id`, `repeats the id of ${earlier} (${JSON.stringify(key)}); vesting conditions need distinct ids`, {
+      ctx.fail("MAPPING_CONFLICT", `${eventPath(index)}.id`, `repeats the id of ${eventPath(earlier)} (${JSON.stringify(key)}); vesting conditions need distinct ids`, {
         value: event.id,
       });
     }
-    seen.set(key, path);
-    const { amount, amountPath } = eventAmount(ctx, event, path);
-    return { event, path, key, amount, amountPath };
-  });
+    seen.set(key, index);
+    p.key = key;
+    p.amountField = eventAmountField(ctx, event, index);
+    p.amount = event[p.amountField] as DecimalString;
+  }
+  return planned;
 }
 
-/** What vested (when vested) or is planned to vest: see the module comment. */
-function eventAmount(ctx: RecordContext, event: VestingEvent, path: string): { amount: DecimalString; amountPath: string } {
+/** Which quantity vested (when vested) or is planned to vest: see the module comment. */
+function eventAmountField(ctx: RecordContext, event: VestingEvent, index: number): PlannedEvent["amountField"] {
   if (event.vested && event.vestedQuantity !== undefined) {
     if (!event.performanceCondition && event.targetQuantity !== undefined && !sameDecimal(event.targetQuantity, event.vestedQuantity)) {
       ctx.warn(
         "VESTING_EVENT_QUANTITY",
-        path,
+        eventPath(index),
         `is time-based but its vestedQuantity ${event.vestedQuantity} differs from its targetQuantity ${event.targetQuantity}; the vested quantity is used`,
       );
     }
-    return { amount: event.vestedQuantity, amountPath: `${path}.vestedQuantity` };
+    return "vestedQuantity";
   }
   if (event.vested) {
-    ctx.warn("VESTING_EVENT_QUANTITY", path, "is marked vested but has no vestedQuantity; its targetQuantity (else quantity) is used");
+    ctx.warn("VESTING_EVENT_QUANTITY", eventPath(index), "is marked vested but has no vestedQuantity; its targetQuantity (else quantity) is used");
   }
-  if (event.targetQuantity !== undefined) return { amount: event.targetQuantity, amountPath: `${path}.targetQuantity` };
-  if (event.quantity !== undefined) return { amount: event.quantity, amountPath: `${path}.quantity` };
-  return ctx.fail("MAPPING_MISSING_VALUE", `${path}.targetQuantity`, "is absent, and so are vestedQuantity and quantity: the event has no amount");
+  if (event.targetQuantity !== undefined) return "targetQuantity";
+  if (event.quantity !== undefined) return "quantity";
+  return ctx.fail("MAPPING_MISSING_VALUE", `${eventPath(index)}.targetQuantity`, "is absent, and so are vestedQuantity and quantity: the event has no amount");
+}
+
+/** `ctx.numeric` of a planned event's amount. */
+function amountNumeric(ctx: RecordContext, p: PlannedEvent): string {
+  return ctx.numeric(p.amount, `${eventPath(p.index)}.${p.amountField}`);
 }
 
 /** The source's own totals, checked and reported, never corrected (source-api.md §9.11). */
 function checkVestingSums(ctx: RecordContext, grant: GrantVesting, planned: readonly PlannedEvent[]): void {
   if (planned.length === 0) return;
-  const planTotal = sumDecimalStrings(planned.map((p) => p.event.targetQuantity ?? p.event.quantity ?? "0"));
+  const targets: DecimalString[] = [];
+  const vested: DecimalString[] = [];
+  for (const { event } of planned) {
+    targets.push(event.targetQuantity ?? event.quantity ?? "0");
+    if (event.vested) vested.push(event.vestedQuantity ?? "0");
+  }
+  const planTotal = sumDecimalStrings(targets);
   if (!sameDecimal(planTotal, grant.quantity)) {
     ctx.warn(
       "VESTING_SUM_MISMATCH",
@@ -152,7 +180,7 @@ function checkVestingSums(ctx: RecordContext, grant: GrantVesting, planned: read
     );
   }
   if (grant.vestedQuantity !== undefined) {
-    const vestedTotal = sumDecimalStrings(planned.filter((p) => p.event.vested).map((p) => p.event.vestedQuantity ?? "0"));
+    const vestedTotal = sumDecimalStrings(vested);
     if (!sameDecimal(vestedTotal, grant.vestedQuantity)) {
       ctx.warn(
         "VESTED_SUM_MISMATCH",
@@ -168,13 +196,21 @@ function asVestingsList(ctx: RecordContext, grant: GrantVesting, planned: readon
   for (const p of planned) {
     // An OCF tranche vests shares; a zero tranche says nothing and is left out (and is named in the comment).
     if (isZeroDecimal(p.amount)) continue;
-    vestings.push({ date: p.event.vestDate as CalendarDate, amount: ctx.numeric(p.amount, p.amountPath) });
+    vestings.push({ date: p.event.vestDate as CalendarDate, amount: amountNumeric(ctx, p) });
   }
-  return {
-    ...(vestings.length === 0 ? {} : { vestings }),
-    transactions: [],
-    issuanceComments: [...scheduleComments(grant), eventsComment(planned)],
-  };
+  const issuanceComments = scheduleComments(grant);
+  issuanceComments.push(eventsComment(planned));
+  return vestings.length === 0 ? { transactions: [], issuanceComments } : { vestings, transactions: [], issuanceComments };
+}
+
+/** `list` and `part` joined by `", "`; either may be empty. */
+function listed(list: string, part: string): string {
+  return list === "" ? part : part === "" ? list : `${list}, ${part}`;
+}
+
+/** `<label> <value>` when the event has `value` and it differs from the tranche amount, else `""`. */
+function differing(label: string, value: DecimalString | undefined, amount: DecimalString): string {
+  return value === undefined || sameDecimal(value, amount) ? "" : `${label} ${value}`;
 }
 
 /**
@@ -182,20 +218,18 @@ function asVestingsList(ctx: RecordContext, grant: GrantVesting, planned: readon
  * quantity that differs from the tranche amount are kept in one comment line, in tranche order.
  */
 function eventsComment(planned: readonly PlannedEvent[]): string {
-  const entries = planned.map((p) => {
-    const { event } = p;
-    const same = (value: DecimalString | undefined): boolean => value === undefined || sameDecimal(value, p.amount);
-    const extra = [
-      isZeroDecimal(p.amount) ? "amount 0, not in vestings" : undefined,
-      same(event.vestedQuantity) ? undefined : `vestedQuantity ${event.vestedQuantity}`,
-      same(event.targetQuantity) ? undefined : `targetQuantity ${event.targetQuantity}`,
-      same(event.maxQuantity) ? undefined : `maxQuantity ${event.maxQuantity}`,
-      same(event.quantity) ? undefined : `quantity (deprecated) ${event.quantity}`,
-    ].filter((part) => part !== undefined);
+  let entries = "";
+  for (const p of planned) {
+    const { event, amount } = p;
+    let extra = isZeroDecimal(amount) ? "amount 0, not in vestings" : "";
+    extra = listed(extra, differing("vestedQuantity", event.vestedQuantity, amount));
+    extra = listed(extra, differing("targetQuantity", event.targetQuantity, amount));
+    extra = listed(extra, differing("maxQuantity", event.maxQuantity, amount));
+    extra = listed(extra, differing("quantity (deprecated)", event.quantity, amount));
     const id = event.id === undefined ? `(no id, ${p.key})` : JSON.stringify(event.id);
-    return `${id} ${event.vested ? "vested" : "not vested"}${extra.length === 0 ? "" : ` (${extra.join(", ")})`}`;
-  });
-  return `Vesting events in the order of vestings (time-based; other quantities equal to the tranche amount unless shown): ${entries.join(", ")}.`;
+    entries = listed(entries, `${id} ${event.vested ? "vested" : "not vested"}${extra === "" ? "" : ` (${extra})`}`);
+  }
+  return `Vesting events in the order of vestings (time-based; other quantities equal to the tranche amount unless shown): ${entries}.`;
 }
 
 /** Dated conditions by date (then canonical event order); pending ones after, in canonical order. */
@@ -230,19 +264,20 @@ function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readon
       vesting_condition_id: VESTING_START_CONDITION_ID,
     },
   ];
-  ordered.forEach((p, index) => {
+  for (let index = 0; index < ordered.length; index++) {
+    const p = ordered[index] as PlannedEvent;
     const { event } = p;
     const conditionId = conditionIds[index] as string;
     const scheduled = !event.performanceCondition && event.vestDate !== undefined;
     conditions.push({
       id: conditionId,
       description: describeEvent(p),
-      quantity: ctx.numeric(p.amount, p.amountPath),
+      quantity: amountNumeric(ctx, p),
       trigger: scheduled ? { type: "VESTING_SCHEDULE_ABSOLUTE", date: event.vestDate as CalendarDate } : { type: "VESTING_EVENT" },
       next_condition_ids: conditionIds.slice(index + 1, index + 2),
     });
-    if (scheduled || !event.vested) return;
-    const date = ctx.required(event.vestDate, `${p.path}.vestDate`, `the TX_VESTING_EVENT of this vested ${event.performanceCondition ? "performance" : "undated"} event`);
+    if (scheduled || !event.vested) continue;
+    const date = ctx.required(event.vestDate, `${eventPath(p.index)}.vestDate`, `the TX_VESTING_EVENT of this vested ${event.performanceCondition ? "performance" : "undated"} event`);
     transactions.push({
       object_type: "TX_VESTING_EVENT",
       id: txIds.vestingEvent(grant.security, p.key),
@@ -250,7 +285,7 @@ function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readon
       security_id: grant.security,
       vesting_condition_id: conditionId,
     });
-  });
+  }
   const terms: OcfVestingTerms = {
     object_type: "VESTING_TERMS",
     id: termsId,
@@ -277,13 +312,11 @@ function scheduleComments(grant: GrantVesting): string[] {
   const lines: string[] = [];
   const { schedule } = grant;
   if (schedule !== undefined) {
-    const parts = [
-      schedule.startDate === undefined ? undefined : `start ${schedule.startDate}`,
-      schedule.endDate === undefined ? undefined : `end ${schedule.endDate}`,
-      schedule.lastModifiedDate === undefined ? undefined : `last modified ${schedule.lastModifiedDate}`,
-    ].filter((part) => part !== undefined);
+    let parts = schedule.startDate === undefined ? "" : `start ${schedule.startDate}`;
+    if (schedule.endDate !== undefined) parts = listed(parts, `end ${schedule.endDate}`);
+    if (schedule.lastModifiedDate !== undefined) parts = listed(parts, `last modified ${schedule.lastModifiedDate}`);
     const name = schedule.name === undefined ? "Vesting schedule (no name)" : `Vesting schedule ${JSON.stringify(schedule.name)}`;
-    lines.push(`${name}${parts.length === 0 ? "" : `: ${parts.join(", ")}`}.`);
+    lines.push(`${name}${parts === "" ? "" : `: ${parts}`}.`);
   }
   if (grant.vestingStartDate !== undefined) lines.push(`Vesting start date: ${grant.vestingStartDate}.`);
   return lines;
@@ -295,12 +328,10 @@ function describeEvent(p: PlannedEvent): string {
   const state = event.vested
     ? `vested${event.vestDate === undefined ? "" : ` on ${event.vestDate}`}`
     : `not vested${event.vestDate === undefined ? "" : `, vest date ${event.vestDate}`}`;
-  const quantities = [
-    event.vestedQuantity === undefined ? undefined : `vestedQuantity ${event.vestedQuantity}`,
-    event.targetQuantity === undefined ? undefined : `targetQuantity ${event.targetQuantity}`,
-    event.maxQuantity === undefined ? undefined : `maxQuantity ${event.maxQuantity}`,
-    event.quantity === undefined ? undefined : `quantity (deprecated) ${event.quantity}`,
-  ].filter((part) => part !== undefined);
+  let quantities = event.vestedQuantity === undefined ? "" : `vestedQuantity ${event.vestedQuantity}`;
+  if (event.targetQuantity !== undefined) quantities = listed(quantities, `targetQuantity ${event.targetQuantity}`);
+  if (event.maxQuantity !== undefined) quantities = listed(quantities, `maxQuantity ${event.maxQuantity}`);
+  if (event.quantity !== undefined) quantities = listed(quantities, `quantity (deprecated) ${event.quantity}`);
   const name = event.id === undefined ? `Vesting event without an id (${p.key})` : `Vesting event ${JSON.stringify(event.id)}`;
-  return `${name}: ${kind}, ${state}; ${quantities.join(", ")}.`;
+  return `${name}: ${kind}, ${state}; ${quantities}.`;
 }
