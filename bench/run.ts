@@ -6,9 +6,11 @@
  *   npm run bench                 all sections
  *   npm run bench -- parse        only record parsing against a JSON round trip
  *   npm run bench -- mapping      mapping + package bytes against JSON.parse + JSON.stringify
+ *   npm run bench -- export       full export of 1,000 and 10,000 generated records: speed, peak memory
  *   npm run bench -- pull         only the pull throughput section
  *   npm run bench -- quota        only the rate-limit section (about 75 s: it must outlast a minute window)
  */
+import { benchExport } from "./export.js";
 import { benchMapping } from "./mapping.js";
 import { benchParse } from "./parse.js";
 import { benchPullThroughput } from "./pull-throughput.js";
@@ -17,6 +19,7 @@ import { benchQuotaShare } from "./quota-share.js";
 const sections: Record<string, () => Promise<string>> = {
   parse: benchParse,
   mapping: benchMapping,
+  export: benchExport,
   pull: benchPullThroughput,
   quota: benchQuotaShare,
 };

@@ -3,11 +3,11 @@
  * its acceptance, vesting, cancellation and return to pool. The field-level mapping is
  * `mappings/restricted-stock-award.json`.
  */
-import { Dec } from "../decimal.js";
 import type { OcfStockIssuance } from "../ocf/schemas.js";
 import type { RestrictedStockAward } from "../source/records.js";
 import { compact } from "../source/wire.js";
 import { grantEndOf, mapGrantEnd } from "./cancellation.js";
+import { compareDecimalStrings } from "./decimals.js";
 import { finishGrant, grantBasics, issuanceHead, planOf, sourceFactComments, vestingOf, type RecordMappingContext } from "./grant.js";
 import { stockClassIdOf } from "./ids.js";
 import type { MappedRecord } from "./types.js";
@@ -30,7 +30,7 @@ export function mapAward(record: RestrictedStockAward, context: RecordMappingCon
   const plan = planOf(record);
   const vesting = mapVesting(ctx, vestingOf(basics, record));
   const end = mapGrantEnd(ctx, "stock", grantEndOf(security, plan, record));
-  if (record.canceledQuantity !== undefined && new Dec(record.canceledQuantity).gt(new Dec(basics.quantity))) {
+  if (record.canceledQuantity !== undefined && compareDecimalStrings(record.canceledQuantity, basics.quantity) > 0) {
     ctx.warn("CANCELED_AND_RELEASED_EXCEED_QUANTITY", "canceledQuantity", `is ${record.canceledQuantity}, more than the award's quantity ${basics.quantity}`);
   }
 

@@ -42,10 +42,10 @@ export interface MappedSettlement {
 
 /** The settlements of a unit in canonical order, each with its 1-based number and source index. */
 export function numberSettlements(settlements: readonly Settlement[]): { settlement: Settlement; n: number; index: number }[] {
-  return settlements
-    .map((settlement, index) => ({ settlement, index }))
-    .sort((a, b) => compareSettlements(a.settlement, b.settlement))
-    .map((entry, position) => ({ ...entry, n: position + 1 }));
+  const numbered = settlements.map((settlement, index) => ({ settlement, n: 0, index }));
+  numbered.sort((a, b) => compareSettlements(a.settlement, b.settlement));
+  for (let position = 0; position < numbered.length; position++) (numbered[position] as { n: number }).n = position + 1;
+  return numbered;
 }
 
 /** Maps every settlement of a unit (see the module comment for the policy). */

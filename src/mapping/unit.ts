@@ -3,12 +3,12 @@
  * (ocf-1.2.0.md §10.2), its acceptance, vesting, settlements (releases and the shares they deliver),
  * cancellations and return to pool. The field-level mapping is `mappings/restricted-stock-unit.json`.
  */
-import { Dec, type DecimalString } from "../decimal.js";
+import type { DecimalString } from "../decimal.js";
 import type { OcfEquityCompensationIssuance, OcfTransaction } from "../ocf/schemas.js";
 import type { RestrictedStockUnit } from "../source/records.js";
 import { compact } from "../source/wire.js";
 import { grantEndOf, mapGrantEnd } from "./cancellation.js";
-import { sameDecimal, sumDecimalStrings } from "./decimals.js";
+import { compareDecimalStrings, sameDecimal, sumDecimalStrings } from "./decimals.js";
 import {
   finishGrant,
   grantBasics,
@@ -50,7 +50,9 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
     record.settlements,
   );
   const end = mapGrantEnd(ctx, "equityCompensation", grantEndOf(security, plan, record));
-  const cancelledInPackage = sumDecimalStrings(end.transactions.flatMap((tx) => (tx.object_type === "TX_STOCK_PLAN_RETURN_TO_POOL" ? [] : [tx.quantity])));
+  const cancelledQuantities: DecimalString[] = [];
+  for (const tx of end.transactions) if (tx.object_type !== "TX_STOCK_PLAN_RETURN_TO_POOL") cancelledQuantities.push(tx.quantity);
+  const cancelledInPackage = sumDecimalStrings(cancelledQuantities);
   checkUnitCounters(ctx, record, cancelledInPackage);
 
   const issuance: OcfEquityCompensationIssuance = compact({
@@ -93,8 +95,14 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
  */
 function checkUnitCounters(ctx: RecordContext, record: RestrictedStockUnit, cancelledInPackage: DecimalString): void {
   const { releasedQuantity, netSettledQuantity, vestedQuantity, canceledQuantity, quantity } = record;
-  const grossTotal = sumDecimalStrings(record.settlements.map((s) => s.releaseQuantity ?? "0"));
-  const netTotal = sumDecimalStrings(record.settlements.map((s) => s.netSettlementQuantity ?? "0"));
+  const gross: DecimalString[] = [];
+  const net: DecimalString[] = [];
+  for (const s of record.settlements) {
+    gross.push(s.releaseQuantity ?? "0");
+    net.push(s.netSettlementQuantity ?? "0");
+  }
+  const grossTotal = sumDecimalStrings(gross);
+  const netTotal = sumDecimalStrings(net);
   if (releasedQuantity !== undefined && !sameDecimal(grossTotal, releasedQuantity)) {
     ctx.warn("RELEASED_SUM_MISMATCH", "releasedQuantity", `is ${releasedQuantity}, but the settlements' releaseQuantity add up to ${grossTotal}`);
   }
@@ -102,13 +110,13 @@ function checkUnitCounters(ctx: RecordContext, record: RestrictedStockUnit, canc
     ctx.warn("NET_SETTLED_SUM_MISMATCH", "netSettledQuantity", `is ${netSettledQuantity}, but the settlements' netSettlementQuantity add up to ${netTotal}`);
   }
   const released = releasedQuantity ?? grossTotal;
-  if (vestedQuantity !== undefined && new Dec(released).gt(new Dec(vestedQuantity))) {
+  if (vestedQuantity !== undefined && compareDecimalStrings(released, vestedQuantity) > 0) {
     ctx.warn("RELEASED_EXCEEDS_VESTED", "releasedQuantity", `${released} units are released (settled), more than the ${vestedQuantity} vested`);
   }
   if (quantity === undefined) return;
-  const bySource = new Dec(released).plus(canceledQuantity ?? "0");
-  const inPackage = new Dec(grossTotal).plus(cancelledInPackage);
-  if (bySource.gt(new Dec(quantity)) || inPackage.gt(new Dec(quantity))) {
+  const bySource = sumDecimalStrings([released, canceledQuantity ?? "0"]);
+  const inPackage = sumDecimalStrings([grossTotal, cancelledInPackage]);
+  if (compareDecimalStrings(bySource, quantity) > 0 || compareDecimalStrings(inPackage, quantity) > 0) {
     ctx.warn(
       "CANCELED_AND_RELEASED_EXCEED_QUANTITY",
       "canceledQuantity",
