@@ -1,10 +1,22 @@
 import { defineConfig } from "vitest/config";
 
+// Every test runs in UTC; everything that touches dates, decimals or the OCF output runs again in
+// Pacific/Kiritimati (UTC+14, where "today" is already tomorrow), so a time-zone shift cannot hide.
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
     pool: "forks",
+    projects: [
+      { extends: true, test: { name: "utc", include: ["test/**/*.test.ts"], env: { TZ: "UTC" } } },
+      {
+        extends: true,
+        test: {
+          name: "kiritimati",
+          include: ["test/unit/**/*.test.ts", "test/property/**/*.test.ts", "test/golden/**/*.test.ts"],
+          env: { TZ: "Pacific/Kiritimati" },
+        },
+      },
+    ],
   },
 });

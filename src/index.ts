@@ -119,3 +119,35 @@ export { PackageUnusableError, readOcfPackage, readOcfPackageFromFiles } from ".
 export type { LoadedOcfPackage } from "./ocf/package-reader.js";
 export { PACKAGE_PROBLEM_CODES, validateOcfPackage, validatePackageAt } from "./ocf/validate-package.js";
 export type { PackageProblem, PackageProblemCode, PackageValidationReport } from "./ocf/validate-package.js";
+
+// Mapping to OCF 1.2.0 (pure; see mappings/ for the field-level policy)
+export { mapIssuer } from "./mapping/map-issuer.js";
+export type { IssuerRecords } from "./mapping/map-issuer.js";
+export { mapAward } from "./mapping/award.js";
+export { DEFAULT_SETTLEMENT_STOCK_CLASS_NAME, mapUnit } from "./mapping/unit.js";
+export { IssuerMappingAccumulator } from "./mapping/accumulator.js";
+export type { AccumulatedIssuer, AddOutcome, SourceGrant } from "./mapping/accumulator.js";
+export { MAPPING_ERROR_CODES, MAPPING_WARNING_CODES, MappingError, isMappingError } from "./mapping/errors.js";
+export type { MappingErrorCode, MappingWarning, MappingWarningCode } from "./mapping/errors.js";
+export type {
+  IssuerProfile,
+  MapIssuerOptions,
+  MappedIssuer,
+  MappedRecord,
+  MappingOptions,
+  QuarantinedMapping,
+  StakeholderEntry,
+} from "./mapping/types.js";
+
+// Writing packages
+export { PACKAGE_FILE_NAMES, buildPackageFiles, serializeOcfJson } from "./ocf/package-files.js";
+export type { OcfPackageFiles, PackageContent, PackageFile } from "./ocf/package-files.js";
+export { StreamingPackageWriter } from "./ocf/package-writer.js";
+export type { PackageHead, WrittenPackageFile } from "./ocf/package-writer.js";
+export { commitPackageFolder, packageNameFor, recoverPackageFolders, writePackageZip } from "./ocf/package-folder.js";
+
+// Exporting: pull + map + validate + write, per issuer
+export { ExportValidationError, exportIssuer } from "./export/export-issuer.js";
+export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport } from "./export/export-issuer.js";
+export { exportIssuers, shardIndexOf, shardOf } from "./export/export-issuers.js";
+export type { ExportManyOptions, IssuerExportResult } from "./export/export-issuers.js";

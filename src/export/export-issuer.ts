@@ -7,6 +7,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ApiClient } from "../client/create-client.js";
 import { OcfSyncError } from "../errors.js";
+import { silentLogger, type Logger } from "../logger.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
 import { IssuerMappingAccumulator } from "../mapping/accumulator.js";
 import type { MappingWarning } from "../mapping/errors.js";
@@ -20,7 +21,7 @@ import {
 import { StreamingPackageWriter, type WrittenPackageFile } from "../ocf/package-writer.js";
 import { validatePackageAt, type PackageProblem } from "../ocf/validate-package.js";
 import type { PullEvent } from "../pull/events.js";
-import { streamIssuerRecords, type OnInvalid } from "../pull/pull-issuer.js";
+import { streamIssuerRecords, type OnInvalid, type PullItem } from "../pull/pull-issuer.js";
 import type { SourceIssue, SourceWarning } from "../source/errors.js";
 import type { RecordKind } from "../source/kinds.js";
 
@@ -45,8 +46,15 @@ export interface ExportOptions extends MappingOptions {
    * adds the package-level checks, and reads the package back into memory. @default true
    */
   validate?: boolean;
+  /**
+   * Where the records come from instead of the API (`client` is then not used): an incremental sync
+   * feeds the records of its previous pass merged with the changed ones. @default pulled from the API
+   */
+  records?: AsyncIterable<PullItem>;
   /** Progress: pull events plus `package-written`. */
   onEvent?: (event: ExportEvent) => void;
+  /** A pino-shaped logger: quarantined records (warn), packages written (info). Silent by default. */
+  logger?: Logger;
   signal?: AbortSignal;
 }
 
@@ -113,7 +121,7 @@ function nowRfc3339(): string {
  * @throws the API error, the first invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
  */
 export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
-  const { outDir, zip = false, onInvalid = "fail", validate = true, onEvent, signal } = options;
+  const { outDir, zip = false, onInvalid = "fail", validate = true, onEvent, signal, logger = silentLogger } = options;
   const generatedAt = options.generatedAt ?? nowRfc3339();
   const name = packageNameFor(issuerId);
   const temporary = await createTemporaryPackageFolder(outDir, name);
@@ -127,14 +135,18 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     const quarantined = new Map<string, ExportQuarantine>();
     let awards = 0;
     let units = 0;
-    for await (const item of streamIssuerRecords(client, issuerId, {
-      onInvalid,
-      ...(onEvent === undefined ? {} : { onEvent }),
-      ...(signal === undefined ? {} : { signal }),
-    })) {
+    const source =
+      options.records ??
+      streamIssuerRecords(client, issuerId, {
+        onInvalid,
+        ...(onEvent === undefined ? {} : { onEvent }),
+        ...(signal === undefined ? {} : { signal }),
+      });
+    for await (const item of source) {
       if (item.type === "warning") {
         warnings.push(item.warning);
       } else if (item.type === "quarantined") {
+        logger.warn({ issuerId, kind: item.kind, recordId: item.recordId, code: item.error.code }, item.error.message);
         quarantined.set(`source\u0000${item.kind}\u0000${item.recordId ?? ""}\u0000${quarantined.size}`, {
           kind: item.kind,
           recordId: item.recordId,
@@ -165,6 +177,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       else units += 1;
     }
     for (const q of head.quarantined) {
+      logger.warn({ issuerId, kind: q.kind, recordId: q.recordId, code: q.error.code }, q.error.message);
       quarantined.set(`mapping\u0000${q.kind}\u0000${q.recordId}`, { kind: q.kind, recordId: q.recordId, code: q.error.code, message: q.error.message });
     }
     const transactions = writer.transactionCount;
@@ -200,6 +213,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     await commitPackageFolder(temporary, outDir, name);
     await writeFileAtomic(result.report, `${JSON.stringify(reportOf(result, generatedAt), null, 2)}\n`);
     onEvent?.({ type: "package-written", issuerId, folder: result.folder, zip: zipPath, transactions });
+    logger.info({ issuerId, folder: result.folder, zip: zipPath, transactions, warnings: result.warnings.length, quarantined: result.quarantined.length }, "package written");
     return result;
   } catch (error) {
     await writer?.discardSpools().catch(() => {});

@@ -41,7 +41,10 @@ export async function* exportIssuers(
   const { concurrency = 4, onRecovered, issuerProfileOf, stakeholdersOf, ...exportOptions } = options;
   await mkdir(options.outDir, { recursive: true });
   const restored = await recoverPackageFolders(options.outDir);
-  if (restored.length > 0) onRecovered?.(restored);
+  if (restored.length > 0) {
+    options.logger?.warn({ outDir: options.outDir, restored }, "restored previous packages that an interrupted export had set aside");
+    onRecovered?.(restored);
+  }
   const generatedAt = options.generatedAt ?? `${new Date().toISOString().slice(0, 19)}Z`;
   const unique = [...new Set(issuerIds)];
   yield* inCompletionOrder(unique, concurrency, async (issuerId): Promise<IssuerExportResult> => {
@@ -68,6 +71,7 @@ export async function* exportIssuers(
       return { issuerId, ok: true, export: result };
     } catch (error) {
       exportOptions.onEvent?.({ type: "issuer-failed", issuerId, error, durationMs: Date.now() - started });
+      exportOptions.logger?.error({ issuerId, code: (error as { code?: unknown }).code, message: error instanceof Error ? error.message : String(error) }, "issuer failed");
       return { issuerId, ok: false, error };
     }
   });
