@@ -41,3 +41,12 @@ export function describeValue(value: unknown, max = 80): string {
   }
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
+
+/**
+ * Text safe to print on a terminal: control characters and bidirectional overrides (which could hide
+ * or reorder what a reader sees) are shown as `\uXXXX` escapes. For ids and messages that came from
+ * the API or a file.
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}

@@ -151,3 +151,19 @@ export { ExportValidationError, exportIssuer } from "./export/export-issuer.js";
 export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport } from "./export/export-issuer.js";
 export { exportIssuers, shardIndexOf, shardOf } from "./export/export-issuers.js";
 export type { ExportManyOptions, IssuerExportResult } from "./export/export-issuers.js";
+
+// Reconciliation: source against OCF, OCF against OCF, and the source's own consistency
+export { reconcileSourceWithOcf } from "./reconcile/source-vs-ocf.js";
+export { matchSecurities, reconcileOcfWithOcf } from "./reconcile/ocf-vs-ocf.js";
+export { checkSourceConsistency } from "./reconcile/consistency.js";
+export { ReconcileInputError, packageObjects } from "./reconcile/package-objects.js";
+export type { PackageObjects } from "./reconcile/package-objects.js";
+export { replayPackage } from "./reconcile/replay.js";
+export { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "./reconcile/load.js";
+export { reconciliationCsv, renderReconciliationText } from "./reconcile/render.js";
+export { renderReconciliationHtml } from "./reconcile/html.js";
+export { DIFFERENCE_CODES, FIGURE_NAMES } from "./reconcile/types.js";
+export type { Difference, DifferenceCode, FigureName, Figures, ReconcileOptions, ReconciliationReport } from "./reconcile/types.js";
+export { NdjsonFormatError, readPulledNdjson } from "./pull/ndjson.js";
+export type { PulledIssuerRecords } from "./pull/ndjson.js";
+export { terminalSafe } from "./errors.js";

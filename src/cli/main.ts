@@ -6,7 +6,9 @@ import { isOcfSyncError } from "../errors.js";
 import { demoCommand } from "./commands/demo.js";
 import { exportCommand } from "./commands/export.js";
 import { pullCommand } from "./commands/pull.js";
+import { reconcileCommand } from "./commands/reconcile.js";
 import { serveSamplesCommand } from "./commands/serve-samples.js";
+import { syncCommand } from "./commands/sync.js";
 import { validateCommand } from "./commands/validate.js";
 import { UsageError, writeLine, type CliIo } from "./io.js";
 
@@ -14,7 +16,9 @@ const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[],
   demo: { summary: "export every sample issuer of the embedded sample API to ./out and validate it", run: demoCommand },
   export: { summary: "pull, map, validate and write one OCF 1.2.0 package per issuer", run: exportCommand },
   pull: { summary: "pull awards and units of issuers as NDJSON (a raw backup)", run: pullCommand },
+  reconcile: { summary: "prove that source and OCF numbers match (or two OCF packages)", run: reconcileCommand },
   "serve-samples": { summary: "serve the embedded sample API on 127.0.0.1", run: serveSamplesCommand },
+  sync: { summary: "keep OCF packages current, pulling only what changed since the last run", run: syncCommand },
   validate: { summary: "check an OCF package (folder or .ocf.zip) and report every problem", run: validateCommand },
 };
 

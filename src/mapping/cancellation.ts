@@ -26,7 +26,6 @@ import type {
   OcfStockPlanReturnToPool,
 } from "../ocf/schemas.js";
 import type { GrantFields } from "../source/records.js";
-import { compact } from "../source/wire.js";
 import { isPositiveDecimal, isZeroDecimal, sameDecimal, sumDecimalStrings } from "./decimals.js";
 import { txIds } from "./ids.js";
 import type { RecordContext } from "./record-context.js";
@@ -35,17 +34,17 @@ import type { RecordContext } from "./record-context.js";
 export interface GrantEnd {
   security: string;
   /** The plan the grant was made under, for return to pool. */
-  stockPlanId?: string;
-  planName?: string;
-  canceledDate?: CalendarDate;
-  terminationDate?: CalendarDate;
-  canceledQuantity?: DecimalString;
-  returnedToPoolQuantity?: DecimalString;
-  returnedToTreasuryQuantity?: DecimalString;
+  stockPlanId?: string | undefined;
+  planName?: string | undefined;
+  canceledDate?: CalendarDate | undefined;
+  terminationDate?: CalendarDate | undefined;
+  canceledQuantity?: DecimalString | undefined;
+  returnedToPoolQuantity?: DecimalString | undefined;
+  returnedToTreasuryQuantity?: DecimalString | undefined;
   /** Units only. */
-  forfeitedQuantity?: DecimalString;
+  forfeitedQuantity?: DecimalString | undefined;
   /** Units only. */
-  expiredQuantity?: DecimalString;
+  expiredQuantity?: DecimalString | undefined;
 }
 
 export type EndTransaction = OcfStockCancellation | OcfEquityCompensationCancellation | OcfStockPlanReturnToPool;
@@ -61,7 +60,7 @@ export function grantEndOf(
   plan: { stockPlanId: string; planName: string } | undefined,
   record: GrantFields & { forfeitedQuantity?: DecimalString; expiredQuantity?: DecimalString },
 ): GrantEnd {
-  return compact({
+  return {
     security,
     stockPlanId: plan?.stockPlanId,
     planName: plan?.planName,
@@ -72,7 +71,7 @@ export function grantEndOf(
     returnedToTreasuryQuantity: record.returnedToTreasuryQuantity,
     forfeitedQuantity: record.forfeitedQuantity,
     expiredQuantity: record.expiredQuantity,
-  });
+  };
 }
 
 function isPositive(value: DecimalString | undefined): value is DecimalString {

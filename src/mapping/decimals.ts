@@ -57,15 +57,23 @@ function rescaled(scaled: Scaled, scale: number): bigint {
  * (an exponent, a leading `+` or `.`) goes through `sumDecimals`. Tests check both agree.
  */
 export function sumDecimalStrings(values: readonly DecimalString[]): DecimalString {
-  // Share counts are mostly whole numbers: add them directly.
+  // Share counts are mostly whole numbers: add them directly. Counters are often 0, and a sum with
+  // a single non-zero whole term is that term (WHOLE text is already normalized): no BigInt needed.
   let allWhole = true;
+  let nonZero = 0;
+  let last = "0";
   for (const value of values) {
     if (!WHOLE.test(value)) {
       allWhole = false;
       break;
     }
+    if (value !== "0") {
+      nonZero += 1;
+      last = value;
+    }
   }
   if (allWhole) {
+    if (nonZero <= 1) return last;
     let total = 0n;
     for (const value of values) total += BigInt(value);
     return total.toString();

@@ -10,7 +10,8 @@ import type { RecordKind } from "../source/kinds.js";
 import type { GrantFields, PrecededBy } from "../source/records.js";
 import { compact, type Money } from "../source/wire.js";
 import { securityIdOf, stakeholderIdOf, stockPlanIdOf, txIds } from "./ids.js";
-import { compareTransactions } from "./order.js";
+import { compareTransactions, sortIfNeeded } from "./order.js";
+import { quoted } from "./quote.js";
 import { RecordContext } from "./record-context.js";
 import type { MappedRecord, MappingOptions } from "./types.js";
 import { assertValidOcf } from "./validate.js";
@@ -68,17 +69,17 @@ export function planOf(record: GrantFields): { stockPlanId: string; planName: st
 /** What `mapVesting` needs from a grant. */
 export function vestingOf(basics: GrantBasics, record: GrantFields): GrantVesting {
   const { kind } = basics.ctx.record;
-  return compact({
+  return {
     security: basics.security,
     customId: basics.customId,
-    grantLabel: `${GRANT_LABEL[kind]} ${JSON.stringify(record.id)}${record.securityLabel === undefined ? "" : ` (${record.securityLabel})`}`,
+    grantLabel: `${GRANT_LABEL[kind]} ${quoted(record.id)}${record.securityLabel === undefined ? "" : ` (${record.securityLabel})`}`,
     events: record.vestingEvents,
     quantity: basics.quantity,
     vestedQuantity: record.vestedQuantity,
     issueDate: basics.issueDate,
     vestingStartDate: record.vestingStartDate,
     schedule: record.vestingSchedule,
-  });
+  };
 }
 
 const GRANT_LABEL: Readonly<Record<RecordKind, string>> = {
@@ -90,12 +91,12 @@ const moneyText = (money: Money): string => `${money.amount} ${money.currency}`;
 
 /** Source facts with no OCF field, as comment lines, in a fixed order. */
 export function sourceFactComments(kind: RecordKind, issuerId: string, record: GrantFields & { precededBy?: PrecededBy }): string[] {
-  const lines = [`Source: ${GRANT_LABEL[kind]} ${JSON.stringify(record.id)} of issuer ${JSON.stringify(issuerId)} (Carta Issuer API v1alpha1).`];
+  const lines = [`Source: ${GRANT_LABEL[kind]} ${quoted(record.id)} of issuer ${quoted(issuerId)} (Carta Issuer API v1alpha1).`];
   if (record.vestedQuantity !== undefined) lines.push(`Vested quantity reported by the source: ${record.vestedQuantity} (vestedQuantity).`);
   const ids = [
-    record.securityId === undefined ? undefined : `securityId ${JSON.stringify(record.securityId)}`,
-    record.shareClassId === undefined ? undefined : `shareClassId ${JSON.stringify(record.shareClassId)}`,
-    record.vestingScheduleTemplateId === undefined ? undefined : `vestingScheduleTemplateId ${JSON.stringify(record.vestingScheduleTemplateId)}`,
+    record.securityId === undefined ? undefined : `securityId ${quoted(record.securityId)}`,
+    record.shareClassId === undefined ? undefined : `shareClassId ${quoted(record.shareClassId)}`,
+    record.vestingScheduleTemplateId === undefined ? undefined : `vestingScheduleTemplateId ${quoted(record.vestingScheduleTemplateId)}`,
   ].filter((part) => part !== undefined);
   if (ids.length > 0) lines.push(`Source ids: ${ids.join(", ")}.`);
   if (record.precededBy !== undefined) lines.push(precededByComment(record.precededBy));
@@ -147,9 +148,12 @@ function earlier(a: CalendarDate | undefined, b: CalendarDate | undefined): Cale
   return b !== undefined && b < a ? b : a;
 }
 
-/** The keys every issuance of a grant starts with, in OCF's order. */
+/**
+ * The keys every issuance of a grant starts with, in OCF's order. An absent board approval date is
+ * `undefined` here: the caller compacts the whole issuance it spreads this into.
+ */
 export function issuanceHead(basics: GrantBasics, record: GrantFields) {
-  return compact({
+  return {
     id: txIds.issuance(basics.security),
     date: basics.issueDate,
     security_id: basics.security,
@@ -157,7 +161,7 @@ export function issuanceHead(basics: GrantBasics, record: GrantFields) {
     stakeholder_id: basics.stakeholderId,
     board_approval_date: record.boardApprovalDate,
     security_law_exemptions: [],
-  });
+  };
 }
 
 /** What a grant's mapping hands to `finishGrant`. */
@@ -187,7 +191,7 @@ export function finishGrant(basics: GrantBasics, record: GrantFields & { settlem
       security_id: basics.security,
     });
   }
-  transactions.sort(compareTransactions);
+  sortIfNeeded(transactions, compareTransactions);
   assertValidOcf(ctx.at(), [...transactions, ...parts.vestingTerms]);
   const { plan, stockClass } = parts;
   return {

@@ -10,11 +10,12 @@ import type { RestrictedStockAward, RestrictedStockUnit } from "../source/record
 import { mapAward } from "./award.js";
 import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
 import { mapIssuerObject } from "./issuer.js";
-import { compareById, compareText, sortTransactions } from "./order.js";
+import { compareById, compareText, sortIfNeeded, sortTransactions } from "./order.js";
+import { quoted } from "./quote.js";
 import { mapStakeholders } from "./stakeholders.js";
 import { mapStockClasses } from "./stock-classes.js";
 import { mapStockPlans } from "./stock-plans.js";
-import type { MapIssuerOptions, MappedIssuer, MappedRecord, QuarantinedMapping } from "./types.js";
+import type { MapIssuerOptions, MappedIssuer, MappedRecord, QuarantinedMapping, RecordUses } from "./types.js";
 import { mapUnit } from "./unit.js";
 import { assertValidOcf } from "./validate.js";
 
@@ -63,9 +64,18 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
     }
   }
 
-  const uses = mapped.map((m) => m.uses);
-  const transactions: OcfTransaction[] = sortTransactions(mapped.flatMap((m) => m.transactions));
-  const vestingTerms: OcfVestingTerms[] = mapped.flatMap((m) => m.vestingTerms).sort(compareById);
+  const uses: RecordUses[] = [];
+  const transactions: OcfTransaction[] = [];
+  const vestingTerms: OcfVestingTerms[] = [];
+  const recordWarnings: MappingWarning[] = [];
+  for (const m of mapped) {
+    uses.push(m.uses);
+    for (const tx of m.transactions) transactions.push(tx);
+    for (const terms of m.vestingTerms) vestingTerms.push(terms);
+    for (const warning of m.warnings) recordWarnings.push(warning);
+  }
+  sortTransactions(transactions);
+  sortIfNeeded(vestingTerms, compareById);
   const asOf = options.asOf ?? defaultAsOf(mapped, transactions);
   if (asOf === undefined) {
     throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
@@ -83,7 +93,7 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   assertValidOcf({ issuerId, path: "options.issuerProfile" }, [issuer]);
   assertValidOcf({ issuerId, path: "options.stakeholders" }, stakeholders);
   assertValidOcf({ issuerId }, [...stockClasses, ...stockPlans]);
-  const warnings: MappingWarning[] = [...issuerWarnings, ...stakeholderWarnings, ...mapped.flatMap((m) => m.warnings)];
+  const warnings: MappingWarning[] = [...issuerWarnings, ...stakeholderWarnings, ...recordWarnings];
   return { issuer, asOf, stakeholders, stockClasses, stockPlans, vestingTerms, transactions, warnings, quarantined };
 }
 
@@ -106,7 +116,7 @@ interface ClaimedIds {
  * record (in canonical order) is the one reported.
  */
 function claimIds(claimed: ClaimedIds, result: MappedRecord, issuerId: string): void {
-  const owner = `${result.kind} ${JSON.stringify(result.recordId)}`;
+  const owner = `${result.kind} ${quoted(result.recordId)}`;
   for (const tx of result.transactions) {
     assertFree(claimed, "transaction", tx.id, owner, result, issuerId);
     if (isIssuance(tx)) assertFree(claimed, "security", tx.security_id, owner, result, issuerId);

@@ -109,6 +109,18 @@ export function sortTransactions<T extends OcfTransaction>(transactions: T[]): T
   return transactions;
 }
 
+/**
+ * Sorts `list` in place by `compare`, skipping the sort (and the work array it allocates) when the
+ * list is already in order, as the service's lists of events and settlements usually are. The result
+ * is the same either way: the sort is stable, so an ordered list comes out unchanged.
+ */
+export function sortIfNeeded<T>(list: T[], compare: (a: T, b: T) => number): T[] {
+  for (let i = 1; i < list.length; i++) {
+    if (compare(list[i - 1] as T, list[i] as T) > 0) return list.sort(compare);
+  }
+  return list;
+}
+
 /** Objects with an `id`, by id. */
 export function compareById(a: { id: string }, b: { id: string }): number {
   return compareText(a.id, b.id);

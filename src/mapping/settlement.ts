@@ -19,7 +19,8 @@ import type { Settlement } from "../source/records.js";
 import type { Money } from "../source/wire.js";
 import { isZeroDecimal, sameDecimal, sumDecimalStrings } from "./decimals.js";
 import { settlementSecurityIdOf, txIds } from "./ids.js";
-import { compareSettlements } from "./order.js";
+import { compareSettlements, sortIfNeeded } from "./order.js";
+import { quoted } from "./quote.js";
 import type { RecordContext } from "./record-context.js";
 
 /** What the settlements of one unit are mapped with. */
@@ -30,7 +31,7 @@ export interface UnitSettlementContext {
   /** The stock class the delivered shares belong to. */
   settlementStockClassId: string;
   /** The unit's `releasePricePerShare`, the fallback price. */
-  releasePricePerShare?: Money;
+  releasePricePerShare?: Money | undefined;
 }
 
 /** The OCF transactions of one settlement. */
@@ -43,7 +44,7 @@ export interface MappedSettlement {
 /** The settlements of a unit in canonical order, each with its 1-based number and source index. */
 export function numberSettlements(settlements: readonly Settlement[]): { settlement: Settlement; n: number; index: number }[] {
   const numbered = settlements.map((settlement, index) => ({ settlement, n: 0, index }));
-  numbered.sort((a, b) => compareSettlements(a.settlement, b.settlement));
+  sortIfNeeded(numbered, (a, b) => compareSettlements(a.settlement, b.settlement));
   for (let position = 0; position < numbered.length; position++) (numbered[position] as { n: number }).n = position + 1;
   return numbered;
 }
@@ -66,8 +67,8 @@ function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settleme
   const delivers = net !== undefined && !isZeroDecimal(net);
   const deliveredSecurity = settlementSecurityIdOf(unit.security, n);
   const certificate = [
-    settlement.certificateId === undefined ? undefined : `certificate id ${JSON.stringify(settlement.certificateId)}`,
-    settlement.certificateLabel === undefined ? undefined : `certificate label ${JSON.stringify(settlement.certificateLabel)}`,
+    settlement.certificateId === undefined ? undefined : `certificate id ${quoted(settlement.certificateId)}`,
+    settlement.certificateLabel === undefined ? undefined : `certificate label ${quoted(settlement.certificateLabel)}`,
   ].filter((part) => part !== undefined);
 
   const release: OcfEquityCompensationRelease = {

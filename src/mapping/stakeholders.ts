@@ -16,7 +16,8 @@ export function mapStakeholders(
   sourceIds: Iterable<string>,
   directory: ReadonlyMap<string, StakeholderEntry> | undefined,
 ): { stakeholders: OcfStakeholder[]; warnings: MappingWarning[] } {
-  const ids = [...new Set(sourceIds)].sort((a, b) => compareText(stakeholderIdOf(a), stakeholderIdOf(b)));
+  // By OCF id; every OCF id is the same prefix and the source id, so the source ids give that order.
+  const ids = [...new Set(sourceIds)].sort(compareText);
   const placeholders: string[] = [];
   const stakeholders = ids.map((sourceId): OcfStakeholder => {
     const entry = directory?.get(sourceId);

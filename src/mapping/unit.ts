@@ -46,7 +46,7 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
   const vesting = mapVesting(ctx, vestingOf(basics, record));
   const settlements = mapSettlements(
     ctx,
-    compact({ security, stakeholderId: basics.stakeholderId, settlementStockClassId: stockClassId, releasePricePerShare: record.releasePricePerShare }),
+    { security, stakeholderId: basics.stakeholderId, settlementStockClassId: stockClassId, releasePricePerShare: record.releasePricePerShare },
     record.settlements,
   );
   const end = mapGrantEnd(ctx, "equityCompensation", grantEndOf(security, plan, record));
@@ -78,7 +78,9 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
     transactions.push(release);
     if (delivered !== undefined) transactions.push(delivered);
   }
-  const certificateLabels = record.settlements.flatMap((s) => (s.certificateLabel === undefined ? [] : [s.certificateLabel])).sort(compareText);
+  const certificateLabels: string[] = [];
+  for (const s of record.settlements) if (s.certificateLabel !== undefined) certificateLabels.push(s.certificateLabel);
+  certificateLabels.sort(compareText);
   return finishGrant(basics, record, {
     acceptance: "TX_EQUITY_COMPENSATION_ACCEPTANCE",
     transactions,

@@ -36,8 +36,9 @@ import type {
 import type { VestingEvent, VestingSchedule } from "../source/records.js";
 import { isZeroDecimal, sameDecimal, sumDecimalStrings } from "./decimals.js";
 import { VESTING_START_CONDITION_ID, txIds, vestingConditionIdOf, vestingTermsIdOf } from "./ids.js";
-import { compareText, compareVestingEvents } from "./order.js";
-import type { RecordContext } from "./record-context.js";
+import { compareText, compareVestingEvents, sortIfNeeded } from "./order.js";
+import { quoted } from "./quote.js";
+import { asCanonicalNumeric, type RecordContext } from "./record-context.js";
 
 /** What the vesting of one grant is mapped from. */
 export interface GrantVesting {
@@ -49,10 +50,10 @@ export interface GrantVesting {
   grantLabel: string;
   events: readonly VestingEvent[];
   quantity: DecimalString;
-  vestedQuantity?: DecimalString;
+  vestedQuantity?: DecimalString | undefined;
   issueDate: CalendarDate;
-  vestingStartDate?: CalendarDate;
-  schedule?: VestingSchedule;
+  vestingStartDate?: CalendarDate | undefined;
+  schedule?: VestingSchedule | undefined;
 }
 
 /** The vesting of one grant in OCF form. */
@@ -117,7 +118,7 @@ export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesti
 function planEvents(ctx: RecordContext, events: readonly VestingEvent[]): PlannedEvent[] {
   // Key and amount are filled in once the events are in canonical order (keys number that order).
   const planned = events.map((event, index): PlannedEvent => ({ event, index, key: "", amount: "", amountField: "quantity" }));
-  planned.sort((a, b) => compareVestingEvents(a.event, b.event));
+  sortIfNeeded(planned, comparePlanned);
   const seen = new Map<string, number>();
   for (let position = 0; position < planned.length; position++) {
     const p = planned[position] as PlannedEvent;
@@ -135,6 +136,10 @@ function planEvents(ctx: RecordContext, events: readonly VestingEvent[]): Planne
     p.amount = event[p.amountField] as DecimalString;
   }
   return planned;
+}
+
+function comparePlanned(a: PlannedEvent, b: PlannedEvent): number {
+  return compareVestingEvents(a.event, b.event);
 }
 
 /** Which quantity vested (when vested) or is planned to vest: see the module comment. */
@@ -157,9 +162,9 @@ function eventAmountField(ctx: RecordContext, event: VestingEvent, index: number
   return ctx.fail("MAPPING_MISSING_VALUE", `${eventPath(index)}.targetQuantity`, "is absent, and so are vestedQuantity and quantity: the event has no amount");
 }
 
-/** `ctx.numeric` of a planned event's amount. */
+/** `ctx.numeric` of a planned event's amount; its path is built only when the value needs converting. */
 function amountNumeric(ctx: RecordContext, p: PlannedEvent): string {
-  return ctx.numeric(p.amount, `${eventPath(p.index)}.${p.amountField}`);
+  return asCanonicalNumeric(p.amount) ?? ctx.numeric(p.amount, `${eventPath(p.index)}.${p.amountField}`);
 }
 
 /** The source's own totals, checked and reported, never corrected (source-api.md §9.11). */
@@ -203,33 +208,29 @@ function asVestingsList(ctx: RecordContext, grant: GrantVesting, planned: readon
   return vestings.length === 0 ? { transactions: [], issuanceComments } : { vestings, transactions: [], issuanceComments };
 }
 
-/** `list` and `part` joined by `", "`; either may be empty. */
-function listed(list: string, part: string): string {
-  return list === "" ? part : part === "" ? list : `${list}, ${part}`;
-}
-
-/** `<label> <value>` when the event has `value` and it differs from the tranche amount, else `""`. */
-function differing(label: string, value: DecimalString | undefined, amount: DecimalString): string {
-  return value === undefined || sameDecimal(value, amount) ? "" : `${label} ${value}`;
-}
-
 /**
  * An OCF tranche has only a date and an amount, so the events' ids, their vested flags and any
  * quantity that differs from the tranche amount are kept in one comment line, in tranche order.
  */
 function eventsComment(planned: readonly PlannedEvent[]): string {
-  let entries = "";
+  const entries: string[] = [];
   for (const p of planned) {
     const { event, amount } = p;
-    let extra = isZeroDecimal(amount) ? "amount 0, not in vestings" : "";
-    extra = listed(extra, differing("vestedQuantity", event.vestedQuantity, amount));
-    extra = listed(extra, differing("targetQuantity", event.targetQuantity, amount));
-    extra = listed(extra, differing("maxQuantity", event.maxQuantity, amount));
-    extra = listed(extra, differing("quantity (deprecated)", event.quantity, amount));
-    const id = event.id === undefined ? `(no id, ${p.key})` : JSON.stringify(event.id);
-    entries = listed(entries, `${id} ${event.vested ? "vested" : "not vested"}${extra === "" ? "" : ` (${extra})`}`);
+    const extra: string[] = [];
+    if (isZeroDecimal(amount)) extra.push("amount 0, not in vestings");
+    if (differs(event.vestedQuantity, amount)) extra.push(`vestedQuantity ${event.vestedQuantity}`);
+    if (differs(event.targetQuantity, amount)) extra.push(`targetQuantity ${event.targetQuantity}`);
+    if (differs(event.maxQuantity, amount)) extra.push(`maxQuantity ${event.maxQuantity}`);
+    if (differs(event.quantity, amount)) extra.push(`quantity (deprecated) ${event.quantity}`);
+    const id = event.id === undefined ? `(no id, ${p.key})` : quoted(event.id);
+    entries.push(`${id} ${event.vested ? "vested" : "not vested"}${extra.length === 0 ? "" : ` (${extra.join(", ")})`}`);
   }
-  return `Vesting events in the order of vestings (time-based; other quantities equal to the tranche amount unless shown): ${entries}.`;
+  return `Vesting events in the order of vestings (time-based; other quantities equal to the tranche amount unless shown): ${entries.join(", ")}.`;
+}
+
+/** The event has this quantity and it is not the tranche amount. */
+function differs(value: DecimalString | undefined, amount: DecimalString): value is DecimalString {
+  return value !== undefined && !sameDecimal(value, amount);
 }
 
 /** Dated conditions by date (then canonical event order); pending ones after, in canonical order. */
@@ -312,11 +313,12 @@ function scheduleComments(grant: GrantVesting): string[] {
   const lines: string[] = [];
   const { schedule } = grant;
   if (schedule !== undefined) {
-    let parts = schedule.startDate === undefined ? "" : `start ${schedule.startDate}`;
-    if (schedule.endDate !== undefined) parts = listed(parts, `end ${schedule.endDate}`);
-    if (schedule.lastModifiedDate !== undefined) parts = listed(parts, `last modified ${schedule.lastModifiedDate}`);
-    const name = schedule.name === undefined ? "Vesting schedule (no name)" : `Vesting schedule ${JSON.stringify(schedule.name)}`;
-    lines.push(`${name}${parts === "" ? "" : `: ${parts}`}.`);
+    const parts: string[] = [];
+    if (schedule.startDate !== undefined) parts.push(`start ${schedule.startDate}`);
+    if (schedule.endDate !== undefined) parts.push(`end ${schedule.endDate}`);
+    if (schedule.lastModifiedDate !== undefined) parts.push(`last modified ${schedule.lastModifiedDate}`);
+    const name = schedule.name === undefined ? "Vesting schedule (no name)" : `Vesting schedule ${quoted(schedule.name)}`;
+    lines.push(`${name}${parts.length === 0 ? "" : `: ${parts.join(", ")}`}.`);
   }
   if (grant.vestingStartDate !== undefined) lines.push(`Vesting start date: ${grant.vestingStartDate}.`);
   return lines;
@@ -328,10 +330,11 @@ function describeEvent(p: PlannedEvent): string {
   const state = event.vested
     ? `vested${event.vestDate === undefined ? "" : ` on ${event.vestDate}`}`
     : `not vested${event.vestDate === undefined ? "" : `, vest date ${event.vestDate}`}`;
-  let quantities = event.vestedQuantity === undefined ? "" : `vestedQuantity ${event.vestedQuantity}`;
-  if (event.targetQuantity !== undefined) quantities = listed(quantities, `targetQuantity ${event.targetQuantity}`);
-  if (event.maxQuantity !== undefined) quantities = listed(quantities, `maxQuantity ${event.maxQuantity}`);
-  if (event.quantity !== undefined) quantities = listed(quantities, `quantity (deprecated) ${event.quantity}`);
-  const name = event.id === undefined ? `Vesting event without an id (${p.key})` : `Vesting event ${JSON.stringify(event.id)}`;
-  return `${name}: ${kind}, ${state}; ${quantities}.`;
+  const quantities: string[] = [];
+  if (event.vestedQuantity !== undefined) quantities.push(`vestedQuantity ${event.vestedQuantity}`);
+  if (event.targetQuantity !== undefined) quantities.push(`targetQuantity ${event.targetQuantity}`);
+  if (event.maxQuantity !== undefined) quantities.push(`maxQuantity ${event.maxQuantity}`);
+  if (event.quantity !== undefined) quantities.push(`quantity (deprecated) ${event.quantity}`);
+  const name = event.id === undefined ? `Vesting event without an id (${p.key})` : `Vesting event ${quoted(event.id)}`;
+  return `${name}: ${kind}, ${state}; ${quantities.join(", ")}.`;
 }

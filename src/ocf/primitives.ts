@@ -153,6 +153,9 @@ export const EVEN_IF_FIELDS_FAIL = {
   when: (payload: { value: unknown }) => typeof payload.value === "object" && payload.value !== null,
 };
 
+/** The compiled twin of each `withObjectRule` schema, compiled on first use. */
+const TWINS = new WeakMap<z.ZodType, () => z.ZodType>();
+
 /**
  * An object schema with a rule across its fields (one of two keys, a price that a type requires) that
  * runs even when a field already failed (`EVEN_IF_FIELDS_FAIL`), so that one pass reports every problem.
@@ -171,14 +174,25 @@ export function withObjectRule<S extends z.ZodObject>(
   rule: (value: z.output<S>, ctx: z.RefinementCtx<z.output<S>>) => void,
 ): S {
   let twin: S | undefined;
-  return z.withParser(fields.superRefine(rule, EVEN_IF_FIELDS_FAIL), (input) => {
-    // Not an object: the twin would reject it too. Worth a test because a compiled parent calls this
-    // for every optional key of this type, present or not.
+  const compiledTwin = (): S => (twin ??= z.compile(fields.superRefine(rule)));
+  const schema = z.withParser(fields.superRefine(rule, EVEN_IF_FIELDS_FAIL), (input) => {
+    // Not an object: the twin would reject it too. Answered first because a compiled parent calls
+    // this for every optional key of this type, present or not.
     if (typeof input !== "object" || input === null) return z.INVALID;
-    twin ??= z.compile(fields.superRefine(rule));
-    const parsed = twin.safeParse(input);
+    const parsed = compiledTwin().safeParse(input);
     return parsed.success ? parsed.data : z.INVALID;
   });
+  TWINS.set(schema, compiledTwin);
+  return schema;
+}
+
+/**
+ * The compiled twin of a schema made by `withObjectRule` (else `undefined`): it accepts exactly the
+ * values the schema accepts, so a yes/no check can run it alone, without building the parsed copy
+ * that the schema's own fast path returns. Its issues are not the schema's: never report them.
+ */
+export function compiledTwinOf(schema: z.ZodType): z.ZodType | undefined {
+  return TWINS.get(schema)?.();
 }
 
 /** OCF requires at least one of the two keys (an `anyOf`); empty lists still count as present. */

@@ -7,6 +7,7 @@
  */
 import { z } from "zod";
 import { describeValue } from "../errors.js";
+import { compiledTwinOf } from "./primitives.js";
 import * as files from "./files.js";
 import * as objects from "./objects.js";
 import * as transactions from "./transactions.js";
@@ -274,7 +275,8 @@ export function isValidOcfObject(item: unknown): item is OcfObject {
   if (typeof item !== "object" || item === null || Array.isArray(item)) return false;
   const objectType = (item as Record<string, unknown>)["object_type"];
   const schema = typeof objectType === "string" ? objectSchemaOf(objectType) : undefined;
-  return schema !== undefined && compiled(schema).validate(item);
+  if (schema === undefined) return false;
+  return (compiledTwinOf(schema) ?? compiled(schema)).validate(item);
 }
 
 function objectSchemaOf(objectType: string): z.ZodType<OcfObject, unknown> | undefined {

@@ -3,8 +3,12 @@
  * service sent it, tagged with its kind and issuer. Invalid records are kept too, marked quarantined
  * with their issues, so a backup never loses anything the service returned.
  */
+import { open } from "node:fs/promises";
+import { OcfSyncError, isOcfSyncError } from "../errors.js";
 import type { SourceIssue } from "../source/errors.js";
-import type { RecordKind } from "../source/kinds.js";
+import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
+import { parseRecord, recordIdOf } from "../source/parse.js";
+import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import type { IssuerPull } from "./pull-issuer.js";
 
 export interface NdjsonRecordLine {
@@ -33,5 +37,100 @@ export function* issuerPullToNdjson(pull: IssuerPull): Generator<string> {
       record: q.raw,
     };
     yield `${JSON.stringify(line)}\n`;
+  }
+}
+
+/** One issuer's records as read back from a pull's NDJSON. */
+export interface PulledIssuerRecords {
+  issuerId: string;
+  awards: RestrictedStockAward[];
+  units: RestrictedStockUnit[];
+  /** Lines marked quarantined, and lines whose record no longer parses, with why. */
+  quarantined: { kind: RecordKind; recordId: string | undefined; message: string }[];
+}
+
+/** A file that is not the NDJSON `ocf-sync pull` writes: names the file, the line and what is wrong. */
+export class NdjsonFormatError extends OcfSyncError {
+  readonly path: string;
+  /** 1-based. */
+  readonly line: number;
+  constructor(path: string, line: number, message: string, options?: { cause?: unknown }) {
+    super("NDJSON_INVALID", `${path} line ${line}: ${message}`, options);
+    this.name = "NdjsonFormatError";
+    this.path = path;
+    this.line = line;
+  }
+}
+
+/**
+ * Reads the NDJSON written by `ocf-sync pull` back into parsed records, per issuer in file order.
+ * Each record is parsed again with `parseRecord`; one that no longer parses is listed as quarantined,
+ * like the lines the pull marked so. A record listed twice keeps the copy modified last (as the pull
+ * does), so backups appended to one another read as the latest state.
+ *
+ * @throws {NdjsonFormatError} for a line that is not JSON or not a `{ kind, issuerId, id, record }` line.
+ * @example
+ * for (const issuer of (await readPulledNdjson("issuer-7.ndjson")).values()) console.log(issuer.issuerId, issuer.awards.length);
+ */
+export async function readPulledNdjson(path: string, options: { signal?: AbortSignal } = {}): Promise<Map<string, PulledIssuerRecords>> {
+  const issuers = new Map<string, PulledIssuerRecords>();
+  const seen = new Map<string, { list: (RestrictedStockAward | RestrictedStockUnit)[]; index: number }>();
+  const handle = await open(path, "r");
+  try {
+    let number = 0;
+    for await (const text of handle.readLines()) {
+      options.signal?.throwIfAborted();
+      number += 1;
+      readLine(issuers, seen, path, number, text);
+    }
+  } finally {
+    await handle.close();
+  }
+  return issuers;
+}
+
+/** Takes in one line of the file. */
+function readLine(
+  issuers: Map<string, PulledIssuerRecords>,
+  seen: Map<string, { list: (RestrictedStockAward | RestrictedStockUnit)[]; index: number }>,
+  path: string,
+  number: number,
+  text: string,
+): void {
+  if (text.trim() === "") return;
+  let line: unknown;
+  try {
+    line = JSON.parse(text);
+  } catch (error) {
+    throw new NdjsonFormatError(path, number, "is not JSON", { cause: error });
+  }
+  const { kind, issuerId, record, quarantined, issues } = (typeof line === "object" && line !== null ? line : {}) as Partial<Record<keyof NdjsonRecordLine, unknown>>;
+  if (typeof kind !== "string" || !(RECORD_KINDS as readonly string[]).includes(kind) || typeof issuerId !== "string" || issuerId === "" || record === undefined) {
+    throw new NdjsonFormatError(path, number, "is not a record line of 'ocf-sync pull' (it needs kind, issuerId and record)");
+  }
+  const recordKind = kind as RecordKind;
+  let issuer = issuers.get(issuerId);
+  if (issuer === undefined) issuers.set(issuerId, (issuer = { issuerId, awards: [], units: [], quarantined: [] }));
+  if (quarantined === true) {
+    const why = Array.isArray(issues) ? issues.map((i: unknown) => String((i as { message?: unknown }).message ?? "")).join("; ") : "";
+    issuer.quarantined.push({ kind: recordKind, recordId: recordIdOf(record), message: why === "" ? "quarantined by the pull" : why });
+    return;
+  }
+  let parsed: ParsedRecord;
+  try {
+    parsed = parseRecord(recordKind, record, { issuerId }).parsed;
+  } catch (error) {
+    if (!isOcfSyncError(error)) throw error;
+    issuer.quarantined.push({ kind: recordKind, recordId: recordIdOf(record), message: error.message });
+    return;
+  }
+  const list: (RestrictedStockAward | RestrictedStockUnit)[] = parsed.kind === "restrictedStockAward" ? issuer.awards : issuer.units;
+  const key = JSON.stringify([issuerId, parsed.kind, parsed.record.id]);
+  const earlier = seen.get(key);
+  if (earlier === undefined) {
+    seen.set(key, { list, index: list.length });
+    list.push(parsed.record);
+  } else if ((earlier.list[earlier.index]?.lastModifiedDatetime ?? "") <= (parsed.record.lastModifiedDatetime ?? "")) {
+    earlier.list[earlier.index] = parsed.record;
   }
 }

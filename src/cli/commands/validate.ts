@@ -1,4 +1,5 @@
 import { resolve } from "node:path";
+import { terminalSafe } from "../../errors.js";
 import { PackageUnusableError } from "../../ocf/package-reader.js";
 import { validatePackageAt, type PackageValidationReport } from "../../ocf/validate-package.js";
 import { parseCommandArgs } from "../args.js";
@@ -90,11 +91,3 @@ export function renderReport(path: string, report: PackageValidationReport): str
   return `${table}\n\nINVALID: ${plural(problems.length, "problem", "problems")} in ${terminalSafe(path)}\n${contents}`;
 }
 
-/**
- * Ids, names and values in a report come from the package, which may be hostile: control and
- * direction-changing characters are shown escaped, so that none can move the cursor, recolour the
- * terminal or break a report line.
- */
-function terminalSafe(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-}

@@ -1,0 +1,150 @@
+import { writeFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { createApiClient } from "../../client/create-client.js";
+import { isCalendarDate } from "../../dates.js";
+import { isOcfSyncError } from "../../errors.js";
+import { renderReconciliationHtml } from "../../reconcile/html.js";
+import { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "../../reconcile/load.js";
+import { reconcileOcfWithOcf } from "../../reconcile/ocf-vs-ocf.js";
+import { reconciliationCsv, renderReconciliationText } from "../../reconcile/render.js";
+import { reconcileSourceWithOcf } from "../../reconcile/source-vs-ocf.js";
+import type { ReconcileOptions, ReconciliationReport, SourceIssuer } from "../../reconcile/types.js";
+import { parseCommandArgs } from "../args.js";
+import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { UsageError, writeLine, type CliIo } from "../io.js";
+import { renderTable } from "../table.js";
+
+export const RECONCILE_HELP = `Usage: ocf-sync reconcile --source FILE PACKAGE [options]
+       ocf-sync reconcile --base-url URL --issuer ID PACKAGE [options]
+       ocf-sync reconcile PACKAGE --against OTHER_PACKAGE [options]
+
+Proves that the numbers match. PACKAGE is an OCF package folder or .ocf.zip.
+
+Source against OCF (--source FILE, the NDJSON of 'ocf-sync pull', or the API with --base-url and
+--issuer): every award and unit is matched with its security (rsa-<id>, rsu-<id>) and its counters
+(quantity, vested, released, net settled, canceled, forfeited, expired, returned to pool and to
+treasury) are compared with the figures a replay of the package's transactions derives, and its
+vesting dates with the package's. Securities on one side only are reported. Then the source's own
+consistency is checked record by record (vested events vs vestedQuantity, settlements vs released,
+canceled vs forfeited + expired and vs returned to pool + treasury, dates in order).
+
+OCF against OCF (--against OTHER_PACKAGE): securities are matched by security_id, then custom_id,
+then stakeholder, date and quantity; missing, extra and different ones are reported field by
+field, and totals per stock class, stock plan and stakeholder are compared.
+
+Every comparison is exact, with decimals.
+
+Options:
+  --source FILE        the NDJSON written by 'ocf-sync pull'
+  --issuer ID          with --base-url: the issuer to pull; with --source: the issuer of the file
+                       (default: the package's issuer, else the file's only issuer)
+  --against PACKAGE    compare PACKAGE with this other package instead of with a source
+  --as-of DATE         vested figures as of DATE (YYYY-MM-DD), replaying both sides' vesting events;
+                       default: the package's as_of, compared with the source's vestedQuantity
+  --tolerance N        differences up to N (a decimal, e.g. 0.0001) count as agreement (default 0)
+  --json               print the reports as one JSON document
+  --csv                print every difference as CSV (issuer_id, section, code, kind, record_id,
+                       security_id, field, expected, actual, message)
+  --html FILE          also write a self-contained HTML report (totals, every difference, and a
+                       chart of vested shares over time on both sides)
+
+${CLIENT_FLAGS_HELP}
+
+Exit status: 0 everything agrees, 1 differences found, 2 unusable input (no package, malformed
+NDJSON, unknown issuer, the API unreachable) or a usage error.
+
+Examples:
+  ocf-sync pull --base-url http://127.0.0.1:4010 --issuer acme-robotics --out acme.ndjson
+  ocf-sync export --base-url http://127.0.0.1:4010 --issuer acme-robotics --out out
+  ocf-sync reconcile --source acme.ndjson out/acme-robotics
+  ocf-sync reconcile --base-url http://127.0.0.1:4010 --issuer acme-robotics out/acme-robotics --html acme.html
+  ocf-sync reconcile --source acme.ndjson out/acme-robotics --as-of 2024-12-31 --csv > differences.csv
+  ocf-sync reconcile out/acme-robotics --against other-system/acme.ocf.zip --json`;
+
+/** `ocf-sync reconcile`: exit 0 everything agrees, 1 differences, 2 unusable input or usage error. */
+export async function reconcileCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseCommandArgs("reconcile", {
+    args: [...argv],
+    options: {
+      ...CLIENT_FLAGS,
+      source: { type: "string" },
+      issuer: { type: "string" },
+      against: { type: "string" },
+      "as-of": { type: "string" },
+      tolerance: { type: "string" },
+      json: { type: "boolean" },
+      csv: { type: "boolean" },
+      html: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help === true) {
+    writeLine(io.stdout, RECONCILE_HELP);
+    return 0;
+  }
+  const hint = "\nRun 'ocf-sync reconcile --help' for the options.";
+  const [target, ...extra] = positionals;
+  if (target === undefined || extra.length > 0) throw new UsageError(`takes exactly one PACKAGE (a folder or .ocf.zip), got ${positionals.length}${hint}`);
+  const apiSource = values["base-url"] !== undefined;
+  const modes = [values.source !== undefined, apiSource, values.against !== undefined].filter(Boolean).length;
+  if (modes !== 1) throw new UsageError(`give exactly one of --source FILE, --base-url URL (with --issuer) and --against PACKAGE${hint}`);
+  if (apiSource && values.issuer === undefined) throw new UsageError(`--base-url needs --issuer ID${hint}`);
+  if (values.json === true && values.csv === true) throw new UsageError(`give --json or --csv, not both${hint}`);
+  const asOf = values["as-of"];
+  if (asOf !== undefined && !isCalendarDate(asOf)) throw new UsageError(`--as-of must be a real date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
+  const tolerance = values.tolerance;
+  if (tolerance !== undefined && !/^[0-9]+(\.[0-9]+)?$/.test(tolerance)) {
+    throw new UsageError(`--tolerance must be a non-negative decimal such as 0 or 0.0001, got ${JSON.stringify(tolerance)}`);
+  }
+  const options: ReconcileOptions = { ...(asOf === undefined ? {} : { asOf }), ...(tolerance === undefined ? {} : { tolerance }) };
+  const clientOptions = apiSource ? clientOptionsFromFlags(values, io.env) : undefined;
+  const signal = io.signal === undefined ? {} : { signal: io.signal };
+
+  let report: ReconciliationReport;
+  try {
+    const packagePath = resolve(io.cwd, target);
+    const pkg = await loadPackageObjects(packagePath, signal);
+    if (values.against !== undefined) {
+      const other = await loadPackageObjects(resolve(io.cwd, values.against), signal);
+      report = reconcileOcfWithOcf(pkg, other, { ...options, labels: { expected: target, actual: values.against } });
+    } else {
+      let source: SourceIssuer;
+      let label: string;
+      if (clientOptions !== undefined && values.issuer !== undefined) {
+        source = await loadSourceFromApi(createApiClient(clientOptions), values.issuer, signal);
+        label = `source (API ${clientOptions.baseUrl})`;
+      } else {
+        const file = values.source ?? "";
+        source = await loadSourceFromNdjson(resolve(io.cwd, file), pkg, { ...signal, ...(values.issuer === undefined ? {} : { issuerId: values.issuer }) });
+        label = `source (${file})`;
+      }
+      report = reconcileSourceWithOcf(source, pkg, { ...options, labels: { expected: label, actual: `OCF (${target})` } });
+    }
+  } catch (error) {
+    if (!isUnusableInput(error)) throw error;
+    const message = error instanceof Error ? error.message : String(error);
+    const code = isOcfSyncError(error) ? error.code : ((error as { code?: unknown }).code ?? "UNUSABLE_INPUT");
+    if (values.json === true) writeLine(io.stdout, JSON.stringify({ agree: false, unusable: { code, message } }, null, 2));
+    else writeLine(io.stderr, `ocf-sync reconcile: ${message} [${String(code)}]`);
+    return 2;
+  }
+
+  if (values.html !== undefined) await writeFile(resolve(io.cwd, values.html), renderReconciliationHtml([report]), "utf8");
+  if (values.json === true) writeLine(io.stdout, JSON.stringify({ agree: report.differences.length === 0, reports: [report] }, null, 2));
+  else if (values.csv === true) io.stdout.write(reconciliationCsv([report]));
+  else writeLine(io.stdout, renderReconciliationText(report, (rows, headers, right) => renderTable(rows, headers.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? "", align: right.has(i) ? "right" : "left" })))));
+  return report.differences.length === 0 ? 0 : 1;
+}
+
+/**
+ * Errors that mean the input cannot be reconciled at all (exit 2): every ocf-sync error (no package,
+ * malformed NDJSON, unknown issuer, and every failure of the API: transport, auth, HTTP status,
+ * envelope) and a file that cannot be opened. Anything else is a bug and is thrown.
+ */
+function isUnusableInput(error: unknown): boolean {
+  if (isOcfSyncError(error)) return true;
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "ENOENT" || code === "EISDIR" || code === "EACCES" || code === "ENOTDIR";
+}

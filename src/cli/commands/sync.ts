@@ -1,0 +1,285 @@
+import { resolve } from "node:path";
+import { createApiClient } from "../../client/create-client.js";
+import { isCalendarDate } from "../../dates.js";
+import { isOcfSyncError } from "../../errors.js";
+import { isRfc3339DateTime } from "../../ocf/schemas.js";
+import type { OnInvalid } from "../../pull/pull-issuer.js";
+import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
+import { parseCommandArgs, parseInteger } from "../args.js";
+import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { UsageError, writeLine, type CliIo } from "../io.js";
+import { readIssuerList } from "../issuer-list.js";
+import { readIssuerProfiles, readStakeholderDirectory } from "../options-files.js";
+import { createReporter, formatDuration, type LogMode } from "../progress.js";
+import { renderTable } from "../table.js";
+
+export const SYNC_HELP = `Usage: ocf-sync sync --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR --state FILE [options]
+
+Keeps the OCF packages in DIR current while pulling only what changed. The first run of an issuer
+pulls everything; later runs pull only records modified since its last complete pass (minus an
+overlap window), merge them with the records of that pass, and rewrite the issuer's package. Then
+prints what changed: OCF objects created, changed (with the fields that changed), removed, unchanged.
+
+The service has no deletions feed: only a full pass (--full, or every --full-every-th run of an
+issuer) sees records that vanished and reports their objects as removed.
+
+FILE (the state, written atomically) holds each issuer's cursor; FILE.snapshots/ the raw records of
+its last pass (needed to re-map unchanged records); FILE.lock is held while a sync runs: a second
+sync on the same state is refused, and the lock of a killed sync is taken over. A sync killed at any
+moment leaves the previous packages and state valid; the next run redoes the interrupted work.
+
+Options:
+  --issuer ID              an issuer to sync; repeat for more
+  --issuers-file FILE      one issuer id per line (# starts a comment)
+  --out DIR                where packages go (required), as with 'ocf-sync export'
+  --state FILE             the sync state file (required)
+  --concurrency N          issuers synced at once (default 4); all share one rate limiter
+  --full                   pull everything this time, and report deleted records as removed
+  --full-every N           make every N-th run of an issuer a full one (default ${DEFAULT_FULL_EVERY}; 0: never)
+  --overlap SECONDS        re-read changes this far before the cursor (default ${DEFAULT_OVERLAP_SECONDS})
+  --json                   print the change set as one JSON document on stdout
+  --zip                    also write one flat .ocf.zip per issuer
+  --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at
+  --issuer-profile FILE    issuer profiles, as for 'ocf-sync export'
+  --stakeholders FILE      stakeholder directory, as for 'ocf-sync export'
+  --settlement-class NAME  the stock class RSU settlements deliver (default "Common")
+  --on-invalid MODE        fail (default) or quarantine, as for 'ocf-sync export'
+  --generated-at TIME      the manifest's generated_at (RFC 3339); default: now
+  --no-validate            skip re-reading each package before it is put in place
+  --log MODE               auto (progress bar on a terminal), plain or json; logs go to stderr
+
+${CLIENT_FLAGS_HELP}
+
+Exit status: 0 every issuer synced, 1 some issuer failed (it keeps its previous package and state;
+the others are still synced) or another sync holds the lock, 2 usage error.
+
+Examples:
+  ocf-sync sync --base-url https://api.carta.com --issuers-file issuers.txt --out /data/ocf \\
+      --state /data/ocf-sync-state.json
+  ocf-sync sync --base-url URL --issuer 7 --out out --state state.json --full --json > changes.json`;
+
+/** The `--json` document: per issuer, the counts `created`, `changed`, `removed`, `unchanged` and the objects. */
+export function changeSetDocument(results: readonly IssuerSyncResult[]): unknown {
+  return {
+    issuers: results.map((r) =>
+      r.ok
+        ? {
+            issuerId: r.issuerId,
+            status: "ok",
+            pass: r.pass,
+            reason: r.reason,
+            modifiedAfter: r.pass === "incremental" ? r.modifiedAfter : null,
+            cursor: r.cursor,
+            package: r.export.name,
+            created: r.changes.created.length,
+            changed: r.changes.changed.length,
+            removed: r.changes.removed.length,
+            unchanged: r.changes.unchanged,
+            objects: { created: r.changes.created, changed: r.changes.changed, removed: r.changes.removed },
+            records: {
+              pulled: r.pulled,
+              created: r.records.created.length,
+              modified: r.records.modified.length,
+              removed: r.records.removed.length,
+              unchanged: r.records.unchanged,
+            },
+          }
+        : {
+            issuerId: r.issuerId,
+            status: "failed",
+            error: { code: isOcfSyncError(r.error) ? r.error.code : "UNEXPECTED", message: r.error instanceof Error ? r.error.message : String(r.error) },
+          },
+    ),
+  };
+}
+
+const SHOWN_PER_LIST = 20;
+
+/** The human summary: a table, then the objects of each issuer that changed. */
+export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
+  const lines = [
+    renderTable(results, [
+      { header: "issuer", value: (r) => r.issuerId },
+      { header: "pass", value: (r) => (r.ok ? (r.pass === "full" ? `full (${r.reason})` : "incremental") : "-") },
+      { header: "pulled", value: (r) => (r.ok ? String(r.pulled) : "-"), align: "right" },
+      { header: "created", value: (r) => (r.ok ? String(r.changes.created.length) : "-"), align: "right" },
+      { header: "changed", value: (r) => (r.ok ? String(r.changes.changed.length) : "-"), align: "right" },
+      { header: "removed", value: (r) => (r.ok ? String(r.changes.removed.length) : "-"), align: "right" },
+      { header: "unchanged", value: (r) => (r.ok ? String(r.changes.unchanged) : "-"), align: "right" },
+      { header: "status", value: (r) => (r.ok ? "ok" : `FAILED ${isOcfSyncError(r.error) ? r.error.code : ""}`.trim()) },
+    ]),
+  ];
+  for (const r of results) {
+    if (!r.ok) {
+      lines.push("", `${r.issuerId}: failed: ${r.error instanceof Error ? r.error.message : String(r.error)}`);
+      continue;
+    }
+    const { created, changed, removed } = r.changes;
+    if (created.length + changed.length + removed.length === 0) continue;
+    if (changed.length + removed.length + r.changes.unchanged === 0) {
+      lines.push("", `${r.issuerId}: a new package of ${created.length} objects`);
+      continue;
+    }
+    lines.push("", `${r.issuerId}:`);
+    const list = (sign: string, items: readonly { objectType: string; id: string; fields?: string[] }[]): void => {
+      for (const o of items.slice(0, SHOWN_PER_LIST)) lines.push(`  ${sign} ${o.objectType} ${o.id}${o.fields === undefined ? "" : ` (${o.fields.join(", ")})`}`);
+      if (items.length > SHOWN_PER_LIST) lines.push(`  ${sign} … and ${items.length - SHOWN_PER_LIST} more (see --json)`);
+    };
+    list("+", created);
+    list("~", changed);
+    list("-", removed);
+  }
+  return lines.join("\n");
+}
+
+export async function syncCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const { values } = parseCommandArgs("sync", {
+    args: [...argv],
+    options: {
+      ...CLIENT_FLAGS,
+      issuer: { type: "string", multiple: true },
+      "issuers-file": { type: "string" },
+      out: { type: "string" },
+      state: { type: "string" },
+      concurrency: { type: "string" },
+      full: { type: "boolean" },
+      "full-every": { type: "string" },
+      overlap: { type: "string" },
+      json: { type: "boolean" },
+      zip: { type: "boolean" },
+      "as-of": { type: "string" },
+      "issuer-profile": { type: "string" },
+      stakeholders: { type: "string" },
+      "settlement-class": { type: "string" },
+      "on-invalid": { type: "string" },
+      "generated-at": { type: "string" },
+      "no-validate": { type: "boolean" },
+      log: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+    strict: true,
+  });
+  if (values.help === true) {
+    writeLine(io.stdout, SYNC_HELP);
+    return 0;
+  }
+  if (values.out === undefined || values.out === "") throw new UsageError("--out DIR is required: the folder the packages are written to");
+  if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
+  const clientOptions = clientOptionsFromFlags(values, io.env);
+  const issuers = await readIssuerList(io.cwd, values);
+  const concurrency = parseInteger("concurrency", values.concurrency, { min: 1, max: 64 }) ?? 4;
+  const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
+  const overlapSeconds = parseInteger("overlap", values.overlap, { min: 0 }) ?? DEFAULT_OVERLAP_SECONDS;
+  const onInvalid = (values["on-invalid"] ?? "fail") as OnInvalid;
+  if (onInvalid !== "fail" && onInvalid !== "quarantine") throw new UsageError(`--on-invalid takes fail or quarantine, got ${JSON.stringify(values["on-invalid"])}`);
+  const asOf = values["as-of"];
+  if (asOf !== undefined && !isCalendarDate(asOf)) throw new UsageError(`--as-of takes a real date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
+  const generatedAt = values["generated-at"];
+  if (generatedAt !== undefined && !isRfc3339DateTime(generatedAt)) {
+    throw new UsageError(`--generated-at takes an RFC 3339 date-time with a zone, such as 2025-06-30T00:00:00Z, got ${JSON.stringify(generatedAt)}`);
+  }
+  const logMode = (values.log ?? "auto") as LogMode;
+  if (!["auto", "plain", "json"].includes(logMode)) throw new UsageError(`--log takes auto, plain or json, got ${JSON.stringify(values.log)}`);
+  const profileOf = await readIssuerProfiles(io.cwd, values["issuer-profile"]);
+  const directoryOf = await readStakeholderDirectory(io.cwd, values.stakeholders);
+  const outDir = resolve(io.cwd, values.out);
+  const stateFile = resolve(io.cwd, values.state);
+
+  const reporter = createReporter(io.stderr, logMode);
+  const client = createApiClient(clientOptions);
+  const started = Date.now();
+  let results: IssuerSyncResult[] = [];
+  let issuersDone = 0;
+  let records = 0;
+  const progress = (): void => reporter.update({ issuersDone, issuersTotal: issuers.length, records, requests: client.stats().requests });
+  const onEvent = (event: SyncEvent): void => {
+    switch (event.type) {
+      case "lock-acquired":
+        if (event.tookOverFrom !== undefined) {
+          const { pid, startedAt } = event.tookOverFrom;
+          reporter.log("warn", `took over the lock of sync process ${pid} (started ${startedAt}), which is no longer running; its interrupted work is redone`, { lockFile: event.lockFile, pid });
+        }
+        break;
+      case "packages-recovered":
+        reporter.log("warn", `restored ${event.names.length} previous package(s) that an interrupted run had set aside: ${event.names.join(", ")}`);
+        break;
+      case "issuer-started":
+        reporter.log(
+          "info",
+          `issuer ${JSON.stringify(event.issuerId)}: ${event.pass === "full" ? `full pass (${event.reason})` : `records modified since ${event.modifiedAfter}`}`,
+          { issuerId: event.issuerId, pass: event.pass, reason: event.reason },
+        );
+        break;
+      case "page-fetched":
+        records += event.records;
+        break;
+      case "record-quarantined":
+        reporter.log("warn", `quarantined ${event.error.message}`, { issuerId: event.issuerId, recordId: event.recordId });
+        break;
+      case "records-changed": {
+        const r = event.records;
+        reporter.log(
+          "info",
+          `issuer ${JSON.stringify(event.issuerId)}: ${event.pulled} record${event.pulled === 1 ? "" : "s"} pulled; ${r.created.length} new, ${r.modified.length} modified, ${r.removed.length} gone, ${r.unchanged} unchanged`,
+          { issuerId: event.issuerId, pulled: event.pulled, created: r.created.length, modified: r.modified.length, removed: r.removed.length, unchanged: r.unchanged },
+        );
+        break;
+      }
+      case "package-written":
+        reporter.log("info", `issuer ${JSON.stringify(event.issuerId)}: package written to ${event.folder}`, { issuerId: event.issuerId, folder: event.folder });
+        break;
+      case "state-saved":
+        if (!event.fullPending) issuersDone += 1;
+        break;
+      case "issuer-failed": {
+        issuersDone += 1;
+        const code = isOcfSyncError(event.error) ? event.error.code : "UNEXPECTED";
+        const message = event.error instanceof Error ? event.error.message : String(event.error);
+        reporter.log("error", `issuer ${JSON.stringify(event.issuerId)} failed, its previous package and state are kept: ${message}`, { issuerId: event.issuerId, code });
+        break;
+      }
+      case "sync-done":
+        results = event.results;
+        break;
+    }
+    progress();
+  };
+  try {
+    for await (const event of sync(client, issuers, {
+      outDir,
+      stateFile,
+      concurrency,
+      fullEvery,
+      overlapSeconds,
+      onInvalid,
+      zip: values.zip === true,
+      validate: values["no-validate"] !== true,
+      issuerProfileOf: profileOf,
+      stakeholdersOf: directoryOf,
+      ...(values.full === true ? { full: true } : {}),
+      ...(asOf === undefined ? {} : { asOf }),
+      ...(generatedAt === undefined ? {} : { generatedAt }),
+      ...(values["settlement-class"] === undefined ? {} : { settlementStockClassName: values["settlement-class"] }),
+      ...(io.signal === undefined ? {} : { signal: io.signal }),
+    })) {
+      onEvent(event);
+    }
+  } finally {
+    reporter.done();
+    await client.close();
+  }
+
+  if (values.json === true) {
+    writeLine(io.stdout, JSON.stringify(changeSetDocument(results), null, 2));
+  } else {
+    writeLine(io.stdout, changeSetSummary(results));
+    const failed = results.filter((r) => !r.ok).length;
+    writeLine(
+      io.stdout,
+      `\n${results.length - failed} of ${results.length} issuers synced to ${outDir} in ${formatDuration(Date.now() - started)}, ${client.stats().requests} API requests` +
+        (failed > 0 ? `; ${failed} failed (see above)` : "") +
+        ".",
+    );
+  }
+  return results.some((r) => !r.ok) ? 1 : 0;
+}

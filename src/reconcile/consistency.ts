@@ -1,0 +1,136 @@
+/**
+ * The source's own consistency: the invariants the service's numbers follow (samples/README.md,
+ * "Conventions the numbers follow", and the mapping's property tests), checked per record, exactly.
+ * A broken invariant is reported with the record, the counter as stated (`expected`) and what the
+ * record's other figures give (`actual`); nothing is corrected. An absent counter is not checked,
+ * except where the service's data treats absent as 0 (a settlement's withheld and sold shares).
+ */
+import { compareIso, type CalendarDate } from "../dates.js";
+import { Dec, formatDecimal, sumDecimals, type DecimalString } from "../decimal.js";
+import type { GrantFields, ParsedRecord } from "../source/records.js";
+import { recordLabel, type Difference, type SourceIssuer } from "./types.js";
+
+/** Every broken invariant of every record of `source`, and each quarantined record. */
+export function checkSourceConsistency(source: SourceIssuer): Difference[] {
+  const out: Difference[] = [];
+  const records: ParsedRecord[] = [
+    ...source.awards.map((record) => ({ kind: "restrictedStockAward" as const, record })),
+    ...source.units.map((record) => ({ kind: "restrictedStockUnit" as const, record })),
+  ];
+  for (const parsed of records) out.push(...checkRecord(source.issuerId, parsed));
+  for (const q of source.quarantined ?? []) {
+    out.push({
+      section: "source",
+      code: "SOURCE_RECORD_INVALID",
+      issuerId: source.issuerId,
+      kind: q.kind,
+      ...(q.recordId === undefined ? {} : { recordId: q.recordId }),
+      field: "record",
+      expected: null,
+      actual: null,
+      message: `${recordLabel(q.kind, q.recordId ?? "(no id)")} could not be parsed and is in neither figure: ${q.message}`,
+    });
+  }
+  return out;
+}
+
+/** The broken invariants of one record. */
+export function checkRecord(issuerId: string, parsed: ParsedRecord): Difference[] {
+  const { kind, record } = parsed;
+  const out: Difference[] = [];
+  const report = (field: string, stated: DecimalString | CalendarDate, derived: string, why: string): void => {
+    out.push({
+      section: "source",
+      code: "SOURCE_INCONSISTENT",
+      issuerId,
+      kind,
+      recordId: record.id,
+      field,
+      expected: stated,
+      actual: derived,
+      message: `${recordLabel(kind, record.id)}: ${field} is ${stated}, but ${why}`,
+    });
+  };
+  const sum = (values: readonly (DecimalString | undefined)[]): DecimalString => formatDecimal(sumDecimals(values.map((v) => v ?? "0")));
+  const differs = (a: DecimalString, b: DecimalString): boolean => !new Dec(a).equals(b);
+
+  checkEvents(record, report, sum, differs);
+  const { quantity, canceledQuantity, returnedToPoolQuantity: pool, returnedToTreasuryQuantity: treasury } = record;
+  if (quantity !== undefined && record.vestedQuantity !== undefined && new Dec(record.vestedQuantity).gt(quantity)) {
+    report("vestedQuantity", record.vestedQuantity, quantity, `that is more than the quantity ${quantity}`);
+  }
+  if (canceledQuantity !== undefined && (pool !== undefined || treasury !== undefined)) {
+    const parts = sum([pool, treasury]);
+    if (differs(canceledQuantity, parts)) {
+      report("canceledQuantity", canceledQuantity, parts, `returnedToPoolQuantity ${pool ?? "0"} + returnedToTreasuryQuantity ${treasury ?? "0"} is ${parts}`);
+    }
+  }
+  let released: DecimalString = "0";
+  if (parsed.kind === "restrictedStockUnit") {
+    const unit = parsed.record;
+    if (canceledQuantity !== undefined && (unit.forfeitedQuantity !== undefined || unit.expiredQuantity !== undefined)) {
+      const parts = sum([unit.forfeitedQuantity, unit.expiredQuantity]);
+      if (differs(canceledQuantity, parts)) {
+        report("canceledQuantity", canceledQuantity, parts, `forfeitedQuantity ${unit.forfeitedQuantity ?? "0"} + expiredQuantity ${unit.expiredQuantity ?? "0"} is ${parts}`);
+      }
+    }
+    unit.settlements.forEach((s, n) => {
+      if (s.releaseQuantity === undefined) return;
+      const parts = sum([s.netSettlementQuantity, s.withholdingQuantity, s.saleQuantity]);
+      if (differs(s.releaseQuantity, parts)) {
+        report(`settlements[${n}].releaseQuantity`, s.releaseQuantity, parts, `net ${s.netSettlementQuantity ?? "0"} + withheld ${s.withholdingQuantity ?? "0"} + sold ${s.saleQuantity ?? "0"} is ${parts}`);
+      }
+    });
+    const releases = sum(unit.settlements.map((s) => s.releaseQuantity));
+    if (unit.releasedQuantity !== undefined && differs(unit.releasedQuantity, releases)) {
+      report("releasedQuantity", unit.releasedQuantity, releases, `the settlements' releaseQuantity add up to ${releases}`);
+    }
+    const nets = sum(unit.settlements.map((s) => s.netSettlementQuantity));
+    if (unit.netSettledQuantity !== undefined && differs(unit.netSettledQuantity, nets)) {
+      report("netSettledQuantity", unit.netSettledQuantity, nets, `the settlements' netSettlementQuantity add up to ${nets}`);
+    }
+    released = unit.releasedQuantity ?? releases;
+    if (record.vestedQuantity !== undefined && new Dec(released).gt(record.vestedQuantity)) {
+      report("releasedQuantity", released, record.vestedQuantity, `only ${record.vestedQuantity} vested (vestedQuantity)`);
+    }
+  }
+  if (quantity !== undefined) {
+    const used = sum([released, canceledQuantity]);
+    if (new Dec(used).gt(quantity)) report("quantity", quantity, used, `released ${released} + canceled ${canceledQuantity ?? "0"} is ${used}, more than was granted`);
+  }
+  checkDates(record, report);
+  return out;
+}
+
+type Report = (field: string, stated: string, derived: string, why: string) => void;
+
+function checkEvents(
+  record: GrantFields,
+  report: Report,
+  sum: (values: readonly (DecimalString | undefined)[]) => DecimalString,
+  differs: (a: DecimalString, b: DecimalString) => boolean,
+): void {
+  const events = record.vestingEvents;
+  if (events.length === 0) return;
+  const planned = sum(events.map((e) => e.targetQuantity ?? e.quantity));
+  if (record.quantity !== undefined && differs(record.quantity, planned)) {
+    report("quantity", record.quantity, planned, `the vesting events' targetQuantity (else quantity) add up to ${planned}`);
+  }
+  const vested = sum(events.filter((e) => e.vested).map((e) => e.vestedQuantity));
+  if (record.vestedQuantity !== undefined && differs(record.vestedQuantity, vested)) {
+    const dates = events.filter((e) => e.vested).map((e) => e.vestDate ?? "undated");
+    report("vestedQuantity", record.vestedQuantity, vested, `its vested events (${dates.join(", ")}) add up to ${vested}`);
+  }
+}
+
+/** `boardApprovalDate ≤ issueDate ≤ stakeholderAcceptanceDate` and `terminationDate ≤ canceledDate`. */
+function checkDates(record: GrantFields, report: Report): void {
+  const order = (earlierField: string, earlier: CalendarDate | undefined, laterField: string, later: CalendarDate | undefined): void => {
+    if (earlier !== undefined && later !== undefined && compareIso(earlier, later) > 0) {
+      report(laterField, later, earlier, `that is before ${earlierField} ${earlier}`);
+    }
+  };
+  order("boardApprovalDate", record.boardApprovalDate, "issueDate", record.issueDate);
+  order("issueDate", record.issueDate, "stakeholderAcceptanceDate", record.stakeholderAcceptanceDate);
+  order("terminationDate", record.terminationDate, "canceledDate", record.canceledDate);
+}

@@ -1,0 +1,103 @@
+/**
+ * The objects of a read OCF package, grouped for replay. Pure: works on a `LoadedOcfPackage`.
+ *
+ * A reconciliation reads packages written by other systems too, so objects are kept as plain JSON
+ * records and read field by field (`replay.ts`), not forced through ocf-sync's schemas: an object
+ * ocf-sync does not model is ignored, not fatal. What makes a package unusable for reconciling (no
+ * manifest `as_of`, a listed file missing or not JSON) is a `ReconcileInputError`.
+ */
+import { isCalendarDate, type CalendarDate } from "../dates.js";
+import { OcfSyncError, describeValue } from "../errors.js";
+import { manifestFileReferences, normalizePackagePath, parseJsonBytes, type LoadedOcfPackage } from "../ocf/package-reader.js";
+import { LEGACY_OBJECT_TYPES } from "../ocf/schemas.js";
+
+/** A JSON object of the package. */
+export type JsonRecord = Readonly<Record<string, unknown>>;
+
+/** The objects a reconciliation needs, each in package order. */
+export interface PackageObjects {
+  /** Where the package was read from (for labels and messages). */
+  location: string;
+  /** The manifest's `as_of`. */
+  asOf: CalendarDate;
+  /** The manifest issuer's `id` (ocf-sync writes `issuer-<issuer id>`), when present. */
+  issuerObjectId?: string;
+  /** Transactions (`object_type` starting with `TX_`), legacy type names mapped to the current ones. */
+  transactions: JsonRecord[];
+  vestingTerms: JsonRecord[];
+  stakeholders: JsonRecord[];
+  stockClasses: JsonRecord[];
+  stockPlans: JsonRecord[];
+}
+
+/** Input a reconciliation cannot work with: a package without its files, an NDJSON line that is not a record, … */
+export class ReconcileInputError extends OcfSyncError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super("RECONCILE_INPUT_UNUSABLE", message, options);
+    this.name = "ReconcileInputError";
+  }
+}
+
+/**
+ * Groups the objects of a package read by `readOcfPackage`.
+ *
+ * @throws {ReconcileInputError} when the manifest has no valid `as_of`, or a listed file is missing,
+ *   unreadable, not JSON or has no `items` list.
+ */
+export function packageObjects(pkg: LoadedOcfPackage): PackageObjects {
+  const asOf = pkg.manifest.as_of;
+  if (typeof asOf !== "string" || !isCalendarDate(asOf)) {
+    throw new ReconcileInputError(`${pkg.location}: the manifest's as_of is ${describeValue(asOf)}, not a YYYY-MM-DD date`);
+  }
+  const issuer = pkg.manifest.issuer;
+  const issuerId = isRecord(issuer) && typeof issuer.id === "string" ? issuer.id : undefined;
+  const objects: PackageObjects = {
+    location: pkg.location,
+    asOf,
+    ...(issuerId === undefined ? {} : { issuerObjectId: issuerId }),
+    transactions: [],
+    vestingTerms: [],
+    stakeholders: [],
+    stockClasses: [],
+    stockPlans: [],
+  };
+  const seen = new Set<string>();
+  for (const reference of manifestFileReferences(pkg.manifest)) {
+    const normalized = normalizePackagePath(reference.filepath);
+    if (!normalized.ok) throw new ReconcileInputError(`${pkg.location}: ${reference.jsonPath}.filepath ${describeValue(reference.filepath)} ${normalized.reason}`);
+    if (seen.has(normalized.path)) continue;
+    seen.add(normalized.path);
+    const content = pkg.files.get(normalized.path);
+    if (content?.state !== "read") {
+      throw new ReconcileInputError(`${pkg.location}: the manifest lists ${describeValue(normalized.path)}, which could not be read (${content?.state ?? "missing"}); run 'ocf-sync validate' on it`);
+    }
+    const parsed = parseJsonBytes(content.bytes);
+    if (!parsed.ok) throw new ReconcileInputError(`${pkg.location}: ${normalized.path} is not JSON: ${parsed.message}`);
+    const items = isRecord(parsed.value) ? parsed.value.items : undefined;
+    if (!Array.isArray(items)) throw new ReconcileInputError(`${pkg.location}: ${normalized.path} has no items list`);
+    for (const item of items) {
+      if (!isRecord(item)) continue;
+      const rawType = item.object_type;
+      if (typeof rawType !== "string") continue;
+      const type = (LEGACY_OBJECT_TYPES as Readonly<Record<string, string>>)[rawType] ?? rawType;
+      const value = type === rawType ? item : { ...item, object_type: type };
+      if (type.startsWith("TX_")) objects.transactions.push(value);
+      else if (type === "VESTING_TERMS") objects.vestingTerms.push(value);
+      else if (type === "STAKEHOLDER") objects.stakeholders.push(value);
+      else if (type === "STOCK_CLASS") objects.stockClasses.push(value);
+      else if (type === "STOCK_PLAN") objects.stockPlans.push(value);
+    }
+  }
+  return objects;
+}
+
+/** A JSON object (not an array, not null). */
+export function isRecord(value: unknown): value is JsonRecord {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** The string at `key`, if it is one. */
+export function stringAt(value: JsonRecord, key: string): string | undefined {
+  const found = value[key];
+  return typeof found === "string" ? found : undefined;
+}

@@ -1,0 +1,97 @@
+/**
+ * Reconciliation reports as text for a terminal, CSV (one row per difference) and JSON. Pure. Every
+ * figure is printed exactly as the report holds it (a decimal string), never re-formatted.
+ */
+import { terminalSafe } from "../errors.js";
+import { Dec, formatDecimal } from "../decimal.js";
+import { FIGURE_NAMES, type Difference, type FigureName, type ReconciliationReport } from "./types.js";
+
+/** The headings of `FIGURE_NAMES` for people. */
+export const FIGURE_LABELS: Readonly<Record<FigureName, string>> = {
+  issued: "issued",
+  vested: "vested",
+  released: "released (gross)",
+  netSettled: "net settled",
+  canceled: "canceled",
+  forfeited: "forfeited",
+  expired: "expired",
+  returnedToPool: "returned to pool",
+  returnedToTreasury: "returned to treasury",
+  outstanding: "outstanding",
+};
+
+/** The columns of `reconciliationCsv`, in order. */
+export const CSV_COLUMNS = ["issuer_id", "section", "code", "kind", "record_id", "security_id", "field", "expected", "actual", "message"] as const;
+
+/** Every difference of every report as CSV (RFC 4180: every field quoted, CRLF line ends), with a header row. */
+export function reconciliationCsv(reports: readonly ReconciliationReport[]): string {
+  const rows: string[][] = [[...CSV_COLUMNS]];
+  for (const report of reports) {
+    for (const d of report.differences) {
+      rows.push([d.issuerId, d.section, d.code, d.kind ?? "", d.recordId ?? "", d.securityId ?? "", d.field, d.expected ?? "", d.actual ?? "", d.message]);
+    }
+  }
+  return rows.map((row) => row.map((cell) => `"${cell.replaceAll('"', '""')}"`).join(",")).join("\r\n") + "\r\n";
+}
+
+/** Each row of a plain-text table: its cells. */
+type TableRenderer = (rows: readonly string[][], headers: readonly string[], rightAligned: ReadonlySet<number>) => string;
+
+/**
+ * A readable summary of one report: the totals per figure on both sides, then every difference.
+ * `table` draws the tables (the CLI passes its own); text from the data is made terminal-safe.
+ */
+export function renderReconciliationText(report: ReconciliationReport, table: TableRenderer): string {
+  const { labels } = report;
+  const lines: string[] = [];
+  lines.push(
+    `${report.mode === "source-vs-ocf" ? "Source against OCF" : "OCF against OCF"} for issuer ${terminalSafe(JSON.stringify(report.issuerId))}: ` +
+      `${terminalSafe(labels.expected)} vs ${terminalSafe(labels.actual)}; vested as of ${report.asOf}; tolerance ${report.tolerance}`,
+  );
+  lines.push("");
+  const totals = FIGURE_NAMES.flatMap((name) => {
+    const expected = report.totals.expected[name];
+    const actual = report.totals.actual[name];
+    if (expected === undefined && actual === undefined) return [];
+    const difference = expected === undefined || actual === undefined ? "" : formatDecimal(new Dec(actual).minus(expected));
+    return [[FIGURE_LABELS[name], expected ?? "-", actual ?? "-", difference]];
+  });
+  lines.push(table(totals, ["total", terminalSafe(labels.expected), terminalSafe(labels.actual), "difference"], new Set([1, 2, 3])));
+  lines.push("");
+  if (report.differences.length === 0) {
+    lines.push(`AGREE: ${report.grants.length} grant${report.grants.length === 1 ? "" : "s"} compared, no difference`);
+  } else {
+    // Long values (a list of vesting dates) are cut in the table; the lines below it give them whole.
+    const rows = report.differences.map((d) => [
+      d.section,
+      cell(d.recordId ?? d.securityId ?? "-"),
+      cell(d.field),
+      cell(d.expected ?? "-"),
+      cell(d.actual ?? "-"),
+      d.code,
+    ]);
+    lines.push(table(rows, ["section", "record", "field", terminalSafe(labels.expected), terminalSafe(labels.actual), "code"], new Set()));
+    lines.push("");
+    for (const d of report.differences) lines.push(`- ${terminalSafe(d.message)}`);
+    lines.push("");
+    lines.push(`DIFFERENCES: ${countBy(report.differences)}`);
+  }
+  for (const note of report.notes) lines.push(`note: ${terminalSafe(note)}`);
+  return lines.join("\n");
+}
+
+/** Widest table cell, in characters. */
+const CELL_WIDTH = 48;
+
+function cell(text: string): string {
+  const safe = terminalSafe(text);
+  return safe.length <= CELL_WIDTH ? safe : `${safe.slice(0, CELL_WIDTH - 1)}…`;
+}
+
+/** `"3 (2 source-vs-ocf, 1 source)"`. */
+function countBy(differences: readonly Difference[]): string {
+  const counts = new Map<string, number>();
+  for (const d of differences) counts.set(d.section, (counts.get(d.section) ?? 0) + 1);
+  return `${differences.length} (${[...counts].map(([section, n]) => `${n} ${section}`).join(", ")})`;
+}
+

@@ -1,0 +1,129 @@
+/**
+ * The HTML report opened in a real headless browser (Debian's chromium driven by playwright-core,
+ * no browser download): the totals and differences tables and the vesting chart render, nothing is
+ * fetched from the network, hostile ids stay text, and a screenshot is taken.
+ */
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium, type BrowserContext } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../../src/cli/main.js";
+import { renderReconciliationHtml } from "../../../src/reconcile/html.js";
+import { reconcileSourceWithOcf } from "../../../src/reconcile/source-vs-ocf.js";
+import { captureIo } from "../../helpers/capture.js";
+import { samplePackage, sampleSource } from "../../unit/reconcile/helpers.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const GOLDEN = resolve(import.meta.dirname, "../../../samples/ocf");
+
+describe("the HTML reconciliation report in headless chromium", () => {
+  let dir: string;
+  let context: BrowserContext;
+  /** Every request the page made that is not the report file itself. */
+  const outside: string[] = [];
+
+  beforeAll(async () => {
+    // .ci/run installs Debian's chromium; this test must never be skipped for want of it.
+    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
+    dir = await mkdtemp(join(tmpdir(), "ocf-sync-html-"));
+    context = await chromium.launchPersistentContext(join(dir, "profile"), {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+    await context.route("**/*", async (route) => {
+      const url = route.request().url();
+      if (url.startsWith("file:")) return route.continue();
+      outside.push(url);
+      return route.abort();
+    });
+  });
+  afterAll(async () => {
+    await context?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("renders the totals, every difference and the chart of vested shares, offline", async () => {
+    const io = captureIo(dir);
+    const source = resolve(import.meta.dirname, "../../../samples/api/acme-robotics.json");
+    // A pull's NDJSON built from the sample records, so the test needs no server.
+    const data = JSON.parse(await readFile(source, "utf8")) as { restrictedStockAwards: unknown[]; restrictedStockUnits: unknown[] };
+    const lines = [
+      ...data.restrictedStockAwards.map((record) => ({ kind: "restrictedStockAward", issuerId: "acme-robotics", id: (record as { id: string }).id, record })),
+      ...data.restrictedStockUnits.map((record) => ({ kind: "restrictedStockUnit", issuerId: "acme-robotics", id: (record as { id: string }).id, record })),
+    ];
+    await writeFile(join(dir, "acme.ndjson"), lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+    expect(await runCli(["reconcile", "--source", "acme.ndjson", join(GOLDEN, "acme-robotics"), "--html", "report.html"], io)).toBe(1);
+
+    const html = await readFile(join(dir, "report.html"), "utf8");
+    // Self-contained: no script, no linked or embedded external resource.
+    expect(html).not.toMatch(/<script|<link|<img|<iframe|\ssrc=|\shref=|url\(|@import/i);
+
+    const page = await context.newPage();
+    await page.setViewportSize({ width: 1000, height: 1400 });
+    await page.goto(pathToFileURL(join(dir, "report.html")).href);
+    const rows = (selector: string) => page.locator(selector).evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? "")));
+    expect(await page.locator("table.totals tbody tr").count()).toBe(10);
+    expect((await rows("table.differences tbody tr")).map((cells) => cells.slice(0, 7))).toEqual([
+      ["source-vs-ocf", "FIGURE_MISMATCH", "RSA-0003", "rsa-RSA-0003", "vested", "47500", "45000"],
+      ["source", "SOURCE_INCONSISTENT", "RSA-0003", "", "vestedQuantity", "47500", "45000"],
+    ]);
+    // The chart drew: both series as paths with real extent on the page, with their points.
+    const chart = await page.locator("svg.vesting-chart").boundingBox();
+    expect(chart?.width).toBeGreaterThan(500);
+    expect(chart?.height).toBeGreaterThan(200);
+    const series = page.locator("svg.vesting-chart path.series");
+    expect(await series.count()).toBe(2);
+    for (const side of ["expected", "actual"]) {
+      const path = page.locator(`svg.vesting-chart path.series[data-side="${side}"]`);
+      const box = await path.boundingBox();
+      expect(box?.width).toBeGreaterThan(400);
+      expect(box?.height).toBeGreaterThan(150);
+      expect(await path.evaluate((p) => (p as unknown as { getTotalLength(): number }).getTotalLength())).toBeGreaterThan(500);
+    }
+    expect(await page.locator("svg.vesting-chart circle").count()).toBeGreaterThan(10);
+    expect(await page.locator("svg.vesting-chart rect.counter title").textContent()).toContain("vestedQuantity counters total 330084.5 as of 2025-06-30");
+
+    const shot = join(dir, "report.png");
+    await page.screenshot({ path: shot, fullPage: true });
+    const png = await readFile(shot);
+    expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+    expect((await stat(shot)).size).toBeGreaterThan(10_000);
+    expect(outside).toEqual([]);
+    await page.close();
+  });
+
+  it("shows hostile ids and labels as text, never as markup", async () => {
+    const hostile = `<img src=x onerror="document.title='pwned'"><script>document.title='pwned'</script>&amp;`;
+    const source = await sampleSource("7");
+    const award = source.awards[0];
+    if (award === undefined) throw new Error("no award");
+    // A source record the package does not have: its id lands in the differences table.
+    const report = reconcileSourceWithOcf({ ...source, awards: [...source.awards, { ...award, id: hostile }] }, await samplePackage("7"), {
+      labels: { expected: hostile, actual: "OCF" },
+    });
+    await writeFile(join(dir, "hostile.html"), renderReconciliationHtml([report]));
+    const page = await context.newPage();
+    await page.goto(pathToFileURL(join(dir, "hostile.html")).href);
+    const found = {
+      title: await page.title(),
+      injected: await page.locator("img, script").count(),
+      recordCells: await page.locator("table.differences tbody tr td:nth-child(3)").allTextContents(),
+    };
+    expect(found).toEqual({ title: "ocf-sync reconciliation", injected: 0, recordCells: [hostile] });
+    expect(outside).toEqual([]);
+    await page.close();
+  });
+});

@@ -1,0 +1,90 @@
+import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCli } from "../../../src/cli/main.js";
+import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
+import { captureIo } from "../../helpers/capture.js";
+import { GENERATED_AT, freshSampleData, touch } from "./helpers.js";
+
+interface IssuerDocument {
+  issuerId: string;
+  status: string;
+  pass: string;
+  created: number;
+  changed: number;
+  removed: number;
+  unchanged: number;
+  objects: { changed: { objectType: string; id: string; fields: string[] }[]; removed: { id: string }[] };
+}
+
+describe("ocf-sync sync", () => {
+  let server: SampleServer;
+  let dir: string;
+  beforeEach(async () => {
+    server = await startSampleServer({ port: 0, data: await freshSampleData() });
+    dir = await mkdtemp(join(tmpdir(), "ocf-sync-sync-cli-"));
+  });
+  afterEach(async () => server.close());
+
+  const run = async (...extra: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const io = captureIo(dir);
+    const code = await runCli(["sync", "--base-url", server.url, "--issuer", "7", "--out", "out", "--state", "state.json", "--generated-at", GENERATED_AT, "--log", "plain", ...extra], io);
+    return { code, stdout: io.stdout.text, stderr: io.stderr.text };
+  };
+
+  it("prints a human summary, then with --json the change set with created, changed, removed and unchanged per issuer", async () => {
+    const first = await run();
+    expect(first.code).toBe(0);
+    expect(first.stdout).toMatch(/^issuer\s+pass\s+pulled\s+created\s+changed\s+removed\s+unchanged\s+status$/m);
+    expect(first.stdout).toMatch(/^7\s+full \(first-run\)\s+7\s+\d+\s+0\s+0\s+0\s+ok$/m);
+    expect(first.stdout).toMatch(/^7: a new package of \d+ objects$/m);
+    expect(first.stderr).toContain('issuer "7": full pass (first-run)');
+
+    const awards = server.data.issuers.get("7")?.awards ?? [];
+    const [award, gone] = awards;
+    if (award === undefined || gone === undefined) throw new Error("sample issuer 7 has awards");
+    award.securityLabel = "RSA-1-renamed";
+    touch(award, "2025-03-10T09:29:59Z");
+    const human = await run();
+    expect(human.code).toBe(0);
+    expect(human.stdout).toContain("~ TX_STOCK_ISSUANCE rsa-2207-issuance (comments, custom_id)");
+    expect(human.stderr).toContain("records modified since 2025-03-10T09:25:00Z");
+
+    awards.splice(awards.indexOf(gone), 1);
+    const json = await run("--json", "--full");
+    expect(json.code).toBe(0);
+    const doc = JSON.parse(json.stdout) as { issuers: IssuerDocument[] };
+    expect(doc.issuers).toHaveLength(1);
+    const [issuer] = doc.issuers;
+    expect(issuer).toMatchObject({ issuerId: "7", status: "ok", pass: "full", changed: expect.any(Number), created: 0 });
+    expect(issuer?.removed).toBeGreaterThan(0);
+    expect(issuer?.objects.removed.map((o) => o.id)).toContain(`rsa-${String(gone.id)}-issuance`);
+    expect(issuer?.unchanged).toBeGreaterThan(0);
+  });
+
+  it("needs --state, and exits 1 naming the holder when another sync holds the lock", async () => {
+    const io = captureIo(dir);
+    expect(await runCli(["sync", "--base-url", server.url, "--issuer", "7", "--out", "out"], io)).toBe(2);
+    expect(io.stderr.text).toContain("--state FILE is required");
+
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "state.json.lock"), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
+    const locked = await run();
+    expect(locked.code).toBe(1);
+    expect(locked.stderr).toContain(`another sync is using this state: process ${process.pid} took it at 2026-01-01T00:00:00Z and is still running`);
+    expect(locked.stderr).toContain("[SYNC_LOCKED]");
+  });
+
+  it("exits 1 when an issuer fails, still syncing the others", async () => {
+    const io = captureIo(dir);
+    const code = await runCli(["sync", "--base-url", server.url, "--issuer", "nobody", "--issuer", "7", "--out", "out", "--state", "state.json", "--log", "plain", "--json"], io);
+    expect(code).toBe(1);
+    const doc = JSON.parse(io.stdout.text) as { issuers: { issuerId: string; status: string; error?: { code: string } }[] };
+    expect(doc.issuers.map((i) => [i.issuerId, i.status])).toEqual([
+      ["nobody", "failed"],
+      ["7", "ok"],
+    ]);
+    expect(doc.issuers[0]?.error?.code).toMatch(/^API_/);
+  });
+});

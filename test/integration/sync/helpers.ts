@@ -1,0 +1,63 @@
+/** Shared by the sync tests: sample data to mutate, a fresh export to compare with, and a sync runner. */
+import { mkdtemp, readFile, readdir } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { createApiClient, type ApiClient } from "../../../src/client/create-client.js";
+import { exportIssuer } from "../../../src/export/export-issuer.js";
+import { packageNameFor } from "../../../src/ocf/package-folder.js";
+import { loadSampleData, type SampleData, type WireRecord } from "../../../src/sample-server/server.js";
+import { sync, type SyncEvent, type SyncOptions } from "../../../src/sync/sync.js";
+
+export const GENERATED_AT = "2025-07-01T00:00:00Z";
+export const AS_OF = "2025-07-01";
+
+/** A private copy of the sample data, safe to mutate. */
+export async function freshSampleData(): Promise<SampleData> {
+  return loadSampleData();
+}
+
+export function client(url: string): ApiClient {
+  return createApiClient({ baseUrl: url, rateLimit: false });
+}
+
+/** Runs a sync to the end and returns its events. */
+export async function runSync(url: string, issuers: string[], options: SyncOptions): Promise<SyncEvent[]> {
+  const api = client(url);
+  const events: SyncEvent[] = [];
+  try {
+    for await (const event of sync(api, issuers, { generatedAt: GENERATED_AT, asOf: AS_OF, ...options })) events.push(event);
+  } finally {
+    await api.close();
+  }
+  return events;
+}
+
+/** The files of a folder, by name. */
+export async function folderFiles(folder: string): Promise<Map<string, string>> {
+  const files = new Map<string, string>();
+  for (const name of (await readdir(folder)).sort()) files.set(name, await readFile(join(folder, name), "utf8"));
+  return files;
+}
+
+/** Asserts that the synced package of `issuerId` is byte for byte a fresh full export of what the server serves now. */
+export async function expectSameAsFreshExport(url: string, issuerId: string, outDir: string, options: { onInvalid?: "fail" | "quarantine" } = {}): Promise<void> {
+  const fresh = await mkdtemp(join(tmpdir(), "ocf-sync-fresh-"));
+  const api = client(url);
+  try {
+    await exportIssuer(api, issuerId, { outDir: fresh, generatedAt: GENERATED_AT, asOf: AS_OF, ...options });
+  } finally {
+    await api.close();
+  }
+  const name = packageNameFor(issuerId);
+  expect(await folderFiles(join(outDir, name)), issuerId).toEqual(await folderFiles(join(fresh, name)));
+}
+
+/** Sets the record's wire `lastModifiedDatetime`. */
+export function touch(record: WireRecord, at: string): void {
+  record.lastModifiedDatetime = { value: at };
+}
+
+export function eventsOf<T extends SyncEvent["type"]>(events: SyncEvent[], type: T): Extract<SyncEvent, { type: T }>[] {
+  return events.filter((e): e is Extract<SyncEvent, { type: T }> => e.type === type);
+}

@@ -1,0 +1,220 @@
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { hostname, tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { startSampleServer, type SampleServer, type WireRecord } from "../../../src/sample-server/server.js";
+import { SyncLockedError } from "../../../src/sync/lock.js";
+import { SyncStateError, readSyncState, snapshotFolderOf } from "../../../src/sync/state.js";
+import { sync } from "../../../src/sync/sync.js";
+import { AS_OF, GENERATED_AT, client, eventsOf, expectSameAsFreshExport, freshSampleData, runSync, touch } from "./helpers.js";
+
+function awardsOf(server: SampleServer, issuerId: string): WireRecord[] {
+  const issuer = server.data.issuers.get(issuerId);
+  if (issuer === undefined) throw new Error(`no issuer ${issuerId}`);
+  return issuer.awards;
+}
+
+describe("sync against the sample server", () => {
+  let server: SampleServer;
+  let dir: string;
+  let outDir: string;
+  let stateFile: string;
+  beforeEach(async () => {
+    server = await startSampleServer({ port: 0, data: await freshSampleData() });
+    dir = await mkdtemp(join(tmpdir(), "ocf-sync-sync-"));
+    outDir = join(dir, "out");
+    stateFile = join(dir, "state", "sync-state.json");
+  });
+  afterEach(async () => server.close());
+
+  it("first run pulls everything and writes the same package as a full export, then a no-change run asks one filtered page per kind", async () => {
+    const first = await runSync(server.url, ["7", "acme-robotics"], { outDir, stateFile });
+    const started = eventsOf(first, "issuer-started");
+    expect(started.map((e) => [e.issuerId, e.pass, e.reason]).sort()).toEqual([
+      ["7", "full", "first-run"],
+      ["acme-robotics", "full", "first-run"],
+    ]);
+    const written = eventsOf(first, "package-written");
+    expect(written.every((e) => e.changes.removed.length === 0 && e.changes.changed.length === 0 && e.changes.unchanged === 0)).toBe(true);
+    expect(written.every((e) => e.changes.created.length > 0)).toBe(true);
+    await expectSameAsFreshExport(server.url, "7", outDir);
+    await expectSameAsFreshExport(server.url, "acme-robotics", outDir);
+    const state = await readSyncState(stateFile);
+    expect(state.issuers.map((s) => [s.issuerId, s.cursor, s.lastPass])).toEqual([
+      ["7", "2025-03-10T09:30:00.000000Z", "full"],
+      ["acme-robotics", "2025-05-19T11:02:58.612000Z", "full"],
+    ]);
+    expect(await readdir(snapshotFolderOf(stateFile))).toEqual(["7.1.ndjson", "acme-robotics.1.ndjson"]);
+
+    const before = server.stats().requests;
+    const second = await runSync(server.url, ["7"], { outDir, stateFile });
+    expect(server.stats().requests - before).toBe(2);
+    const [start] = eventsOf(second, "issuer-started");
+    // cursor 09:30:00 minus the default five minutes, to the second
+    expect(start).toMatchObject({ pass: "incremental", modifiedAfter: "2025-03-10T09:25:00Z" });
+    const [records] = eventsOf(second, "records-changed");
+    expect(records?.records).toMatchObject({ created: [], modified: [], removed: [], unchanged: 7 });
+    const [pkg] = eventsOf(second, "package-written");
+    expect(pkg?.changes).toMatchObject({ created: [], changed: [], removed: [] });
+    expect(pkg?.changes.unchanged).toBeGreaterThan(7);
+    await expectSameAsFreshExport(server.url, "7", outDir);
+    expect(await readdir(snapshotFolderOf(stateFile))).toEqual(["7.2.ndjson", "acme-robotics.1.ndjson"]);
+  });
+
+  it("picks up created and modified records (out of order, inside the overlap), reports the changed fields, and sees deletions only on a full pass", async () => {
+    await runSync(server.url, ["7"], { outDir, stateFile });
+    const awards = awardsOf(server, "7");
+    const [modified, deleted] = awards;
+    if (modified === undefined || deleted === undefined) throw new Error("sample issuer 7 has awards");
+    modified.securityLabel = "RSA-1-renamed";
+    touch(modified, "2025-03-10T09:28:00Z"); // before the high-water mark, inside the window
+    const created = structuredClone(modified);
+    created.id = "9001";
+    created.securityLabel = "RSA-9001";
+    touch(created, "2025-03-11T00:00:00Z");
+    awards.push(created);
+    awards.splice(awards.indexOf(deleted), 1);
+
+    const events = await runSync(server.url, ["7"], { outDir, stateFile });
+    const [records] = eventsOf(events, "records-changed");
+    expect(records?.records.created).toEqual([{ kind: "restrictedStockAward", id: "9001" }]);
+    expect(records?.records.modified).toEqual([{ kind: "restrictedStockAward", id: String(modified.id) }]);
+    expect(records?.records.removed).toEqual([]); // invisible to an incremental pass
+    const [pkg] = eventsOf(events, "package-written");
+    expect(pkg?.changes.created.map((o) => o.id)).toContain("rsa-9001-issuance");
+    expect(pkg?.changes.changed).toContainEqual({ objectType: "TX_STOCK_ISSUANCE", id: `rsa-${String(modified.id)}-issuance`, fields: ["comments", "custom_id"] });
+    expect(pkg?.changes.removed).toEqual([]);
+    expect((await readSyncState(stateFile)).issuers[0]?.cursor).toBe("2025-03-11T00:00:00.000000Z");
+
+    const full = await runSync(server.url, ["7"], { outDir, stateFile, full: true });
+    expect(eventsOf(full, "issuer-started")[0]).toMatchObject({ pass: "full", reason: "requested" });
+    expect(eventsOf(full, "records-changed")[0]?.records.removed).toEqual([{ kind: "restrictedStockAward", id: String(deleted.id) }]);
+    const removed = eventsOf(full, "package-written")[0]?.changes.removed ?? [];
+    expect(removed.map((o) => o.id)).toContain(`rsa-${String(deleted.id)}-issuance`);
+    await expectSameAsFreshExport(server.url, "7", outDir);
+  });
+
+  it("makes every fullEvery-th pass a full one", async () => {
+    const passes: string[] = [];
+    for (let run = 0; run < 5; run += 1) {
+      const events = await runSync(server.url, ["7"], { outDir, stateFile, fullEvery: 2 });
+      passes.push(`${eventsOf(events, "issuer-started")[0]?.pass}:${eventsOf(events, "issuer-started")[0]?.reason}`);
+    }
+    expect(passes).toEqual(["full:first-run", "incremental:incremental", "full:periodic", "incremental:incremental", "full:periodic"]);
+  });
+
+  it("reports a failed issuer, keeps going with the others, and saves no state for it", async () => {
+    const events = await runSync(server.url, ["no-such-issuer", "7"], { outDir, stateFile });
+    expect(eventsOf(events, "issuer-failed").map((e) => e.issuerId)).toEqual(["no-such-issuer"]);
+    const done = eventsOf(events, "sync-done")[0];
+    expect(done?.results.map((r) => [r.issuerId, r.ok])).toEqual([
+      ["no-such-issuer", false],
+      ["7", true],
+    ]);
+    expect((await readSyncState(stateFile)).issuers.map((s) => s.issuerId)).toEqual(["7"]);
+  });
+
+  it("refuses a second sync while a live process holds the lock, and takes over the stale lock of a dead one", async () => {
+    await mkdir(join(dir, "state"), { recursive: true });
+    await writeFile(`${stateFile}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
+    const refused = runSync(server.url, ["7"], { outDir, stateFile });
+    await expect(refused).rejects.toBeInstanceOf(SyncLockedError);
+    await expect(refused).rejects.toThrow(`process ${process.pid} took it at 2026-01-01T00:00:00Z and is still running`);
+    expect(server.stats().requests).toBe(0);
+
+    // pid 2^22+1 is above Linux's pid_max ceiling: no such process can exist
+    const dead = 4_194_305;
+    await writeFile(`${stateFile}.lock`, JSON.stringify({ pid: dead, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
+    const events = await runSync(server.url, ["7"], { outDir, stateFile });
+    expect(eventsOf(events, "lock-acquired")[0]?.tookOverFrom?.pid).toBe(dead);
+    await expect(readFile(`${stateFile}.lock`)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("refuses a state file it cannot read, and leaves it as it is", async () => {
+    await runSync(server.url, ["7"], { outDir, stateFile });
+    await writeFile(stateFile, "{ not json");
+    await expect(runSync(server.url, ["7"], { outDir, stateFile })).rejects.toBeInstanceOf(SyncStateError);
+    expect(await readFile(stateFile, "utf8")).toBe("{ not json");
+    await expect(readFile(`${stateFile}.lock`)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("pulls everything again when the snapshot is gone", async () => {
+    await runSync(server.url, ["7"], { outDir, stateFile });
+    await rm(snapshotFolderOf(stateFile), { recursive: true });
+    const events = await runSync(server.url, ["7"], { outDir, stateFile });
+    expect(eventsOf(events, "issuer-started")[0]).toMatchObject({ pass: "full", reason: "snapshot-missing" });
+    await expectSameAsFreshExport(server.url, "7", outDir);
+  });
+
+  it("syncs issuers concurrently, saving every one in the state, with the results in the order given", async () => {
+    const issuers = [...server.issuers].sort().reverse();
+    const events = await runSync(server.url, issuers, { outDir, stateFile, concurrency: 3 });
+    expect(eventsOf(events, "sync-done")[0]?.results.map((r) => [r.issuerId, r.ok])).toEqual(issuers.map((id) => [id, true]));
+    expect((await readSyncState(stateFile)).issuers.map((s) => s.issuerId)).toEqual([...issuers].sort());
+    expect(events.at(-1)?.type).toBe("sync-done");
+  });
+
+  it("when the consumer leaves early, stops the issuers under way and releases the lock; the next run finishes", async () => {
+    const api = client(server.url);
+    try {
+      for await (const event of sync(api, [...server.issuers], { outDir, stateFile, concurrency: 2, generatedAt: GENERATED_AT, asOf: AS_OF })) {
+        if (event.type === "package-written") break;
+      }
+    } finally {
+      await api.close();
+    }
+    await expect(readFile(`${stateFile}.lock`)).rejects.toMatchObject({ code: "ENOENT" });
+    expect((await readdir(outDir)).filter((n) => n.startsWith("."))).toEqual([]);
+    expect((await readSyncState(stateFile)).issuers.length).toBeLessThan(server.issuers.length);
+    const events = await runSync(server.url, [...server.issuers], { outDir, stateFile });
+    expect(eventsOf(events, "sync-done")[0]?.results.every((r) => r.ok)).toBe(true);
+    for (const issuerId of server.issuers) await expectSameAsFreshExport(server.url, issuerId, outDir);
+  });
+
+  it("stops with the signal's reason when aborted", async () => {
+    const controller = new AbortController();
+    const api = client(server.url);
+    const seen: string[] = [];
+    try {
+      const run = (async () => {
+        for await (const event of sync(api, [...server.issuers], { outDir, stateFile, signal: controller.signal, generatedAt: GENERATED_AT })) {
+          seen.push(event.type);
+          if (event.type === "issuer-started") controller.abort(new Error("stop now"));
+        }
+      })();
+      await expect(run).rejects.toThrow("stop now");
+    } finally {
+      await api.close();
+    }
+    expect(seen).not.toContain("sync-done");
+    await expect(readFile(`${stateFile}.lock`)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("carries a quarantined record over like any other, and maps it once it is fixed", async () => {
+    const [award] = awardsOf(server, "7");
+    if (award === undefined) throw new Error("sample issuer 7 has awards");
+    const quantity = award.quantity;
+    award.quantity = { value: "lots" };
+    touch(award, "2025-03-10T09:29:00Z");
+    const first = await runSync(server.url, ["7"], { outDir, stateFile, onInvalid: "quarantine" });
+    expect(eventsOf(first, "sync-done")[0]?.results[0]?.ok).toBe(true);
+    const report = async (): Promise<{ quarantined: { recordId: string }[] }> => JSON.parse(await readFile(join(outDir, "7.report.json"), "utf8")) as { quarantined: { recordId: string }[] };
+    expect((await report()).quarantined.map((q) => q.recordId)).toEqual([String(award.id)]);
+
+    // an unrelated change: the quarantined record comes from the snapshot and is quarantined again
+    const other = awardsOf(server, "7")[2] as WireRecord;
+    other.securityLabel = "RSA-other";
+    touch(other, "2025-03-10T09:31:00Z");
+    const second = await runSync(server.url, ["7"], { outDir, stateFile, onInvalid: "quarantine" });
+    expect(eventsOf(second, "records-changed")[0]?.records.modified).toEqual([{ kind: "restrictedStockAward", id: String(other.id) }]);
+    expect((await report()).quarantined.map((q) => q.recordId)).toEqual([String(award.id)]);
+    await expectSameAsFreshExport(server.url, "7", outDir, { onInvalid: "quarantine" });
+
+    award.quantity = quantity;
+    touch(award, "2025-03-10T09:32:00Z");
+    const third = await runSync(server.url, ["7"], { outDir, stateFile, onInvalid: "quarantine" });
+    expect(eventsOf(third, "package-written")[0]?.changes.created.map((o) => o.id)).toContain(`rsa-${String(award.id)}-issuance`);
+    expect((await report()).quarantined).toEqual([]);
+    await expectSameAsFreshExport(server.url, "7", outDir, { onInvalid: "quarantine" });
+  });
+});

@@ -1,0 +1,86 @@
+/** The source's own consistency: each invariant, broken once, is reported once with its numbers; the samples are clean but for RSA-0003. */
+import { describe, expect, it } from "vitest";
+import { checkSourceConsistency } from "../../../src/reconcile/consistency.js";
+import type { RestrictedStockAward, RestrictedStockUnit } from "../../../src/source/records.js";
+import { SAMPLE_PACKAGES, sampleSource } from "./helpers.js";
+
+const award: RestrictedStockAward = {
+  id: "A1",
+  quantity: "100",
+  vestedQuantity: "50",
+  issueDate: "2024-01-10",
+  boardApprovalDate: "2024-01-05",
+  stakeholderAcceptanceDate: "2024-01-12",
+  canceledQuantity: "0",
+  returnedToPoolQuantity: "0",
+  returnedToTreasuryQuantity: "0",
+  vestingEvents: [
+    { id: "e1", vestDate: "2024-06-01", vested: true, performanceCondition: false, targetQuantity: "50", vestedQuantity: "50" },
+    { id: "e2", vestDate: "2026-06-01", vested: false, performanceCondition: false, targetQuantity: "50" },
+  ],
+};
+const unit: RestrictedStockUnit = {
+  id: "U1",
+  quantity: "100",
+  vestedQuantity: "60",
+  terminationDate: "2025-01-01",
+  canceledDate: "2025-01-05",
+  canceledQuantity: "40",
+  forfeitedQuantity: "40",
+  expiredQuantity: "0",
+  returnedToPoolQuantity: "40",
+  releasedQuantity: "60",
+  netSettledQuantity: "36",
+  vestingEvents: [],
+  settlements: [
+    { settlementDate: "2024-06-01", releaseQuantity: "30", netSettlementQuantity: "18", withholdingQuantity: "12" },
+    { settlementDate: "2024-09-01", releaseQuantity: "30", netSettlementQuantity: "18", saleQuantity: "12" },
+  ],
+};
+const check = (awards: RestrictedStockAward[], units: RestrictedStockUnit[] = []) =>
+  checkSourceConsistency({ issuerId: "i", awards, units }).map((d) => [d.recordId, d.field, d.expected, d.actual]);
+
+describe("checkSourceConsistency", () => {
+  it("finds nothing in consistent records", () => {
+    expect(check([award], [unit])).toEqual([]);
+  });
+
+  it("finds nothing in the sample data but acme-robotics RSA-0003", async () => {
+    for (const issuerId of Object.keys(SAMPLE_PACKAGES)) {
+      const found = checkSourceConsistency(await sampleSource(issuerId)).map((d) => [d.recordId, d.field, d.expected, d.actual]);
+      expect(found).toEqual(issuerId === "acme-robotics" ? [["RSA-0003", "vestedQuantity", "47500", "45000"]] : []);
+    }
+  });
+
+  it.each([
+    ["vested events", { vestedQuantity: "55" }, [["A1", "vestedQuantity", "55", "50"]]],
+    ["planned events", { quantity: "120" }, [["A1", "quantity", "120", "100"]]],
+    ["vested over quantity", { quantity: "40", vestingEvents: [] }, [["A1", "vestedQuantity", "50", "40"]]],
+    ["pool and treasury", { canceledQuantity: "10", returnedToPoolQuantity: "4", returnedToTreasuryQuantity: "5" }, [["A1", "canceledQuantity", "10", "9"]]],
+    ["board approval after issue", { boardApprovalDate: "2024-01-11" }, [["A1", "issueDate", "2024-01-10", "2024-01-11"]]],
+    ["acceptance before issue", { stakeholderAcceptanceDate: "2024-01-09" }, [["A1", "stakeholderAcceptanceDate", "2024-01-09", "2024-01-10"]]],
+  ] as const)("reports an award's broken %s", (_name, change, expected) => {
+    expect(check([{ ...award, ...change } as RestrictedStockAward])).toEqual(expected);
+  });
+
+  it.each([
+    ["forfeited + expired", { expiredQuantity: "1" }, [["U1", "canceledQuantity", "40", "41"]]],
+    ["released vs settlements", { releasedQuantity: "59" }, [["U1", "releasedQuantity", "59", "60"]]],
+    ["net settled vs settlements", { netSettledQuantity: "35.5" }, [["U1", "netSettledQuantity", "35.5", "36"]]],
+    ["released over vested", { vestedQuantity: "50" }, [["U1", "releasedQuantity", "60", "50"]]],
+    ["released + canceled over quantity", { quantity: "99" }, [["U1", "quantity", "99", "100"]]],
+    ["cancellation before termination", { canceledDate: "2024-12-31" }, [["U1", "canceledDate", "2024-12-31", "2025-01-01"]]],
+  ] as const)("reports a unit's broken %s", (_name, change, expected) => {
+    expect(check([], [{ ...unit, ...change } as RestrictedStockUnit])).toEqual(expected);
+  });
+
+  it("reports a settlement whose parts do not make up its release", () => {
+    const settlements = [{ ...unit.settlements[0], saleQuantity: "0.0000000001" }, unit.settlements[1]] as RestrictedStockUnit["settlements"];
+    expect(check([], [{ ...unit, settlements }])).toEqual([["U1", "settlements[0].releaseQuantity", "30", "30.0000000001"]]);
+  });
+
+  it("reports each quarantined record", () => {
+    const found = checkSourceConsistency({ issuerId: "i", awards: [], units: [], quarantined: [{ kind: "restrictedStockUnit", recordId: "bad", message: "quantity: not a decimal" }] });
+    expect(found.map((d) => [d.code, d.recordId, d.message])).toEqual([["SOURCE_RECORD_INVALID", "bad", 'unit "bad" could not be parsed and is in neither figure: quantity: not a decimal']]);
+  });
+});

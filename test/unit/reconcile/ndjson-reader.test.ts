@@ -1,0 +1,81 @@
+/** `readPulledNdjson`: the NDJSON of `ocf-sync pull` read back, from real files. */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { NdjsonFormatError, issuerPullToNdjson, readPulledNdjson } from "../../../src/pull/ndjson.js";
+
+describe("readPulledNdjson", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "ocf-sync-ndjson-"));
+  });
+  afterAll(async () => rm(dir, { recursive: true, force: true }));
+
+  const file = async (name: string, lines: readonly unknown[]): Promise<string> => {
+    const path = join(dir, name);
+    await writeFile(path, lines.map((l) => (typeof l === "string" ? l : JSON.stringify(l))).join("\n"));
+    return path;
+  };
+  const award = (id: string, modified: string, quantity = "10") => ({
+    id,
+    issuerId: "7",
+    quantity: { value: quantity },
+    lastModifiedDatetime: { value: modified },
+  });
+
+  it("reads what the pull writes, per issuer: records, quarantined lines and records that no longer parse", async () => {
+    const written = [
+      ...issuerPullToNdjson({
+        issuerId: "7",
+        awards: [],
+        units: [],
+        raw: [{ kind: "restrictedStockAward", id: "A", raw: award("A", "2025-01-01T00:00:00Z") }],
+        quarantined: [],
+        warnings: [],
+      }),
+    ].join("");
+    const path = await file("mixed.ndjson", [
+      written.trimEnd(),
+      "",
+      { kind: "restrictedStockUnit", issuerId: "8", id: "U", record: { id: "U", issuerId: "8", quantity: { value: "5" } } },
+      { kind: "restrictedStockUnit", issuerId: "8", id: "Q", quarantined: true, issues: [{ message: "bad date" }], record: { id: "Q" } },
+      { kind: "restrictedStockAward", issuerId: "8", id: "B", record: { id: "B", quantity: { value: "ten" } } },
+    ]);
+    const issuers = await readPulledNdjson(path);
+    expect([...issuers.keys()]).toEqual(["7", "8"]);
+    expect(issuers.get("7")?.awards.map((a) => [a.id, a.quantity])).toEqual([["A", "10"]]);
+    const eight = issuers.get("8");
+    expect(eight?.units.map((u) => u.id)).toEqual(["U"]);
+    expect(eight?.quarantined.map((q) => [q.kind, q.recordId, q.message.includes("bad date") || q.message.includes("quantity")])).toEqual([
+      ["restrictedStockUnit", "Q", true],
+      ["restrictedStockAward", "B", true],
+    ]);
+  });
+
+  it("keeps the most recently modified copy of a record listed twice, wherever it is in the file", async () => {
+    const path = await file("twice.ndjson", [
+      { kind: "restrictedStockAward", issuerId: "7", id: "A", record: award("A", "2025-02-01T00:00:00Z", "20") },
+      { kind: "restrictedStockAward", issuerId: "7", id: "A", record: award("A", "2025-01-01T00:00:00Z", "10") },
+      { kind: "restrictedStockAward", issuerId: "7", id: "C", record: award("C", "2025-01-01T00:00:00Z") },
+      { kind: "restrictedStockAward", issuerId: "7", id: "C", record: award("C", "2025-03-01T00:00:00Z", "30") },
+    ]);
+    expect((await readPulledNdjson(path)).get("7")?.awards.map((a) => [a.id, a.quantity])).toEqual([
+      ["A", "20"],
+      ["C", "30"],
+    ]);
+  });
+
+  it("names the file and line of a line that is not JSON or not a record line", async () => {
+    const notJson = await file("not-json.ndjson", [{ kind: "restrictedStockAward", issuerId: "7", id: "A", record: award("A", "2025-01-01T00:00:00Z") }, "{oops"]);
+    await expect(readPulledNdjson(notJson)).rejects.toThrow(NdjsonFormatError);
+    await expect(readPulledNdjson(notJson)).rejects.toThrow(`${notJson} line 2: is not JSON`);
+    const noKind = await file("no-kind.ndjson", [{ issuerId: "7", record: {} }]);
+    await expect(readPulledNdjson(noKind)).rejects.toMatchObject({ code: "NDJSON_INVALID", line: 1 });
+  });
+
+  it("stops when aborted", async () => {
+    const path = await file("abort.ndjson", [{ kind: "restrictedStockAward", issuerId: "7", id: "A", record: award("A", "2025-01-01T00:00:00Z") }]);
+    await expect(readPulledNdjson(path, { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i);
+  });
+});

@@ -1,0 +1,83 @@
+/** CSV, text and HTML renderings: exact figures, hostile text kept inert. */
+import { describe, expect, it } from "vitest";
+import { escapeHtml, renderReconciliationHtml } from "../../../src/reconcile/html.js";
+import { terminalSafe } from "../../../src/errors.js";
+import { reconciliationCsv, renderReconciliationText } from "../../../src/reconcile/render.js";
+import { capTranches, cumulativeCurve, mergeTranches } from "../../../src/reconcile/tranches.js";
+import type { ReconciliationReport } from "../../../src/reconcile/types.js";
+import { Dec } from "../../../src/decimal.js";
+
+const report: ReconciliationReport = {
+  mode: "source-vs-ocf",
+  issuerId: 'acme "robotics"\u001b[31m',
+  asOf: "2025-06-30",
+  tolerance: "0",
+  labels: { expected: "source", actual: "OCF" },
+  totals: { expected: { issued: "100.0000000001" }, actual: { issued: "100" } },
+  grants: [],
+  differences: [
+    {
+      section: "source-vs-ocf",
+      code: "FIGURE_MISMATCH",
+      issuerId: "acme",
+      kind: "restrictedStockAward",
+      recordId: 'R,"1"\nnext',
+      securityId: "rsa-R",
+      field: "issued",
+      expected: "100.0000000001",
+      actual: "100",
+      message: "<b>bold</b> & more",
+    },
+  ],
+  vestingCurves: { expected: [{ date: "2024-01-01", vested: "50" }], actual: [{ date: "2024-01-02", vested: "50" }] },
+  notes: [],
+};
+
+describe("renderings", () => {
+  it("CSV quotes every field, doubles quotes and keeps line breaks inside the field", () => {
+    expect(reconciliationCsv([report])).toBe(
+      '"issuer_id","section","code","kind","record_id","security_id","field","expected","actual","message"\r\n' +
+        '"acme","source-vs-ocf","FIGURE_MISMATCH","restrictedStockAward","R,""1""\nnext","rsa-R","issued","100.0000000001","100","<b>bold</b> & more"\r\n',
+    );
+  });
+
+  it("text keeps figures exact and escapes control characters", () => {
+    const text = renderReconciliationText(report, (rows, headers) => [headers.join("|"), ...rows.map((r) => r.join("|"))].join("\n"));
+    expect(text).toContain("issued|100.0000000001|100|-0.0000000001");
+    expect(text).toContain("\\u001b[31m");
+    expect(text).not.toContain("\u001b");
+    expect(text).toContain("R,\"1\"\\u000anext");
+    expect(terminalSafe("a\u202eb")).toBe("a\\u202eb");
+  });
+
+  it("HTML escapes every value and holds no script or external reference", () => {
+    const html = renderReconciliationHtml([report]);
+    expect(escapeHtml(`<a href='x'>&"`)).toBe("&#60;a href=&#39;x&#39;&#62;&#38;&#34;");
+    expect(html).toContain("&#60;b&#62;bold&#60;/b&#62; &#38; more");
+    expect(html).not.toContain("<b>");
+    expect(html).not.toMatch(/<script|\ssrc=|\shref=/i);
+    expect(html).toContain("100.0000000001");
+  });
+
+  it("tranches: merged per date, cut to the cap in date order, summed into a curve", () => {
+    const merged = mergeTranches([
+      { date: "2024-02-01", amount: new Dec("1.5") },
+      { date: "2024-01-01", amount: new Dec("2") },
+      { date: "2024-02-01", amount: new Dec("0.5") },
+      { date: "2024-03-01", amount: new Dec("0") },
+    ]);
+    expect(merged).toEqual([
+      { date: "2024-01-01", amount: "2" },
+      { date: "2024-02-01", amount: "2" },
+    ]);
+    expect(capTranches(merged, new Dec("3.25"))).toEqual([
+      { date: "2024-01-01", amount: "2" },
+      { date: "2024-02-01", amount: "1.25" },
+    ]);
+    expect(capTranches(merged, new Dec("-1"))).toEqual([]);
+    expect(cumulativeCurve([merged, [{ date: "2024-01-01", amount: "0.1" }]])).toEqual([
+      { date: "2024-01-01", vested: "2.1" },
+      { date: "2024-02-01", vested: "4.1" },
+    ]);
+  });
+});
