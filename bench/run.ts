@@ -8,6 +8,7 @@
  *   npm run bench -- mapping      mapping + package bytes against JSON.parse + JSON.stringify
  *   npm run bench -- export       full export of 1,000 and 10,000 generated records: speed, peak memory
  *   npm run bench -- pull         only the pull throughput section
+ *   npm run bench -- sync         a no-change re-sync against a full export: requests and time
  *   npm run bench -- quota        only the rate-limit section (about 75 s: it must outlast a minute window)
  */
 import { benchExport } from "./export.js";
@@ -15,6 +16,7 @@ import { benchMapping } from "./mapping.js";
 import { benchParse } from "./parse.js";
 import { benchPullThroughput } from "./pull-throughput.js";
 import { benchQuotaShare } from "./quota-share.js";
+import { benchSync } from "./sync.js";
 
 const sections: Record<string, () => Promise<string>> = {
   parse: benchParse,
@@ -22,6 +24,7 @@ const sections: Record<string, () => Promise<string>> = {
   export: benchExport,
   pull: benchPullThroughput,
   quota: benchQuotaShare,
+  sync: benchSync,
 };
 
 const wanted = process.argv.slice(2).filter((a) => !a.startsWith("-"));

@@ -17,12 +17,12 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { daysInMonth } from "../src/dates.js";
 import { Dec, formatDecimal } from "../src/decimal.js";
 import { createPrng } from "../src/sample-server/faults.js";
-import type { SampleIssuerFile, WireRecord } from "../src/sample-server/data.js";
+import { SAMPLES_AS_OF, type SampleIssuerFile, type WireRecord } from "../src/sample-server/data.js";
 
 /** The id of the generated issuer. */
 export const LARGE_ISSUER_ID = "144361";
-/** Vesting status in all sample data is as of this day. */
-export const SAMPLES_AS_OF = "2025-06-30";
+/** Vesting status in all sample data is as of this day (defined with the sample data loader). */
+export { SAMPLES_AS_OF };
 
 const AWARD_COUNT = 80;
 const UNIT_COUNT = 70;

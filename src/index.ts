@@ -167,3 +167,12 @@ export type { Difference, DifferenceCode, FigureName, Figures, ReconcileOptions,
 export { NdjsonFormatError, readPulledNdjson } from "./pull/ndjson.js";
 export type { PulledIssuerRecords } from "./pull/ndjson.js";
 export { terminalSafe } from "./errors.js";
+
+// Incremental sync: keep packages current with only the changes
+export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync } from "./sync/sync.js";
+export type { IssuerSyncResult, RecordChanges, SyncEvent, SyncOptions } from "./sync/sync.js";
+export { diffPackageObjects } from "./sync/change-set.js";
+export type { ChangedOcfObject, OcfChangeSet, OcfObjectRef } from "./sync/change-set.js";
+export { SyncLockedError } from "./sync/lock.js";
+export { SyncStateError, readSyncState } from "./sync/state.js";
+export type { IssuerSyncState, SyncState } from "./sync/state.js";

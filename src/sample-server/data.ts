@@ -13,6 +13,12 @@ import { OcfSyncError, describeValue } from "../errors.js";
 /** One raw record as it travels on the wire (an RSA or an RSU). */
 export type WireRecord = Record<string, unknown>;
 
+/**
+ * The sample records are a snapshot: their vesting status (`vested`, `vestedQuantity`) is as of this
+ * day. Export them `--as-of` this day to compare like with like.
+ */
+export const SAMPLES_AS_OF = "2025-06-30";
+
 /** The records of one issuer, in file order (the server sends them in its own order). */
 export interface SampleIssuer {
   /** Restricted stock awards, raw. */

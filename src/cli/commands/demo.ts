@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { validatePackageAt } from "../../ocf/validate-package.js";
+import { SAMPLES_AS_OF } from "../../sample-server/data.js";
 import { startSampleServer } from "../../sample-server/server.js";
 import { parseCommandArgs } from "../args.js";
 import { writeLine, type CliIo } from "../io.js";
@@ -39,7 +40,9 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
       issuers: server.issuers,
       outDir,
       logMode: "plain",
-      exportOptions: { zip: true, concurrency: 4, onInvalid: "quarantine", validate: true },
+      // The sample records are a snapshot: their vested counters are as of SAMPLES_AS_OF, so the
+      // packages say so too (a real export defaults to the day of the pull).
+      exportOptions: { zip: true, concurrency: 4, onInvalid: "quarantine", validate: true, asOf: SAMPLES_AS_OF },
     });
   } finally {
     await server.close();

@@ -1,15 +1,12 @@
-import { resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
 import { isOcfSyncError } from "../../errors.js";
-import { isCalendarDate } from "../../dates.js";
 import { exportIssuers, shardOf, type IssuerExportResult } from "../../export/export-issuers.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
-import { isRfc3339DateTime } from "../../ocf/schemas.js";
-import { parseCommandArgs, parseInteger } from "../args.js";
+import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
-import { readIssuerList } from "../issuer-list.js";
-import { readIssuerProfiles, readStakeholderDirectory, type DirectoryLookup, type ProfileLookup } from "../options-files.js";
+import { JOB_FLAGS, PACKAGE_FLAGS, readJobFlags, readPackageFlags } from "../job-flags.js";
+import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, type LogMode } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -59,33 +56,17 @@ Examples:
 export async function exportCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("export", {
     args: [...argv],
-    options: {
-      ...CLIENT_FLAGS,
-      issuer: { type: "string", multiple: true },
-      "issuers-file": { type: "string" },
-      out: { type: "string" },
-      zip: { type: "boolean" },
-      concurrency: { type: "string" },
-      shard: { type: "string" },
-      "as-of": { type: "string" },
-      "issuer-profile": { type: "string" },
-      stakeholders: { type: "string" },
-      "settlement-class": { type: "string" },
-      "on-invalid": { type: "string" },
-      "generated-at": { type: "string" },
-      "no-validate": { type: "boolean" },
-      log: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
+    options: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, shard: { type: "string" }, help: { type: "boolean", short: "h" } },
     strict: true,
   });
   if (values.help === true) {
     writeLine(io.stdout, EXPORT_HELP);
     return 0;
   }
-  if (values.out === undefined || values.out === "") throw new UsageError("--out DIR is required: the folder the packages are written to");
+  const packageSettings = await readPackageFlags(values, io.cwd);
   const clientOptions = clientOptionsFromFlags(values, io.env);
-  let issuers = await readIssuerList(io.cwd, values);
+  const job = await readJobFlags(values, io.cwd);
+  let issuers = job.issuers;
   if (values.shard !== undefined) {
     const m = /^(\d+)\/(\d+)$/.exec(values.shard);
     const k = Number(m?.[1]);
@@ -93,37 +74,13 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
     if (m === null || n < 1 || k < 1 || k > n) throw new UsageError(`--shard takes K/N with 1 <= K <= N, such as 2/4, got ${JSON.stringify(values.shard)}`);
     issuers = shardOf(issuers, k, n);
   }
-  const concurrency = parseInteger("concurrency", values.concurrency, { min: 1, max: 64 }) ?? 4;
-  const onInvalid = (values["on-invalid"] ?? "fail") as OnInvalid;
-  if (onInvalid !== "fail" && onInvalid !== "quarantine") {
-    throw new UsageError(`--on-invalid takes fail or quarantine, got ${JSON.stringify(values["on-invalid"])}`);
-  }
-  const asOf = values["as-of"];
-  if (asOf !== undefined && !isCalendarDate(asOf)) throw new UsageError(`--as-of takes a real date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
-  const generatedAt = values["generated-at"];
-  if (generatedAt !== undefined && !isRfc3339DateTime(generatedAt)) {
-    throw new UsageError(`--generated-at takes an RFC 3339 date-time with a zone, such as 2025-06-30T00:00:00Z, got ${JSON.stringify(generatedAt)}`);
-  }
-  const logMode = (values.log ?? "auto") as LogMode;
-  if (!["auto", "plain", "json"].includes(logMode)) throw new UsageError(`--log takes auto, plain or json, got ${JSON.stringify(values.log)}`);
-  const profileOf = await readIssuerProfiles(io.cwd, values["issuer-profile"]);
-  const directoryOf = await readStakeholderDirectory(io.cwd, values.stakeholders);
-  const outDir = resolve(io.cwd, values.out);
-
+  const { outDir, profileOf, directoryOf, ...packageOptions } = packageSettings;
   const results = await runExport(io, {
     clientOptions,
     issuers,
     outDir,
-    logMode,
-    exportOptions: {
-      zip: values.zip === true,
-      concurrency,
-      onInvalid,
-      validate: values["no-validate"] !== true,
-      ...(asOf === undefined ? {} : { asOf }),
-      ...(generatedAt === undefined ? {} : { generatedAt }),
-      ...(values["settlement-class"] === undefined ? {} : { settlementStockClassName: values["settlement-class"] }),
-    },
+    logMode: job.logMode,
+    exportOptions: { ...packageOptions, concurrency: job.concurrency, onInvalid: job.onInvalid },
     profileOf,
     directoryOf,
   });

@@ -4,12 +4,11 @@ import { isOcfSyncError } from "../../errors.js";
 import { createAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
 import { issuerPullToNdjson } from "../../pull/ndjson.js";
 import { pullIssuers } from "../../pull/pull-issuers.js";
-import type { OnInvalid } from "../../pull/pull-issuer.js";
-import { parseCommandArgs, parseInteger } from "../args.js";
+import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
-import { readIssuerList } from "../issuer-list.js";
-import { createReporter, formatDuration, type LogMode } from "../progress.js";
+import { JOB_FLAGS, readJobFlags } from "../job-flags.js";
+import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 
 export const PULL_HELP = `Usage: ocf-sync pull --base-url URL (--issuer ID ... | --issuers-file FILE) [options]
@@ -46,14 +45,10 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     args: [...argv],
     options: {
       ...CLIENT_FLAGS,
-      issuer: { type: "string", multiple: true },
-      "issuers-file": { type: "string" },
+      ...JOB_FLAGS,
       out: { type: "string" },
-      concurrency: { type: "string" },
-      "on-invalid": { type: "string" },
       "modified-after": { type: "string" },
       "modified-before": { type: "string" },
-      log: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -63,16 +58,7 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     return 0;
   }
   const clientOptions = clientOptionsFromFlags(values, io.env);
-  const issuers = await readIssuerList(io.cwd, values);
-  const concurrency = parseInteger("concurrency", values.concurrency, { min: 1, max: 64 }) ?? 4;
-  const onInvalid = (values["on-invalid"] ?? "fail") as OnInvalid;
-  if (onInvalid !== "fail" && onInvalid !== "quarantine") {
-    throw new UsageError(`--on-invalid takes fail or quarantine, got ${JSON.stringify(values["on-invalid"])}`);
-  }
-  const logMode = (values.log ?? "auto") as LogMode;
-  if (!["auto", "plain", "json"].includes(logMode)) {
-    throw new UsageError(`--log takes auto, plain or json, got ${JSON.stringify(values.log)}`);
-  }
+  const { issuers, concurrency, onInvalid, logMode } = await readJobFlags(values, io.cwd);
   for (const flag of ["modified-after", "modified-before"] as const) {
     const value = values[flag];
     if (value !== undefined && !FILTER_TIME.test(value)) {

@@ -1,3 +1,4 @@
+import { SAMPLES_AS_OF } from "../../sample-server/data.js";
 import { FAULT_KINDS, startSampleServer, type FaultKind } from "../../sample-server/server.js";
 import { parseCommandArgs, parseFraction, parseInteger } from "../args.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
@@ -7,7 +8,8 @@ export const SERVE_SAMPLES_HELP = `Usage: ocf-sync serve-samples [--port N] [opt
 Serves the embedded sample API (the project's sample issuers, in samples/api/) on 127.0.0.1 the way the
 real service answers: envelopes, pages of at most 50, opaque page tokens, the lastModified filters,
 google.rpc.Status errors and RateLimit headers. Prints 'listening on http://127.0.0.1:PORT' and then
-'issuers: ID,ID,...', and runs until stopped (Ctrl-C).
+'issuers: ID,ID,...', and runs until stopped (Ctrl-C). The sample records are a snapshot whose vesting
+status is as of ${SAMPLES_AS_OF}: export them with --as-of ${SAMPLES_AS_OF} to reconcile like with like.
 
 Options:
   --port N                 port to listen on; 0 picks a free one (default 0)

@@ -1,16 +1,12 @@
 import { resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
-import { isCalendarDate } from "../../dates.js";
 import { isOcfSyncError } from "../../errors.js";
-import { isRfc3339DateTime } from "../../ocf/schemas.js";
-import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger } from "../args.js";
 import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
-import { readIssuerList } from "../issuer-list.js";
-import { readIssuerProfiles, readStakeholderDirectory } from "../options-files.js";
-import { createReporter, formatDuration, type LogMode } from "../progress.js";
+import { JOB_FLAGS, PACKAGE_FLAGS, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 
 export const SYNC_HELP = `Usage: ocf-sync sync --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR --state FILE [options]
@@ -137,24 +133,13 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
     args: [...argv],
     options: {
       ...CLIENT_FLAGS,
-      issuer: { type: "string", multiple: true },
-      "issuers-file": { type: "string" },
-      out: { type: "string" },
+      ...JOB_FLAGS,
+      ...PACKAGE_FLAGS,
       state: { type: "string" },
-      concurrency: { type: "string" },
       full: { type: "boolean" },
       "full-every": { type: "string" },
       overlap: { type: "string" },
       json: { type: "boolean" },
-      zip: { type: "boolean" },
-      "as-of": { type: "string" },
-      "issuer-profile": { type: "string" },
-      stakeholders: { type: "string" },
-      "settlement-class": { type: "string" },
-      "on-invalid": { type: "string" },
-      "generated-at": { type: "string" },
-      "no-validate": { type: "boolean" },
-      log: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     strict: true,
@@ -163,26 +148,12 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
     writeLine(io.stdout, SYNC_HELP);
     return 0;
   }
-  if (values.out === undefined || values.out === "") throw new UsageError("--out DIR is required: the folder the packages are written to");
+  const { outDir, profileOf, directoryOf, ...packageOptions } = await readPackageFlags(values, io.cwd);
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
   const clientOptions = clientOptionsFromFlags(values, io.env);
-  const issuers = await readIssuerList(io.cwd, values);
-  const concurrency = parseInteger("concurrency", values.concurrency, { min: 1, max: 64 }) ?? 4;
+  const { issuers, concurrency, onInvalid, logMode } = await readJobFlags(values, io.cwd);
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
   const overlapSeconds = parseInteger("overlap", values.overlap, { min: 0 }) ?? DEFAULT_OVERLAP_SECONDS;
-  const onInvalid = (values["on-invalid"] ?? "fail") as OnInvalid;
-  if (onInvalid !== "fail" && onInvalid !== "quarantine") throw new UsageError(`--on-invalid takes fail or quarantine, got ${JSON.stringify(values["on-invalid"])}`);
-  const asOf = values["as-of"];
-  if (asOf !== undefined && !isCalendarDate(asOf)) throw new UsageError(`--as-of takes a real date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
-  const generatedAt = values["generated-at"];
-  if (generatedAt !== undefined && !isRfc3339DateTime(generatedAt)) {
-    throw new UsageError(`--generated-at takes an RFC 3339 date-time with a zone, such as 2025-06-30T00:00:00Z, got ${JSON.stringify(generatedAt)}`);
-  }
-  const logMode = (values.log ?? "auto") as LogMode;
-  if (!["auto", "plain", "json"].includes(logMode)) throw new UsageError(`--log takes auto, plain or json, got ${JSON.stringify(values.log)}`);
-  const profileOf = await readIssuerProfiles(io.cwd, values["issuer-profile"]);
-  const directoryOf = await readStakeholderDirectory(io.cwd, values.stakeholders);
-  const outDir = resolve(io.cwd, values.out);
   const stateFile = resolve(io.cwd, values.state);
 
   const reporter = createReporter(io.stderr, logMode);
@@ -252,14 +223,10 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
       fullEvery,
       overlapSeconds,
       onInvalid,
-      zip: values.zip === true,
-      validate: values["no-validate"] !== true,
+      ...packageOptions,
       issuerProfileOf: profileOf,
       stakeholdersOf: directoryOf,
       ...(values.full === true ? { full: true } : {}),
-      ...(asOf === undefined ? {} : { asOf }),
-      ...(generatedAt === undefined ? {} : { generatedAt }),
-      ...(values["settlement-class"] === undefined ? {} : { settlementStockClassName: values["settlement-class"] }),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
     })) {
       onEvent(event);

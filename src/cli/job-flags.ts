@@ -1,0 +1,100 @@
+/**
+ * The flags `pull`, `export` and `sync` share, and their checks, in one place: which issuers, how many
+ * at once, what to do with invalid records, how to log; and for the commands that write packages,
+ * where and how.
+ */
+import { resolve } from "node:path";
+import { isCalendarDate } from "../dates.js";
+import { isRfc3339DateTime } from "../ocf/schemas.js";
+import type { OnInvalid } from "../pull/pull-issuer.js";
+import { parseInteger } from "./args.js";
+import { UsageError } from "./io.js";
+import { readIssuerList } from "./issuer-list.js";
+import { readIssuerProfiles, readStakeholderDirectory, type DirectoryLookup, type ProfileLookup } from "./options-files.js";
+import type { LogMode } from "./progress.js";
+
+export const JOB_FLAGS = {
+  issuer: { type: "string", multiple: true },
+  "issuers-file": { type: "string" },
+  concurrency: { type: "string" },
+  "on-invalid": { type: "string" },
+  log: { type: "string" },
+} as const;
+
+export const PACKAGE_FLAGS = {
+  out: { type: "string" },
+  zip: { type: "boolean" },
+  "as-of": { type: "string" },
+  "issuer-profile": { type: "string" },
+  stakeholders: { type: "string" },
+  "settlement-class": { type: "string" },
+  "generated-at": { type: "string" },
+  "no-validate": { type: "boolean" },
+} as const;
+
+export interface JobSettings {
+  issuers: string[];
+  concurrency: number;
+  onInvalid: OnInvalid;
+  logMode: LogMode;
+}
+
+export async function readJobFlags(
+  values: { issuer?: string[] | undefined; "issuers-file"?: string | undefined; concurrency?: string | undefined; "on-invalid"?: string | undefined; log?: string | undefined },
+  cwd: string,
+): Promise<JobSettings> {
+  const issuers = await readIssuerList(cwd, values);
+  const concurrency = parseInteger("concurrency", values.concurrency, { min: 1, max: 64 }) ?? 4;
+  const onInvalid = values["on-invalid"] ?? "fail";
+  if (onInvalid !== "fail" && onInvalid !== "quarantine") {
+    throw new UsageError(`--on-invalid takes fail or quarantine, got ${JSON.stringify(onInvalid)}`);
+  }
+  const logMode = values.log ?? "auto";
+  if (logMode !== "auto" && logMode !== "plain" && logMode !== "json") {
+    throw new UsageError(`--log takes auto, plain or json, got ${JSON.stringify(logMode)}`);
+  }
+  return { issuers, concurrency, onInvalid, logMode };
+}
+
+export interface PackageSettings {
+  outDir: string;
+  zip: boolean;
+  validate: boolean;
+  asOf?: string;
+  generatedAt?: string;
+  settlementStockClassName?: string;
+  profileOf: ProfileLookup;
+  directoryOf: DirectoryLookup;
+}
+
+export async function readPackageFlags(
+  values: {
+    out?: string | undefined;
+    zip?: boolean | undefined;
+    "as-of"?: string | undefined;
+    "issuer-profile"?: string | undefined;
+    stakeholders?: string | undefined;
+    "settlement-class"?: string | undefined;
+    "generated-at"?: string | undefined;
+    "no-validate"?: boolean | undefined;
+  },
+  cwd: string,
+): Promise<PackageSettings> {
+  if (values.out === undefined || values.out === "") throw new UsageError("--out DIR is required: the folder the packages are written to");
+  const asOf = values["as-of"];
+  if (asOf !== undefined && !isCalendarDate(asOf)) throw new UsageError(`--as-of takes a real date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
+  const generatedAt = values["generated-at"];
+  if (generatedAt !== undefined && !isRfc3339DateTime(generatedAt)) {
+    throw new UsageError(`--generated-at takes an RFC 3339 date-time with a zone, such as 2025-06-30T00:00:00Z, got ${JSON.stringify(generatedAt)}`);
+  }
+  return {
+    outDir: resolve(cwd, values.out),
+    zip: values.zip === true,
+    validate: values["no-validate"] !== true,
+    ...(asOf === undefined ? {} : { asOf }),
+    ...(generatedAt === undefined ? {} : { generatedAt }),
+    ...(values["settlement-class"] === undefined ? {} : { settlementStockClassName: values["settlement-class"] }),
+    profileOf: await readIssuerProfiles(cwd, values["issuer-profile"]),
+    directoryOf: await readStakeholderDirectory(cwd, values.stakeholders),
+  };
+}
