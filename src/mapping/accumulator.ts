@@ -20,7 +20,7 @@ import { compareText } from "./order.js";
 import { mapStakeholders } from "./stakeholders.js";
 import { mapStockClasses } from "./stock-classes.js";
 import { mapStockPlans } from "./stock-plans.js";
-import type { MapIssuerOptions, MappedRecord, QuarantinedMapping, RecordUses } from "./types.js";
+import type { MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses } from "./types.js";
 import { mapUnit } from "./unit.js";
 import { assertValidOcf } from "./validate.js";
 
@@ -166,18 +166,7 @@ export class IssuerMappingAccumulator {
     if (asOf === undefined) {
       throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
     }
-    const { issuer, warnings: issuerWarnings } = mapIssuerObject(
-      issuerId,
-      this.options.issuerProfile,
-      uses.flatMap((u) => (u.earliestDate === undefined ? [] : [u.earliestDate])),
-      asOf,
-    );
-    const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.map((u) => u.stakeholderId), this.options.stakeholders);
-    const stockClasses = mapStockClasses(uses);
-    const stockPlans = mapStockPlans(uses);
-    assertValidOcf({ issuerId, path: "options.issuerProfile" }, [issuer]);
-    assertValidOcf({ issuerId, path: "options.stakeholders" }, stakeholders);
-    assertValidOcf({ issuerId }, [...stockClasses, ...stockPlans]);
+    const { issuer, stakeholders, stockClasses, stockPlans, warnings: headWarnings } = issuerObjectsOf(issuerId, this.options, uses, asOf);
     const quarantined = [...this.quarantinedByKey.values()].sort(
       (a, b) => compareText(a.kind, b.kind) || compareText(a.recordId, b.recordId),
     );
@@ -189,7 +178,33 @@ export class IssuerMappingAccumulator {
       stockPlans,
       withdrawn,
       quarantined,
-      warnings: [...issuerWarnings, ...stakeholderWarnings, ...survivors.flatMap((k) => k.warnings)],
+      warnings: [...headWarnings, ...survivors.flatMap((k) => k.warnings)],
     };
   }
+}
+
+/**
+ * The Issuer, Stakeholders, StockClasses and StockPlans of an issuer from what its mapped records use,
+ * each checked against the OCF schemas (an invalid one comes from the caller's options: a country
+ * "usa", …). Shared by `mapIssuer` and the accumulator so that both build them the same way.
+ */
+export function issuerObjectsOf(
+  issuerId: string,
+  options: MappingOptions,
+  uses: readonly RecordUses[],
+  asOf: CalendarDate,
+): { issuer: OcfIssuer; stakeholders: OcfStakeholder[]; stockClasses: OcfStockClass[]; stockPlans: OcfStockPlan[]; warnings: MappingWarning[] } {
+  const { issuer, warnings: issuerWarnings } = mapIssuerObject(
+    issuerId,
+    options.issuerProfile,
+    uses.flatMap((u) => (u.earliestDate === undefined ? [] : [u.earliestDate])),
+    asOf,
+  );
+  const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.map((u) => u.stakeholderId), options.stakeholders);
+  const stockClasses = mapStockClasses(uses);
+  const stockPlans = mapStockPlans(uses);
+  assertValidOcf({ issuerId, path: "options.issuerProfile" }, [issuer]);
+  assertValidOcf({ issuerId, path: "options.stakeholders" }, stakeholders);
+  assertValidOcf({ issuerId }, [...stockClasses, ...stockPlans]);
+  return { issuer, stakeholders, stockClasses, stockPlans, warnings: [...issuerWarnings, ...stakeholderWarnings] };
 }

@@ -4,20 +4,16 @@
  * mapped in a canonical order (kind, then id) and every list is sorted, so the output depends on the
  * records' content only, never on the order the service listed them.
  */
+import { issuerObjectsOf } from "./accumulator.js";
 import { isCalendarDate, type CalendarDate } from "../dates.js";
 import type { OcfTransaction, OcfVestingTerms } from "../ocf/schemas.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import { mapAward } from "./award.js";
 import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
-import { mapIssuerObject } from "./issuer.js";
 import { compareById, compareText, sortIfNeeded, sortTransactions } from "./order.js";
 import { quoted } from "./quote.js";
-import { mapStakeholders } from "./stakeholders.js";
-import { mapStockClasses } from "./stock-classes.js";
-import { mapStockPlans } from "./stock-plans.js";
 import type { MapIssuerOptions, MappedIssuer, MappedRecord, QuarantinedMapping, RecordUses } from "./types.js";
 import { mapUnit } from "./unit.js";
-import { assertValidOcf } from "./validate.js";
 
 /** The parsed records of one issuer. */
 export interface IssuerRecords {
@@ -80,20 +76,8 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   if (asOf === undefined) {
     throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
   }
-  const { issuer, warnings: issuerWarnings } = mapIssuerObject(
-    issuerId,
-    options.issuerProfile,
-    uses.flatMap((u) => (u.earliestDate === undefined ? [] : [u.earliestDate])),
-    asOf,
-  );
-  const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.map((u) => u.stakeholderId), options.stakeholders);
-  const stockClasses = mapStockClasses(uses);
-  const stockPlans = mapStockPlans(uses);
-  // Objects built from the options: an invalid one is the caller's value (a country "usa", …).
-  assertValidOcf({ issuerId, path: "options.issuerProfile" }, [issuer]);
-  assertValidOcf({ issuerId, path: "options.stakeholders" }, stakeholders);
-  assertValidOcf({ issuerId }, [...stockClasses, ...stockPlans]);
-  const warnings: MappingWarning[] = [...issuerWarnings, ...stakeholderWarnings, ...recordWarnings];
+  const { issuer, stakeholders, stockClasses, stockPlans, warnings: headWarnings } = issuerObjectsOf(issuerId, options, uses, asOf);
+  const warnings: MappingWarning[] = [...headWarnings, ...recordWarnings];
   return { issuer, asOf, stakeholders, stockClasses, stockPlans, vestingTerms, transactions, warnings, quarantined };
 }
 

@@ -114,28 +114,58 @@ export function buildPackageFiles(content: PackageContent, options: PackageFileO
   const vestingTermsFiles = listed(PACKAGE_FILE_NAMES.vestingTerms, "OCF_VESTING_TERMS_FILE", content.vestingTerms);
   const transactionsFiles = listed(PACKAGE_FILE_NAMES.transactions, "OCF_TRANSACTIONS_FILE", content.transactions);
   const stakeholdersFiles = listed(PACKAGE_FILE_NAMES.stakeholders, "OCF_STAKEHOLDERS_FILE", content.stakeholders);
-  const manifest: OcfManifest = {
-    file_type: "OCF_MANIFEST_FILE",
-    ocf_version: OCF_VERSION,
-    issuer: content.issuer,
-    as_of: content.asOf,
-    generated_at: options.generatedAt,
-    ...(options.comments === undefined ? {} : { comments: [...options.comments] }),
-    stock_plans_files: stockPlansFiles,
-    stock_legend_templates_files: [],
-    stock_classes_files: stockClassesFiles,
-    vesting_terms_files: vestingTermsFiles,
-    valuations_files: [],
-    transactions_files: transactionsFiles,
-    stakeholders_files: stakeholdersFiles,
-  };
-  const verdict = validateOcfFile(manifest);
-  if (!verdict.ok) {
-    throw new OcfPackageError(`the manifest would not be valid OCF ${OCF_VERSION}: ${verdict.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
-  }
+  const manifest = buildManifest(content, options, {
+    stockPlans: stockPlansFiles,
+    stockClasses: stockClassesFiles,
+    vestingTerms: vestingTermsFiles,
+    transactions: transactionsFiles,
+    stakeholders: stakeholdersFiles,
+  });
   const manifestText = serializeOcfJson(manifest);
   return {
     manifest,
     files: [{ path: PACKAGE_FILE_NAMES.manifest, content: manifestText, md5: md5Hex(manifestText) }, ...itemFiles],
   };
+}
+
+/** The file references of each list a package may hold. */
+export interface ManifestFileLists {
+  stockPlans: OcfFileReference[];
+  stockClasses: OcfFileReference[];
+  vestingTerms: OcfFileReference[];
+  transactions: OcfFileReference[];
+  stakeholders: OcfFileReference[];
+}
+
+/**
+ * The manifest of a package, checked against the OCF schema: the one place its shape is decided, for
+ * the in-memory builder and the streaming writer alike.
+ *
+ * @throws {OcfPackageError} when it would be invalid (a `generatedAt` without a zone, …).
+ */
+export function buildManifest(
+  head: { issuer: OcfIssuer; asOf: string },
+  options: PackageFileOptions,
+  files: ManifestFileLists,
+): OcfManifest {
+  const manifest: OcfManifest = {
+    file_type: "OCF_MANIFEST_FILE",
+    ocf_version: OCF_VERSION,
+    issuer: head.issuer,
+    as_of: head.asOf,
+    generated_at: options.generatedAt,
+    ...(options.comments === undefined ? {} : { comments: [...options.comments] }),
+    stock_plans_files: files.stockPlans,
+    stock_legend_templates_files: [],
+    stock_classes_files: files.stockClasses,
+    vesting_terms_files: files.vestingTerms,
+    valuations_files: [],
+    transactions_files: files.transactions,
+    stakeholders_files: files.stakeholders,
+  };
+  const verdict = validateOcfFile(manifest);
+  if (!verdict.ok) {
+    throw new OcfPackageError(`the manifest would not be valid OCF ${OCF_VERSION}: ${verdict.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
+  }
+  return manifest;
 }

@@ -12,10 +12,8 @@ import { createReadStream } from "node:fs";
 import { open, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { compareText, TRANSACTION_KIND_ORDER } from "../mapping/order.js";
-import { OcfPackageError, PACKAGE_FILE_NAMES, serializeOcfJson } from "./package-files.js";
+import { PACKAGE_FILE_NAMES, buildManifest, serializeOcfJson } from "./package-files.js";
 import {
-  OCF_VERSION,
-  validateOcfFile,
   type OcfFileReference,
   type OcfIssuer,
   type OcfManifest,
@@ -212,25 +210,13 @@ export class StreamingPackageWriter {
       const vestingTermsFiles = await spooled(PACKAGE_FILE_NAMES.vestingTerms, "OCF_VESTING_TERMS_FILE", this.vestingTerms, (a, b) => compareText(a.id, b.id));
       const transactionsFiles = await spooled(PACKAGE_FILE_NAMES.transactions, "OCF_TRANSACTIONS_FILE", this.transactions, compareEntries);
       const stakeholdersFiles = await small(PACKAGE_FILE_NAMES.stakeholders, "OCF_STAKEHOLDERS_FILE", head.stakeholders);
-      const manifest: OcfManifest = {
-        file_type: "OCF_MANIFEST_FILE",
-        ocf_version: OCF_VERSION,
-        issuer: head.issuer,
-        as_of: head.asOf,
-        generated_at: options.generatedAt,
-        ...(options.comments === undefined ? {} : { comments: [...options.comments] }),
-        stock_plans_files: stockPlansFiles,
-        stock_legend_templates_files: [],
-        stock_classes_files: stockClassesFiles,
-        vesting_terms_files: vestingTermsFiles,
-        valuations_files: [],
-        transactions_files: transactionsFiles,
-        stakeholders_files: stakeholdersFiles,
-      };
-      const verdict = validateOcfFile(manifest);
-      if (!verdict.ok) {
-        throw new OcfPackageError(`the manifest would not be valid OCF ${OCF_VERSION}: ${verdict.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
-      }
+      const manifest = buildManifest(head, options, {
+        stockPlans: stockPlansFiles,
+        stockClasses: stockClassesFiles,
+        vestingTerms: vestingTermsFiles,
+        transactions: transactionsFiles,
+        stakeholders: stakeholdersFiles,
+      });
       const manifestFile = await HashingFile.create(join(this.dir, PACKAGE_FILE_NAMES.manifest));
       await manifestFile.write(serializeOcfJson(manifest));
       const written = await manifestFile.close();

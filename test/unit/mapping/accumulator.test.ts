@@ -1,0 +1,55 @@
+import { describe, expect, it } from "vitest";
+import { IssuerMappingAccumulator } from "../../../src/mapping/accumulator.js";
+import { ISSUER_ID, baseAward, baseUnit, mapRecords, termsAward } from "./fixtures.js";
+
+describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
+  it("gives the same head objects as mapIssuer, whatever order the records arrive in", () => {
+    const records = { awards: [baseAward(), termsAward()], units: [baseUnit()] };
+    const expected = mapRecords(records, { asOf: "2025-06-30" });
+    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+    accumulator.add({ kind: "restrictedStockUnit", record: baseUnit() });
+    accumulator.add({ kind: "restrictedStockAward", record: termsAward() });
+    accumulator.add({ kind: "restrictedStockAward", record: baseAward() });
+    const head = accumulator.finish();
+    expect(head.issuer).toEqual(expected.issuer);
+    expect(head.stakeholders).toEqual(expected.stakeholders);
+    expect(head.stockClasses).toEqual(expected.stockClasses);
+    expect(head.stockPlans).toEqual(expected.stockPlans);
+    expect(head.warnings).toEqual(expected.warnings);
+    expect(head.withdrawn).toEqual([]);
+  });
+
+  it("keeps the most recently modified copy of a record listed twice", () => {
+    const older = { ...baseAward(), lastModifiedDatetime: "2024-01-01T00:00:00.000000Z", quantity: "100" };
+    const newer = { ...baseAward(), lastModifiedDatetime: "2024-02-01T00:00:00.000000Z", quantity: "200" };
+    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+    const first = accumulator.add({ kind: "restrictedStockAward", record: newer });
+    const second = accumulator.add({ kind: "restrictedStockAward", record: older });
+    expect(first.status).toBe("mapped");
+    expect(second.status).toBe("stale");
+    const third = accumulator.add({ kind: "restrictedStockAward", record: { ...newer, lastModifiedDatetime: "2024-03-01T00:00:00.000000Z" } });
+    expect(third.status === "mapped" && third.replaces).toBe(first.key);
+  });
+
+  it("settles id collisions in canonical order, like mapIssuer: the later record is quarantined", () => {
+    const milestoneAward = {
+      ...termsAward(),
+      id: "1",
+      vestingEvents: termsAward().vestingEvents.map((e) => (e.id === "m1" ? { ...e, id: "m-issuance" } : e)),
+    };
+    const spelled = { ...baseAward(), id: "1-vesting-event-m" };
+    const expected = mapRecords({ awards: [milestoneAward, spelled] }, { onInvalid: "quarantine", asOf: "2025-06-30" });
+    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { onInvalid: "quarantine", asOf: "2025-06-30" });
+    const a = accumulator.add({ kind: "restrictedStockAward", record: spelled }); // arrives first
+    accumulator.add({ kind: "restrictedStockAward", record: milestoneAward });
+    const head = accumulator.finish();
+    expect(head.withdrawn).toEqual([a.key]);
+    expect(head.quarantined.map((q) => [q.recordId, q.error.code])).toEqual(expected.quarantined.map((q) => [q.recordId, q.error.code]));
+    expect(() => {
+      const failing = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+      failing.add({ kind: "restrictedStockAward", record: spelled });
+      failing.add({ kind: "restrictedStockAward", record: milestoneAward });
+      failing.finish();
+    }).toThrow(/already used/);
+  });
+});
