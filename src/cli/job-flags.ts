@@ -29,6 +29,7 @@ export const PACKAGE_FLAGS = {
   stakeholders: { type: "string" },
   "settlement-class": { type: "string" },
   "generated-at": { type: "string" },
+  validate: { type: "string" },
   "no-validate": { type: "boolean" },
 } as const;
 
@@ -59,7 +60,7 @@ export async function readJobFlags(
 export interface PackageSettings {
   outDir: string;
   zip: boolean;
-  validate: boolean;
+  validate: boolean | "auto";
   asOf?: string;
   generatedAt?: string;
   settlementStockClassName?: string;
@@ -76,6 +77,7 @@ export async function readPackageFlags(
     stakeholders?: string | undefined;
     "settlement-class"?: string | undefined;
     "generated-at"?: string | undefined;
+    validate?: string | undefined;
     "no-validate"?: boolean | undefined;
   },
   cwd: string,
@@ -87,10 +89,14 @@ export async function readPackageFlags(
   if (generatedAt !== undefined && !isRfc3339DateTime(generatedAt)) {
     throw new UsageError(`--generated-at takes an RFC 3339 date-time with a zone, such as 2025-06-30T00:00:00Z, got ${JSON.stringify(generatedAt)}`);
   }
+  const mode = values["no-validate"] === true ? "never" : (values.validate ?? "auto");
+  if (mode !== "auto" && mode !== "always" && mode !== "never") {
+    throw new UsageError(`--validate takes auto, always or never, got ${JSON.stringify(mode)}`);
+  }
   return {
     outDir: resolve(cwd, values.out),
     zip: values.zip === true,
-    validate: values["no-validate"] !== true,
+    validate: mode === "auto" ? "auto" : mode === "always",
     ...(asOf === undefined ? {} : { asOf }),
     ...(generatedAt === undefined ? {} : { generatedAt }),
     ...(values["settlement-class"] === undefined ? {} : { settlementStockClassName: values["settlement-class"] }),

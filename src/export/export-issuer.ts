@@ -43,9 +43,13 @@ export interface ExportOptions extends MappingOptions {
   /**
    * Re-read and fully validate each package before it is put in place (schemas, md5 sums, references,
    * dates, quantities). Every object is always checked against the OCF schemas as it is mapped; this
-   * adds the package-level checks, and reads the package back into memory. @default true
+   * adds the package-level checks, and holds the package in memory while it runs. `true` re-reads every
+   * package; `"auto"` re-reads packages up to `validateMaxBytes`, so that memory stays bounded however
+   * large an issuer is; `false` never. @default "auto"
    */
-  validate?: boolean;
+  validate?: boolean | "auto";
+  /** With `validate: "auto"`, the largest package (bytes on disk) that is re-read. @default 16 MiB */
+  validateMaxBytes?: number;
   /**
    * Where the records come from instead of the API (`client` is then not used): an incremental sync
    * feeds the records of its previous pass merged with the changed ones. @default pulled from the API
@@ -91,6 +95,8 @@ export interface IssuerExport {
   quarantined: ExportQuarantine[];
   /** Whether the package was re-read and validated before being put in place. */
   validated: boolean;
+  /** Total bytes of the package's files. */
+  bytes: number;
 }
 
 /** Raised when a package that was written fails validation: it is not put in place. */
@@ -109,6 +115,9 @@ export class ExportValidationError extends OcfSyncError {
   }
 }
 
+/** Packages up to this size are re-read and fully validated by default (`validate: "auto"`). */
+export const DEFAULT_VALIDATE_MAX_BYTES = 16 * 1024 * 1024;
+
 /** RFC 3339 UTC now, without fractional seconds (the manifest's `generated_at`). */
 function nowRfc3339(): string {
   return `${new Date().toISOString().slice(0, 19)}Z`;
@@ -121,7 +130,7 @@ function nowRfc3339(): string {
  * @throws the API error, the first invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
  */
 export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
-  const { outDir, zip = false, onInvalid = "fail", validate = true, onEvent, signal, logger = silentLogger } = options;
+  const { outDir, zip = false, onInvalid = "fail", validate = "auto", validateMaxBytes = DEFAULT_VALIDATE_MAX_BYTES, onEvent, signal, logger = silentLogger } = options;
   const generatedAt = options.generatedAt ?? nowRfc3339();
   const name = packageNameFor(issuerId);
   const temporary = await createTemporaryPackageFolder(outDir, name);
@@ -184,7 +193,12 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     const { files } = await writer.finish(head, { generatedAt });
     writer = undefined;
 
-    if (validate) {
+    const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
+    const reread = validate === true || (validate === "auto" && bytes <= validateMaxBytes);
+    if (!reread && validate === "auto") {
+      logger.info({ issuerId, bytes, validateMaxBytes }, "package larger than validateMaxBytes: not re-read (every object was checked as it was mapped)");
+    }
+    if (reread) {
       const report = await validatePackageAt(temporary, signal === undefined ? {} : { signal });
       if (!report.valid) throw new ExportValidationError(issuerId, report.problems);
     }
@@ -208,7 +222,8 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       files,
       warnings: [...warnings, ...head.warnings],
       quarantined: [...quarantined.values()],
-      validated: validate,
+      validated: reread,
+      bytes,
     };
     await commitPackageFolder(temporary, outDir, name);
     await writeFileAtomic(result.report, `${JSON.stringify(reportOf(result, generatedAt), null, 2)}\n`);

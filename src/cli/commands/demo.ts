@@ -42,7 +42,7 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
       logMode: "plain",
       // The sample records are a snapshot: their vested counters are as of SAMPLES_AS_OF, so the
       // packages say so too (a real export defaults to the day of the pull).
-      exportOptions: { zip: true, concurrency: 4, onInvalid: "quarantine", validate: true, asOf: SAMPLES_AS_OF },
+      exportOptions: { zip: true, concurrency: 4, onInvalid: "quarantine", validate: "auto", asOf: SAMPLES_AS_OF },
     });
   } finally {
     await server.close();

@@ -34,8 +34,10 @@ Options:
   --on-invalid MODE        fail (default): an invalid record fails its issuer, nothing is written for it;
                            quarantine: leave the record out, list it in the report, and go on
   --generated-at TIME      the manifest's generated_at (RFC 3339); default: now. Fix it for byte-identical reruns
-  --no-validate            skip re-reading each package before it is put in place (objects are always
-                           checked as they are mapped)
+  --validate MODE          re-read each package and run every package check before putting it in place:
+                           auto (default: packages up to 16 MiB, so memory stays bounded), always, never;
+                           every object is checked against the OCF schemas as it is mapped in any case
+  --no-validate            the same as --validate never
   --log MODE               auto (progress bar on a terminal), plain or json; logs go to stderr
 
 ${CLIENT_FLAGS_HELP}
@@ -99,7 +101,7 @@ export async function runExport(
       zip: boolean;
       concurrency: number;
       onInvalid: OnInvalid;
-      validate: boolean;
+      validate: boolean | "auto";
       asOf?: string;
       generatedAt?: string;
       settlementStockClassName?: string;
@@ -170,7 +172,7 @@ export async function runExport(
         { header: "transactions", value: (r) => (r.ok ? String(r.export.transactions) : "-"), align: "right" },
         { header: "warnings", value: (r) => (r.ok ? String(r.export.warnings.length) : "-"), align: "right" },
         { header: "quarantined", value: (r) => (r.ok ? String(r.export.quarantined.length) : "-"), align: "right" },
-        { header: "status", value: (r) => (r.ok ? (r.export.validated ? "ok, valid" : "ok") : `FAILED ${isOcfSyncError(r.error) ? r.error.code : ""}`.trim()) },
+        { header: "status", value: (r) => (r.ok ? (r.export.validated ? "ok, valid" : "ok, objects checked") : `FAILED ${isOcfSyncError(r.error) ? r.error.code : ""}`.trim()) },
         { header: "package", value: (r) => (r.ok ? r.export.name : "") },
       ]),
     );

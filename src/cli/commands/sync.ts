@@ -41,7 +41,8 @@ Options:
   --settlement-class NAME  the stock class RSU settlements deliver (default "Common")
   --on-invalid MODE        fail (default) or quarantine, as for 'ocf-sync export'
   --generated-at TIME      the manifest's generated_at (RFC 3339); default: now
-  --no-validate            skip re-reading each package before it is put in place
+  --validate MODE          auto (default), always or never, as for 'ocf-sync export'
+  --no-validate            the same as --validate never
   --log MODE               auto (progress bar on a terminal), plain or json; logs go to stderr
 
 ${CLIENT_FLAGS_HELP}

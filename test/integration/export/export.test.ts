@@ -72,6 +72,18 @@ describe("exporting the sample issuers", () => {
     expect(report.warnings.some((w) => w.message.includes("RSA-0003"))).toBe(true);
   });
 
+  it("re-reads and validates packages up to validateMaxBytes by default, and objects are checked either way", async () => {
+    const client = createApiClient({ baseUrl: server.url, rateLimit: false });
+    const dir = await mkdtemp(join(tmpdir(), "ocf-sync-export-auto-"));
+    const small = await exportIssuer(client, "7", { outDir: dir, generatedAt: GOLDEN_GENERATED_AT });
+    expect(small.validated).toBe(true);
+    const large = await exportIssuer(client, "7", { outDir: dir, generatedAt: GOLDEN_GENERATED_AT, validateMaxBytes: small.bytes - 1 });
+    expect(large.validated).toBe(false);
+    const forced = await exportIssuer(client, "7", { outDir: dir, generatedAt: GOLDEN_GENERATED_AT, validate: true, validateMaxBytes: 1 });
+    expect(forced.validated).toBe(true);
+    await client.close();
+  });
+
   it("leaves no temporary files behind", async () => {
     expect((await readdir(out)).filter((f) => f.startsWith("."))).toEqual([]);
   });
