@@ -181,7 +181,7 @@ export async function runExport(
       io.stderr,
       `\n${stats - failed} of ${stats} issuers exported to ${outDir} in ${formatDuration(Date.now() - started)}` +
         (failed > 0 ? `; ${failed} failed (see above)` : "") +
-        ". Warnings and quarantined records are listed in each <package>.report.json.",
+        (failed < stats ? ". Warnings and quarantined records are listed in each <package>.report.json." : "."),
     );
   }
   return results;
