@@ -6,16 +6,18 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ApiClient } from "../client/create-client.js";
+import { parseUtcDateTime } from "../dates.js";
 import { OcfSyncError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
-import { IssuerMappingAccumulator } from "../mapping/accumulator.js";
+import { IssuerMappingAccumulator, grantKey } from "../mapping/accumulator.js";
 import type { MappingWarning } from "../mapping/errors.js";
 import type { MappingOptions } from "../mapping/types.js";
 import {
   commitPackageFolder,
   createTemporaryPackageFolder,
   packageNameFor,
+  releaseTemporaryPackageFolder,
   writePackageZip,
 } from "../ocf/package-folder.js";
 import { StreamingPackageWriter, type WrittenPackageFile } from "../ocf/package-writer.js";
@@ -118,6 +120,17 @@ export class ExportValidationError extends OcfSyncError {
 /** Packages up to this size are re-read and fully validated by default (`validate: "auto"`). */
 export const DEFAULT_VALIDATE_MAX_BYTES = 16 * 1024 * 1024;
 
+/** The `lastModifiedDatetime` of a raw record that failed validation, when it is readable; else "". */
+function rawLastModified(raw: unknown): string {
+  const wrapper = (raw as { lastModifiedDatetime?: { value?: unknown } } | null)?.lastModifiedDatetime;
+  if (typeof wrapper?.value !== "string") return "";
+  try {
+    return parseUtcDateTime(wrapper.value);
+  } catch {
+    return "";
+  }
+}
+
 /** RFC 3339 UTC now, without fractional seconds (the manifest's `generated_at`). */
 function nowRfc3339(): string {
   return `${new Date().toISOString().slice(0, 19)}Z`;
@@ -135,13 +148,18 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
   const name = packageNameFor(issuerId);
   const temporary = await createTemporaryPackageFolder(outDir, name);
   let writer: StreamingPackageWriter | undefined;
+  let pendingZip: Awaited<ReturnType<typeof writePackageZip>> | undefined;
+  let committed = false;
   try {
     writer = await StreamingPackageWriter.open(temporary);
     // The package shows the records as of the export (the date of `generatedAt`), unless told otherwise.
     const accumulator = new IssuerMappingAccumulator(issuerId, { ...options, onInvalid, asOf: options.asOf ?? generatedAt.slice(0, 10) });
     const entriesByKey = new Map<string, Awaited<ReturnType<StreamingPackageWriter["addRecord"]>>>();
     const warnings: SourceWarning[] = [];
-    const quarantined = new Map<string, ExportQuarantine>();
+    const sourceQuarantine = new Map<string, ExportQuarantine>();
+    const unidentified: ExportQuarantine[] = [];
+    // The raw JSON of records that parsed but could not be mapped, for the report.
+    const unmappableRaw = new Map<string, unknown>();
     let awards = 0;
     let units = 0;
     const source =
@@ -156,17 +174,33 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
         warnings.push(item.warning);
       } else if (item.type === "quarantined") {
         logger.warn({ issuerId, kind: item.kind, recordId: item.recordId, code: item.error.code }, item.error.message);
-        quarantined.set(`source\u0000${item.kind}\u0000${item.recordId ?? ""}\u0000${quarantined.size}`, {
+        const entry: ExportQuarantine = {
           kind: item.kind,
           recordId: item.recordId,
           code: item.error.code,
           message: item.error.message,
           issues: item.error.issues,
           raw: item.raw,
-        });
+        };
+        if (item.recordId === undefined) {
+          unidentified.push(entry);
+          continue;
+        }
+        // The newest copy of a record counts, valid or not: an invalid newer copy withdraws an older valid one.
+        const outcome = accumulator.addInvalid(item.kind, item.recordId, rawLastModified(item.raw));
+        if (outcome.status === "stale") continue;
+        if (outcome.replaces !== undefined) {
+          writer.retract(entriesByKey.get(outcome.replaces) ?? []);
+          entriesByKey.delete(outcome.replaces);
+        }
+        sourceQuarantine.set(outcome.key, entry);
+        unmappableRaw.delete(outcome.key);
       } else {
         const outcome = accumulator.add(item.kind === "restrictedStockAward" ? { kind: item.kind, record: item.record } : { kind: item.kind, record: item.record });
         if (outcome.status === "stale") continue;
+        sourceQuarantine.delete(outcome.key);
+        if (outcome.status === "quarantined") unmappableRaw.set(outcome.key, item.raw);
+        else unmappableRaw.delete(outcome.key);
         if (outcome.replaces !== undefined) {
           writer.retract(entriesByKey.get(outcome.replaces) ?? []);
           entriesByKey.delete(outcome.replaces);
@@ -185,9 +219,11 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       if (key.startsWith("restrictedStockAward\u0000")) awards += 1;
       else units += 1;
     }
+    const quarantined: ExportQuarantine[] = [...sourceQuarantine.values(), ...unidentified];
     for (const q of head.quarantined) {
       logger.warn({ issuerId, kind: q.kind, recordId: q.recordId, code: q.error.code }, q.error.message);
-      quarantined.set(`mapping\u0000${q.kind}\u0000${q.recordId}`, { kind: q.kind, recordId: q.recordId, code: q.error.code, message: q.error.message });
+      const raw = unmappableRaw.get(grantKey(q.kind, q.recordId));
+      quarantined.push({ kind: q.kind, recordId: q.recordId, code: q.error.code, message: q.error.message, ...(raw === undefined ? {} : { raw }) });
     }
     const transactions = writer.transactionCount;
     const { files } = await writer.finish(head, { generatedAt });
@@ -203,13 +239,15 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       if (!report.valid) throw new ExportValidationError(issuerId, report.problems);
     }
     const zipPath = zip ? join(outDir, `${name}.ocf.zip`) : undefined;
-    if (zipPath !== undefined) {
-      await writePackageZip(
-        zipPath,
-        files.map((f) => ({ path: f.path, source: join(temporary, f.path) })),
-        new Date(generatedAt),
-      );
-    }
+    // Built now, under a temporary name; put in place right after the folder.
+    pendingZip =
+      zipPath === undefined
+        ? undefined
+        : await writePackageZip(
+            zipPath,
+            files.map((f) => ({ path: f.path, source: join(temporary, f.path) })),
+            new Date(generatedAt),
+          );
     const result: IssuerExport = {
       issuerId,
       name,
@@ -221,19 +259,25 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       transactions,
       files,
       warnings: [...warnings, ...head.warnings],
-      quarantined: [...quarantined.values()],
+      quarantined,
       validated: reread,
       bytes,
     };
     await commitPackageFolder(temporary, outDir, name);
+    committed = true;
+    await pendingZip?.commit();
+    pendingZip = undefined;
     await writeFileAtomic(result.report, `${JSON.stringify(reportOf(result, generatedAt), null, 2)}\n`);
     onEvent?.({ type: "package-written", issuerId, folder: result.folder, zip: zipPath, transactions });
     logger.info({ issuerId, folder: result.folder, zip: zipPath, transactions, warnings: result.warnings.length, quarantined: result.quarantined.length }, "package written");
     return result;
   } catch (error) {
     await writer?.discardSpools().catch(() => {});
-    await rm(temporary, { recursive: true, force: true });
+    await pendingZip?.abort().catch(() => {});
+    if (!committed) await rm(temporary, { recursive: true, force: true });
     throw error;
+  } finally {
+    releaseTemporaryPackageFolder(temporary);
   }
 }
 

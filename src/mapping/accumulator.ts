@@ -73,6 +73,8 @@ function isIssuance(tx: OcfTransaction): boolean {
 
 export class IssuerMappingAccumulator {
   private readonly kept = new Map<string, Kept>();
+  /** The `lastModifiedDatetime` of the copy of each record that counts (valid or not). */
+  private readonly newest = new Map<string, string>();
   private readonly quarantinedByKey = new Map<string, QuarantinedMapping>();
   private readonly onInvalid: "fail" | "quarantine";
 
@@ -86,14 +88,24 @@ export class IssuerMappingAccumulator {
     }
   }
 
+  /**
+   * Whether a copy modified at `lastModified` is older than a copy of the same record already seen
+   * (mapped, or set aside as invalid); if not, it becomes the copy that counts.
+   */
+  private claimNewest(key: string, lastModified: string): boolean {
+    const prior = this.newest.get(key);
+    if (prior !== undefined && prior > lastModified) return false;
+    this.newest.set(key, lastModified);
+    return true;
+  }
+
   /** Maps one record. Throws its `MappingError` when `onInvalid` is `"fail"`. */
   add(grant: SourceGrant): AddOutcome {
     const recordId = grant.record.id;
     const key = grantKey(grant.kind, recordId);
     const lastModified = grant.record.lastModifiedDatetime ?? "";
-    const earlier = this.kept.get(key);
-    if (earlier !== undefined && earlier.lastModified > lastModified) return { status: "stale", key };
-    const replaces = earlier !== undefined ? { replaces: key } : {};
+    if (!this.claimNewest(key, lastModified)) return { status: "stale", key };
+    const replaces = this.kept.has(key) ? { replaces: key } : {};
     this.kept.delete(key);
     this.quarantinedByKey.delete(key);
     let mapped: MappedRecord;
@@ -118,6 +130,20 @@ export class IssuerMappingAccumulator {
     for (const terms of mapped.vestingTerms) claims.push(["vestingTerms", terms.id]);
     this.kept.set(key, { kind: grant.kind, recordId, lastModified, claims, uses: mapped.uses, warnings: mapped.warnings, latestDate });
     return { status: "mapped", key, mapped, ...replaces };
+  }
+
+  /**
+   * A copy of a record that failed validation before mapping (the caller quarantines it). If it is the
+   * newest copy seen, it replaces an earlier valid copy (whose objects the caller withdraws:
+   * `replaces`); if an newer copy is already known, it is `stale` and changes nothing.
+   */
+  addInvalid(kind: RecordKind, recordId: string, lastModified: string): { status: "stale"; key: string } | { status: "invalid"; key: string; replaces?: string } {
+    const key = grantKey(kind, recordId);
+    if (!this.claimNewest(key, lastModified)) return { status: "stale", key };
+    const replaces = this.kept.has(key) ? { replaces: key } : {};
+    this.kept.delete(key);
+    this.quarantinedByKey.delete(key);
+    return { status: "invalid", key, ...replaces };
   }
 
   /**

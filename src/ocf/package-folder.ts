@@ -19,6 +19,11 @@ import { createAtomicWriteStream } from "../io/atomic-file.js";
 import { readFileChunks } from "./package-writer.js";
 
 const SAFE_NAME = /^[a-z0-9][a-z0-9_-]{0,49}$/;
+/** Names Windows reserves for devices, whatever the case. */
+const WINDOWS_DEVICE = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+
+/** Temporary and set-aside folders this process is using right now: recovery never touches them. */
+const inFlight = new Set<string>();
 
 /**
  * The folder and zip base name of an issuer's package. Ids made only of lower-case letters, digits,
@@ -27,7 +32,7 @@ const SAFE_NAME = /^[a-z0-9][a-z0-9_-]{0,49}$/;
  * cannot occur in a name of the first kind, so the two kinds never collide.
  */
 export function packageNameFor(issuerId: string): string {
-  if (SAFE_NAME.test(issuerId)) return issuerId;
+  if (SAFE_NAME.test(issuerId) && !WINDOWS_DEVICE.test(issuerId)) return issuerId;
   const slug = issuerId
     .toLowerCase()
     .normalize("NFKD")
@@ -43,8 +48,14 @@ export function packageNameFor(issuerId: string): string {
 export async function createTemporaryPackageFolder(outDir: string, name: string): Promise<string> {
   await mkdir(outDir, { recursive: true });
   const dir = join(outDir, `.${name}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+  inFlight.add(dir);
   await mkdir(dir);
   return dir;
+}
+
+/** Forgets a temporary folder once it is committed or removed. */
+export function releaseTemporaryPackageFolder(dir: string): void {
+  inFlight.delete(dir);
 }
 
 async function syncFolder(dir: string): Promise<void> {
@@ -70,23 +81,31 @@ export async function commitPackageFolder(temporary: string, outDir: string, nam
   await syncFolder(temporary);
   const target = join(outDir, name);
   const aside = join(outDir, `.${name}.old-${process.pid}-${randomBytes(4).toString("hex")}`);
-  let movedAside = false;
-  if (await exists(target)) {
-    await rename(target, aside);
-    movedAside = true;
-  }
+  inFlight.add(aside);
   try {
-    await rename(temporary, target);
-  } catch (error) {
-    if (movedAside) await rename(aside, target); // put the previous package back
-    throw error;
+    let movedAside = false;
+    if (await exists(target)) {
+      await rename(target, aside);
+      movedAside = true;
+    }
+    try {
+      await rename(temporary, target);
+    } catch (error) {
+      if (movedAside) await rename(aside, target); // put the previous package back
+      throw error;
+    }
+    await syncFolder(outDir);
+    if (movedAside) await rm(aside, { recursive: true, force: true });
+  } finally {
+    inFlight.delete(aside);
+    inFlight.delete(temporary);
   }
-  await syncFolder(outDir);
-  if (movedAside) await rm(aside, { recursive: true, force: true });
 }
 
-function processAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
+function otherProcessAlive(pid: number): boolean {
+  // Our own pid on a leftover we are not using means an earlier process had the same pid (a
+  // container's pid 1, say): that process is gone.
+  if (pid === process.pid) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -96,10 +115,13 @@ function processAlive(pid: number): boolean {
 }
 
 /**
- * Repairs what a killed export left in `outDir`: a previous package that was renamed aside and not
- * replaced is renamed back; leftovers of dead processes (temporary folders, set-aside packages that
- * were replaced, temporary zip files) are deleted. Leftovers of live processes are left alone.
- * Returns the names of the packages it restored.
+ * Repairs what a killed export left in `outDir`. A previous package that was set aside and not replaced
+ * is always renamed back (a package must never vanish). Other leftovers (temporary folders and zips,
+ * set-aside packages that were replaced) are deleted unless another live process on this machine may
+ * still be using them. Returns the names of the packages it restored.
+ *
+ * One export or sync per output folder at a time: runs on other machines sharing the folder cannot
+ * be told apart from dead ones.
  */
 export async function recoverPackageFolders(outDir: string): Promise<string[]> {
   let entries: string[];
@@ -115,13 +137,13 @@ export async function recoverPackageFolders(outDir: string): Promise<string[]> {
     const m = /^\.(.+)\.(old|tmp)-(\d+)-[0-9a-f]{8}$/.exec(entry);
     if (m === null) continue;
     const [, name = "", kind, pid] = m;
-    if (processAlive(Number(pid))) continue;
     const path = join(outDir, entry);
+    if (inFlight.has(path)) continue;
     if (kind === "old" && !present.has(name)) {
       await rename(path, join(outDir, name));
       present.add(name);
       restored.push(name);
-    } else {
+    } else if (!otherProcessAlive(Number(pid))) {
       await rm(path, { recursive: true, force: true });
     }
   }
@@ -129,14 +151,16 @@ export async function recoverPackageFolders(outDir: string): Promise<string[]> {
 }
 
 /**
- * Writes a flat `.ocf.zip` of the given files (every file at the zip root, as the OCF tutorials do),
- * atomically. Entry times come from `modified` so that the same package gives the same zip bytes.
+ * Writes a flat `.ocf.zip` of the given files (every file at the zip root, as the OCF tutorials do)
+ * under a temporary name; it takes its real name only on `commit()`, so that the caller can put it in
+ * place together with the package folder. Entry times come from `modified` so that the same package
+ * gives the same zip bytes.
  */
 export async function writePackageZip(
   zipPath: string,
   files: readonly { path: string; source: string }[],
   modified: Date,
-): Promise<void> {
+): Promise<{ commit(): Promise<void>; abort(): Promise<void> }> {
   const output = createAtomicWriteStream(zipPath);
   const chunks: Uint8Array[] = [];
   let failure: Error | undefined;
@@ -146,20 +170,14 @@ export async function writePackageZip(
     else chunks.push(data);
     if (final) ended = true;
   });
-  // DOS times in a zip are local wall-clock fields; build a Date whose local fields are the UTC
-  // fields of `modified`, so the bytes do not depend on the machine's time zone.
-  const localFields = new Date(
-    modified.getUTCFullYear(),
-    modified.getUTCMonth(),
-    modified.getUTCDate(),
-    modified.getUTCHours(),
-    modified.getUTCMinutes(),
-    modified.getUTCSeconds(),
-  );
+  // DOS times in a zip are local wall-clock fields. Noon local time on the UTC day of `modified`
+  // exists in every zone on every day (no daylight-saving jump happens at noon), so the bytes do not
+  // depend on the machine's time zone.
+  const entryTime = new Date(modified.getUTCFullYear(), modified.getUTCMonth(), modified.getUTCDate(), 12, 0, 0);
   try {
     for (const file of files) {
       const entry = new ZipDeflate(file.path, { level: 6 });
-      entry.mtime = localFields;
+      entry.mtime = entryTime;
       zip.add(entry);
       for await (const chunk of readFileChunks(file.source)) {
         entry.push(chunk);
@@ -172,9 +190,9 @@ export async function writePackageZip(
     if (failure !== undefined) throw failure;
     if (!ended) throw new Error("zip stream did not finish");
     while (chunks.length > 0) await output.write(chunks.shift() as Uint8Array);
-    await output.commit();
   } catch (error) {
     await output.abort();
     throw error;
   }
+  return { commit: () => output.commit(), abort: () => output.abort() };
 }

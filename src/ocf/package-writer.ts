@@ -62,6 +62,16 @@ function nested(json: string): string {
   return `    ${json.replaceAll("\n", "\n    ")}`;
 }
 
+/** Writes all of `buffer` at `position`, however many calls the file system needs (a short write is not an error). */
+async function writeAll(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
+  let done = 0;
+  while (done < buffer.length) {
+    const { bytesWritten } = await handle.write(buffer, done, buffer.length - done, position + done);
+    if (bytesWritten === 0) throw new Error("the file system accepted no bytes (disk full?)");
+    done += bytesWritten;
+  }
+}
+
 /** Appends text to a file, hashing it; returns the bytes written. */
 class HashingFile {
   private readonly hash: Hash = createHash("md5");
@@ -86,15 +96,23 @@ class HashingFile {
     this.pending = [];
     this.pendingBytes = 0;
     this.hash.update(buffer);
-    await this.handle.write(buffer, 0, buffer.length, this.position);
+    await writeAll(this.handle, buffer, this.position);
     this.position += buffer.length;
   }
 
   async close(): Promise<{ md5: string; bytes: number }> {
-    await this.flush();
-    await this.handle.sync();
-    await this.handle.close();
+    try {
+      await this.flush();
+      await this.handle.sync();
+    } finally {
+      await this.handle.close();
+    }
     return { md5: this.hash.digest("hex"), bytes: this.position };
+  }
+
+  /** Closes the file without finishing it (on an error path). */
+  async abandon(): Promise<void> {
+    await this.handle.close().catch(() => {});
   }
 }
 
@@ -110,7 +128,7 @@ class Spool {
 
   async add(object: { id: string; object_type: string; date?: string }): Promise<SpoolEntry> {
     const buffer = Buffer.from(nested(JSON.stringify(object, null, 2)), "utf8");
-    await this.handle.write(buffer, 0, buffer.length, this.position);
+    await writeAll(this.handle, buffer, this.position);
     const entry: SpoolEntry = {
       date: object.date ?? "",
       rank: KIND_RANK.get(object.object_type) ?? TRANSACTION_KIND_ORDER.length,
@@ -125,7 +143,12 @@ class Spool {
 
   async read(entry: SpoolEntry): Promise<string> {
     const buffer = Buffer.allocUnsafe(entry.length);
-    await this.handle.read(buffer, 0, entry.length, entry.offset);
+    let done = 0;
+    while (done < entry.length) {
+      const { bytesRead } = await this.handle.read(buffer, done, entry.length - done, entry.offset + done);
+      if (bytesRead === 0) throw new Error("the spool file ended early");
+      done += bytesRead;
+    }
     return buffer.toString("utf8");
   }
 
@@ -147,11 +170,13 @@ export class StreamingPackageWriter {
 
   /** Opens the spools inside `dir` (they are removed by `finish`). */
   static async open(dir: string): Promise<StreamingPackageWriter> {
-    return new StreamingPackageWriter(
-      dir,
-      await Spool.create(join(dir, ".transactions.spool")),
-      await Spool.create(join(dir, ".vesting-terms.spool")),
-    );
+    const transactions = await Spool.create(join(dir, ".transactions.spool"));
+    try {
+      return new StreamingPackageWriter(dir, transactions, await Spool.create(join(dir, ".vesting-terms.spool")));
+    } catch (error) {
+      await transactions.close().catch(() => {});
+      throw error;
+    }
   }
 
   /**
@@ -181,28 +206,24 @@ export class StreamingPackageWriter {
    */
   async finish(head: PackageHead, options: { generatedAt: string; comments?: readonly string[] }): Promise<{ manifest: OcfManifest; files: WrittenPackageFile[] }> {
     const files: WrittenPackageFile[] = [];
-    const small = async (path: string, fileType: string, items: readonly unknown[]): Promise<OcfFileReference[]> => {
-      if (items.length === 0) return [];
-      const file = await HashingFile.create(join(this.dir, path));
-      await file.write(serializeOcfJson({ file_type: fileType, items }));
-      const { md5, bytes } = await file.close();
-      files.push({ path, md5, bytes });
-      return [{ filepath: path, md5 }];
+    const listed = async (path: string, fill: (file: HashingFile) => Promise<void>): Promise<OcfFileReference[]> => {
+      const written = await this.writeFile(path, fill);
+      files.push(written);
+      return [{ filepath: path, md5: written.md5 }];
     };
+    const small = async (path: string, fileType: string, items: readonly unknown[]): Promise<OcfFileReference[]> =>
+      items.length === 0 ? [] : listed(path, (file) => file.write(serializeOcfJson({ file_type: fileType, items })));
     const spooled = async (path: string, fileType: string, spool: Spool, sort: (a: SpoolEntry, b: SpoolEntry) => number): Promise<OcfFileReference[]> => {
       const live = spool.entries.filter((e) => e.dead !== true).sort(sort);
       if (live.length === 0) return [];
-      const file = await HashingFile.create(join(this.dir, path));
-      await file.write(`{\n  "file_type": ${JSON.stringify(fileType)},\n  "items": [\n`);
-      for (let i = 0; i < live.length; i++) {
-        const entry = live[i] as SpoolEntry;
-        await file.write(await spool.read(entry));
-        await file.write(i === live.length - 1 ? "\n" : ",\n");
-      }
-      await file.write("  ]\n}\n");
-      const { md5, bytes } = await file.close();
-      files.push({ path, md5, bytes });
-      return [{ filepath: path, md5 }];
+      return listed(path, async (file) => {
+        await file.write(`{\n  "file_type": ${JSON.stringify(fileType)},\n  "items": [\n`);
+        for (let i = 0; i < live.length; i++) {
+          await file.write(await spool.read(live[i] as SpoolEntry));
+          await file.write(i === live.length - 1 ? "\n" : ",\n");
+        }
+        await file.write("  ]\n}\n");
+      });
     };
     try {
       const stockPlansFiles = await small(PACKAGE_FILE_NAMES.stockPlans, "OCF_STOCK_PLANS_FILE", head.stockPlans);
@@ -217,13 +238,24 @@ export class StreamingPackageWriter {
         transactions: transactionsFiles,
         stakeholders: stakeholdersFiles,
       });
-      const manifestFile = await HashingFile.create(join(this.dir, PACKAGE_FILE_NAMES.manifest));
-      await manifestFile.write(serializeOcfJson(manifest));
-      const written = await manifestFile.close();
-      return { manifest, files: [{ path: PACKAGE_FILE_NAMES.manifest, ...written }, ...files] };
+      const written = await this.writeFile(PACKAGE_FILE_NAMES.manifest, (file) => file.write(serializeOcfJson(manifest)));
+      return { manifest, files: [written, ...files] };
     } finally {
       await this.discardSpools();
     }
+  }
+
+  /** Writes one file of the package, flushed to disk, with its md5; closes it on failure too. */
+  private async writeFile(path: string, fill: (file: HashingFile) => Promise<void>): Promise<WrittenPackageFile> {
+    const file = await HashingFile.create(join(this.dir, path));
+    try {
+      await fill(file);
+    } catch (error) {
+      await file.abandon();
+      throw error;
+    }
+    const { md5, bytes } = await file.close();
+    return { path, md5, bytes };
   }
 
   /** Closes and deletes the spool files (also on failure). */

@@ -25,7 +25,7 @@ Options:
   --concurrency N          issuers exported at once (default 4); all share one rate limiter
   --shard K/N              export only the K-th of N slices of the issuer list (by a hash of each id),
                            to split a batch across machines or CI jobs with no coordination
-  --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the latest date in the data
+  --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at (today)
   --issuer-profile FILE    JSON: { "<issuerId>": { "legalName", "formationDate", "countryOfFormation",
                            "dba", "countrySubdivisionOfFormation" }, "*": { ...for every other issuer } }
   --stakeholders FILE      JSON: { "<stakeholderId>": { "legalName", "type", "firstName", "lastName",

@@ -1,10 +1,10 @@
 import { mkdir, mkdtemp, readdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { shardIndexOf, shardOf } from "../../../src/export/export-issuers.js";
-import { packageNameFor, recoverPackageFolders } from "../../../src/ocf/package-folder.js";
+import { createTemporaryPackageFolder, packageNameFor, recoverPackageFolders } from "../../../src/ocf/package-folder.js";
 
 const issuerIds = fc.string({ minLength: 1, maxLength: 50, unit: fc.constantFrom("a", "B", "7", "-", "_", ".", "/", "\\", "%", " ", "é", "..", ":", "*", "\u0000", "CON") });
 
@@ -34,6 +34,7 @@ describe("packageNameFor", () => {
     );
     expect(packageNameFor("ACME")).not.toBe(packageNameFor("acme"));
     expect(packageNameFor("..")).not.toBe("..");
+    expect(packageNameFor("con")).not.toBe("con"); // a Windows device name
   });
 });
 
@@ -65,9 +66,10 @@ describe("recoverPackageFolders", () => {
     await mkdir(join(out, `.7.tmp-${deadPid}-0a1b2c3e`));
     await mkdir(join(out, "acme"));
     await mkdir(join(out, `.acme.old-${deadPid}-0a1b2c3f`)); // replaced: the new one is in place
-    await mkdir(join(out, `.live.tmp-${process.pid}-0a1b2c40`)); // ours: in use
+    const live = await createTemporaryPackageFolder(out, "live"); // ours, in use
+    await mkdir(join(out, `.reused.tmp-${process.pid}-0a1b2c41`)); // an earlier process that had our pid (a container's pid 1)
     expect(await recoverPackageFolders(out)).toEqual(["7"]);
-    expect((await readdir(out)).sort()).toEqual([`.live.tmp-${process.pid}-0a1b2c40`, "7", "acme"]);
+    expect((await readdir(out)).sort()).toEqual([basename(live), "7", "acme"].sort());
     expect(await readdir(join(out, "7"))).toEqual(["Manifest.ocf.json"]);
   });
 });

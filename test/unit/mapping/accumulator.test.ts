@@ -52,4 +52,24 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
       failing.finish();
     }).toThrow(/already used/);
   });
+
+  it("lets the newest copy count even when it is invalid: an older valid copy arriving later is stale", () => {
+    const newerUnpriced = { ...baseAward(), lastModifiedDatetime: "2024-02-01T00:00:00.000000Z" };
+    delete (newerUnpriced as { pricePerShare?: unknown }).pricePerShare;
+    const older = { ...baseAward(), lastModifiedDatetime: "2024-01-01T00:00:00.000000Z" };
+    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { onInvalid: "quarantine", asOf: "2025-06-30" });
+    expect(accumulator.add({ kind: "restrictedStockAward", record: newerUnpriced }).status).toBe("quarantined");
+    expect(accumulator.add({ kind: "restrictedStockAward", record: older }).status).toBe("stale");
+    expect(accumulator.finish().quarantined.map((q) => q.recordId)).toEqual([baseAward().id]);
+  });
+
+  it("withdraws an older valid copy when a newer copy fails the source schema, and ignores an older invalid one", () => {
+    const valid = { ...baseAward(), lastModifiedDatetime: "2024-01-01T00:00:00.000000Z" };
+    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { onInvalid: "quarantine", asOf: "2025-06-30" });
+    const mapped = accumulator.add({ kind: "restrictedStockAward", record: valid });
+    const newerInvalid = accumulator.addInvalid("restrictedStockAward", valid.id, "2024-03-01T00:00:00.000000Z");
+    expect(newerInvalid).toEqual({ status: "invalid", key: mapped.key, replaces: mapped.key });
+    expect(accumulator.addInvalid("restrictedStockAward", valid.id, "2023-01-01T00:00:00.000000Z").status).toBe("stale");
+    expect(accumulator.add({ kind: "restrictedStockAward", record: valid }).status).toBe("stale");
+  });
 });
