@@ -113,6 +113,8 @@ function applyEdit(root: unknown, { steps, kind, value, key }: Edit): unknown {
   const target = keys.length === 0 ? key : (keys[(steps.at(-1) ?? 0) % keys.length] as string);
   if (kind === "drop") delete parent[target];
   else if (kind === "replace") parent[target] = value;
+  // On a list, "add" appends: a key such as "length" would change the list itself, not add to it.
+  else if (Array.isArray(parent)) parent.push(value);
   else parent[key === "" ? "extra" : key] = value;
   return copy;
 }
