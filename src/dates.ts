@@ -99,6 +99,11 @@ export function epochMsToUtcDateTime(ms: number): UtcDateTime {
   return `${iso.slice(0, 23)}000Z`;
 }
 
+/** An RFC 3339 UTC date-time without fractional seconds (`2025-06-30T12:00:00Z`), from an injectable clock. */
+export function utcNowRfc3339(nowMs: number = Date.now()): string {
+  return `${new Date(nowMs).toISOString().slice(0, 19)}Z`;
+}
+
 /** Today's calendar date in UTC, from an injectable clock. */
 export function utcToday(nowMs: number = Date.now()): CalendarDate {
   return new Date(nowMs).toISOString().slice(0, 10);

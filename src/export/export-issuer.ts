@@ -6,7 +6,7 @@
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ApiClient } from "../client/create-client.js";
-import { parseUtcDateTime } from "../dates.js";
+import { parseUtcDateTime, utcNowRfc3339 } from "../dates.js";
 import { OcfSyncError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
@@ -131,10 +131,6 @@ function rawLastModified(raw: unknown): string {
   }
 }
 
-/** RFC 3339 UTC now, without fractional seconds (the manifest's `generated_at`). */
-function nowRfc3339(): string {
-  return `${new Date().toISOString().slice(0, 19)}Z`;
-}
 
 /**
  * Exports one issuer to `<outDir>/<name>/` (and `.ocf.zip`). The package appears whole or not at all,
@@ -144,7 +140,7 @@ function nowRfc3339(): string {
  */
 export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
   const { outDir, zip = false, onInvalid = "fail", validate = "auto", validateMaxBytes = DEFAULT_VALIDATE_MAX_BYTES, onEvent, signal, logger = silentLogger } = options;
-  const generatedAt = options.generatedAt ?? nowRfc3339();
+  const generatedAt = options.generatedAt ?? utcNowRfc3339();
   const name = packageNameFor(issuerId);
   const temporary = await createTemporaryPackageFolder(outDir, name);
   let writer: StreamingPackageWriter | undefined;

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import type { ApiClient } from "../client/create-client.js";
+import { utcNowRfc3339 } from "../dates.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { recoverPackageFolders } from "../ocf/package-folder.js";
 import { inCompletionOrder } from "../pull/concurrent.js";
@@ -45,7 +46,7 @@ export async function* exportIssuers(
     options.logger?.warn({ outDir: options.outDir, restored }, "restored previous packages that an interrupted export had set aside");
     onRecovered?.(restored);
   }
-  const generatedAt = options.generatedAt ?? `${new Date().toISOString().slice(0, 19)}Z`;
+  const generatedAt = options.generatedAt ?? utcNowRfc3339();
   const unique = [...new Set(issuerIds)];
   yield* inCompletionOrder(unique, concurrency, async (issuerId): Promise<IssuerExportResult> => {
     const started = Date.now();

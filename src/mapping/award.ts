@@ -7,7 +7,7 @@ import type { OcfStockIssuance } from "../ocf/schemas.js";
 import type { RestrictedStockAward } from "../source/records.js";
 import { compact } from "../source/wire.js";
 import { grantEndOf, mapGrantEnd } from "./cancellation.js";
-import { compareDecimalStrings } from "./decimals.js";
+import { compareDecimalStrings } from "../decimal.js";
 import { finishGrant, grantBasics, issuanceHead, planOf, sourceFactComments, vestingOf, type RecordMappingContext } from "./grant.js";
 import { stockClassIdOf } from "./ids.js";
 import type { MappedRecord } from "./types.js";

@@ -18,7 +18,7 @@
  *   (OCF #531), so outstanding = issued − released − cancelled on one security id.
  * - Zero quantities emit nothing.
  */
-import type { DecimalString } from "../decimal.js";
+import { isPositiveDecimal, isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type {
   OcfEquityCompensationCancellation,
@@ -26,7 +26,6 @@ import type {
   OcfStockPlanReturnToPool,
 } from "../ocf/schemas.js";
 import type { GrantFields } from "../source/records.js";
-import { isPositiveDecimal, isZeroDecimal, sameDecimal, sumDecimalStrings } from "./decimals.js";
 import { txIds } from "./ids.js";
 import type { RecordContext } from "./record-context.js";
 

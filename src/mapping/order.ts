@@ -4,11 +4,10 @@
  * depend on the order the service used. Strings compare by UTF-16 code units (never by locale),
  * decimals as decimals, and an absent value sorts before any present one.
  */
-import type { DecimalString } from "../decimal.js";
+import { compareDecimalStrings, type DecimalString } from "../decimal.js";
 import type { OcfTransaction } from "../ocf/schemas.js";
 import type { Money } from "../source/wire.js";
 import type { Settlement, VestingEvent } from "../source/records.js";
-import { compareDecimalStrings } from "./decimals.js";
 
 /** Code-unit order: the same in every locale and time zone. */
 export function compareText(a: string | undefined, b: string | undefined): number {

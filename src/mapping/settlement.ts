@@ -13,11 +13,10 @@
  *   sent, into the release's `consideration_text`, and the certificate id and label into its
  *   `comments`. No quantity is ever derived from the others (Carta's own example does not add up).
  */
-import type { DecimalString } from "../decimal.js";
+import { isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { OcfEquityCompensationRelease, OcfMonetary, OcfStockIssuance } from "../ocf/schemas.js";
 import type { Settlement } from "../source/records.js";
 import type { Money } from "../source/wire.js";
-import { isZeroDecimal, sameDecimal, sumDecimalStrings } from "./decimals.js";
 import { settlementSecurityIdOf, txIds } from "./ids.js";
 import { compareSettlements, sortIfNeeded } from "./order.js";
 import { quoted } from "./quote.js";

@@ -4,7 +4,7 @@
  * the plan's `comments`), and `stock_class_ids` are the classes its grants deliver.
  */
 import type { OcfStockPlan } from "../ocf/schemas.js";
-import { sumDecimalStrings } from "./decimals.js";
+import { sumDecimalStrings } from "../decimal.js";
 import { stockClassIdOf, stockPlanIdOf } from "./ids.js";
 import { compareText } from "./order.js";
 import type { RecordUses } from "./types.js";

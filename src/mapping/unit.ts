@@ -3,12 +3,11 @@
  * (ocf-1.2.0.md §10.2), its acceptance, vesting, settlements (releases and the shares they deliver),
  * cancellations and return to pool. The field-level mapping is `mappings/restricted-stock-unit.json`.
  */
-import type { DecimalString } from "../decimal.js";
+import { compareDecimalStrings, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { OcfEquityCompensationIssuance, OcfTransaction } from "../ocf/schemas.js";
 import type { RestrictedStockUnit } from "../source/records.js";
 import { compact } from "../source/wire.js";
 import { grantEndOf, mapGrantEnd } from "./cancellation.js";
-import { compareDecimalStrings, sameDecimal, sumDecimalStrings } from "./decimals.js";
 import {
   finishGrant,
   grantBasics,

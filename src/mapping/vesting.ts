@@ -24,7 +24,7 @@
  * (`vestedQuantity`) and what is planned otherwise (`targetQuantity`, else the deprecated `quantity`).
  * `maxQuantity` and the deprecated `quantity` are kept in the condition's description.
  */
-import type { DecimalString } from "../decimal.js";
+import { isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type {
   OcfVesting,
@@ -34,7 +34,6 @@ import type {
   OcfVestingTerms,
 } from "../ocf/schemas.js";
 import type { VestingEvent, VestingSchedule } from "../source/records.js";
-import { isZeroDecimal, sameDecimal, sumDecimalStrings } from "./decimals.js";
 import { VESTING_START_CONDITION_ID, txIds, vestingConditionIdOf, vestingTermsIdOf } from "./ids.js";
 import { compareText, compareVestingEvents, sortIfNeeded } from "./order.js";
 import { quoted } from "./quote.js";

@@ -5,6 +5,7 @@
  * The schemas are written from the official JSON Schemas' rules, not generated from them; the tests
  * check that they accept and reject exactly what the official schemas do.
  */
+import { compiledSchema } from "../zod-compiled.js";
 import { z } from "zod";
 import { describeValue } from "../errors.js";
 import { compiledTwinOf } from "./primitives.js";
@@ -276,7 +277,7 @@ export function isValidOcfObject(item: unknown): item is OcfObject {
   const objectType = (item as Record<string, unknown>)["object_type"];
   const schema = typeof objectType === "string" ? objectSchemaOf(objectType) : undefined;
   if (schema === undefined) return false;
-  return (compiledTwinOf(schema) ?? compiled(schema)).validate(item);
+  return (compiledTwinOf(schema) ?? compiledSchema(schema)).validate(item);
 }
 
 function objectSchemaOf(objectType: string): z.ZodType<OcfObject, unknown> | undefined {
@@ -322,28 +323,11 @@ function discriminatorOf(
 }
 
 function run<T>(schema: z.ZodType<T, unknown>, value: unknown): OcfValidationResult<T> {
-  const parsed = compiled(schema).safeParse(value);
+  const parsed = compiledSchema(schema).safeParse(value);
   if (parsed.success) return { ok: true, value: parsed.data };
   return { ok: false, issues: parsed.error.issues.flatMap((issue) => toOcfIssues(issue, value)) };
 }
 
-const COMPILED = new WeakMap<z.ZodType, z.ZodType>();
-
-/**
- * The schema compiled by zod (`z.compile`): generated code checks a valid object several times faster
- * than zod's interpreter, and a value the generated code rejects is parsed again by the interpreter,
- * so verdicts and issues stay exactly the same (`test/property/ocf-compiled.property.test.ts`). The
- * mapping checks every object it emits, which made these checks a third of its time. Compiled on
- * first use: compiling takes milliseconds that a program which never checks OCF should not pay.
- */
-function compiled<T>(schema: z.ZodType<T, unknown>): z.ZodType<T, unknown> {
-  let found = COMPILED.get(schema);
-  if (found === undefined) {
-    found = z.compile(schema);
-    COMPILED.set(schema, found);
-  }
-  return found as z.ZodType<T, unknown>;
-}
 
 function toOcfIssues(issue: z.core.$ZodIssue, root: unknown): OcfIssue[] {
   const at = valueAt(root, issue.path);

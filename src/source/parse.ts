@@ -3,6 +3,7 @@
  * `SourceRecordError` that names every issue. Warnings (unknown fields, negative decimals, …) come back
  * with the record; the caller decides whether to log, count or fail on them.
  */
+import { compiledSchema } from "../zod-compiled.js";
 import { z } from "zod";
 import { describeValue } from "../errors.js";
 import type { RecordKind } from "./kinds.js";
@@ -96,7 +97,7 @@ function parseWith<T extends { vestingEvents: VestingEvent[] }>(
   ctx: ParseContext,
 ): ParseResult<T> {
   const recordId = recordIdOf(raw);
-  const result = compiled(schema).safeParse(raw, { reportInput: true });
+  const result = compiledSchema(schema).safeParse(raw, { reportInput: true });
   const issues = result.success ? [] : issuesFromZod(result.error.issues, []);
   const issuerIssue = issuerMismatch(raw, ctx.issuerId);
   // One issue per field: an issuerId the schema already rejected is not also reported as a mismatch.
@@ -112,22 +113,6 @@ function parseWith<T extends { vestingEvents: VestingEvent[] }>(
   return { record: result.data, warnings };
 }
 
-const COMPILED = new WeakMap<z.ZodType, z.ZodType>();
-
-/**
- * The schema compiled by zod (`z.compile`): generated code parses a valid record about twice as fast
- * as zod's interpreter, and any record the generated code rejects is parsed again by zod's own parser,
- * so issues stay exactly the same. Parsing is most of a pull's cost. Compiled on first use because
- * compiling takes tens of milliseconds that a program which never parses a record should not pay.
- */
-function compiled<T extends z.ZodType>(schema: T): T {
-  let found = COMPILED.get(schema);
-  if (found === undefined) {
-    found = z.compile(schema);
-    COMPILED.set(schema, found);
-  }
-  return found as T;
-}
 
 /** A record of another issuer in this issuer's response would be filed under the wrong cap table. */
 function issuerMismatch(raw: unknown, issuerId: string): SourceIssue | undefined {

@@ -5,6 +5,7 @@
  */
 import { hostname } from "node:os";
 import { open, readFile, rm } from "node:fs/promises";
+import { utcNowRfc3339 } from "../dates.js";
 import { OcfSyncError } from "../errors.js";
 
 /** What a lock file holds. */
@@ -80,7 +81,7 @@ async function createExclusive(lockFile: string, owner: LockOwner): Promise<bool
 export async function acquireSyncLock(stateFile: string, options: { signal?: AbortSignal } = {}): Promise<SyncLock> {
   options.signal?.throwIfAborted();
   const lockFile = `${stateFile}.lock`;
-  const owner: LockOwner = { pid: process.pid, host: hostname(), startedAt: `${new Date().toISOString().slice(0, 19)}Z` };
+  const owner: LockOwner = { pid: process.pid, host: hostname(), startedAt: utcNowRfc3339() };
   let tookOverFrom: LockOwner | undefined;
   if (!(await createExclusive(lockFile, owner))) {
     let text: string;

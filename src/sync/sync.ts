@@ -20,7 +20,7 @@ import { mkdir } from "node:fs/promises";
 import pLimit from "p-limit";
 import { dirname, join } from "node:path";
 import type { ApiClient } from "../client/create-client.js";
-import { epochMsToUtcDateTime, toFilterDateTime, utcDateTimeToEpochMs, type UtcDateTime } from "../dates.js";
+import { epochMsToUtcDateTime, toFilterDateTime, utcDateTimeToEpochMs, utcNowRfc3339, type UtcDateTime } from "../dates.js";
 import { exportIssuer, type ExportOptions, type IssuerExport } from "../export/export-issuer.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { packageNameFor, recoverPackageFolders } from "../ocf/package-folder.js";
@@ -144,9 +144,6 @@ function compareRefs(a: SourceRecordRef, b: SourceRecordRef): number {
   return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
-function nowRfc3339(): string {
-  return `${new Date().toISOString().slice(0, 19)}Z`;
-}
 
 /**
  * Decides an issuer's pass from its state. Exported for tests.
@@ -218,7 +215,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     await mkdir(options.outDir, { recursive: true });
     const restored = await recoverPackageFolders(options.outDir);
     if (restored.length > 0) yield { type: "packages-recovered", names: restored };
-    const generatedAt = options.generatedAt ?? nowRfc3339();
+    const generatedAt = options.generatedAt ?? utcNowRfc3339();
 
     // One writer of the state file at a time, each writing the latest state: a later write never
     // lands before an earlier one.
@@ -399,7 +396,7 @@ async function* syncIssuer(
     records: entries.length,
     incrementalSinceFull: plan.pass === "full" ? 0 : (previous?.incrementalSinceFull ?? 0) + 1,
     lastPass: plan.pass,
-    syncedAt: nowRfc3339(),
+    syncedAt: utcNowRfc3339(),
   });
   await saveState();
   yield { type: "state-saved", stateFile, issuerId, cursor, fullPending: false };

@@ -5,8 +5,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SOURCE_DECIMAL_PATTERN, formatDecimal, parseSourceDecimal, sumDecimals, toOcfNumeric } from "../../src/decimal.js";
-import { isZeroDecimal, sameDecimal, sumDecimalStrings } from "../../src/mapping/decimals.js";
+import { SOURCE_DECIMAL_PATTERN, formatDecimal, isZeroDecimal, parseSourceDecimal, sameDecimal, sumDecimalStrings, sumDecimals, toOcfNumeric } from "../../src/decimal.js";
 import { OCF_CANONICAL_NUMERIC, RecordContext } from "../../src/mapping/record-context.js";
 
 const digits = (min: number, max: number) =>

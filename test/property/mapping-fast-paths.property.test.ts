@@ -7,8 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Dec, SOURCE_DECIMAL_PATTERN, formatDecimal, parseSourceDecimal, sumDecimals, toOcfNumeric } from "../../src/decimal.js";
-import { compareDecimalStrings, isPositiveDecimal, sumDecimalStrings } from "../../src/mapping/decimals.js";
+import { Dec, SOURCE_DECIMAL_PATTERN, compareDecimalStrings, formatDecimal, isPositiveDecimal, parseSourceDecimal, sumDecimalStrings, sumDecimals, toOcfNumeric } from "../../src/decimal.js";
 import { compareSettlements, compareTransactions, compareVestingEvents, sortIfNeeded, sortTransactions } from "../../src/mapping/order.js";
 import { quoted } from "../../src/mapping/quote.js";
 import { asCanonicalNumeric } from "../../src/mapping/record-context.js";
