@@ -110,6 +110,11 @@ function applyEdit(root: unknown, { steps, kind, value, key }: Edit): unknown {
     parent = child as Record<string, unknown>;
   }
   const keys = Object.keys(parent);
+  // An empty list has no element to drop or replace, and a random key such as "length" is not one.
+  if (Array.isArray(parent) && keys.length === 0) {
+    if (kind !== "drop") parent.push(value);
+    return copy;
+  }
   const target = keys.length === 0 ? key : (keys[(steps.at(-1) ?? 0) % keys.length] as string);
   if (kind === "drop") delete parent[target];
   else if (kind === "replace") parent[target] = value;
