@@ -390,6 +390,9 @@ function unit(g: Generator, index: number): WireRecord {
     Object.assign(record, { canceledDate: wrap(canceledDate), terminationDate: wrap(c.terminated) });
   }
   if (settlements.length > 0) record.settlements = settlements;
+  // A unit whose settlements delivered shares names their class: the settlement class comes from the
+  // source, never from a default (only units without settlements may lack a shareClassId).
+  if (settlements.length > 0 && record.shareClassId === null) record.shareClassId = stableUuid(`${LARGE_ISSUER_ID}/class/common`);
   record.vestingSchedule = schedule(c);
   const canceled = forfeited.plus(expired);
   if (c.terminated !== undefined || g.chance(0.7)) {

@@ -253,3 +253,15 @@ export function compareDecimalStrings(a: DecimalString, b: DecimalString): numbe
   const right = rescaled(y, scale);
   return left === right ? 0 : left < right ? -1 : 1;
 }
+
+/** `-value`, exactly, as a decimal string (the sign of zero is dropped). */
+export function negateDecimalString(value: DecimalString): DecimalString {
+  if (isZeroDecimal(value)) return "0";
+  if (value.startsWith("-")) return value.slice(1);
+  return value.startsWith("+") ? `-${value.slice(1)}` : `-${value}`;
+}
+
+/** The exact difference `a − b` of two decimals, as a normalized decimal string. */
+export function subtractDecimalStrings(a: DecimalString, b: DecimalString): DecimalString {
+  return sumDecimalStrings([a, negateDecimalString(b)]);
+}

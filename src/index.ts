@@ -124,7 +124,7 @@ export type { PackageProblem, PackageProblemCode, PackageValidationReport } from
 export { mapIssuer } from "./mapping/map-issuer.js";
 export type { IssuerRecords } from "./mapping/map-issuer.js";
 export { mapAward } from "./mapping/award.js";
-export { DEFAULT_SETTLEMENT_STOCK_CLASS_NAME, mapUnit } from "./mapping/unit.js";
+export { mapUnit } from "./mapping/unit.js";
 export { IssuerMappingAccumulator } from "./mapping/accumulator.js";
 export type { AccumulatedIssuer, AddOutcome, SourceGrant } from "./mapping/accumulator.js";
 export { MAPPING_ERROR_CODES, MAPPING_WARNING_CODES, MappingError, isMappingError } from "./mapping/errors.js";

@@ -23,7 +23,8 @@ import {
 import { StreamingPackageWriter, type WrittenPackageFile } from "../ocf/package-writer.js";
 import { validatePackageAt, type PackageProblem } from "../ocf/validate-package.js";
 import type { PullEvent } from "../pull/events.js";
-import { streamIssuerRecords, type OnInvalid, type PullItem } from "../pull/pull-issuer.js";
+import { streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
+import { DeferredRecords } from "./deferred-records.js";
 import type { SourceIssue, SourceWarning } from "../source/errors.js";
 import type { RecordKind } from "../source/kinds.js";
 
@@ -146,6 +147,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
   let writer: StreamingPackageWriter | undefined;
   let pendingZip: Awaited<ReturnType<typeof writePackageZip>> | undefined;
   let committed = false;
+  const deferred = new DeferredRecords<PulledRecord>();
   try {
     writer = await StreamingPackageWriter.open(temporary);
     // The package shows the records as of the export (the date of `generatedAt`), unless told otherwise.
@@ -165,6 +167,24 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
         ...(onEvent === undefined ? {} : { onEvent }),
         ...(signal === undefined ? {} : { signal }),
       });
+    const take = async (item: PulledRecord): Promise<void> => {
+      const outcome = accumulator.add(item.kind === "restrictedStockAward" ? { kind: item.kind, record: item.record } : { kind: item.kind, record: item.record });
+      if (outcome.status === "stale") return;
+      if (outcome.status === "deferred") {
+        await deferred.push(item);
+        return;
+      }
+      sourceQuarantine.delete(outcome.key);
+      if (outcome.status === "quarantined") unmappableRaw.set(outcome.key, item.raw);
+      else unmappableRaw.delete(outcome.key);
+      if (outcome.replaces !== undefined) {
+        writer?.retract(entriesByKey.get(outcome.replaces) ?? []);
+        entriesByKey.delete(outcome.replaces);
+      }
+      if (outcome.status === "mapped") {
+        entriesByKey.set(outcome.key, await (writer as StreamingPackageWriter).addRecord(outcome.mapped.transactions, outcome.mapped.vestingTerms));
+      }
+    };
     for await (const item of source) {
       if (item.type === "warning") {
         warnings.push(item.warning);
@@ -192,20 +212,12 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
         sourceQuarantine.set(outcome.key, entry);
         unmappableRaw.delete(outcome.key);
       } else {
-        const outcome = accumulator.add(item.kind === "restrictedStockAward" ? { kind: item.kind, record: item.record } : { kind: item.kind, record: item.record });
-        if (outcome.status === "stale") continue;
-        sourceQuarantine.delete(outcome.key);
-        if (outcome.status === "quarantined") unmappableRaw.set(outcome.key, item.raw);
-        else unmappableRaw.delete(outcome.key);
-        if (outcome.replaces !== undefined) {
-          writer.retract(entriesByKey.get(outcome.replaces) ?? []);
-          entriesByKey.delete(outcome.replaces);
-        }
-        if (outcome.status === "mapped") {
-          entriesByKey.set(outcome.key, await writer.addRecord(outcome.mapped.transactions, outcome.mapped.vestingTerms));
-        }
+        await take(item);
       }
     }
+    // Every award is known now: the units that waited for their share class's name are mapped.
+    accumulator.awardsComplete();
+    for await (const item of deferred.drain()) await take(item);
     const head = accumulator.finish();
     for (const key of head.withdrawn) {
       writer.retract(entriesByKey.get(key) ?? []);
@@ -273,6 +285,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     if (!committed) await rm(temporary, { recursive: true, force: true });
     throw error;
   } finally {
+    await deferred.dispose();
     releaseTemporaryPackageFolder(temporary);
   }
 }

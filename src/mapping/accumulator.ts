@@ -18,9 +18,11 @@ import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
 import { mapIssuerObject } from "./issuer.js";
 import { compareText } from "./order.js";
 import { mapStakeholders } from "./stakeholders.js";
-import { mapStockClasses } from "./stock-classes.js";
+import { SELL_TO_COVER_STAKEHOLDER_ID } from "./ids.js";
+import { mapStockClasses, type MappedStockClasses } from "./stock-classes.js";
 import { mapStockPlans } from "./stock-plans.js";
-import type { MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses } from "./types.js";
+import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses } from "./types.js";
+import { unitClassUse, type ShareClassDirectory } from "./share-classes.js";
 import { mapUnit } from "./unit.js";
 import { assertValidOcf } from "./validate.js";
 
@@ -46,6 +48,11 @@ export type AddOutcome =
   | { status: "mapped"; key: string; mapped: MappedRecord; replaces?: string }
   /** An older copy of a record already mapped: nothing to write. */
   | { status: "stale"; key: string }
+  /**
+   * A unit whose share class id no award has named yet: add it again after `awardsComplete()`
+   * (until then nothing of it is kept; see `share-classes.ts`).
+   */
+  | { status: "deferred"; key: string }
   /** Could not be mapped (quarantine mode): nothing to write; `replaces` as above. */
   | { status: "quarantined"; key: string; quarantined: QuarantinedMapping; replaces?: string };
 
@@ -56,6 +63,8 @@ export interface AccumulatedIssuer {
   stakeholders: OcfStakeholder[];
   stockClasses: OcfStockClass[];
   stockPlans: OcfStockPlan[];
+  /** The manifest's `comments`: the lineage convention and the placeholder figures. */
+  manifestComments: string[];
   /** Keys of records whose objects must be withdrawn after all (they lost an id collision). */
   withdrawn: string[];
   quarantined: QuarantinedMapping[];
@@ -77,6 +86,15 @@ export class IssuerMappingAccumulator {
   private readonly newest = new Map<string, string>();
   private readonly quarantinedByKey = new Map<string, QuarantinedMapping>();
   private readonly onInvalid: "fail" | "quarantine";
+  /** The names mapped awards give share class ids (the latest copy's, per id). */
+  private readonly classNames = new Map<string, string>();
+  private allAwardsSeen = false;
+  private readonly directory: ShareClassDirectory = {
+    nameOf: (id) => this.classNames.get(id),
+    get complete() {
+      return false;
+    },
+  };
 
   constructor(
     readonly issuerId: string,
@@ -99,11 +117,27 @@ export class IssuerMappingAccumulator {
     return true;
   }
 
+  /**
+   * Says that every award of the issuer has been added: a unit whose class id no award names is now
+   * mapped with the id as its class key (a placeholder class), instead of being deferred.
+   */
+  awardsComplete(): void {
+    this.allAwardsSeen = true;
+  }
+
+  private directoryNow(): ShareClassDirectory {
+    return this.allAwardsSeen ? { nameOf: this.directory.nameOf, complete: true } : this.directory;
+  }
+
   /** Maps one record. Throws its `MappingError` when `onInvalid` is `"fail"`. */
   add(grant: SourceGrant): AddOutcome {
     const recordId = grant.record.id;
     const key = grantKey(grant.kind, recordId);
     const lastModified = grant.record.lastModifiedDatetime ?? "";
+    const shareClasses = this.directoryNow();
+    if (grant.kind === "restrictedStockUnit" && unitClassUse(grant.record, this.options, shareClasses) === "deferred") {
+      return { status: "deferred", key };
+    }
     if (!this.claimNewest(key, lastModified)) return { status: "stale", key };
     const replaces = this.kept.has(key) ? { replaces: key } : {};
     this.kept.delete(key);
@@ -113,7 +147,7 @@ export class IssuerMappingAccumulator {
       mapped =
         grant.kind === "restrictedStockAward"
           ? mapAward(grant.record, { issuerId: this.issuerId, options: this.options })
-          : mapUnit(grant.record, { issuerId: this.issuerId, options: this.options });
+          : mapUnit(grant.record, { issuerId: this.issuerId, options: this.options, shareClasses });
     } catch (error) {
       if (!isMappingError(error) || this.onInvalid === "fail") throw error;
       const quarantined: QuarantinedMapping = { kind: grant.kind, recordId, error };
@@ -128,6 +162,9 @@ export class IssuerMappingAccumulator {
       if (tx.date > latestDate) latestDate = tx.date;
     }
     for (const terms of mapped.vestingTerms) claims.push(["vestingTerms", terms.id]);
+    if (grant.kind === "restrictedStockAward") {
+      for (const use of mapped.uses.stockClasses) if (use.id !== undefined && use.name !== undefined) this.classNames.set(use.id, use.name);
+    }
     this.kept.set(key, { kind: grant.kind, recordId, lastModified, claims, uses: mapped.uses, warnings: mapped.warnings, latestDate });
     return { status: "mapped", key, mapped, ...replaces };
   }
@@ -192,7 +229,7 @@ export class IssuerMappingAccumulator {
     if (asOf === undefined) {
       throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
     }
-    const { issuer, stakeholders, stockClasses, stockPlans, warnings: headWarnings } = issuerObjectsOf(issuerId, this.options, uses, asOf);
+    const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, this.options, uses, asOf);
     const quarantined = [...this.quarantinedByKey.values()].sort(
       (a, b) => compareText(a.kind, b.kind) || compareText(a.recordId, b.recordId),
     );
@@ -202,6 +239,7 @@ export class IssuerMappingAccumulator {
       stakeholders,
       stockClasses,
       stockPlans,
+      manifestComments,
       withdrawn,
       quarantined,
       warnings: [...headWarnings, ...survivors.flatMap((k) => k.warnings)],
@@ -209,28 +247,88 @@ export class IssuerMappingAccumulator {
   }
 }
 
+/** The issuer-level objects of a package, and what its manifest says about it. */
+export interface IssuerObjects {
+  issuer: OcfIssuer;
+  stakeholders: OcfStakeholder[];
+  stockClasses: OcfStockClass[];
+  stockPlans: OcfStockPlan[];
+  manifestComments: string[];
+  warnings: MappingWarning[];
+}
+
 /**
  * The Issuer, Stakeholders, StockClasses and StockPlans of an issuer from what its mapped records use,
  * each checked against the OCF schemas (an invalid one comes from the caller's options: a country
- * "usa", …). Shared by `mapIssuer` and the accumulator so that both build them the same way.
+ * "usa", …), and the manifest's comments: the lineage convention and every placeholder figure.
+ * Shared by `mapIssuer` and the accumulator so that both build them the same way.
  */
-export function issuerObjectsOf(
-  issuerId: string,
-  options: MappingOptions,
-  uses: readonly RecordUses[],
-  asOf: CalendarDate,
-): { issuer: OcfIssuer; stakeholders: OcfStakeholder[]; stockClasses: OcfStockClass[]; stockPlans: OcfStockPlan[]; warnings: MappingWarning[] } {
+export function issuerObjectsOf(issuerId: string, options: MappingOptions, uses: readonly RecordUses[], asOf: CalendarDate): IssuerObjects {
+  checkClassKeys(issuerId, uses);
   const { issuer, warnings: issuerWarnings } = mapIssuerObject(
     issuerId,
     options.issuerProfile,
     uses.flatMap((u) => (u.earliestDate === undefined ? [] : [u.earliestDate])),
     asOf,
   );
-  const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.map((u) => u.stakeholderId), options.stakeholders);
-  const stockClasses = mapStockClasses(uses);
-  const stockPlans = mapStockPlans(uses);
+  const soldToCover = uses.some((u) => u.soldToCover === true);
+  const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.map((u) => u.stakeholderId), options.stakeholders, { soldToCover });
+  const classes = mapStockClasses(issuerId, uses, options.issuerProfile);
+  const plans = mapStockPlans(issuerId, uses, options.issuerProfile);
   assertValidOcf({ issuerId, path: "options.issuerProfile" }, [issuer]);
   assertValidOcf({ issuerId, path: "options.stakeholders" }, stakeholders);
-  assertValidOcf({ issuerId }, [...stockClasses, ...stockPlans]);
-  return { issuer, stakeholders, stockClasses, stockPlans, warnings: [...issuerWarnings, ...stakeholderWarnings] };
+  assertValidOcf({ issuerId, path: "options.issuerProfile" }, [...classes.stockClasses, ...plans.stockPlans]);
+  const warnings = [...issuerWarnings, ...stakeholderWarnings, ...classes.warnings];
+  const manifestComments = [
+    LINEAGE_COMMENT[options.lineage ?? "documents"],
+    ...(soldToCover ? [SELL_TO_COVER_COMMENT] : []),
+    ...placeholderComment(warnings, classes.placeholders, plans.placeholderReserves),
+  ];
+  return { issuer, stakeholders, stockClasses: classes.stockClasses, stockPlans: plans.stockPlans, manifestComments, warnings };
+}
+
+/**
+ * The manifest line that declares how the package carries partial cancellations. Readers and
+ * `ocf-sync validate` look for the `Lineage: <convention>` at its start.
+ */
+export const LINEAGE_COMMENT: Readonly<Record<Lineage, string>> = {
+  documents:
+    "Lineage: documents. A cancellation ends the security it acts on; what remains is a new issuance named by its balance_security_id (OCF TraversingTransactions), and every later transaction of the grant acts on that security. Releases are the one exception, forced by OCF 1.2.0: TX_EQUITY_COMPENSATION_RELEASE has no balance_security_id, so the units not yet released stay on the RSU's own security (outstanding = issued - released).",
+  "same-security":
+    "Lineage: same-security (OCF #531). Partial cancellations and releases keep what remains on the grant's own security: outstanding = issued - released - cancelled; no balance securities are issued.",
+};
+
+const SELL_TO_COVER_COMMENT = `Net settlement: a release counts the gross units; the net shares delivered are issued to the holder (share_price 0, cost_basis their value at settlement) and the shares sold to cover taxes to the stakeholder ${SELL_TO_COVER_STAKEHOLDER_ID}, who stands for their buyers; withheld shares are never issued.`;
+
+/** One manifest line listing every figure that is a placeholder, not a fact (none: no line). */
+function placeholderComment(warnings: readonly MappingWarning[], classes: MappedStockClasses["placeholders"], planReserves: readonly string[]): string[] {
+  const parts: string[] = [];
+  const issuerFields = warnings.filter((w) => w.code === "PLACEHOLDER_ISSUER").map((w) => w.path?.replace("options.issuerProfile.", "") ?? "");
+  if (issuerFields.length > 0) parts.push(`the issuer's ${issuerFields.join(", ")}`);
+  const unnamed = warnings.find((w) => w.code === "PLACEHOLDER_STAKEHOLDERS");
+  if (unnamed !== undefined) parts.push("the names and types of the stakeholders not in the stakeholder directory (see each one's comments)");
+  for (const { id, fields } of classes) parts.push(`${id}: ${fields.join(", ")}`);
+  for (const id of planReserves) parts.push(`${id}: initial_shares_reserved (a lower bound: the sum granted under it)`);
+  if (parts.length === 0) return [];
+  return [`Placeholders, not facts (the API does not give them; an issuer profile and a stakeholder directory can): ${parts.join("; ")}.`];
+}
+
+/** A share class id may stand for one class only: two names for one id is a contradiction no package can carry. */
+function checkClassKeys(issuerId: string, uses: readonly RecordUses[]): void {
+  const keyOf = new Map<string, string>();
+  for (const use of uses) {
+    for (const { id, key } of use.stockClasses) {
+      if (id === undefined) continue;
+      const known = keyOf.get(id);
+      if (known === undefined) keyOf.set(id, key);
+      else if (known !== key) {
+        throw new MappingError(
+          "MAPPING_CONFLICT",
+          { issuerId },
+          `share class id ${JSON.stringify(id)} is named both ${JSON.stringify(known)} and ${JSON.stringify(key)} (by the issuer's awards or the issuer profile); a class id can name one class only`,
+          { value: id },
+        );
+      }
+    }
+  }
 }

@@ -1,17 +1,17 @@
 /**
  * A restricted stock award → a `TX_STOCK_ISSUANCE` with `issuance_type: "RSA"` (ocf-1.2.0.md §10.1),
- * its acceptance, vesting, cancellation and return to pool. The field-level mapping is
- * `mappings/restricted-stock-award.json`.
+ * its acceptance, vesting, cancellation (with a balance issuance when shares remain: `lineage.ts`)
+ * and return to pool. The field-level mapping is `mappings/restricted-stock-award.json`.
  */
 import type { OcfStockIssuance } from "../ocf/schemas.js";
 import type { RestrictedStockAward } from "../source/records.js";
 import { compact } from "../source/wire.js";
-import { grantEndOf, mapGrantEnd } from "./cancellation.js";
-import { compareDecimalStrings } from "../decimal.js";
+import { grantEndOf, planGrantEnd } from "./cancellation.js";
 import { finishGrant, grantBasics, issuanceHead, planOf, sourceFactComments, vestingOf, type RecordMappingContext } from "./grant.js";
 import { stockClassIdOf } from "./ids.js";
+import { buildGrantChain } from "./lineage.js";
+import { awardClassUse } from "./share-classes.js";
 import type { MappedRecord } from "./types.js";
-import { mapVesting } from "./vesting.js";
 
 /**
  * Maps one award. `share_price` comes from `pricePerShare` and `stock_class_id` from
@@ -24,34 +24,40 @@ import { mapVesting } from "./vesting.js";
  */
 export function mapAward(record: RestrictedStockAward, context: RecordMappingContext): MappedRecord {
   const basics = grantBasics(context.issuerId, "restrictedStockAward", record);
-  const { ctx, security } = basics;
+  const { ctx } = basics;
   const className = ctx.required(record.shareClassName, "shareClassName", "the issuance's stock_class_id");
-  const price = ctx.required(record.pricePerShare, "pricePerShare", "the issuance's share_price (no price is invented)");
+  const stockClass = awardClassUse(record, className);
+  const price = ctx.monetary(ctx.required(record.pricePerShare, "pricePerShare", "the issuance's share_price (no price is invented)"), "pricePerShare");
   const plan = planOf(record);
-  const vesting = mapVesting(ctx, vestingOf(basics, record));
-  const end = mapGrantEnd(ctx, "stock", grantEndOf(security, plan, record));
-  if (record.canceledQuantity !== undefined && compareDecimalStrings(record.canceledQuantity, basics.quantity) > 0) {
-    ctx.warn("CANCELED_AND_RELEASED_EXCEED_QUANTITY", "canceledQuantity", `is ${record.canceledQuantity}, more than the award's quantity ${basics.quantity}`);
-  }
+  const { vesting, comments: vestingNotes } = vestingOf(basics, record);
+  const end = planGrantEnd(ctx, "stock", grantEndOf(plan, record));
+  const sourceComments = sourceFactComments("restrictedStockAward", context.issuerId, record);
 
-  const issuance: OcfStockIssuance = compact({
-    object_type: "TX_STOCK_ISSUANCE" as const,
-    ...issuanceHead(basics, record),
-    stock_class_id: stockClassIdOf(className),
-    stock_plan_id: plan?.stockPlanId,
-    share_price: ctx.monetary(price, "pricePerShare"),
-    quantity: basics.quantity,
-    vesting_terms_id: vesting.vestingTermsId,
-    vestings: vesting.vestings,
-    stock_legend_ids: [],
-    issuance_type: "RSA" as const,
-    comments: [...sourceFactComments("restrictedStockAward", context.issuerId, record), ...vesting.issuanceComments, ...end.issuanceComments],
+  const chain = buildGrantChain({
+    lineage: context.options?.lineage ?? "documents",
+    kind: "stock",
+    basics,
+    vesting,
+    end,
+    ...(record.stakeholderAcceptanceDate === undefined ? {} : { acceptance: { type: "TX_STOCK_ACCEPTANCE" as const, date: record.stakeholderAcceptanceDate } }),
+    issuance: (part): OcfStockIssuance => {
+      const original = part.security === basics.security;
+      return compact({
+        object_type: "TX_STOCK_ISSUANCE" as const,
+        ...issuanceHead(basics, record, part),
+        stock_class_id: stockClassIdOf(stockClass.key),
+        stock_plan_id: plan?.stockPlanId,
+        share_price: price,
+        quantity: part.quantity,
+        vesting_terms_id: part.vesting.vestingTermsId,
+        vestings: part.vesting.vestings,
+        stock_legend_ids: [],
+        issuance_type: "RSA" as const,
+        comments: original
+          ? [...sourceComments, ...part.vesting.issuanceComments, ...vestingNotes, ...end.issuanceComments]
+          : [...part.comments, ...part.vesting.issuanceComments],
+      });
+    },
   });
-  return finishGrant(basics, record, {
-    acceptance: "TX_STOCK_ACCEPTANCE",
-    transactions: [issuance, ...vesting.transactions, ...end.transactions],
-    vestingTerms: vesting.terms === undefined ? [] : [vesting.terms],
-    stockClass: { name: className, labels: record.securityLabel === undefined ? [] : [record.securityLabel] },
-    plan,
-  });
+  return finishGrant(basics, record, { chain, stockClass, plan });
 }

@@ -110,6 +110,12 @@ export const MAPPING_WARNING_CODES = [
   "CANCELLATION_BREAKDOWN_MISMATCH",
   /** Shares returned to the pool of a grant that names no plan: carried in comments only. */
   "RETURN_TO_POOL_WITHOUT_PLAN",
+  /** A balance security's carried-over vested amount differs from what the vested events and releases say was held. */
+  "BALANCE_VESTING_MISMATCH",
+  /** A share class is known only by its `shareClassId`: no award or profile names it (a placeholder name is used). */
+  "PLACEHOLDER_STOCK_CLASS",
+  /** One share class name stands for two different `shareClassId`s (they become one OCF stock class). */
+  "STOCK_CLASS_IDS_MERGED",
 ] as const;
 export type MappingWarningCode = (typeof MAPPING_WARNING_CODES)[number];
 

@@ -5,23 +5,30 @@
  */
 import type { CalendarDate } from "../dates.js";
 import { describeValue } from "../errors.js";
-import type { OcfTransaction, OcfVestingTerms } from "../ocf/schemas.js";
+import { isZeroDecimal } from "../decimal.js";
 import type { RecordKind } from "../source/kinds.js";
-import type { GrantFields, PrecededBy } from "../source/records.js";
+import type { GrantFields, PrecededBy, Settlement } from "../source/records.js";
 import { compact, type Money } from "../source/wire.js";
-import { securityIdOf, stakeholderIdOf, stockPlanIdOf, txIds } from "./ids.js";
+import { securityIdOf, stakeholderIdOf, stockPlanIdOf } from "./ids.js";
+import type { GrantChain, IssuancePart } from "./lineage.js";
 import { compareTransactions, sortIfNeeded } from "./order.js";
 import { quoted } from "./quote.js";
 import { RecordContext } from "./record-context.js";
-import type { MappedRecord, MappingOptions } from "./types.js";
+import type { ShareClassDirectory } from "./share-classes.js";
+import type { MappedRecord, MappingOptions, StockClassUse } from "./types.js";
 import { assertValidOcf } from "./validate.js";
-import type { GrantVesting } from "./vesting.js";
+import { earnedEvents, type GrantVesting } from "./vesting.js";
 
 /** Where a record is mapped: its issuer, and the options of the mapping. */
 export interface RecordMappingContext {
   /** The issuer being mapped; a record naming another issuer is a `MappingError`. */
   issuerId: string;
   options?: MappingOptions;
+  /**
+   * The names the issuer's awards give share class ids, for a unit's class (`share-classes.ts`).
+   * @default none: only the issuer profile names a unit's class id
+   */
+  shareClasses?: ShareClassDirectory;
 }
 
 /** The values every grant needs, checked once. */
@@ -49,6 +56,7 @@ export function grantBasics(issuerId: string, kind: RecordKind, record: GrantFie
   const security = securityIdOf(kind, record.id);
   const sourceStakeholderId = ctx.required(record.stakeholderId, "stakeholderId", "the issuance's stakeholder_id");
   if (sourceStakeholderId === "") ctx.fail("MAPPING_MISSING_VALUE", "stakeholderId", "is empty, but OCF requires it for the issuance's stakeholder_id");
+  checkNotNegative(ctx, record);
   return {
     ctx,
     security,
@@ -60,25 +68,71 @@ export function grantBasics(issuerId: string, kind: RecordKind, record: GrantFie
   };
 }
 
+/** The counters of a grant record and of its settlements (events are checked by the vesting). */
+const COUNTERS = [
+  "quantity",
+  "vestedQuantity",
+  "canceledQuantity",
+  "returnedToPoolQuantity",
+  "returnedToTreasuryQuantity",
+  "releasedQuantity",
+  "netSettledQuantity",
+  "forfeitedQuantity",
+  "expiredQuantity",
+] as const;
+const SETTLEMENT_COUNTERS = ["releaseQuantity", "saleQuantity", "withholdingQuantity", "netSettlementQuantity"] as const;
+
+/**
+ * A share count cannot be negative: OCF quantities are counts, and ocf-sync's validate rejects a
+ * negative one, so such a record is a `MappingError` naming the field (never its absolute value).
+ */
+function checkNotNegative(ctx: RecordContext, record: GrantFields & { settlements?: readonly Settlement[] }): void {
+  const fields = record as Partial<Record<(typeof COUNTERS)[number], string>>;
+  for (const name of COUNTERS) {
+    const value = fields[name];
+    if (value !== undefined && isNegativeDecimal(value)) ctx.fail("MAPPING_CONFLICT", name, `is ${value}: a share count cannot be negative`, { value });
+  }
+  const settlements = record.settlements ?? [];
+  for (let i = 0; i < settlements.length; i++) {
+    const s = settlements[i] as Settlement;
+    for (const name of SETTLEMENT_COUNTERS) {
+      const value = s[name];
+      if (value !== undefined && isNegativeDecimal(value)) ctx.fail("MAPPING_CONFLICT", `settlements[${i}].${name}`, `is ${value}: a share count cannot be negative`, { value });
+    }
+  }
+}
+
+function isNegativeDecimal(value: string): boolean {
+  return value.startsWith("-") && !isZeroDecimal(value);
+}
+
 /** The grant's plan (from `equityIncentivePlanName`), if it names one. */
 export function planOf(record: GrantFields): { stockPlanId: string; planName: string } | undefined {
   const name = record.equityIncentivePlanName;
   return name === undefined ? undefined : { stockPlanId: stockPlanIdOf(name), planName: name };
 }
 
-/** What `mapVesting` needs from a grant. */
-export function vestingOf(basics: GrantBasics, record: GrantFields): GrantVesting {
+/**
+ * What `mapVesting` needs from a grant: its earned events (`earnedEvents`: never the tranches a
+ * terminated holder can no longer earn) and, for the issuance's comments, which events were left out.
+ */
+export function vestingOf(basics: GrantBasics, record: GrantFields): { vesting: GrantVesting; comments: string[] } {
   const { kind } = basics.ctx.record;
+  const earned = earnedEvents(record.vestingEvents, record.terminationDate);
   return {
-    security: basics.security,
-    customId: basics.customId,
-    grantLabel: `${GRANT_LABEL[kind]} ${quoted(record.id)}${record.securityLabel === undefined ? "" : ` (${record.securityLabel})`}`,
-    events: record.vestingEvents,
-    quantity: basics.quantity,
-    vestedQuantity: record.vestedQuantity,
-    issueDate: basics.issueDate,
-    vestingStartDate: record.vestingStartDate,
-    schedule: record.vestingSchedule,
+    vesting: {
+      security: basics.security,
+      customId: basics.customId,
+      grantLabel: `${GRANT_LABEL[kind]} ${quoted(record.id)}${record.securityLabel === undefined ? "" : ` (${record.securityLabel})`}`,
+      events: earned.events,
+      sourceEvents: record.vestingEvents,
+      quantity: basics.quantity,
+      vestedQuantity: record.vestedQuantity,
+      issueDate: basics.issueDate,
+      vestingStartDate: record.vestingStartDate,
+      schedule: record.vestingSchedule,
+    },
+    comments: earned.comment === undefined ? [] : [earned.comment],
   };
 }
 
@@ -149,15 +203,15 @@ function earlier(a: CalendarDate | undefined, b: CalendarDate | undefined): Cale
 }
 
 /**
- * The keys every issuance of a grant starts with, in OCF's order. An absent board approval date is
- * `undefined` here: the caller compacts the whole issuance it spreads this into.
+ * The keys every issuance of a grant's chain starts with, in OCF's order. An absent board approval
+ * date is `undefined` here: the caller compacts the whole issuance it spreads this into.
  */
-export function issuanceHead(basics: GrantBasics, record: GrantFields) {
+export function issuanceHead(basics: GrantBasics, record: GrantFields, part: IssuancePart) {
   return {
-    id: txIds.issuance(basics.security),
-    date: basics.issueDate,
-    security_id: basics.security,
-    custom_id: basics.customId,
+    id: part.txId,
+    date: part.date,
+    security_id: part.security,
+    custom_id: part.customId,
     stakeholder_id: basics.stakeholderId,
     board_approval_date: record.boardApprovalDate,
     security_law_exemptions: [],
@@ -166,45 +220,36 @@ export function issuanceHead(basics: GrantBasics, record: GrantFields) {
 
 /** What a grant's mapping hands to `finishGrant`. */
 export interface GrantParts {
-  /** The acceptance transaction type of this kind of grant. */
-  acceptance: "TX_STOCK_ACCEPTANCE" | "TX_EQUITY_COMPENSATION_ACCEPTANCE";
-  /** The issuance and every other transaction but the acceptance. */
-  transactions: OcfTransaction[];
-  vestingTerms: OcfVestingTerms[];
-  /** The class the grant's shares belong to, with the labels of its securities. */
-  stockClass: { name: string; labels: string[] };
+  chain: GrantChain;
+  /** The class the grant's shares belong to (a unit: the class its settlements deliver, if known). */
+  stockClass: StockClassUse | undefined;
   plan: { stockPlanId: string; planName: string } | undefined;
+  /** Some settlement issued shares sold to cover taxes. */
+  soldToCover?: boolean;
 }
 
 /**
- * Completes a grant: adds the holder's acceptance (when dated), sorts the transactions, checks every
- * object against the schemas, and says what the issuer-level objects need.
+ * Completes a grant: sorts the transactions, checks every object against the schemas, and says what
+ * the issuer-level objects need.
  */
 export function finishGrant(basics: GrantBasics, record: GrantFields & { settlements?: readonly { settlementDate?: CalendarDate }[] }, parts: GrantParts): MappedRecord {
   const { ctx } = basics;
-  const transactions = [...parts.transactions];
-  if (record.stakeholderAcceptanceDate !== undefined) {
-    transactions.push({
-      object_type: parts.acceptance,
-      id: txIds.acceptance(basics.security),
-      date: record.stakeholderAcceptanceDate,
-      security_id: basics.security,
-    });
-  }
+  const { transactions, vestingTerms } = parts.chain;
   sortIfNeeded(transactions, compareTransactions);
-  assertValidOcf(ctx.at(), [...transactions, ...parts.vestingTerms]);
+  assertValidOcf(ctx.at(), [...transactions, ...vestingTerms]);
   const { plan, stockClass } = parts;
   return {
     kind: ctx.record.kind,
     recordId: ctx.record.recordId,
     securityId: basics.security,
     transactions,
-    vestingTerms: parts.vestingTerms,
+    vestingTerms,
     warnings: ctx.warnings,
     uses: compact({
       stakeholderId: basics.sourceStakeholderId,
-      stockClasses: [stockClass],
-      plan: plan === undefined ? undefined : { name: plan.planName, quantity: basics.quantity, stockClassName: stockClass.name },
+      stockClasses: stockClass === undefined ? [] : [stockClass],
+      plan: plan === undefined ? undefined : compact({ name: plan.planName, quantity: basics.quantity, stockClassKey: stockClass?.key }),
+      soldToCover: parts.soldToCover === true ? true : undefined,
       earliestDate: earliestGrantDate(record),
       lastModifiedDatetime: record.lastModifiedDatetime,
     }),

@@ -36,14 +36,36 @@ export function settlementSecurityIdOf(unitSecurity: string, n: number): string 
   return `${unitSecurity}-settlement-${n}`;
 }
 
+/** The security of the shares sold to cover taxes in the n-th settlement of a unit: `<security>-settlement-<n>-sold`. */
+export function soldSecurityIdOf(unitSecurity: string, n: number): string {
+  return `${unitSecurity}-settlement-${n}-sold`;
+}
+
+/**
+ * The balance security of a grant: what remains after a partial cancellation, as a new issuance
+ * (`<security>-balance`). A grant has one cancellation event, so at most one balance.
+ */
+export function balanceSecurityIdOf(security: string): string {
+  return `${security}-balance`;
+}
+
+/**
+ * The stakeholder holding the shares sold to cover taxes: the buyers on the market, whom the source
+ * does not name. Its id cannot be a source stakeholder's (those are all `stakeholder-<id>`).
+ */
+export const SELL_TO_COVER_STAKEHOLDER_ID = "market-sell-to-cover";
+
 /** `stakeholder-<stakeholderId>`. */
 export function stakeholderIdOf(sourceStakeholderId: string): string {
   return `stakeholder-${sourceStakeholderId}`;
 }
 
-/** `stock-class-<share class name>`. The name is the only key the source gives for a class. */
-export function stockClassIdOf(name: string): string {
-  return `stock-class-${name}`;
+/**
+ * `stock-class-<key>`: the key is the class name when it is known, else the source's `shareClassId`
+ * (see `StockClassUse`).
+ */
+export function stockClassIdOf(key: string): string {
+  return `stock-class-${key}`;
 }
 
 /** `stock-plan-<plan name>`. The name is the only key the source gives for a plan. */

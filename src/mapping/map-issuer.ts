@@ -12,6 +12,7 @@ import { mapAward } from "./award.js";
 import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
 import { compareById, compareText, sortIfNeeded, sortTransactions } from "./order.js";
 import { quoted } from "./quote.js";
+import type { ShareClassDirectory } from "./share-classes.js";
 import type { MapIssuerOptions, MappedIssuer, MappedRecord, QuarantinedMapping, RecordUses } from "./types.js";
 import { mapUnit } from "./unit.js";
 
@@ -49,9 +50,15 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   const mapped: MappedRecord[] = [];
   const quarantined: QuarantinedMapping[] = [];
   const claimed: ClaimedIds = { transaction: new Map(), security: new Map(), vestingTerms: new Map() };
+  // Awards come first, so every unit's share class id meets every award that names it.
+  const classNames = new Map<string, string>();
+  const shareClasses: ShareClassDirectory = { nameOf: (id) => classNames.get(id), complete: true };
   for (const entry of records) {
     try {
-      const result = mapOne(entry, issuerId, options);
+      const result = mapOne(entry, issuerId, options, shareClasses);
+      if (entry.kind === "restrictedStockAward") {
+        for (const use of result.uses.stockClasses) if (use.id !== undefined && use.name !== undefined && !classNames.has(use.id)) classNames.set(use.id, use.name);
+      }
       claimIds(claimed, result, issuerId);
       mapped.push(result);
     } catch (error) {
@@ -76,15 +83,15 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   if (asOf === undefined) {
     throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
   }
-  const { issuer, stakeholders, stockClasses, stockPlans, warnings: headWarnings } = issuerObjectsOf(issuerId, options, uses, asOf);
+  const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, options, uses, asOf);
   const warnings: MappingWarning[] = [...headWarnings, ...recordWarnings];
-  return { issuer, asOf, stakeholders, stockClasses, stockPlans, vestingTerms, transactions, warnings, quarantined };
+  return { issuer, asOf, stakeholders, stockClasses, stockPlans, vestingTerms, transactions, manifestComments, warnings, quarantined };
 }
 
-function mapOne(entry: AnyRecord, issuerId: string, options: MapIssuerOptions): MappedRecord {
+function mapOne(entry: AnyRecord, issuerId: string, options: MapIssuerOptions, shareClasses: ShareClassDirectory): MappedRecord {
   return entry.kind === "restrictedStockAward"
     ? mapAward(entry.record, { issuerId, options })
-    : mapUnit(entry.record, { issuerId, options });
+    : mapUnit(entry.record, { issuerId, options, shareClasses });
 }
 
 /** Which record claimed each id, per id space (transaction ids, security ids, VestingTerms ids). */

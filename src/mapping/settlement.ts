@@ -1,23 +1,30 @@
 /**
- * RSU settlements → `TX_EQUITY_COMPENSATION_RELEASE` plus the `TX_STOCK_ISSUANCE` of the shares
- * delivered. OCF 1.2.0 does not model net settlement (ocf-1.2.0.md §10.4); ocf-sync applies policy A:
+ * RSU settlements → `TX_EQUITY_COMPENSATION_RELEASE` plus the `TX_STOCK_ISSUANCE`s of the shares it
+ * issued. OCF 1.2.0 does not model net settlement (ocf-1.2.0.md §10.4); ocf-sync applies policy A,
+ * read the way consumer-true-ocf.md ("Settlement details a reader sees") requires:
  *
  * - the release's `quantity` is the gross `releaseQuantity`; `date` and `settlement_date` are the
  *   `settlementDate`; `release_price` is the settlement's `settlementPrice`, else the unit's
  *   `releasePricePerShare` (neither is a `MappingError`: a price is never invented);
- * - the delivered shares are one `TX_STOCK_ISSUANCE` of `netSettlementQuantity` shares in the
- *   settlement stock class, `custom_id` the certificate label (else the certificate id, else its own
- *   security id), `share_price` the release price; a net of 0 (or an absent net) issues nothing and
- *   the release has `resulting_security_ids: []`;
- * - withheld and sold shares are never issued: the withholding, sale and net quantities go, exactly as
- *   sent, into the release's `consideration_text`, and the certificate id and label into its
- *   `comments`. No quantity is ever derived from the others (Carta's own example does not add up).
+ * - the net shares delivered (`netSettlementQuantity`) are a `TX_STOCK_ISSUANCE` to the holder in the
+ *   unit's settlement stock class: `share_price` 0 in the settlement currency (the holder paid
+ *   nothing), `cost_basis` the release price (their value at settlement), `custom_id` the certificate
+ *   label (else the certificate id, else its own security id);
+ * - the shares sold to cover taxes (`saleQuantity`) were issued and are outstanding, held by whoever
+ *   bought them: a `TX_STOCK_ISSUANCE` of that many shares to the sell-to-cover stakeholder
+ *   (`SELL_TO_COVER_STAKEHOLDER_ID`, an institution standing for the market), priced like the
+ *   delivered shares. So the issuer's outstanding shares are the source's issued shares;
+ * - withheld shares (`withholdingQuantity`) were never issued: the withholding, sale and net
+ *   quantities go, exactly as sent, into the release's `consideration_text`, and the certificate id
+ *   and label into its `comments`. No quantity is ever derived from the others (Carta's own example
+ *   does not add up). Both issuances are the release's `resulting_security_ids`.
  */
-import { isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { isPositiveDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import type { CalendarDate } from "../dates.js";
 import type { OcfEquityCompensationRelease, OcfMonetary, OcfStockIssuance } from "../ocf/schemas.js";
 import type { Settlement } from "../source/records.js";
 import type { Money } from "../source/wire.js";
-import { settlementSecurityIdOf, txIds } from "./ids.js";
+import { SELL_TO_COVER_STAKEHOLDER_ID, settlementSecurityIdOf, soldSecurityIdOf, txIds } from "./ids.js";
 import { compareSettlements, sortIfNeeded } from "./order.js";
 import { quoted } from "./quote.js";
 import type { RecordContext } from "./record-context.js";
@@ -27,17 +34,25 @@ export interface UnitSettlementContext {
   /** The unit's security id. */
   security: string;
   stakeholderId: string;
-  /** The stock class the delivered shares belong to. */
-  settlementStockClassId: string;
+  /**
+   * The stock class the issued shares belong to; `undefined` when the source does not say, which is
+   * a `MappingError` as soon as a settlement issues shares (no class is invented).
+   */
+  settlementStockClassId: string | undefined;
   /** The unit's `releasePricePerShare`, the fallback price. */
   releasePricePerShare?: Money | undefined;
 }
 
 /** The OCF transactions of one settlement. */
 export interface MappedSettlement {
+  date: CalendarDate;
+  /** The gross units released, and its source path. */
+  gross: DecimalString;
+  path: string;
+  /** Acts on the unit's security; `lineage.ts` moves it to a balance security when one is live. */
   release: OcfEquityCompensationRelease;
-  /** The delivered shares; absent when the net quantity is 0 or not given. */
-  issuance?: OcfStockIssuance;
+  /** The shares it issued: net shares delivered to the holder, then shares sold to cover taxes. */
+  issuances: OcfStockIssuance[];
 }
 
 /** The settlements of a unit in canonical order, each with its 1-based number and source index. */
@@ -61,50 +76,69 @@ function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settleme
 
   const net = settlement.netSettlementQuantity;
   if (net === undefined) {
-    ctx.warn("SETTLEMENT_NET_MISSING", `${path}.netSettlementQuantity`, "is absent: no share issuance is emitted for this settlement, and none is derived from the other quantities");
+    ctx.warn("SETTLEMENT_NET_MISSING", `${path}.netSettlementQuantity`, "is absent: no share issuance is emitted for the net shares of this settlement, and none is derived from the other quantities");
   }
-  const delivers = net !== undefined && !isZeroDecimal(net);
-  const deliveredSecurity = settlementSecurityIdOf(unit.security, n);
+  const sold = settlement.saleQuantity;
   const certificate = [
     settlement.certificateId === undefined ? undefined : `certificate id ${quoted(settlement.certificateId)}`,
     settlement.certificateLabel === undefined ? undefined : `certificate label ${quoted(settlement.certificateLabel)}`,
   ].filter((part) => part !== undefined);
+  const certificateComment = certificate.length === 0 ? [] : [`Certificate: ${certificate.join(", ")}.`];
+  const releaseId = txIds.release(unit.security, n);
+  const issued = (field: "netSettlementQuantity" | "saleQuantity", quantity: DecimalString): OcfStockIssuance => {
+    const stockClassId = unit.settlementStockClassId;
+    if (stockClassId === undefined) {
+      ctx.fail(
+        "MAPPING_MISSING_VALUE",
+        "shareClassId",
+        `is absent, but settlement ${n} (${path}) issues ${quantity} shares (${field}) and OCF needs their stock class; no class is invented: give the unit's class with --settlement-class NAME (option settlementStockClassName)`,
+      );
+    }
+    const delivered = field === "netSettlementQuantity";
+    const security = delivered ? settlementSecurityIdOf(unit.security, n) : soldSecurityIdOf(unit.security, n);
+    const label = settlement.certificateLabel ?? settlement.certificateId;
+    return {
+      object_type: "TX_STOCK_ISSUANCE",
+      id: txIds.issuance(security),
+      date,
+      security_id: security,
+      custom_id: delivered ? (label ?? security) : label === undefined ? security : `${label} (sold to cover)`,
+      stakeholder_id: delivered ? unit.stakeholderId : SELL_TO_COVER_STAKEHOLDER_ID,
+      security_law_exemptions: [],
+      stock_class_id: stockClassId,
+      share_price: { amount: "0", currency: price.currency },
+      quantity: ctx.numeric(quantity, `${path}.${field}`),
+      cost_basis: price,
+      stock_legend_ids: [],
+      comments: delivered
+        ? [`Net shares delivered to the holder by settlement ${n} of ${unit.security} (release ${releaseId}); no price was paid for them, cost_basis is their value at settlement.`, ...certificateComment]
+        : [
+            `Shares sold to cover taxes in settlement ${n} of ${unit.security} (release ${releaseId}, saleQuantity): issued, and held by their buyers, whom the sell-to-cover stakeholder stands for.`,
+            ...certificateComment,
+          ],
+    };
+  };
+  const issuances: OcfStockIssuance[] = [];
+  if (net !== undefined && isPositiveDecimal(net)) issuances.push(issued("netSettlementQuantity", net));
+  if (sold !== undefined && isPositiveDecimal(sold)) issuances.push(issued("saleQuantity", sold));
 
   const release: OcfEquityCompensationRelease = {
     object_type: "TX_EQUITY_COMPENSATION_RELEASE",
-    id: txIds.release(unit.security, n),
+    id: releaseId,
     date,
     security_id: unit.security,
     settlement_date: date,
     release_price: price,
     quantity: ctx.numeric(gross, `${path}.releaseQuantity`),
     consideration_text: considerationText(settlement),
-    resulting_security_ids: delivers ? [deliveredSecurity] : [],
+    resulting_security_ids: issuances.map((i) => i.security_id),
     comments: [
-      `Settlement ${n} of ${unit.security} (net settlement policy A: the gross quantity is released; withheld and sold shares are not issued).`,
+      `Settlement ${n} of ${unit.security} (net settlement policy A): the gross units are released; the net shares delivered are issued to the holder and the shares sold to cover taxes to the sell-to-cover stakeholder; withheld shares are never issued.`,
       `Release price from ${priceSource}.`,
-      ...(certificate.length === 0 ? [] : [`Certificate: ${certificate.join(", ")}.`]),
+      ...certificateComment,
     ],
   };
-  if (!delivers) return { release };
-  const issuance: OcfStockIssuance = {
-    object_type: "TX_STOCK_ISSUANCE",
-    id: txIds.issuance(deliveredSecurity),
-    date,
-    security_id: deliveredSecurity,
-    custom_id: settlement.certificateLabel ?? settlement.certificateId ?? deliveredSecurity,
-    stakeholder_id: unit.stakeholderId,
-    security_law_exemptions: [],
-    stock_class_id: unit.settlementStockClassId,
-    share_price: price,
-    quantity: ctx.numeric(net, `${path}.netSettlementQuantity`),
-    stock_legend_ids: [],
-    comments: [
-      `Net shares delivered by settlement ${n} of ${unit.security} (release ${release.id}).`,
-      ...(certificate.length === 0 ? [] : [`Certificate: ${certificate.join(", ")}.`]),
-    ],
-  };
-  return { release, issuance };
+  return { date, gross, path: `${path}.releaseQuantity`, release, issuances };
 }
 
 function releasePrice(

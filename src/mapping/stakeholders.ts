@@ -6,15 +6,33 @@
 import type { OcfStakeholder } from "../ocf/schemas.js";
 import { compact } from "../source/wire.js";
 import { mappingWarning, type MappingWarning } from "./errors.js";
-import { stakeholderIdOf } from "./ids.js";
+import { SELL_TO_COVER_STAKEHOLDER_ID, stakeholderIdOf } from "./ids.js";
 import { compareText } from "./order.js";
 import type { StakeholderEntry } from "./types.js";
 
-/** One Stakeholder per distinct source stakeholder id, sorted by OCF id. */
+/**
+ * The holder of the shares sold to cover taxes in RSU settlements: their buyers on the market, whom
+ * the source does not name (settlement.ts).
+ */
+export const SELL_TO_COVER_STAKEHOLDER: OcfStakeholder = {
+  object_type: "STAKEHOLDER",
+  id: SELL_TO_COVER_STAKEHOLDER_ID,
+  name: { legal_name: "Sell-to-cover buyers (market)" },
+  stakeholder_type: "INSTITUTION",
+  comments: [
+    "Stands for whoever bought the shares sold to cover taxes in RSU settlements (saleQuantity): those shares were issued and are outstanding, but the source does not say who holds them.",
+  ],
+};
+
+/**
+ * One Stakeholder per distinct source stakeholder id, sorted by OCF id, and the sell-to-cover
+ * stakeholder when settlements sold shares.
+ */
 export function mapStakeholders(
   issuerId: string,
   sourceIds: Iterable<string>,
   directory: ReadonlyMap<string, StakeholderEntry> | undefined,
+  extra: { soldToCover?: boolean } = {},
 ): { stakeholders: OcfStakeholder[]; warnings: MappingWarning[] } {
   // By OCF id; every OCF id is the same prefix and the source id, so the source ids give that order.
   const ids = [...new Set(sourceIds)].sort(compareText);
@@ -36,6 +54,9 @@ export function mapStakeholders(
         : undefined,
     });
   });
+  // Ids of the market stakeholder and of source stakeholders cannot meet ("stakeholder-" prefix), and
+  // "market-…" sorts before "stakeholder-…", so the list stays in id order.
+  if (extra.soldToCover === true) stakeholders.unshift(SELL_TO_COVER_STAKEHOLDER);
   const warnings = placeholders.length === 0
     ? []
     : [

@@ -1,34 +1,63 @@
 /**
  * StockPlan objects: one per plan name the mapped grants use. The source has no plan endpoint, so
- * `initial_shares_reserved` is the sum granted under the plan in this export (a lower bound, said in
- * the plan's `comments`), and `stock_class_ids` are the classes its grants deliver.
+ * `initial_shares_reserved` comes from the issuer profile's `stockPlans`, else it is the sum granted
+ * under the plan in this export (a lower bound and a placeholder, said in the plan's comments and in
+ * the manifest's), and `stock_class_ids` are the classes its grants deliver.
  */
 import type { OcfStockPlan } from "../ocf/schemas.js";
 import { sumDecimalStrings } from "../decimal.js";
+import { compact } from "../source/wire.js";
+import { MappingError } from "./errors.js";
 import { stockClassIdOf, stockPlanIdOf } from "./ids.js";
 import { compareText } from "./order.js";
-import type { RecordUses } from "./types.js";
+import type { IssuerProfile, RecordUses } from "./types.js";
+
+/** The plans of an issuer, and the ids of those whose reserve is a placeholder. */
+export interface MappedStockPlans {
+  stockPlans: OcfStockPlan[];
+  placeholderReserves: string[];
+}
 
 /** One StockPlan per plan name in `uses`, sorted by id. */
-export function mapStockPlans(uses: readonly RecordUses[]): OcfStockPlan[] {
+export function mapStockPlans(issuerId: string, uses: readonly RecordUses[], profile: IssuerProfile | undefined): MappedStockPlans {
   const byName = new Map<string, { quantities: string[]; classIds: Set<string> }>();
   for (const { plan } of uses) {
     if (plan === undefined) continue;
     const entry = byName.get(plan.name) ?? { quantities: [], classIds: new Set<string>() };
     entry.quantities.push(plan.quantity);
-    entry.classIds.add(stockClassIdOf(plan.stockClassName));
+    if (plan.stockClassKey !== undefined) entry.classIds.add(stockClassIdOf(plan.stockClassKey));
     byName.set(plan.name, entry);
   }
-  return [...byName]
-    .map(([name, { quantities, classIds }]): OcfStockPlan => ({
-      object_type: "STOCK_PLAN",
-      id: stockPlanIdOf(name),
+  const placeholderReserves: string[] = [];
+  const stockPlans = [...byName].map(([name, { quantities, classIds }]): OcfStockPlan => {
+    const given = profile?.stockPlans?.[name];
+    const id = stockPlanIdOf(name);
+    const reserve = given?.initialSharesReserved;
+    if (reserve === undefined) placeholderReserves.push(id);
+    if (classIds.size === 0) {
+      throw new MappingError(
+        "MAPPING_MISSING_VALUE",
+        { issuerId, path: "options.settlementStockClassName" },
+        `stock plan ${JSON.stringify(name)}: none of its ${quantities.length} grant${quantities.length === 1 ? "" : "s"} names a share class (units without a shareClassId), but OCF needs the plan's stock_class_ids; no class is invented: name it with --settlement-class NAME`,
+      );
+    }
+    return compact({
+      object_type: "STOCK_PLAN" as const,
+      id,
       plan_name: name,
-      initial_shares_reserved: sumDecimalStrings(quantities),
+      board_approval_date: given?.boardApprovalDate,
+      stockholder_approval_date: given?.stockholderApprovalDate,
+      initial_shares_reserved: reserve ?? sumDecimalStrings(quantities),
       stock_class_ids: [...classIds].sort(compareText),
-      comments: [
-        `initial_shares_reserved is a lower bound: the sum of the quantities of the ${quantities.length} grant${quantities.length === 1 ? "" : "s"} made under this plan in this export; the source does not give the plan's reserve.`,
-      ],
-    }))
-    .sort((a, b) => compareText(a.id, b.id));
+      comments:
+        reserve === undefined
+          ? [
+              `initial_shares_reserved is a placeholder and a lower bound: the sum of the quantities of the ${quantities.length} grant${quantities.length === 1 ? "" : "s"} made under this plan in this export; the source does not give the plan's reserve (give it in the issuer profile's stockPlans).`,
+            ]
+          : undefined,
+    });
+  });
+  stockPlans.sort((a, b) => compareText(a.id, b.id));
+  placeholderReserves.sort(compareText);
+  return { stockPlans, placeholderReserves };
 }

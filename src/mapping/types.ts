@@ -14,6 +14,40 @@ import type {
 import type { RecordKind } from "../source/kinds.js";
 import type { MappingError, MappingWarning } from "./errors.js";
 
+/**
+ * What is known about a share class beyond what the API gives (a name on awards, an id on some
+ * records). Every field replaces a placeholder of the StockClass (each named in its comments and in
+ * the manifest's comments).
+ */
+export interface ShareClassProfile {
+  /** The class's name: needed when the source gives only its id (`shareClassId`). */
+  name?: string;
+  /** @default "COMMON" (a placeholder) */
+  classType?: "COMMON" | "PREFERRED";
+  /** A decimal, `"UNLIMITED"` or `"NOT APPLICABLE"`. @default "NOT APPLICABLE" (a placeholder) */
+  authorizedShares?: string;
+  /** @default "1" (a placeholder) */
+  votesPerShare?: string;
+  /** @default "1" (a placeholder) */
+  seniority?: string;
+  /** Par value per share. */
+  parValue?: { amount: string; currency: string };
+  /** Certificate prefix, e.g. `"CS-"`. @default the prefix the class's security labels share, else "CS-" */
+  idPrefix?: string;
+  /** `YYYY-MM-DD`. */
+  boardApprovalDate?: string;
+}
+
+/** What is known about an equity incentive plan beyond its name (the API has no plan endpoint). */
+export interface StockPlanProfile {
+  /** Shares reserved by the plan, a decimal. @default the sum granted under it in the export (a lower bound, a placeholder) */
+  initialSharesReserved?: string;
+  /** `YYYY-MM-DD`. */
+  boardApprovalDate?: string;
+  /** `YYYY-MM-DD`. */
+  stockholderApprovalDate?: string;
+}
+
 /** What is known about the issuer beyond its id. Every field replaces a placeholder (and its warning). */
 export interface IssuerProfile {
   /** The issuer's legal name. @default `"Issuer <issuerId>"` (a placeholder, with a warning) */
@@ -26,6 +60,14 @@ export interface IssuerProfile {
   countryOfFormation?: string;
   /** ISO 3166-2 subdivision without the country prefix, e.g. `"DE"` for Delaware. */
   countrySubdivisionOfFormation?: string;
+  /**
+   * Share classes, keyed by the source's `shareClassId` (a UUID) or by the class name awards give
+   * (`shareClassName`). A unit names its class only by id; its `name` here is how such a class gets
+   * its name when no award of the issuer names it.
+   */
+  shareClasses?: Readonly<Record<string, ShareClassProfile>>;
+  /** Equity incentive plans, keyed by `equityIncentivePlanName`. */
+  stockPlans?: Readonly<Record<string, StockPlanProfile>>;
 }
 
 /** A stakeholder as a directory knows it (the source gives only stakeholder ids). */
@@ -45,8 +87,25 @@ export interface MappingOptions {
   issuerProfile?: IssuerProfile;
   /** Names of stakeholders, keyed by the source's `stakeholderId`. Others get placeholder names. */
   stakeholders?: ReadonlyMap<string, StakeholderEntry>;
-  /** The share class RSU settlements deliver (the source does not say). @default "Common" */
+  /**
+   * The share class name of the shares a unit's settlements deliver, for units that carry no
+   * `shareClassId`. A unit with a `shareClassId` delivers shares of that class (named by an award
+   * of the issuer with the same class id, else by `issuerProfile.shareClasses`). Without either, a
+   * unit whose settlements deliver shares is a `MappingError`: no class is ever invented.
+   */
   settlementStockClassName?: string;
+  /**
+   * How a partial cancellation is written (mappings/README.md, "Lineage"):
+   * - `"documents"`: OCF's documents (TraversingTransactions): a cancellation ends its security and
+   *   what remains is a new issuance named by `balance_security_id`; later transactions of the
+   *   grant act on that balance security.
+   * - `"same-security"`: the convention of OCF #531: the remainder stays on the grant's own security
+   *   (outstanding = issued − released − cancelled).
+   * Releases keep the unreleased units on the unit's own security either way (OCF 1.2.0 gives
+   * `TX_EQUITY_COMPENSATION_RELEASE` no `balance_security_id`). The manifest's comments say which.
+   * @default "documents"
+   */
+  lineage?: Lineage;
   /**
    * The manifest's `as_of` (`YYYY-MM-DD`).
    * @default the latest of the mapped transactions' dates and the records' `lastModifiedDatetime` dates
@@ -64,14 +123,33 @@ export interface MapIssuerOptions extends MappingOptions {
   onInvalid?: "fail" | "quarantine";
 }
 
+/** How a package carries what survives a partial cancellation; see `MappingOptions.lineage`. */
+export type Lineage = "documents" | "same-security";
+
+/**
+ * A share class a record uses. `key` identifies it within the issuer: the class name when one is
+ * known (an award's `shareClassName`, or the name an award or the profile gives the record's
+ * `shareClassId`), else the `shareClassId` itself. `id` is the source's class id, when given.
+ */
+export interface StockClassUse {
+  key: string;
+  /** The class name, when the record (or what resolved its id) knows it. */
+  name?: string;
+  id?: string;
+  /** The labels of the record's securities in this class (for `default_id_prefix`). */
+  labels: string[];
+}
+
 /** What the issuer-level objects need to know about one mapped record. */
 export interface RecordUses {
   /** The source's `stakeholderId`. */
   stakeholderId: string;
-  /** The share classes the record's shares belong to, each with the labels of its securities (for `default_id_prefix`). */
-  stockClasses: { name: string; labels: string[] }[];
-  /** The plan the grant was made under, with the grant's quantity and the class it delivers. */
-  plan?: { name: string; quantity: DecimalString; stockClassName: string };
+  /** The share classes the record's shares belong to. */
+  stockClasses: StockClassUse[];
+  /** The plan the grant was made under, with the grant's quantity and the class key it delivers (if known). */
+  plan?: { name: string; quantity: DecimalString; stockClassKey?: string };
+  /** The record's settlements sold shares to cover taxes (issued to the sell-to-cover stakeholder). */
+  soldToCover?: boolean;
   /** The earliest calendar date of the record (for the formation-date placeholder). */
   earliestDate?: CalendarDate;
   lastModifiedDatetime?: UtcDateTime;
@@ -113,6 +191,8 @@ export interface MappedIssuer {
   vestingTerms: OcfVestingTerms[];
   /** Sorted by date, then kind (`TRANSACTION_KIND_ORDER`), then id. */
   transactions: OcfTransaction[];
+  /** The manifest's `comments`: the lineage convention and the placeholder figures. */
+  manifestComments: string[];
   warnings: MappingWarning[];
   quarantined: QuarantinedMapping[];
 }

@@ -1,13 +1,14 @@
 /**
  * A restricted stock unit → a `TX_EQUITY_COMPENSATION_ISSUANCE` with `compensation_type: "RSU"`
- * (ocf-1.2.0.md §10.2), its acceptance, vesting, settlements (releases and the shares they deliver),
- * cancellations and return to pool. The field-level mapping is `mappings/restricted-stock-unit.json`.
+ * (ocf-1.2.0.md §10.2), its acceptance, vesting, settlements (releases and the shares they issue),
+ * cancellation (with a balance issuance when units remain: `lineage.ts`) and return to pool. The
+ * field-level mapping is `mappings/restricted-stock-unit.json`.
  */
 import { compareDecimalStrings, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
-import type { OcfEquityCompensationIssuance, OcfTransaction } from "../ocf/schemas.js";
+import type { OcfEquityCompensationIssuance } from "../ocf/schemas.js";
 import type { RestrictedStockUnit } from "../source/records.js";
 import { compact } from "../source/wire.js";
-import { grantEndOf, mapGrantEnd } from "./cancellation.js";
+import { grantEndOf, planGrantEnd } from "./cancellation.js";
 import {
   finishGrant,
   grantBasics,
@@ -19,18 +20,18 @@ import {
   type RecordMappingContext,
 } from "./grant.js";
 import { stockClassIdOf } from "./ids.js";
-import { compareText } from "./order.js";
+import { buildGrantChain } from "./lineage.js";
 import type { RecordContext } from "./record-context.js";
 import { mapSettlements } from "./settlement.js";
+import { NO_AWARD_NAMES, unitClassUse } from "./share-classes.js";
 import type { MappedRecord } from "./types.js";
-import { mapVesting } from "./vesting.js";
-
-/** The share class RSU settlements deliver when the caller does not name one. */
-export const DEFAULT_SETTLEMENT_STOCK_CLASS_NAME = "Common";
 
 /**
- * Maps one unit. Its `stock_class_id` is the settlement stock class (the source gives units no share
- * class), and each settlement becomes a release plus the issuance of the net shares delivered.
+ * Maps one unit. Its `stock_class_id` is the class its settlements deliver: the class its
+ * `shareClassId` names (through an award of the issuer or the issuer profile), else the caller's
+ * `settlementStockClassName`; when neither says and a settlement issues shares, it is a
+ * `MappingError` (no class is invented). Each settlement becomes a release plus the issuances of the
+ * net shares delivered and of the shares sold to cover taxes.
  *
  * @throws {MappingError} naming the record and field when the unit cannot become valid OCF.
  * @example
@@ -39,53 +40,53 @@ export const DEFAULT_SETTLEMENT_STOCK_CLASS_NAME = "Common";
 export function mapUnit(record: RestrictedStockUnit, context: RecordMappingContext): MappedRecord {
   const basics = grantBasics(context.issuerId, "restrictedStockUnit", record);
   const { ctx, security } = basics;
-  const className = context.options?.settlementStockClassName ?? DEFAULT_SETTLEMENT_STOCK_CLASS_NAME;
-  const stockClassId = stockClassIdOf(className);
+  const resolved = unitClassUse(record, context.options, context.shareClasses ?? NO_AWARD_NAMES);
+  // A caller that resolves classes later (the accumulator) never maps a deferred unit.
+  const stockClass = resolved === "deferred" ? unitClassUse(record, context.options, NO_AWARD_NAMES) : resolved;
+  const stockClassId = stockClass === undefined || stockClass === "deferred" ? undefined : stockClassIdOf(stockClass.key);
   const plan = planOf(record);
-  const vesting = mapVesting(ctx, vestingOf(basics, record));
+  const { vesting, comments: vestingNotes } = vestingOf(basics, record);
   const settlements = mapSettlements(
     ctx,
     { security, stakeholderId: basics.stakeholderId, settlementStockClassId: stockClassId, releasePricePerShare: record.releasePricePerShare },
     record.settlements,
   );
-  const end = mapGrantEnd(ctx, "equityCompensation", grantEndOf(security, plan, record));
-  const cancelledQuantities: DecimalString[] = [];
-  for (const tx of end.transactions) if (tx.object_type !== "TX_STOCK_PLAN_RETURN_TO_POOL") cancelledQuantities.push(tx.quantity);
-  const cancelledInPackage = sumDecimalStrings(cancelledQuantities);
-  checkUnitCounters(ctx, record, cancelledInPackage);
+  const end = planGrantEnd(ctx, "equityCompensation", grantEndOf(plan, record));
+  checkUnitCounters(ctx, record, end.cancellation?.quantity ?? "0");
+  const sourceComments = [...sourceFactComments("restrictedStockUnit", context.issuerId, record), ...unitCounterComments(record)];
 
-  const issuance: OcfEquityCompensationIssuance = compact({
-    object_type: "TX_EQUITY_COMPENSATION_ISSUANCE" as const,
-    ...issuanceHead(basics, record),
-    stock_plan_id: plan?.stockPlanId,
-    stock_class_id: stockClassId,
-    compensation_type: "RSU" as const,
-    quantity: basics.quantity,
-    vesting_terms_id: vesting.vestingTermsId,
-    vestings: vesting.vestings,
-    expiration_date: null,
-    termination_exercise_windows: [],
-    comments: [
-      ...sourceFactComments("restrictedStockUnit", context.issuerId, record),
-      ...unitCounterComments(record),
-      ...vesting.issuanceComments,
-      ...end.issuanceComments,
-    ],
+  const chain = buildGrantChain({
+    lineage: context.options?.lineage ?? "documents",
+    kind: "equityCompensation",
+    basics,
+    vesting,
+    end,
+    settlements,
+    ...(record.stakeholderAcceptanceDate === undefined ? {} : { acceptance: { type: "TX_EQUITY_COMPENSATION_ACCEPTANCE" as const, date: record.stakeholderAcceptanceDate } }),
+    issuance: (part): OcfEquityCompensationIssuance => {
+      const original = part.security === security;
+      return compact({
+        object_type: "TX_EQUITY_COMPENSATION_ISSUANCE" as const,
+        ...issuanceHead(basics, record, part),
+        stock_plan_id: plan?.stockPlanId,
+        stock_class_id: stockClassId,
+        compensation_type: "RSU" as const,
+        quantity: part.quantity,
+        vesting_terms_id: part.vesting.vestingTermsId,
+        vestings: part.vesting.vestings,
+        expiration_date: null,
+        termination_exercise_windows: [],
+        comments: original
+          ? [...sourceComments, ...part.vesting.issuanceComments, ...vestingNotes, ...end.issuanceComments]
+          : [...part.comments, ...part.vesting.issuanceComments],
+      });
+    },
   });
-  const transactions: OcfTransaction[] = [issuance, ...vesting.transactions, ...end.transactions];
-  for (const { release, issuance: delivered } of settlements) {
-    transactions.push(release);
-    if (delivered !== undefined) transactions.push(delivered);
-  }
-  const certificateLabels: string[] = [];
-  for (const s of record.settlements) if (s.certificateLabel !== undefined) certificateLabels.push(s.certificateLabel);
-  certificateLabels.sort(compareText);
   return finishGrant(basics, record, {
-    acceptance: "TX_EQUITY_COMPENSATION_ACCEPTANCE",
-    transactions,
-    vestingTerms: vesting.terms === undefined ? [] : [vesting.terms],
-    stockClass: { name: className, labels: certificateLabels },
+    chain,
+    stockClass: stockClass === "deferred" ? undefined : stockClass,
     plan,
+    soldToCover: settlements.some((s) => s.issuances.length > 1 || s.issuances.some((i) => i.stakeholder_id !== basics.stakeholderId)),
   });
 }
 

@@ -24,7 +24,7 @@
  * (`vestedQuantity`) and what is planned otherwise (`targetQuantity`, else the deprecated `quantity`).
  * `maxQuantity` and the deprecated `quantity` are kept in the condition's description.
  */
-import { isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { compareDecimalStrings, isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type {
   OcfVesting,
@@ -47,7 +47,14 @@ export interface GrantVesting {
   customId: string;
   /** The grant in words, e.g. `restricted stock award "2209" (RSA-3)`, for descriptions. */
   grantLabel: string;
+  /** The events to map (the earned ones: see `earnedEvents`). */
   events: readonly VestingEvent[];
+  /**
+   * The record's full list, when `events` is a part of it: the source's own sums are checked on it,
+   * and an empty `events` from a non-empty list means nothing vests (not "fully vested"). `[]` skips
+   * the sums (a balance security's synthetic list). @default `events`
+   */
+  sourceEvents?: readonly VestingEvent[];
   quantity: DecimalString;
   vestedQuantity?: DecimalString | undefined;
   issueDate: CalendarDate;
@@ -80,6 +87,41 @@ interface PlannedEvent {
   amountField: "vestedQuantity" | "targetQuantity" | "quantity";
 }
 
+/**
+ * The amount an event vests or is planned to vest, by the rule of the module comment (`vestedQuantity`
+ * once vested, else `targetQuantity`, else the deprecated `quantity`), without warnings.
+ */
+export function plannedAmountOf(event: VestingEvent): DecimalString | undefined {
+  if (event.vested && event.vestedQuantity !== undefined) return event.vestedQuantity;
+  return event.targetQuantity ?? event.quantity;
+}
+
+/**
+ * The events a grant's holder earned or may still earn (consumer-true-ocf.md, "Vesting as earned"):
+ * an event the source says did not vest and that falls after the `terminationDate` (or a pending
+ * milestone, with no date, of a terminated grant) can never vest, so it leaves `vestings` and the
+ * VestingTerms chain; it is named in the returned comment instead.
+ */
+export function earnedEvents(events: readonly VestingEvent[], terminationDate: CalendarDate | undefined): { events: readonly VestingEvent[]; comment?: string } {
+  if (terminationDate === undefined) return { events };
+  const kept: VestingEvent[] = [];
+  const dropped: string[] = [];
+  for (const event of events) {
+    const neverVests = !event.vested && (event.vestDate === undefined || event.vestDate > terminationDate);
+    if (!neverVests) {
+      kept.push(event);
+      continue;
+    }
+    const amount = plannedAmountOf(event);
+    dropped.push(`${event.id === undefined ? "(no id)" : quoted(event.id)} ${event.vestDate ?? "undated"}${amount === undefined ? "" : ` ${amount}`}`);
+  }
+  if (dropped.length === 0) return { events };
+  return {
+    events: kept,
+    comment: `Not vested and after the termination on ${terminationDate}, so never earned and left out of the vesting: ${dropped.join(", ")}.`,
+  };
+}
+
 /** The source path of a planned event (built only for errors, warnings and conversions). */
 function eventPath(index: number): string {
   return `vestingEvents[${index}]`;
@@ -92,7 +134,14 @@ function eventPath(index: number): string {
  */
 export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesting {
   const planned = planEvents(ctx, grant.events);
-  checkVestingSums(ctx, grant, planned);
+  const source = grant.sourceEvents;
+  checkVestingSums(ctx, grant, source === undefined || source === grant.events ? planned : planEvents(ctx, source));
+  checkVestingTotal(ctx, grant, planned);
+  if (planned.length === 0 && source !== undefined && source.length > 0) {
+    // Every event was left out as never earned: OCF would read a grant without vesting as fully
+    // vested, so the grant gets VestingTerms whose only condition, the start, vests nothing.
+    return asVestingTerms(ctx, grant, planned);
+  }
   if (planned.length === 0) {
     if (grant.vestedQuantity !== undefined && !sameDecimal(grant.vestedQuantity, grant.quantity)) {
       ctx.warn(
@@ -164,6 +213,30 @@ function eventAmountField(ctx: RecordContext, event: VestingEvent, index: number
 /** `ctx.numeric` of a planned event's amount; its path is built only when the value needs converting. */
 function amountNumeric(ctx: RecordContext, p: PlannedEvent): string {
   return asCanonicalNumeric(p.amount) ?? ctx.numeric(p.amount, `${eventPath(p.index)}.${p.amountField}`);
+}
+
+/**
+ * What the mapping vests must fit the grant: a negative amount, or amounts adding up to more than the
+ * quantity, cannot be written as valid OCF (ocf-sync's validate reports both), so the record is a
+ * `MappingError` (failed or quarantined, never trimmed to fit).
+ */
+function checkVestingTotal(ctx: RecordContext, grant: GrantVesting, planned: readonly PlannedEvent[]): void {
+  const amounts: DecimalString[] = [];
+  for (const p of planned) {
+    if (p.amount.startsWith("-") && !isZeroDecimal(p.amount)) {
+      ctx.fail("MAPPING_CONFLICT", `${eventPath(p.index)}.${p.amountField}`, `is ${p.amount}: a vesting tranche cannot be negative`, { value: p.amount });
+    }
+    amounts.push(p.amount);
+  }
+  const total = sumDecimalStrings(amounts);
+  if (compareDecimalStrings(total, grant.quantity) > 0) {
+    ctx.fail(
+      "MAPPING_CONFLICT",
+      "vestingEvents",
+      `the tranches to vest add up to ${total}, more than the ${grant.quantity} of the grant: OCF cannot vest more than a security holds`,
+      { value: total },
+    );
+  }
 }
 
 /** The source's own totals, checked and reported, never corrected (source-api.md §9.11). */
@@ -298,6 +371,13 @@ function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readon
 }
 
 function termsDescription(grant: GrantVesting, eventCount: number): string {
+  if (eventCount === 0) {
+    return [
+      `Built by ocf-sync for ${grant.grantLabel}: none of its vesting events was earned (each is not vested and after the termination),`,
+      "so the only condition is the vesting start, which vests nothing.",
+      ...scheduleComments(grant),
+    ].join(" ");
+  }
   return [
     `Built by ocf-sync from the ${eventCount} vesting event${eventCount === 1 ? "" : "s"} of ${grant.grantLabel}:`,
     "one chain of conditions after the vesting start, with the conditions that vest on a known date first, by date",

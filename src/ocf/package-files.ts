@@ -33,6 +33,8 @@ export interface PackageContent {
   stockPlans: readonly OcfStockPlan[];
   vestingTerms: readonly OcfVestingTerms[];
   transactions: readonly OcfTransaction[];
+  /** The manifest's first `comments` (a `MappedIssuer`'s lineage and placeholder lines). */
+  manifestComments?: readonly string[];
 }
 
 /** Options of `buildPackageFiles`. */
@@ -144,17 +146,18 @@ export interface ManifestFileLists {
  * @throws {OcfPackageError} when it would be invalid (a `generatedAt` without a zone, …).
  */
 export function buildManifest(
-  head: { issuer: OcfIssuer; asOf: string },
+  head: { issuer: OcfIssuer; asOf: string; manifestComments?: readonly string[] },
   options: PackageFileOptions,
   files: ManifestFileLists,
 ): OcfManifest {
+  const comments = [...(head.manifestComments ?? []), ...(options.comments ?? [])];
   const manifest: OcfManifest = {
     file_type: "OCF_MANIFEST_FILE",
     ocf_version: OCF_VERSION,
     issuer: head.issuer,
     as_of: head.asOf,
     generated_at: options.generatedAt,
-    ...(options.comments === undefined ? {} : { comments: [...options.comments] }),
+    ...(comments.length === 0 ? {} : { comments }),
     stock_plans_files: files.stockPlans,
     stock_legend_templates_files: [],
     stock_classes_files: files.stockClasses,

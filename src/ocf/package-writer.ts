@@ -55,6 +55,8 @@ export interface PackageHead {
   stakeholders: readonly OcfStakeholder[];
   stockClasses: readonly OcfStockClass[];
   stockPlans: readonly OcfStockPlan[];
+  /** The manifest's first `comments`. */
+  manifestComments?: readonly string[];
 }
 
 /** Indents every line but the first of a pretty-printed JSON value, to nest it in `items`. */

@@ -1,0 +1,82 @@
+/**
+ * Compares what the independent reader computes from a package with what the source says
+ * (`source-truth.ts`): every holder's shares and units, the sell-to-cover holder, the issuer's total
+ * shares, and every grant's vested figure, as of each of `dates`. Returns the disagreements in words
+ * (none: the package reads right). The only link between the two sides is the id scheme documented
+ * in mappings/README.md: `stakeholder-<id>`, `rsa-<id>`, `rsu-<id>`, `market-sell-to-cover`.
+ */
+import type Decimal from "decimal.js";
+import { readPackage, type Reader, type ReaderPackage, type Reading } from "./independent-reader.js";
+import { sourceHoldings, sourceVested, type SourceRecords } from "./source-truth.js";
+
+const MARKET = "market-sell-to-cover";
+
+export function disagreements(source: SourceRecords, pkg: ReaderPackage, reading: Reading, dates: readonly string[]): string[] {
+  const out: string[] = [];
+  const full = readPackage(pkg, reading);
+  for (const p of full.problems) out.push(`reader ${reading}: ${p}`);
+  for (const date of dates) compareHoldings(source, readPackage(pkg, reading, date), date, out);
+  // Each grant on `dates` that fall within its own life, and on the dates its own figures change.
+  const grants = [...source.awards.map((r) => ({ record: r, root: `rsa-${r.id}` })), ...source.units.map((r) => ({ record: r, root: `rsu-${r.id}` }))];
+  for (const { record, root } of grants) {
+    for (const date of [...new Set([...grantDates(record), ...dates.filter((_, i) => i % 17 === 0)])].sort()) {
+      compareVested(full, root, sourceVested(record, date), date, out);
+    }
+  }
+  return out;
+}
+
+/** The dates a grant's figures change on, and the day before each. */
+export function grantDates(record: SourceRecords["awards"][number] | SourceRecords["units"][number]): string[] {
+  const dates = new Set<string>();
+  const add = (date: string | undefined) => {
+    if (date === undefined) return;
+    dates.add(date);
+    dates.add(dayBefore(date));
+  };
+  add(record.issueDate);
+  add(record.canceledDate);
+  add(record.terminationDate);
+  add(record.stakeholderAcceptanceDate);
+  for (const e of record.vestingEvents) add(e.vestDate);
+  for (const s of "settlements" in record ? record.settlements : []) add(s.settlementDate);
+  return [...dates];
+}
+
+/** The calendar day before `date` (YYYY-MM-DD). */
+export function dayBefore(date: string): string {
+  const day = new Date(`${date}T00:00:00Z`);
+  day.setUTCDate(day.getUTCDate() - 1);
+  return day.toISOString().slice(0, 10);
+}
+
+function compareHoldings(source: SourceRecords, reader: Reader, date: string, out: string[]): void {
+  const truth = sourceHoldings(source, date);
+  const seen = new Set<string>();
+  for (const [holder, { shares, units }] of truth.holders) {
+    const id = `stakeholder-${holder}`;
+    seen.add(id);
+    const read = reader.holdings.get(id);
+    differs(out, `${date} ${id} shares`, shares, read?.shares);
+    differs(out, `${date} ${id} units`, units, read?.units);
+  }
+  differs(out, `${date} ${MARKET} shares`, truth.market, reader.holdings.get(MARKET)?.shares);
+  seen.add(MARKET);
+  for (const [id, { shares, units }] of reader.holdings) {
+    if (seen.has(id)) continue;
+    if (!shares.isZero() || !units.isZero()) out.push(`${date} ${id}: holds ${shares.toString()} shares and ${units.toString()} units the source does not know`);
+  }
+  differs(out, `${date} total shares`, truth.totalShares, reader.totalShares);
+}
+
+function compareVested(reader: Reader, root: string, expected: Decimal, date: string, out: string[]): void {
+  differs(out, `${date} ${root} vested`, expected, reader.grantVested(root, date));
+}
+
+function differs(out: string[], what: string, expected: Decimal, actual: Decimal | undefined): void {
+  if (actual === undefined) {
+    if (!expected.isZero()) out.push(`${what}: source ${expected.toString()}, package nothing`);
+    return;
+  }
+  if (!expected.equals(actual)) out.push(`${what}: source ${expected.toString()}, package ${actual.toString()}`);
+}

@@ -1,0 +1,90 @@
+/**
+ * What the source says, computed straight from its records (the API's counters and events, read as
+ * `reference/consumer-true-ocf.md` and the API spec describe them), without ocf-sync's mapping or
+ * reconcile code. The figures a reader of our OCF must reproduce.
+ *
+ * - A holder's shares as of D: the awards issued by D, less what they cancelled by D, plus the net
+ *   shares each settlement delivered by D. The shares sold to cover taxes are outstanding too, held
+ *   by their buyers (counted under `market`). Withheld shares were never issued.
+ * - A holder's units as of D: the units granted by D, less those released and cancelled by D.
+ * - A grant's vested figure as of D (nothing before its issue date): its vesting events dated up to D that were or can still be
+ *   earned: a vested event counts its `vestedQuantity`; an event not vested counts its target (else
+ *   its `quantity`) unless it falls after the `terminationDate` (never earned); an undated event that
+ *   has not vested never counts. A grant with no events is fully vested at issuance.
+ * - A grant's cancellation is dated `canceledDate`, else `terminationDate`, and takes
+ *   `canceledQuantity` (a unit: else forfeited + expired).
+ */
+import Decimal from "decimal.js";
+import type { RestrictedStockAward, RestrictedStockUnit, VestingEvent } from "../../src/source/records.js";
+
+export interface SourceRecords {
+  awards: readonly RestrictedStockAward[];
+  units: readonly RestrictedStockUnit[];
+}
+
+const zero = new Decimal(0);
+const dec = (value: string | undefined): Decimal => (value === undefined ? zero : new Decimal(value));
+
+function cancelled(record: RestrictedStockAward | RestrictedStockUnit): { date: string | undefined; quantity: Decimal } {
+  const date = record.canceledDate ?? record.terminationDate;
+  const canceled = dec(record.canceledQuantity);
+  if (!canceled.isZero() || !("forfeitedQuantity" in record || "expiredQuantity" in record)) return { date, quantity: canceled };
+  const unit = record as RestrictedStockUnit;
+  return { date, quantity: dec(unit.forfeitedQuantity).plus(dec(unit.expiredQuantity)) };
+}
+
+/** Shares and units per source stakeholder id as of `date` (every date when absent), and the sell-to-cover total. */
+export function sourceHoldings(source: SourceRecords, date = "9999-12-31"): { holders: Map<string, { shares: Decimal; units: Decimal }>; market: Decimal; totalShares: Decimal } {
+  const holders = new Map<string, { shares: Decimal; units: Decimal }>();
+  const entry = (id: string) => {
+    let e = holders.get(id);
+    if (e === undefined) holders.set(id, (e = { shares: zero, units: zero }));
+    return e;
+  };
+  let market = zero;
+  let totalShares = zero;
+  for (const award of source.awards) {
+    if ((award.issueDate as string) > date) continue;
+    const end = cancelled(award);
+    const held = dec(award.quantity).minus(end.date !== undefined && end.date <= date ? end.quantity : zero);
+    const e = entry(award.stakeholderId as string);
+    e.shares = e.shares.plus(held);
+    totalShares = totalShares.plus(held);
+  }
+  for (const unit of source.units) {
+    if ((unit.issueDate as string) > date) continue;
+    const end = cancelled(unit);
+    let units = dec(unit.quantity).minus(end.date !== undefined && end.date <= date ? end.quantity : zero);
+    const e = entry(unit.stakeholderId as string);
+    for (const s of unit.settlements) {
+      if ((s.settlementDate as string) > date) continue;
+      units = units.minus(dec(s.releaseQuantity));
+      e.shares = e.shares.plus(dec(s.netSettlementQuantity));
+      market = market.plus(dec(s.saleQuantity));
+      totalShares = totalShares.plus(dec(s.netSettlementQuantity)).plus(dec(s.saleQuantity));
+    }
+    e.units = e.units.plus(units);
+  }
+  return { holders, market, totalShares };
+}
+
+/** Whether an event can vest: it vested, or it is planned and not after the holder's termination. */
+function earned(event: VestingEvent, terminationDate: string | undefined): boolean {
+  if (event.vested) return true;
+  if (event.vestDate === undefined) return false;
+  return terminationDate === undefined || event.vestDate <= terminationDate;
+}
+
+/** A grant's vested figure as of `date`. */
+export function sourceVested(record: RestrictedStockAward | RestrictedStockUnit, date: string): Decimal {
+  // Before its issue date the grant does not exist yet, whatever its events date (a vesting
+  // commencement may precede the grant).
+  if ((record.issueDate as string) > date) return zero;
+  if (record.vestingEvents.length === 0) return dec(record.quantity);
+  let total = zero;
+  for (const event of record.vestingEvents) {
+    if (event.vestDate === undefined || event.vestDate > date || !earned(event, record.terminationDate)) continue;
+    total = total.plus(event.vested && event.vestedQuantity !== undefined ? dec(event.vestedQuantity) : dec(event.targetQuantity ?? event.quantity));
+  }
+  return total;
+}
