@@ -17,7 +17,7 @@ import { RecordContext } from "./record-context.js";
 import type { ShareClassDirectory } from "./share-classes.js";
 import type { MappedRecord, MappingOptions, StockClassUse } from "./types.js";
 import { assertValidOcf } from "./validate.js";
-import { earnedEvents, type GrantVesting } from "./vesting.js";
+import { neverEarnedEvents, type GrantVesting } from "./vesting.js";
 
 /** Where a record is mapped: its issuer, and the options of the mapping. */
 export interface RecordMappingContext {
@@ -113,26 +113,26 @@ export function planOf(record: GrantFields): { stockPlanId: string; planName: st
 }
 
 /**
- * What `mapVesting` needs from a grant: its earned events (`earnedEvents`: never the tranches a
+ * What `mapVesting` needs from a grant: its events, less those never earned (`neverEarnedEvents`: the tranches a
  * terminated holder can no longer earn) and, for the issuance's comments, which events were left out.
  */
 export function vestingOf(basics: GrantBasics, record: GrantFields): { vesting: GrantVesting; comments: string[] } {
   const { kind } = basics.ctx.record;
-  const earned = earnedEvents(record.vestingEvents, record.terminationDate);
+  const never = neverEarnedEvents(record.vestingEvents, record.terminationDate);
   return {
     vesting: {
       security: basics.security,
       customId: basics.customId,
       grantLabel: `${GRANT_LABEL[kind]} ${quoted(record.id)}${record.securityLabel === undefined ? "" : ` (${record.securityLabel})`}`,
-      events: earned.events,
-      sourceEvents: record.vestingEvents,
+      events: record.vestingEvents,
+      neverEarned: never.events,
       quantity: basics.quantity,
       vestedQuantity: record.vestedQuantity,
       issueDate: basics.issueDate,
       vestingStartDate: record.vestingStartDate,
       schedule: record.vestingSchedule,
     },
-    comments: earned.comment === undefined ? [] : [earned.comment],
+    comments: never.comment === undefined ? [] : [never.comment],
   };
 }
 

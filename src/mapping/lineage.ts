@@ -62,7 +62,7 @@ export interface GrantChainInput {
   basics: GrantBasics;
   /** Builds an issuance of the grant's type (RSA stock issuance, RSU equity compensation issuance). */
   issuance: (part: IssuancePart) => OcfStockIssuance | OcfEquityCompensationIssuance;
-  /** The vesting of the grant's own security (earned events; see `earnedEvents`). */
+  /** The vesting of the grant's own security (its events, less those never earned). */
   vesting: GrantVesting;
   end: PlannedEnd;
   /** Units only: the settlements, in canonical order. */
@@ -98,6 +98,10 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   if (input.acceptance !== undefined && input.acceptance.date < issueDate) notBeforeIssue(basics, "stakeholderAcceptanceDate", input.acceptance.date);
 
   const vesting = mapVesting(ctx, input.vesting);
+  for (const tx of vesting.transactions) {
+    // A vesting start may precede the grant (the commencement date, OCF §7.3); a milestone met may not.
+    if (tx.object_type === "TX_VESTING_EVENT" && tx.date < issueDate) notBeforeIssue(basics, "vestingEvents", tx.date);
+  }
   const vestingTerms: OcfVestingTerms[] = vesting.terms === undefined ? [] : [vesting.terms];
   const original = input.issuance({ txId: txIds.issuance(security), security, date: issueDate, customId: basics.customId, quantity, vesting, comments: [] });
   const transactions: OcfTransaction[] = [original];
@@ -237,7 +241,9 @@ function balanceVestingOf(
   const { ctx } = input.basics;
   const future: VestingEvent[] = [];
   const vestedBy: DecimalString[] = [];
+  const never = input.vesting.neverEarned;
   for (const event of input.vesting.events) {
+    if (never?.has(event) === true) continue;
     const toCome = event.vestDate === undefined ? !event.vested : event.vestDate > d;
     if (toCome) future.push(event);
     else if (event.vested) vestedBy.push(plannedAmountOf(event) ?? "0");
@@ -282,7 +288,7 @@ function balanceVestingOf(
     customId: `${grant.customId}-balance`,
     grantLabel: `the balance of ${grant.grantLabel}`,
     events,
-    sourceEvents: [],
+    checkSums: false,
     quantity: remainder,
     issueDate: d,
     vestingStartDate: d,

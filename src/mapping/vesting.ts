@@ -47,14 +47,15 @@ export interface GrantVesting {
   customId: string;
   /** The grant in words, e.g. `restricted stock award "2209" (RSA-3)`, for descriptions. */
   grantLabel: string;
-  /** The events to map (the earned ones: see `earnedEvents`). */
+  /** The record's vesting events (errors and warnings name them by their index here). */
   events: readonly VestingEvent[];
   /**
-   * The record's full list, when `events` is a part of it: the source's own sums are checked on it,
-   * and an empty `events` from a non-empty list means nothing vests (not "fully vested"). `[]` skips
-   * the sums (a balance security's synthetic list). @default `events`
+   * Events left out of the vesting (`neverEarnedEvents`). When every event is left out, nothing vests:
+   * the grant is not read as fully vested.
    */
-  sourceEvents?: readonly VestingEvent[];
+  neverEarned?: ReadonlySet<VestingEvent>;
+  /** Check the source's own sums (vestedQuantity, quantity). @default true */
+  checkSums?: boolean;
   quantity: DecimalString;
   vestedQuantity?: DecimalString | undefined;
   issueDate: CalendarDate;
@@ -97,29 +98,23 @@ export function plannedAmountOf(event: VestingEvent): DecimalString | undefined 
 }
 
 /**
- * The events a grant's holder earned or may still earn (consumer-true-ocf.md, "Vesting as earned"):
- * an event the source says did not vest and that falls after the `terminationDate` (or a pending
- * milestone, with no date, of a terminated grant) can never vest, so it leaves `vestings` and the
- * VestingTerms chain; it is named in the returned comment instead.
+ * The events a grant's holder can never earn (consumer-true-ocf.md, "Vesting as earned"): an event the
+ * source says did not vest and that falls after the `terminationDate` (or a pending milestone, with no
+ * date, of a terminated grant). They leave `vestings` and the VestingTerms chain; the returned comment
+ * names them, in canonical order.
  */
-export function earnedEvents(events: readonly VestingEvent[], terminationDate: CalendarDate | undefined): { events: readonly VestingEvent[]; comment?: string } {
-  if (terminationDate === undefined) return { events };
-  const kept: VestingEvent[] = [];
-  const dropped: string[] = [];
+export function neverEarnedEvents(events: readonly VestingEvent[], terminationDate: CalendarDate | undefined): { events: ReadonlySet<VestingEvent>; comment?: string } {
+  const never = new Set<VestingEvent>();
+  if (terminationDate === undefined) return { events: never };
   for (const event of events) {
-    const neverVests = !event.vested && (event.vestDate === undefined || event.vestDate > terminationDate);
-    if (!neverVests) {
-      kept.push(event);
-      continue;
-    }
-    const amount = plannedAmountOf(event);
-    dropped.push(`${event.id === undefined ? "(no id)" : quoted(event.id)} ${event.vestDate ?? "undated"}${amount === undefined ? "" : ` ${amount}`}`);
+    if (!event.vested && (event.vestDate === undefined || event.vestDate > terminationDate)) never.add(event);
   }
-  if (dropped.length === 0) return { events };
-  return {
-    events: kept,
-    comment: `Not vested and after the termination on ${terminationDate}, so never earned and left out of the vesting: ${dropped.join(", ")}.`,
-  };
+  if (never.size === 0) return { events: never };
+  const named = sortIfNeeded([...never], compareVestingEvents).map((event) => {
+    const amount = plannedAmountOf(event);
+    return `${event.id === undefined ? "(no id)" : quoted(event.id)} ${event.vestDate ?? "undated"}${amount === undefined ? "" : ` ${amount}`}`;
+  });
+  return { events: never, comment: `Not vested and after the termination on ${terminationDate}, so never earned and left out of the vesting: ${named.join(", ")}.` };
 }
 
 /** The source path of a planned event (built only for errors, warnings and conversions). */
@@ -133,11 +128,12 @@ function eventPath(index: number): string {
  * inconsistencies become warnings on `ctx`.
  */
 export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesting {
-  const planned = planEvents(ctx, grant.events);
-  const source = grant.sourceEvents;
-  checkVestingSums(ctx, grant, source === undefined || source === grant.events ? planned : planEvents(ctx, source));
+  const all = planEvents(ctx, grant.events);
+  if (grant.checkSums !== false) checkVestingSums(ctx, grant, all);
+  const never = grant.neverEarned;
+  const planned = never === undefined || never.size === 0 ? all : all.filter((p) => !never.has(p.event));
   checkVestingTotal(ctx, grant, planned);
-  if (planned.length === 0 && source !== undefined && source.length > 0) {
+  if (planned.length === 0 && all.length > 0) {
     // Every event was left out as never earned: OCF would read a grant without vesting as fully
     // vested, so the grant gets VestingTerms whose only condition, the start, vests nothing.
     return asVestingTerms(ctx, grant, planned);

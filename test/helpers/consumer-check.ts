@@ -5,7 +5,7 @@
  * (none: the package reads right). The only link between the two sides is the id scheme documented
  * in mappings/README.md: `stakeholder-<id>`, `rsa-<id>`, `rsu-<id>`, `market-sell-to-cover`.
  */
-import type Decimal from "decimal.js";
+import type { Decimal } from "./independent-reader.js";
 import { readPackage, type Reader, type ReaderPackage, type Reading } from "./independent-reader.js";
 import { sourceHoldings, sourceVested, type SourceRecords } from "./source-truth.js";
 

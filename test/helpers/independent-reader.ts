@@ -20,7 +20,11 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import Decimal from "decimal.js";
+import { Decimal as DecimalJs } from "decimal.js";
+
+/** Exact enough for any share count (a private clone: the global settings are never touched). */
+export const Decimal = DecimalJs.clone({ precision: 200, toExpNeg: -9e15, toExpPos: 9e15 });
+export type Decimal = InstanceType<typeof Decimal>;
 
 export type Reading = "documents" | "same-security";
 

@@ -14,7 +14,7 @@
  * - A grant's cancellation is dated `canceledDate`, else `terminationDate`, and takes
  *   `canceledQuantity` (a unit: else forfeited + expired).
  */
-import Decimal from "decimal.js";
+import { Decimal } from "./independent-reader.js";
 import type { RestrictedStockAward, RestrictedStockUnit, VestingEvent } from "../../src/source/records.js";
 
 export interface SourceRecords {

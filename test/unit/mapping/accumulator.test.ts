@@ -7,21 +7,37 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
     const records = { awards: [baseAward(), termsAward()], units: [baseUnit()] };
     const expected = mapRecords(records, { asOf: "2025-06-30" });
     const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
-    accumulator.add({ kind: "restrictedStockUnit", record: baseUnit() });
+    // The unit comes first: its share class id is named by awards not seen yet, so it waits.
+    expect(accumulator.add({ kind: "restrictedStockUnit", record: baseUnit() }).status).toBe("deferred");
     accumulator.add({ kind: "restrictedStockAward", record: termsAward() });
     accumulator.add({ kind: "restrictedStockAward", record: baseAward() });
+    accumulator.awardsComplete();
+    expect(accumulator.add({ kind: "restrictedStockUnit", record: baseUnit() }).status).toBe("mapped");
     const head = accumulator.finish();
     expect(head.issuer).toEqual(expected.issuer);
     expect(head.stakeholders).toEqual(expected.stakeholders);
     expect(head.stockClasses).toEqual(expected.stockClasses);
     expect(head.stockPlans).toEqual(expected.stockPlans);
     expect(head.warnings).toEqual(expected.warnings);
+    expect(head.manifestComments).toEqual(expected.manifestComments);
     expect(head.withdrawn).toEqual([]);
   });
 
+  it("maps a unit at once when an award already named its class, and with the id as its class once every award is known", () => {
+    const named = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+    named.add({ kind: "restrictedStockAward", record: baseAward() });
+    const unit = named.add({ kind: "restrictedStockUnit", record: baseUnit() });
+    expect(unit.status === "mapped" && unit.mapped.uses.stockClasses.map((c) => c.key)).toEqual(["Common"]);
+    const unnamed = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+    unnamed.awardsComplete();
+    const alone = unnamed.add({ kind: "restrictedStockUnit", record: baseUnit() });
+    expect(alone.status === "mapped" && alone.mapped.uses.stockClasses.map((c) => c.key)).toEqual(["4519cc18-ee7f-4fb7-8a4b-b70a063de4f5"]);
+  });
+
   it("keeps the most recently modified copy of a record listed twice", () => {
-    const older = { ...baseAward(), lastModifiedDatetime: "2024-01-01T00:00:00.000000Z", quantity: "100" };
-    const newer = { ...baseAward(), lastModifiedDatetime: "2024-02-01T00:00:00.000000Z", quantity: "200" };
+    const plain = { ...baseAward(), vestingEvents: [], vestedQuantity: "0", canceledQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" };
+    const older = { ...plain, lastModifiedDatetime: "2024-01-01T00:00:00.000000Z", quantity: "100" };
+    const newer = { ...plain, lastModifiedDatetime: "2024-02-01T00:00:00.000000Z", quantity: "200" };
     const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
     const first = accumulator.add({ kind: "restrictedStockAward", record: newer });
     const second = accumulator.add({ kind: "restrictedStockAward", record: older });

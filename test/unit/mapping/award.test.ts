@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mapAward } from "../../../src/mapping/award.js";
 import type { OcfStockIssuance } from "../../../src/ocf/schemas.js";
 import { validateWithOfficialSchemas } from "../../helpers/official-ocf.js";
-import { ISSUER_ID, baseAward, mappingErrorOf, txById, txOfType } from "./fixtures.js";
+import { ISSUER_ID, baseAward, mappingErrorOf, timeEvent, txById, txOfType } from "./fixtures.js";
 
 const map = (award = baseAward()) => mapAward(award, { issuerId: ISSUER_ID });
 const issuanceOf = (mapped: ReturnType<typeof map>): OcfStockIssuance =>
@@ -75,22 +75,83 @@ describe("mapAward", () => {
       date: "2019-01-10",
       security_id: "rsa-1191",
       quantity: "2000",
-      reason_text: "Canceled (canceledQuantity 2000; stakeholder terminated 2019-01-02)",
+      balance_security_id: "rsa-1191-balance",
+      reason_text: "Canceled 2000 (canceledQuantity; stakeholder terminated 2019-01-02)",
       comments: ["500 returned to treasury (returnedToTreasuryQuantity: annulled, not returned to the pool); OCF 1.2.0 has no transaction for this."],
     });
     expect(txById(mapped, "rsa-1191-return-to-pool")).toMatchObject({
       object_type: "TX_STOCK_PLAN_RETURN_TO_POOL",
       date: "2019-01-10",
+      security_id: "rsa-1191",
       stock_plan_id: "stock-plan-2016 Equity Incentive Plan",
       quantity: "1500",
     });
     expect(mapped.warnings).toEqual([]);
   });
 
-  it("keeps a partial cancellation on the same security, without a balance security (OCF #531)", () => {
-    const cancellation = txOfType(map(), "TX_STOCK_CANCELLATION")[0];
+  it("ends the security at a partial cancellation and issues the remainder as its balance (OCF's documents)", () => {
+    const mapped = map();
+    const balance = txById(mapped, "rsa-1191-balance-issuance") as OcfStockIssuance;
+    const { id: _i, security_id: _s, date: _d, custom_id: _c, quantity: _q, vestings: _v, comments: _m, ...sameAsGrant } = issuanceOf(mapped);
+    expect(balance).toMatchObject({ ...sameAsGrant, security_id: "rsa-1191-balance", date: "2019-01-10", custom_id: "RSA-16-balance", quantity: "2000" });
+    // Both tranches still to come were never earned (after the termination): the balance is fully vested.
+    expect(balance).not.toHaveProperty("vestings");
+    expect(balance).not.toHaveProperty("vesting_terms_id");
+    expect(balance.comments?.[0]).toContain("the 2000 shares left outstanding by the cancellation of 2000 on 2019-01-10 (rsa-1191-cancellation, balance_security_id)");
+    expect(mapped.transactions.filter((tx) => tx.security_id === "rsa-1191" && tx.date > "2019-01-10")).toEqual([]);
+  });
+
+  it("keeps the remainder on the same security, with no balance, under lineage same-security (OCF #531)", () => {
+    const mapped = mapAward(baseAward(), { issuerId: ISSUER_ID, options: { lineage: "same-security" } });
+    const cancellation = txOfType(mapped, "TX_STOCK_CANCELLATION")[0];
     expect(cancellation?.security_id).toBe("rsa-1191");
     expect(cancellation).not.toHaveProperty("balance_security_id");
+    expect(mapped.transactions.map((tx) => tx.security_id)).not.toContain("rsa-1191-balance");
+  });
+
+  it("leaves tranches never earned (not vested, after the termination) out of the vestings, and names them", () => {
+    const issuance = issuanceOf(map());
+    expect(issuance.vestings).toEqual([
+      { date: "2017-08-20", amount: "1000" },
+      { date: "2018-08-20", amount: "1000" },
+    ]);
+    expect(issuance.comments).toContain('Not vested and after the termination on 2019-01-02, so never earned and left out of the vesting: "e3" 2019-08-20 1000, "e4" 2020-08-20 1000.');
+  });
+
+  it("carries the vested shares held over to the balance, and the tranches still to vest, after a cancellation without termination", () => {
+    const { terminationDate: _, ...award } = { ...baseAward(), canceledDate: "2018-10-01", canceledQuantity: "1000", returnedToPoolQuantity: "1000", returnedToTreasuryQuantity: "0", vestingEvents: [
+      timeEvent("e1", "2017-08-20", "1000", true),
+      timeEvent("e2", "2018-08-20", "1000", true),
+      timeEvent("e3", "2019-08-20", "1000", false),
+    ] };
+    const mapped = map(award);
+    const balance = txById(mapped, "rsa-1191-balance-issuance") as OcfStockIssuance;
+    expect(balance.quantity).toBe("3000");
+    expect(balance.vestings).toEqual([
+      { date: "2018-10-01", amount: "2000" },
+      { date: "2019-08-20", amount: "1000" },
+    ]);
+    // The events left after the cancellation no longer add up to the grant's 4000: said, not fixed.
+    expect(mapped.warnings.map((w) => w.code)).toEqual(["VESTING_SUM_MISMATCH"]);
+  });
+
+  it("puts an acceptance after the cancellation on the balance security", () => {
+    const mapped = map({ ...baseAward(), stakeholderAcceptanceDate: "2019-02-01" });
+    expect(txById(mapped, "rsa-1191-balance-acceptance")).toMatchObject({ security_id: "rsa-1191-balance", date: "2019-02-01" });
+  });
+
+  it.each([
+    ["cancels more than the grant", { canceledQuantity: "4001", returnedToPoolQuantity: "4001", returnedToTreasuryQuantity: "0" }, "canceledQuantity", "cancels 4001 shares on 2019-01-10, but only 4000 are outstanding"],
+    ["cancels before its issue date", { canceledDate: "2016-01-01" }, "canceledDate", "before the grant's issueDate 2016-08-25"],
+    ["returns more to the pool than it cancels", { returnedToPoolQuantity: "2500" }, "returnedToPoolQuantity", "more than the 2000 cancelled"],
+    ["has a negative quantity", { quantity: "-4000" }, "quantity", "cannot be negative"],
+    ["vests more than its quantity", { quantity: "1500", canceledQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" }, "vestingEvents", "more than the 1500 of the grant"],
+    ["is accepted after a cancellation of every share", { canceledQuantity: "4000", returnedToPoolQuantity: "4000", returnedToTreasuryQuantity: "0", stakeholderAcceptanceDate: "2019-02-01" }, "stakeholderAcceptanceDate", "after the grant was cancelled in full on 2019-01-10"],
+  ] as const)("fails an award that %s: OCF could not hold it (quarantinable)", (_what, change, path, message) => {
+    const error = mappingErrorOf(() => map({ ...baseAward(), ...change }));
+    expect(error.code).toBe("MAPPING_CONFLICT");
+    expect(error.path).toBe(path);
+    expect(error.message).toContain(message);
   });
 
   it("dates the cancellation with terminationDate when there is no canceledDate, and says so", () => {

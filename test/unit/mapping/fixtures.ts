@@ -70,10 +70,14 @@ export function baseAward(): RestrictedStockAward {
   };
 }
 
-/** An award mixing a dated tranche, a vested milestone and a pending milestone: VestingTerms. */
+/** An award mixing a dated tranche, a vested milestone and a pending milestone: VestingTerms. Not terminated. */
 export function termsAward(): RestrictedStockAward {
+  const { canceledDate: _c, terminationDate: _t, ...award } = baseAward();
   return {
-    ...baseAward(),
+    ...award,
+    canceledQuantity: "0",
+    returnedToPoolQuantity: "0",
+    returnedToTreasuryQuantity: "0",
     id: "2209",
     securityLabel: "RSA-3",
     vestedQuantity: "2500",
@@ -175,9 +179,9 @@ export function baseUnit(): RestrictedStockUnit {
   };
 }
 
-/** A unit whose first event is a milestone: VestingTerms. */
+/** A unit whose first event is a milestone: VestingTerms. Not terminated: every event is earned or still to come. */
 export function termsUnit(): RestrictedStockUnit {
-  const unit = baseUnit();
+  const { canceledDate: _c, terminationDate: _t, ...unit } = { ...baseUnit(), canceledQuantity: "0", forfeitedQuantity: "0", expiredQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" };
   const [first, ...rest] = unit.vestingEvents;
   return { ...unit, id: "8551", vestingEvents: [{ ...(first as VestingEvent), performanceCondition: true }, ...rest] };
 }

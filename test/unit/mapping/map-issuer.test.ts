@@ -91,17 +91,69 @@ describe("mapIssuer", () => {
     expect(error.message).toContain("country_of_formation");
   });
 
-  it("makes one stock class per class name with placeholder terms, and plans with a lower-bound reserve", () => {
+  it("makes one stock class per class (a unit's class id named by an award), with placeholders said, and plans with a lower-bound reserve", () => {
     const mapped = mapRecords(all(), { settlementStockClassName: "Common Stock" });
+    // The units name their class by baseAward's shareClassId: the awards' "Common", not the option.
     expect(mapped.stockClasses.map((c) => [c.id, c.name, c.default_id_prefix, c.initial_shares_authorized, c.votes_per_share, c.seniority, c.class_type])).toEqual([
-      ["stock-class-Common", "Common", "RSA-", "NOT APPLICABLE", "1", "1", "COMMON"],
-      ["stock-class-Common Stock", "Common Stock", "CS-", "NOT APPLICABLE", "1", "1", "COMMON"],
+      ["stock-class-Common", "Common", "CS-", "NOT APPLICABLE", "1", "1", "COMMON"],
     ]);
+    expect(mapped.stockClasses[0]?.comments).toContain("Source share class id: 4519cc18-ee7f-4fb7-8a4b-b70a063de4f5 (shareClassId).");
     expect(mapped.stockPlans.map((p) => [p.id, p.initial_shares_reserved, p.stock_class_ids])).toEqual([
-      ["stock-plan-2015 Equity Incentive Plan", "3000", ["stock-class-Common Stock"]],
+      ["stock-plan-2015 Equity Incentive Plan", "3000", ["stock-class-Common"]],
       ["stock-plan-2016 Equity Incentive Plan", "8000", ["stock-class-Common"]],
     ]);
     expect(mapped.stockPlans[0]?.comments?.[0]).toContain("lower bound");
+    const placeholders = mapped.manifestComments.find((c) => c.startsWith("Placeholders, not facts"));
+    expect(placeholders).toContain("stock-class-Common: class_type, initial_shares_authorized, votes_per_share, seniority");
+    expect(placeholders).toContain("stock-plan-2016 Equity Incentive Plan: initial_shares_reserved (a lower bound: the sum granted under it)");
+  });
+
+  it("takes share class terms and plan reserves from the issuer profile, and names a class known only by id from it", () => {
+    const { shareClassId: _, ...plainAward } = baseAward();
+    const mapped = mapRecords(
+      { awards: [plainAward], units: [baseUnit()] },
+      {
+        issuerProfile: {
+          legalName: "Seven, Inc.",
+          formationDate: "2010-01-01",
+          countryOfFormation: "US",
+          shareClasses: {
+            Common: { classType: "COMMON", authorizedShares: "10000000", votesPerShare: "1", seniority: "1", parValue: { amount: "0.0001", currency: "USD" } },
+            "4519cc18-ee7f-4fb7-8a4b-b70a063de4f5": { name: "Class B Common", authorizedShares: "UNLIMITED" },
+          },
+          stockPlans: { "2016 Equity Incentive Plan": { initialSharesReserved: "500000", boardApprovalDate: "2016-01-15" } },
+        },
+      },
+    );
+    expect(mapped.stockClasses.map((c) => [c.id, c.name, c.initial_shares_authorized, c.par_value])).toEqual([
+      ["stock-class-Class B Common", "Class B Common", "UNLIMITED", undefined],
+      ["stock-class-Common", "Common", "10000000", { amount: "0.0001", currency: "USD" }],
+    ]);
+    expect(mapped.stockPlans.find((p) => p.plan_name === "2016 Equity Incentive Plan")).toMatchObject({ initial_shares_reserved: "500000", board_approval_date: "2016-01-15" });
+    const placeholders = mapped.manifestComments.find((c) => c.startsWith("Placeholders, not facts")) ?? "";
+    expect(placeholders).not.toContain("stock-class-Common:");
+    expect(placeholders).toContain("stock-class-Class B Common: class_type, votes_per_share, seniority");
+    expect(placeholders).not.toContain("the issuer's");
+  });
+
+  it("names a class known only by its id with a placeholder, and warns", () => {
+    const mapped = mapRecords({ units: [baseUnit()] });
+    expect(mapped.stockClasses.map((c) => [c.id, c.name])).toEqual([["stock-class-4519cc18-ee7f-4fb7-8a4b-b70a063de4f5", "Share class 4519cc18-ee7f-4fb7-8a4b-b70a063de4f5"]]);
+    expect(mapped.warnings.map((w) => w.code)).toContain("PLACEHOLDER_STOCK_CLASS");
+  });
+
+  it("fails the issuer when two awards give one share class id two names", () => {
+    const error = mappingErrorOf(() => mapRecords({ awards: [baseAward(), { ...termsAward(), shareClassName: "Class B" }] }));
+    expect(error.code).toBe("MAPPING_CONFLICT");
+    expect(error.message).toMatch(/share class id "4519cc18-ee7f-4fb7-8a4b-b70a063de4f5" is named both "(Common" and "Class B|Class B" and "Common)"/);
+  });
+
+  it("declares its lineage convention and the sell-to-cover holder in the manifest's comments", () => {
+    const documents = mapRecords(all());
+    expect(documents.manifestComments[0]).toMatch(/^Lineage: documents\. /);
+    expect(mapRecords(all(), { lineage: "same-security" }).manifestComments[0]).toMatch(/^Lineage: same-security \(OCF #531\)\. /);
+    expect(documents.stakeholders.map((s) => s.id)).toEqual(["market-sell-to-cover", "stakeholder-6113"]);
+    expect(documents.manifestComments[1]).toContain("market-sell-to-cover");
   });
 
   it("sorts transactions by date, kind, then id, and every other list by id", () => {

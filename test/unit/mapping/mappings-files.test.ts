@@ -91,7 +91,12 @@ const withFirstSettlement = (change: (s: RestrictedStockUnit["settlements"][numb
 };
 const termsBare = (): RestrictedStockAward => {
   const award = termsAward();
-  return { ...award, vestingEvents: award.vestingEvents.map((e) => (e.id === "m2" ? without(e, "targetQuantity") : e)) };
+  return { ...award, vestingEvents: award.vestingEvents.map((e) => (e.id === "m2" ? { ...without(e, "targetQuantity"), quantity: "999" } : e)) };
+};
+/** baseAward, not terminated and cancelling nothing: every tranche is still to vest or vested. */
+const activeAward = (): RestrictedStockAward => {
+  const { canceledDate: _c, terminationDate: _t, ...award } = baseAward();
+  return { ...award, canceledQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" };
 };
 
 /** The records each target is checked on, per source type and case. */
@@ -110,10 +115,15 @@ const CASES: Readonly<Record<SourceTypeName, Readonly<Record<string, Case>>>> = 
     noCancelDate: { records: withUnit(() => without(baseUnit(), "canceledDate")), at: unit0 },
     noVestingStart: { records: withUnit(() => without(termsUnit(), "vestingStartDate")), at: unit0 },
     canceledOnly: { records: withUnit(() => ({ ...baseUnit(), forfeitedQuantity: "0", expiredQuantity: "0" })), at: unit0 },
+    noCanceledTotal: { records: withUnit(() => without(baseUnit(), "canceledQuantity")), at: unit0 },
+    partial: {
+      records: withUnit(() => ({ ...baseUnit(), canceledQuantity: "375", forfeitedQuantity: "375", expiredQuantity: "0", returnedToPoolQuantity: "375", returnedToTreasuryQuantity: "0" })),
+      at: unit0,
+    },
   },
   vestingEvent: {
     vestings: { records: withAward(() => baseAward()), at: eventOf("e1") },
-    vestingsPending: { records: withAward(() => baseAward()), at: eventOf("e4") },
+    vestingsPending: { records: withAward(() => activeAward()), at: eventOf("e4") },
     terms: { records: withAward(() => termsAward()), at: eventOf("m1") },
     termsPending: { records: withAward(() => termsAward()), at: eventOf("m2") },
     termsBare: { records: withAward(() => termsBare()), at: eventOf("m2") },
@@ -121,6 +131,8 @@ const CASES: Readonly<Record<SourceTypeName, Readonly<Record<string, Case>>>> = 
   settlement: {
     default: { records: withUnit(() => baseUnit()), at: firstSettlement },
     netZero: { records: withFirstSettlement((s) => ({ ...s, netSettlementQuantity: "0" })), at: firstSettlement },
+    // One share sold: one less is none, and the sold issuance goes.
+    sold: { records: withFirstSettlement((s) => ({ ...s, saleQuantity: "1", withholdingQuantity: "99" })), at: firstSettlement },
     noCertificateLabel: { records: withFirstSettlement((s) => without(s, "certificateLabel")), at: firstSettlement },
     singleSettlement: { records: withUnit(() => ({ ...baseUnit(), settlements: baseUnit().settlements.slice(0, 1) })), at: firstSettlement },
   },
@@ -139,22 +151,34 @@ const CASES: Readonly<Record<SourceTypeName, Readonly<Record<string, Case>>>> = 
   },
 };
 
-/** A different value of the same kind, so that the mapping still accepts it. */
-function changed(value: unknown): unknown {
+/**
+ * A different value of the same kind, so that the mapping still accepts it: a date one day earlier
+ * (every fixture date has a day to spare before the next event), a grant's quantity one more, every
+ * other count one less (counters such as canceled or released are at their ceiling in the fixtures),
+ * a price one more.
+ */
+function changed(value: unknown, field: string): unknown {
   if (typeof value === "boolean") return !value;
   if (Array.isArray(value)) return [];
   if (typeof value === "object" && value !== null) {
     if ("currency" in value && "amount" in value) {
       const money = value as { currency: string; amount: string };
-      return { currency: changed(money.currency), amount: changed(money.amount) };
+      return { currency: changed(money.currency, "currency"), amount: formatDecimal(new Dec(money.amount).plus(1)) };
     }
     return undefined;
   }
   if (typeof value !== "string") throw new Error(`cannot change ${String(value)}`);
-  const year = /^(\d{4})(-\d{2}-\d{2}.*)$/.exec(value);
-  if (year !== null) return `${Number(year[1]) - 1}${(year[2] ?? "").replace(/^-02-29/, "-02-28")}`;
+  const date = /^(\d{4}-\d{2}-\d{2})(.*)$/.exec(value);
+  if (date !== null) {
+    const day = new Date(`${date[1] as string}T00:00:00Z`);
+    day.setUTCDate(day.getUTCDate() - 1);
+    return `${day.toISOString().slice(0, 10)}${date[2] ?? ""}`;
+  }
   if (/^[A-Z]{3}$/.test(value)) return value === "EUR" ? "USD" : "EUR";
-  if (/^-?\d+(\.\d+)?$/.test(value)) return formatDecimal(new Dec(value).plus(1));
+  if (/^-?\d+(\.\d+)?$/.test(value)) {
+    const dec = new Dec(value);
+    return formatDecimal(field === "quantity" || dec.lt(1) ? dec.plus(1) : dec.minus(1));
+  }
   return `${value}-x`;
 }
 
@@ -198,7 +222,7 @@ function mutatedRecords(kase: Case, wireField: string): Records {
   const field = parsedName(wireField);
   const records = kase.records();
   const container = kase.at(records);
-  const next = changed(container[field]);
+  const next = changed(container[field], field);
   if (next === undefined) delete container[field];
   else container[field] = next;
   return records;

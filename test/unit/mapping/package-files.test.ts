@@ -61,7 +61,8 @@ describe("buildPackageFiles", () => {
   it("writes only the manifest for an issuer without records", () => {
     const empty = buildPackageFiles(mapRecords({}, { asOf: "2025-06-30" }), { generatedAt: GENERATED_AT, comments: ["No grants."] });
     expect(empty.files.map((f) => f.path)).toEqual(["Manifest.ocf.json"]);
-    expect(empty.manifest.comments).toEqual(["No grants."]);
+    expect(empty.manifest.comments?.at(-1)).toBe("No grants.");
+    expect(empty.manifest.comments?.[0]).toMatch(/^Lineage: documents\. /);
     expect(empty.manifest.transactions_files).toEqual([]);
     expect(validateFileWithOfficialSchemas(empty.manifest).errors).toEqual([]);
   });

@@ -3,10 +3,14 @@ import type { OcfEquityCompensationIssuance, OcfEquityCompensationRelease, OcfSt
 import { mapUnit } from "../../../src/mapping/unit.js";
 import type { RestrictedStockUnit, Settlement } from "../../../src/source/records.js";
 import { validateWithOfficialSchemas } from "../../helpers/official-ocf.js";
+import type { ShareClassDirectory } from "../../../src/mapping/share-classes.js";
 import { ISSUER_ID, baseUnit, mappingErrorOf, txById, txOfType } from "./fixtures.js";
 
+/** baseUnit's shareClassId, which the issuer's awards name "Common". */
+const COMMON_ID = "4519cc18-ee7f-4fb7-8a4b-b70a063de4f5";
+const awardsName: ShareClassDirectory = { nameOf: (id) => (id === COMMON_ID ? "Common" : undefined), complete: true };
 const map = (unit: RestrictedStockUnit = baseUnit(), settlementStockClassName?: string) =>
-  mapUnit(unit, { issuerId: ISSUER_ID, ...(settlementStockClassName === undefined ? {} : { options: { settlementStockClassName } }) });
+  mapUnit(unit, { issuerId: ISSUER_ID, shareClasses: awardsName, ...(settlementStockClassName === undefined ? {} : { options: { settlementStockClassName } }) });
 const issuanceOf = (mapped: ReturnType<typeof map>) => txById(mapped, `rsu-${mapped.recordId}-issuance`) as OcfEquityCompensationIssuance;
 const withSettlements = (settlements: Settlement[]): RestrictedStockUnit => {
   const { releasedQuantity: _r, netSettledQuantity: _n, ...unit } = baseUnit();
@@ -42,10 +46,24 @@ describe("mapUnit", () => {
       expiration_date: null,
       termination_exercise_windows: [],
     });
-    expect(issuanceOf(map(baseUnit(), "Class A Common")).stock_class_id).toBe("stock-class-Class A Common");
     expect(issuance.comments).toContain(
       "Unit totals reported by the source: releasedQuantity 1000 (units settled); netSettledQuantity 700 (units released to the stakeholder); releasePricePerShare 0.78 USD.",
     );
+  });
+
+  it("delivers the class its shareClassId names: by an award, else the id itself; else --settlement-class; never a default", () => {
+    expect(issuanceOf(mapUnit(baseUnit(), { issuerId: ISSUER_ID })).stock_class_id).toBe(`stock-class-${COMMON_ID}`);
+    const { shareClassId: _, ...classless } = baseUnit();
+    expect(issuanceOf(map(classless, "Class A Common")).stock_class_id).toBe("stock-class-Class A Common");
+    expect(txOfType(map(classless, "Class A Common"), "TX_STOCK_ISSUANCE").map((i) => i.stock_class_id)).toEqual(Array(4).fill("stock-class-Class A Common"));
+    // The source's class wins over the option, which is only for units that name none.
+    expect(issuanceOf(map(baseUnit(), "Class A Common")).stock_class_id).toBe("stock-class-Common");
+    const error = mappingErrorOf(() => map(classless));
+    expect(error.code).toBe("MAPPING_MISSING_VALUE");
+    expect(error.path).toBe("shareClassId");
+    expect(error.message).toContain("--settlement-class NAME");
+    const noSettlements = map({ ...classless, settlements: [], releasedQuantity: "0", netSettledQuantity: "0", canceledQuantity: "0", forfeitedQuantity: "0", expiredQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" });
+    expect(issuanceOf(noSettlements)).not.toHaveProperty("stock_class_id");
   });
 
   it("emits only objects the official schemas accept", () => {
@@ -80,9 +98,9 @@ describe("mapUnit", () => {
       release_price: { amount: "0.78", currency: "USD" },
       quantity: "200",
       consideration_text: "Gross 200 units released; withheld 55; sold 200; net 145 shares delivered.",
-      resulting_security_ids: ["rsu-8550-settlement-1"],
+      resulting_security_ids: ["rsu-8550-settlement-1", "rsu-8550-settlement-1-sold"],
       comments: [
-        "Settlement 1 of rsu-8550 (net settlement policy A: the gross quantity is released; withheld and sold shares are not issued).",
+        "Settlement 1 of rsu-8550 (net settlement policy A): the gross units are released; the net shares delivered are issued to the holder and the shares sold to cover taxes to the sell-to-cover stakeholder; withheld shares are never issued.",
         "Release price from the settlement's settlementPrice.",
         'Certificate: certificate id "78", certificate label "CS-124".',
       ],
@@ -94,11 +112,23 @@ describe("mapUnit", () => {
       custom_id: "CS-124",
       stakeholder_id: "stakeholder-6113",
       stock_class_id: "stock-class-Common",
-      share_price: { amount: "0.78", currency: "USD" },
+      share_price: { amount: "0", currency: "USD" },
+      cost_basis: { amount: "0.78", currency: "USD" },
       quantity: "145",
       date: "2017-06-05",
     });
     expect(delivered).not.toHaveProperty("issuance_type");
+    const sold = txById(mapped, "rsu-8550-settlement-1-sold-issuance") as OcfStockIssuance;
+    expect(sold).toMatchObject({
+      security_id: "rsu-8550-settlement-1-sold",
+      custom_id: "CS-124 (sold to cover)",
+      stakeholder_id: "market-sell-to-cover",
+      stock_class_id: "stock-class-Common",
+      share_price: { amount: "0", currency: "USD" },
+      cost_basis: { amount: "0.78", currency: "USD" },
+      quantity: "200",
+    });
+    expect(mapped.uses.soldToCover).toBe(true);
     // Carta's own example: 200 released, 200 sold, 55 withheld, 145 net. Reported, never "fixed".
     expect(mapped.warnings.map((w) => [w.code, w.path])).toContainEqual(["SETTLEMENT_PARTS_MISMATCH", "settlements[0]"]);
   });
@@ -109,7 +139,7 @@ describe("mapUnit", () => {
     const release = txById(mapped, "rsu-8550-release-1") as OcfEquityCompensationRelease;
     expect(release.release_price).toEqual({ amount: "0.78", currency: "USD" });
     expect(release.comments).toContain("Release price from the unit's releasePricePerShare (the settlement has no settlementPrice).");
-    expect(txOfType(mapped, "TX_STOCK_ISSUANCE")[0]?.share_price).toEqual({ amount: "0.78", currency: "USD" });
+    expect(txOfType(mapped, "TX_STOCK_ISSUANCE")[0]?.cost_basis).toEqual({ amount: "0.78", currency: "USD" });
   });
 
   it("fails the unit when neither the settlement nor the unit has a price", () => {
@@ -120,17 +150,20 @@ describe("mapUnit", () => {
     expect(error.path).toBe("settlements[0].settlementPrice");
   });
 
-  it("issues nothing for a net of 0, and names no resulting security", () => {
+  it("issues nothing to the holder for a net of 0, and nothing at all when nothing was sold either", () => {
     const mapped = map(withSettlements([settlement({ netSettlementQuantity: "0", saleQuantity: "145" })]));
-    expect((txById(mapped, "rsu-8550-release-1") as OcfEquityCompensationRelease).resulting_security_ids).toEqual([]);
-    expect(txOfType(mapped, "TX_STOCK_ISSUANCE")).toEqual([]);
+    expect((txById(mapped, "rsu-8550-release-1") as OcfEquityCompensationRelease).resulting_security_ids).toEqual(["rsu-8550-settlement-1-sold"]);
+    expect(txOfType(mapped, "TX_STOCK_ISSUANCE").map((i) => i.stakeholder_id)).toEqual(["market-sell-to-cover"]);
+    const withheld = map(withSettlements([settlement({ netSettlementQuantity: "0", saleQuantity: "0", withholdingQuantity: "200" })]));
+    expect((txById(withheld, "rsu-8550-release-1") as OcfEquityCompensationRelease).resulting_security_ids).toEqual([]);
+    expect(txOfType(withheld, "TX_STOCK_ISSUANCE")).toEqual([]);
   });
 
   it("issues nothing for an absent net, derives nothing, and warns", () => {
     const { netSettlementQuantity: _, ...noNet } = settlement();
     const mapped = map(withSettlements([noNet]));
     const release = txById(mapped, "rsu-8550-release-1") as OcfEquityCompensationRelease;
-    expect(release.resulting_security_ids).toEqual([]);
+    expect(release.resulting_security_ids).toEqual(["rsu-8550-settlement-1-sold"]);
     expect(release.consideration_text).toBe("Gross 200 units released; withheld 55; sold 200; net not reported shares delivered.");
     expect(mapped.warnings.map((w) => w.code)).toContain("SETTLEMENT_NET_MISSING");
   });
@@ -142,21 +175,23 @@ describe("mapUnit", () => {
     expect(txOfType(map(withSettlements([neither])), "TX_STOCK_ISSUANCE")[0]?.custom_id).toBe("rsu-8550-settlement-1");
   });
 
-  it("cancels forfeited and expired units once each when they make up the canceled total", () => {
+  it("cancels the counters of one event once, with the breakdown in reason_text, and returns to the pool", () => {
     const mapped = map();
     const cancellations = txOfType(mapped, "TX_EQUITY_COMPENSATION_CANCELLATION");
     expect(cancellations.map((c) => [c.id, c.quantity, c.reason_text])).toEqual([
-      ["rsu-8550-expiry", "125", "Expired (expiredQuantity 125 of canceledQuantity 500; stakeholder terminated 2018-06-15)"],
-      ["rsu-8550-forfeiture", "375", "Forfeited (forfeitedQuantity 375 of canceledQuantity 500; stakeholder terminated 2018-06-15)"],
+      ["rsu-8550-cancellation", "500", "Canceled 500 (canceledQuantity: 375 forfeited (forfeitedQuantity), 125 expired (expiredQuantity); stakeholder terminated 2018-06-15)"],
     ]);
+    // Every unit not released is cancelled: the security ends with nothing left, so no balance.
     expect(cancellations.every((c) => c.date === "2018-07-01" && !("balance_security_id" in c))).toBe(true);
-    expect(txById(mapped, "rsu-8550-return-to-pool")).toMatchObject({ quantity: "400", date: "2018-07-01" });
+    expect(txById(mapped, "rsu-8550-return-to-pool")).toMatchObject({ quantity: "400", date: "2018-07-01", security_id: "rsu-8550" });
   });
 
   it("cancels canceledQuantity once when no breakdown is reported", () => {
     const unit = { ...baseUnit(), forfeitedQuantity: "0", expiredQuantity: "0" };
     const mapped = map(unit);
-    expect(txOfType(mapped, "TX_EQUITY_COMPENSATION_CANCELLATION").map((c) => [c.id, c.quantity])).toEqual([["rsu-8550-cancellation", "500"]]);
+    expect(txOfType(mapped, "TX_EQUITY_COMPENSATION_CANCELLATION").map((c) => [c.id, c.quantity, c.reason_text])).toEqual([
+      ["rsu-8550-cancellation", "500", "Canceled 500 (canceledQuantity; stakeholder terminated 2018-06-15)"],
+    ]);
     expect(mapped.warnings).toEqual([]);
   });
 
@@ -164,14 +199,38 @@ describe("mapUnit", () => {
     const mapped = map({ ...baseUnit(), forfeitedQuantity: "100" });
     const cancellations = txOfType(mapped, "TX_EQUITY_COMPENSATION_CANCELLATION");
     expect(cancellations.map((c) => [c.id, c.quantity])).toEqual([["rsu-8550-cancellation", "500"]]);
-    expect(cancellations[0]?.reason_text).toContain("forfeitedQuantity 100 and expiredQuantity 125 do not add up to it");
+    expect(cancellations[0]?.reason_text).toContain("100 forfeited (forfeitedQuantity), 125 expired (expiredQuantity), which do not add up to it");
     expect(mapped.warnings.map((w) => w.code)).toEqual(["CANCELLATION_BREAKDOWN_MISMATCH"]);
   });
 
-  it("cancels forfeited units when no canceled total is reported", () => {
+  it("cancels forfeited + expired once when no canceled total is reported", () => {
     const { canceledQuantity: _, ...unit } = baseUnit();
+    const cancellations = txOfType(map(unit), "TX_EQUITY_COMPENSATION_CANCELLATION");
+    expect(cancellations.map((c) => [c.id, c.quantity, c.reason_text])).toEqual([
+      ["rsu-8550-cancellation", "500", "Canceled 500: 375 forfeited (forfeitedQuantity), 125 expired (expiredQuantity) (no canceledQuantity sent); stakeholder terminated 2018-06-15"],
+    ]);
+  });
+
+  it("moves what remains to a balance issuance when the cancellation leaves units, and later releases act on it", () => {
+    // Terminated with the third year vested but not yet settled: only the unvested 375 are forfeited.
+    const unit: RestrictedStockUnit = {
+      ...baseUnit(),
+      canceledQuantity: "375",
+      forfeitedQuantity: "375",
+      expiredQuantity: "0",
+      returnedToPoolQuantity: "375",
+      returnedToTreasuryQuantity: "0",
+      settlements: baseUnit().settlements.map((s) => (s.certificateId === "c-3" ? { ...s, settlementDate: "2018-09-01" } : s)),
+    };
     const mapped = map(unit);
-    expect(txOfType(mapped, "TX_EQUITY_COMPENSATION_CANCELLATION").map((c) => c.id)).toEqual(["rsu-8550-expiry", "rsu-8550-forfeiture"]);
+    expect(txById(mapped, "rsu-8550-cancellation")).toMatchObject({ quantity: "375", balance_security_id: "rsu-8550-balance" });
+    const balance = txById(mapped, "rsu-8550-balance-issuance") as OcfEquityCompensationIssuance;
+    expect(balance).toMatchObject({ compensation_type: "RSU", quantity: "375", date: "2018-07-01", stakeholder_id: "stakeholder-6113", stock_class_id: "stock-class-Common" });
+    expect(balance).not.toHaveProperty("vestings");
+    expect(txById(mapped, "rsu-8550-release-3")).toMatchObject({ security_id: "rsu-8550-balance", quantity: "250" });
+    expect(txById(mapped, "rsu-8550-release-2")).toMatchObject({ security_id: "rsu-8550" });
+    // 1125 vested by then, 750 released: 375 held, which is what the balance carries.
+    expect(mapped.warnings.filter((w) => w.code === "BALANCE_VESTING_MISMATCH")).toEqual([]);
   });
 
   it.each([
@@ -185,9 +244,19 @@ describe("mapUnit", () => {
     expect(txOfType(mapped, "TX_EQUITY_COMPENSATION_RELEASE").map((r) => r.quantity)).toEqual(["375", "375", "250"]);
   });
 
-  it("reports canceled + released beyond the grant", () => {
-    const mapped = map({ ...baseUnit(), quantity: "1400" });
-    expect(mapped.warnings.map((w) => w.code)).toContain("CANCELED_AND_RELEASED_EXCEED_QUANTITY");
+  it("fails a unit that cancels more than its releases left outstanding (OCF could not hold it)", () => {
+    const error = mappingErrorOf(() => map({ ...baseUnit(), quantity: "1400" }));
+    expect(error.code).toBe("MAPPING_CONFLICT");
+    expect(error.path).toBe("canceledQuantity");
+    expect(error.message).toContain("cancels 500 units on 2018-07-01, but only 400 are outstanding then (quantity 1400 less 1000 released)");
+  });
+
+  it("fails a unit that releases after it was cancelled in full", () => {
+    const late = baseUnit().settlements.map((s) => (s.certificateId === "c-3" ? { ...s, settlementDate: "2018-09-01" } : s));
+    const error = mappingErrorOf(() => map({ ...baseUnit(), settlements: late, canceledQuantity: "750", forfeitedQuantity: "625", returnedToPoolQuantity: "650" }));
+    expect(error.code).toBe("MAPPING_CONFLICT");
+    expect(error.path).toBe("settlements");
+    expect(error.message).toContain("after the cancellation on 2018-07-01 release 250 units, more than the 0 left outstanding by it");
   });
 
   it("emits the acceptance when the holder accepted", () => {

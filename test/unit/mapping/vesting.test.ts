@@ -8,12 +8,11 @@ import { ISSUER_ID, baseAward, mappingErrorOf, termsAward, termsUnit, timeEvent,
 const map = (award: RestrictedStockAward) => mapAward(award, { issuerId: ISSUER_ID });
 const issuanceOf = (award: RestrictedStockAward) => txById(map(award), `rsa-${award.id}-issuance`) as OcfStockIssuance;
 const noEnd = { canceledQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" };
-const withEvents = (vestingEvents: VestingEvent[], extra: Partial<RestrictedStockAward> = {}): RestrictedStockAward => ({
-  ...baseAward(),
-  ...noEnd,
-  vestingEvents,
-  ...extra,
-});
+/** baseAward with these events, not terminated and cancelling nothing (termination is tested below). */
+const withEvents = (vestingEvents: VestingEvent[], extra: Partial<RestrictedStockAward> = {}): RestrictedStockAward => {
+  const { canceledDate: _c, terminationDate: _t, ...award } = baseAward();
+  return { ...award, ...noEnd, vestingEvents, ...extra };
+};
 const eventsLine = (issuance: OcfStockIssuance): string | undefined => issuance.comments?.find((c) => c.startsWith("Vesting events"));
 const milestone = (id: string, vested: boolean, amount: string, vestDate?: string): VestingEvent => ({
   id,
@@ -197,5 +196,54 @@ describe("vesting: performance conditions or undated events", () => {
     const mappedAnonymous = map(withEvents([anonymous, milestone("m", false, "3000")], { vestedQuantity: "1000" }));
     expect(mappedAnonymous.vestingTerms[0]?.vesting_conditions.map((c) => c.id)).toEqual(["vesting-start", "event-index-2", "event-m"]);
     expect(txOfType(mappedAnonymous, "TX_VESTING_EVENT")[0]?.id).toBe("rsa-1191-vesting-event-index-2");
+  });
+});
+
+describe("vesting as earned: a terminated grant", () => {
+  const terminated = (vestingEvents: VestingEvent[], extra: Partial<RestrictedStockAward> = {}): RestrictedStockAward => ({
+    ...baseAward(),
+    ...noEnd,
+    terminationDate: "2018-06-30",
+    canceledDate: "2018-07-01",
+    vestingEvents,
+    ...extra,
+  });
+
+  it("leaves out what the source says did not vest and falls after the termination, and names it", () => {
+    const events = [timeEvent("a", "2017-01-01", "1000", true), timeEvent("b", "2018-06-30", "1000", false), timeEvent("c", "2019-01-01", "2000", false)];
+    const issuance = issuanceOf(terminated(events, { vestedQuantity: "1000" }));
+    // "b" falls on the termination day itself: still earnable, so it stays.
+    expect(issuance.vestings).toEqual([
+      { date: "2017-01-01", amount: "1000" },
+      { date: "2018-06-30", amount: "1000" },
+    ]);
+    expect(issuance.comments).toContain('Not vested and after the termination on 2018-06-30, so never earned and left out of the vesting: "c" 2019-01-01 2000.');
+  });
+
+  it("keeps what vested after the termination (the source says it vested)", () => {
+    const events = [timeEvent("a", "2017-01-01", "1000", true), timeEvent("late", "2019-01-01", "3000", true)];
+    expect(issuanceOf(terminated(events, { vestedQuantity: "4000" })).vestings).toEqual([
+      { date: "2017-01-01", amount: "1000" },
+      { date: "2019-01-01", amount: "3000" },
+    ]);
+  });
+
+  it("drops a pending milestone of a terminated grant from the VestingTerms chain", () => {
+    const mapped = map(terminated([timeEvent("a", "2017-01-01", "1000", true), milestone("m", false, "3000")], { vestedQuantity: "1000" }));
+    expect(mapped.vestingTerms).toEqual([]);
+    expect(issuanceOf(terminated([timeEvent("a", "2017-01-01", "1000", true), milestone("m", false, "3000")], { vestedQuantity: "1000" })).vestings).toEqual([
+      { date: "2017-01-01", amount: "1000" },
+    ]);
+  });
+
+  it("never reads a grant whose every event was left out as fully vested: its only condition vests nothing", () => {
+    const mapped = map(terminated([timeEvent("x", "2019-01-01", "4000", false)], { vestedQuantity: "0" }));
+    const issuance = txById(mapped, "rsa-1191-issuance") as OcfStockIssuance;
+    expect(issuance).not.toHaveProperty("vestings");
+    expect(issuance.vesting_terms_id).toBe("vesting-terms-rsa-1191");
+    expect(mapped.vestingTerms[0]?.vesting_conditions).toEqual([
+      { id: "vesting-start", description: expect.any(String) as string, quantity: "0", trigger: { type: "VESTING_START_DATE" }, next_condition_ids: [] },
+    ]);
+    expect(txOfType(mapped, "TX_VESTING_START")).toHaveLength(1);
   });
 });

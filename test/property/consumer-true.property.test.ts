@@ -1,0 +1,40 @@
+/**
+ * Over generated issuers with consistent stories (partial and full cancellations, releases before and
+ * after them, terminations mid-vesting, sell-to-cover, fractional shares: test/helpers/issuer-story.ts),
+ * a reader that did not write the package (test/helpers/independent-reader.ts) computes what the
+ * source says: every holder's shares and units, the sell-to-cover holder, the issuer's total, and every
+ * grant's vested figure, on random dates and on every date a figure changes. The documents reading for
+ * the default lineage, the same-security reading for `lineage: "same-security"`.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { mapIssuer } from "../../src/mapping/map-issuer.js";
+import type { Lineage } from "../../src/mapping/types.js";
+import { buildPackageFiles } from "../../src/ocf/package-files.js";
+import { disagreements } from "../helpers/consumer-check.js";
+import { packageFromTexts, type Reading } from "../helpers/independent-reader.js";
+import { STORY_AS_OF, STORY_ISSUER, addDays, storyIssuer } from "../helpers/issuer-story.js";
+
+const checkDate = fc.integer({ min: 0, max: 365 * 12 }).map((n) => addDays("2017-06-01", n));
+
+async function check(lineage: Lineage, reading: Reading): Promise<void> {
+  await fc.assert(
+    fc.asyncProperty(storyIssuer, fc.array(checkDate, { minLength: 3, maxLength: 12 }), async (issuer, dates) => {
+      const mapped = mapIssuer({ issuerId: STORY_ISSUER, ...issuer }, { asOf: STORY_AS_OF, lineage });
+      expect(mapped.quarantined).toEqual([]);
+      const pkg = await packageFromTexts(buildPackageFiles(mapped, { generatedAt: `${STORY_AS_OF}T00:00:00Z` }).files);
+      expect(disagreements(issuer, pkg, reading, [...new Set([...dates, STORY_AS_OF])].sort())).toEqual([]);
+    }),
+    { numRuns: 80 },
+  );
+}
+
+describe("generated issuers read right to an independent reader", () => {
+  it("documents lineage: reader 1 computes the source's holdings, totals and vested figures", async () => {
+    await check("documents", "documents");
+  });
+
+  it("same-security lineage: reader 2 computes the same figures", async () => {
+    await check("same-security", "same-security");
+  });
+});
