@@ -6,6 +6,7 @@
 import { resolve } from "node:path";
 import { isCalendarDate } from "../dates.js";
 import { isRfc3339DateTime } from "../ocf/schemas.js";
+import type { Lineage } from "../mapping/types.js";
 import type { OnInvalid } from "../pull/pull-issuer.js";
 import { parseInteger } from "./args.js";
 import { UsageError } from "./io.js";
@@ -28,6 +29,7 @@ export const PACKAGE_FLAGS = {
   "issuer-profile": { type: "string" },
   stakeholders: { type: "string" },
   "settlement-class": { type: "string" },
+  lineage: { type: "string" },
   "generated-at": { type: "string" },
   validate: { type: "string" },
   "no-validate": { type: "boolean" },
@@ -64,6 +66,7 @@ export interface PackageSettings {
   asOf?: string;
   generatedAt?: string;
   settlementStockClassName?: string;
+  lineage?: Lineage;
   profileOf: ProfileLookup;
   directoryOf: DirectoryLookup;
 }
@@ -76,6 +79,7 @@ export async function readPackageFlags(
     "issuer-profile"?: string | undefined;
     stakeholders?: string | undefined;
     "settlement-class"?: string | undefined;
+    lineage?: string | undefined;
     "generated-at"?: string | undefined;
     validate?: string | undefined;
     "no-validate"?: boolean | undefined;
@@ -93,8 +97,13 @@ export async function readPackageFlags(
   if (mode !== "auto" && mode !== "always" && mode !== "never") {
     throw new UsageError(`--validate takes auto, always or never, got ${JSON.stringify(mode)}`);
   }
+  const lineage = values.lineage;
+  if (lineage !== undefined && lineage !== "documents" && lineage !== "same-security") {
+    throw new UsageError(`--lineage takes documents or same-security, got ${JSON.stringify(lineage)}`);
+  }
   return {
     outDir: resolve(cwd, values.out),
+    ...(lineage === undefined ? {} : { lineage }),
     zip: values.zip === true,
     validate: mode === "auto" ? "auto" : mode === "always",
     ...(asOf === undefined ? {} : { asOf }),

@@ -8,12 +8,37 @@ import { z } from "zod";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { UsageError } from "./io.js";
 
+/** A decimal as a JSON string ("10000000", "0.0001"): share counts and money never travel as JSON numbers. */
+const decimalText = z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, "a non-negative decimal as a string, such as \"10000000\" or \"0.0001\"");
+const dateText = z.string().regex(/^\d{4}-\d{2}-\d{2}$/, "a date YYYY-MM-DD");
+
+const ShareClassSchema = z.strictObject({
+  name: z.string().min(1).optional(),
+  classType: z.enum(["COMMON", "PREFERRED"]).optional(),
+  authorizedShares: z.union([decimalText, z.enum(["UNLIMITED", "NOT APPLICABLE"])]).optional(),
+  votesPerShare: decimalText.optional(),
+  seniority: decimalText.optional(),
+  parValue: z.strictObject({ amount: decimalText, currency: z.string().regex(/^[A-Z]{3}$/, "an ISO 4217 code such as USD") }).optional(),
+  idPrefix: z.string().min(1).optional(),
+  boardApprovalDate: dateText.optional(),
+});
+
+const StockPlanSchema = z.strictObject({
+  initialSharesReserved: decimalText.optional(),
+  boardApprovalDate: dateText.optional(),
+  stockholderApprovalDate: dateText.optional(),
+});
+
 const ProfileSchema = z.strictObject({
   legalName: z.string().min(1).optional(),
   dba: z.string().min(1).optional(),
   formationDate: z.string().optional(),
   countryOfFormation: z.string().optional(),
   countrySubdivisionOfFormation: z.string().optional(),
+  /** Keyed by the source's shareClassId or by the class name. */
+  shareClasses: z.record(z.string(), ShareClassSchema).optional(),
+  /** Keyed by the plan name (equityIncentivePlanName). */
+  stockPlans: z.record(z.string(), StockPlanSchema).optional(),
 });
 
 const RELATIONSHIPS = [

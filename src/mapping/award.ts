@@ -54,7 +54,7 @@ export function mapAward(record: RestrictedStockAward, context: RecordMappingCon
         stock_legend_ids: [],
         issuance_type: "RSA" as const,
         comments: original
-          ? [...sourceComments, ...part.vesting.issuanceComments, ...vestingNotes, ...end.issuanceComments]
+          ? [...sourceComments, ...part.vesting.issuanceComments, ...vestingNotes, ...part.comments, ...end.issuanceComments]
           : [...part.comments, ...part.vesting.issuanceComments],
       });
     },

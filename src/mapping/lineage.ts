@@ -41,6 +41,7 @@ import type { GrantBasics } from "./grant.js";
 import { balanceSecurityIdOf, txIds } from "./ids.js";
 import type { MappedSettlement } from "./settlement.js";
 import type { Lineage } from "./types.js";
+import { compareVestingEvents, sortIfNeeded } from "./order.js";
 import { mapVesting, plannedAmountOf, type GrantVesting, type MappedVesting } from "./vesting.js";
 
 /** The identity, quantity and vesting of one issuance of the chain (the grant's own, or its balance). */
@@ -97,19 +98,25 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   }
   if (input.acceptance !== undefined && input.acceptance.date < issueDate) notBeforeIssue(basics, "stakeholderAcceptanceDate", input.acceptance.date);
 
-  const vesting = mapVesting(ctx, input.vesting);
-  for (const tx of vesting.transactions) {
-    // A vesting start may precede the grant (the commencement date, OCF §7.3); a milestone met may not.
-    if (tx.object_type === "TX_VESTING_EVENT" && tx.date < issueDate) notBeforeIssue(basics, "vestingEvents", tx.date);
-  }
-  const vestingTerms: OcfVestingTerms[] = vesting.terms === undefined ? [] : [vesting.terms];
-  const original = input.issuance({ txId: txIds.issuance(security), security, date: issueDate, customId: basics.customId, quantity, vesting, comments: [] });
-  const transactions: OcfTransaction[] = [original];
+  const transactions: OcfTransaction[] = [];
+  const vestingTerms: OcfVestingTerms[] = [];
   const releaseOn = (s: MappedSettlement, on: string): void => {
     transactions.push(on === s.release.security_id ? s.release : { ...s.release, security_id: on }, ...s.issuances);
   };
   const acceptOn = (on: string): void => {
     if (input.acceptance !== undefined) transactions.push({ object_type: input.acceptance.type, id: txIds.acceptance(on), date: input.acceptance.date, security_id: on });
+  };
+  /** The grant's own issuance, vesting what `vesting` holds (less `after`, the events past its end). */
+  const issueOriginal = (after?: { events: readonly VestingEvent[]; comment: string }): void => {
+    const grantVesting = after === undefined || after.events.length === 0 ? input.vesting : { ...input.vesting, neverEarned: new Set([...(input.vesting.neverEarned ?? []), ...after.events]) };
+    const vesting = mapVesting(ctx, grantVesting);
+    for (const tx of vesting.transactions) {
+      // A vesting start may precede the grant (the commencement date, OCF §7.3); a milestone met may not.
+      if (tx.object_type === "TX_VESTING_EVENT" && tx.date < issueDate) notBeforeIssue(basics, "vestingEvents", tx.date);
+    }
+    if (vesting.terms !== undefined) vestingTerms.push(vesting.terms);
+    const comments = after === undefined || after.events.length === 0 ? [] : [after.comment];
+    transactions.push(input.issuance({ txId: txIds.issuance(security), security, date: issueDate, customId: basics.customId, quantity, vesting, comments }), ...vesting.transactions);
   };
 
   if (cancellation === undefined) {
@@ -117,7 +124,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     if (compareDecimalStrings(released, quantity) > 0) {
       ctx.fail("MAPPING_CONFLICT", "settlements", `release ${released} units in all, more than the ${quantity} of the grant`, { value: released });
     }
-    transactions.push(...vesting.transactions);
+    issueOriginal();
     for (const s of settlements) releaseOn(s, security);
     acceptOn(security);
     return { transactions, vestingTerms };
@@ -167,28 +174,46 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
             ...(end.returnToPool.comments.length === 0 ? {} : { comments: end.returnToPool.comments }),
           },
         ];
+  const toCome = eventsAfter(input.vesting, d);
 
-  if (balance === undefined) {
-    // Same security for what remains (OCF #531), or nothing remains: nothing may follow an end.
-    if (ended) {
-      for (const tx of vesting.transactions) if (tx.date > d) afterEnd(basics, d, `its vesting ${tx.object_type === "TX_VESTING_EVENT" ? "event" : "start"} on ${tx.date}`, "vestingEvents");
-      if (after.length > 0) afterEnd(basics, d, `a settlement on ${(after[0] as MappedSettlement).date}`, "settlements");
-      if (input.acceptance !== undefined && input.acceptance.date > d) afterEnd(basics, d, `the acceptance on ${input.acceptance.date}`, "stakeholderAcceptanceDate");
-    }
-    transactions.push(...vesting.transactions, cancelled, ...pool);
+  if (balance === undefined && !ended) {
+    // Same security for what remains (OCF #531): its vesting goes on as the source says.
+    issueOriginal();
+    transactions.push(cancelled, ...pool);
     for (const s of settlements) releaseOn(s, security);
     acceptOn(security);
     return { transactions, vestingTerms };
   }
 
-  // Documents: the remainder lives on a new issuance from the cancellation date on.
-  const { vesting: balanceVesting, carried } = balanceVestingOf(input, d, remainder, releasedBefore, balance);
+  if (balance === undefined) {
+    // Cancelled in full: nothing may follow the end, and a tranche not vested by then never will.
+    const vestedAfter = toCome.find((e) => e.vested && !isZeroDecimal(plannedAmountOf(e) ?? "0"));
+    if (vestedAfter !== undefined) afterEnd(basics, d, `an event vested on ${vestedAfter.vestDate ?? "(no date)"}`, "vestingEvents");
+    if (after.length > 0) afterEnd(basics, d, `a settlement on ${(after[0] as MappedSettlement).date}`, "settlements");
+    if (input.acceptance !== undefined && input.acceptance.date > d) afterEnd(basics, d, `the acceptance on ${input.acceptance.date}`, "stakeholderAcceptanceDate");
+    issueOriginal({ events: toCome, comment: `Not vested when the grant was cancelled in full on ${d}, so never earned and left out of the vesting: ${describeEvents(toCome)}.` });
+    const start = transactions.find((tx) => tx.object_type === "TX_VESTING_START");
+    if (start !== undefined && start.date > d) afterEnd(basics, d, `its vesting start on ${start.date}`, "vestingStartDate");
+    transactions.push(cancelled, ...pool);
+    for (const s of settlements) releaseOn(s, security);
+    acceptOn(security);
+    return { transactions, vestingTerms };
+  }
+
+  // Documents: the remainder lives on a new issuance from the cancellation date on, and so do the
+  // tranches still to vest; the grant's own security vests up to its end only.
+  const balanceCustomId = `${basics.customId}-balance`;
+  issueOriginal({ events: toCome, comment: `Tranches still to vest after the cancellation on ${d} vest on the balance security ${balance}: ${describeEvents(toCome)}.` });
+  // A vesting start after the end has nothing left to start on this security.
+  const lateStart = transactions.findIndex((tx) => tx.object_type === "TX_VESTING_START" && tx.date > d);
+  if (lateStart >= 0) transactions.splice(lateStart, 1);
+  const { vesting: balanceVesting, carried } = balanceVestingOf(input, toCome, d, remainder, releasedBefore, balance);
   if (balanceVesting.terms !== undefined) vestingTerms.push(balanceVesting.terms);
   const balanceIssuance = input.issuance({
     txId: txIds.issuance(balance),
     security: balance,
     date: d,
-    customId: `${basics.customId}-balance`,
+    customId: balanceCustomId,
     quantity: remainder,
     vesting: balanceVesting,
     comments: [
@@ -198,12 +223,24 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
         : `${carried} carried over as vested on ${d}; the tranches of the grant still to vest follow.`,
     ],
   });
-  for (const tx of vesting.transactions) if (tx.date <= d) transactions.push(tx);
   transactions.push(cancelled, ...pool, balanceIssuance, ...balanceVesting.transactions);
   for (const s of before) releaseOn(s, security);
   for (const s of after) releaseOn(s, balance);
   acceptOn(input.acceptance !== undefined && input.acceptance.date > d ? balance : security);
   return { transactions, vestingTerms };
+}
+
+/** The earned events still to vest after `d`: dated later, or milestones not yet met (no date). */
+function eventsAfter(vesting: GrantVesting, d: CalendarDate): VestingEvent[] {
+  const never = vesting.neverEarned;
+  return vesting.events.filter((event) => never?.has(event) !== true && (event.vestDate === undefined ? !event.vested : event.vestDate > d));
+}
+
+/** `"e3" 2019-08-20 1000, "m1" undated 500`, in canonical order. */
+function describeEvents(events: readonly VestingEvent[]): string {
+  return sortIfNeeded([...events], compareVestingEvents)
+    .map((e) => `${e.id === undefined ? "(no id)" : JSON.stringify(e.id)} ${e.vestDate ?? "undated"} ${plannedAmountOf(e) ?? ""}`.trimEnd())
+    .join(", ");
 }
 
 function cancellationTransaction(
@@ -233,20 +270,17 @@ function cancellationTransaction(
  */
 function balanceVestingOf(
   input: GrantChainInput,
+  future: readonly VestingEvent[],
   d: CalendarDate,
   remainder: DecimalString,
   releasedBefore: DecimalString,
   balance: string,
 ): { vesting: MappedVesting; carried: DecimalString } {
   const { ctx } = input.basics;
-  const future: VestingEvent[] = [];
   const vestedBy: DecimalString[] = [];
   const never = input.vesting.neverEarned;
   for (const event of input.vesting.events) {
-    if (never?.has(event) === true) continue;
-    const toCome = event.vestDate === undefined ? !event.vested : event.vestDate > d;
-    if (toCome) future.push(event);
-    else if (event.vested) vestedBy.push(plannedAmountOf(event) ?? "0");
+    if (never?.has(event) !== true && !future.includes(event) && event.vested) vestedBy.push(plannedAmountOf(event) ?? "0");
   }
   const toVest = sumDecimalStrings(future.map((e) => plannedAmountOf(e) ?? "0"));
   const carried = subtractDecimalStrings(remainder, toVest);
@@ -267,7 +301,7 @@ function balanceVestingOf(
     );
   }
   if (future.length === 0) return { vesting: { transactions: [], issuanceComments: [] }, carried };
-  const events: VestingEvent[] = isZeroDecimal(carried)
+  const events: readonly VestingEvent[] = isZeroDecimal(carried)
     ? future
     : [
         {

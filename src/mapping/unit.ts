@@ -77,7 +77,7 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
         expiration_date: null,
         termination_exercise_windows: [],
         comments: original
-          ? [...sourceComments, ...part.vesting.issuanceComments, ...vestingNotes, ...end.issuanceComments]
+          ? [...sourceComments, ...part.vesting.issuanceComments, ...vestingNotes, ...part.comments, ...end.issuanceComments]
           : [...part.comments, ...part.vesting.issuanceComments],
       });
     },

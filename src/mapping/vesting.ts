@@ -369,7 +369,7 @@ function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readon
 function termsDescription(grant: GrantVesting, eventCount: number): string {
   if (eventCount === 0) {
     return [
-      `Built by ocf-sync for ${grant.grantLabel}: none of its vesting events was earned (each is not vested and after the termination),`,
+      `Built by ocf-sync for ${grant.grantLabel}: none of its vesting events vests on this security (the issuance's comments say why),`,
       "so the only condition is the vesting start, which vests nothing.",
       ...scheduleComments(grant),
     ].join(" ");

@@ -3,20 +3,22 @@
  * are matched by `security_id`, then by `custom_id`, then by stakeholder, issue date and quantity
  * (each later pass only among those still unmatched, and only on a key unique on both sides). For
  * each match the issuance's fields and the replayed figures are compared; securities on one side only
- * are reported; and totals (issued, outstanding) per stock class, stock plan and stakeholder. Pure.
+ * are reported; and totals (issued, outstanding) per stock class, stock plan and stakeholder. Both
+ * packages are read the same way (`ReconcileOptions.reader`, else what they declare, else the
+ * documents), grant by grant (a chain of securities from its first issuance: `replay.ts`). Pure.
  */
 import { Dec, formatDecimal } from "../decimal.js";
 import { describeValue } from "../errors.js";
 import { isRecord, stringAt, type JsonRecord, type PackageObjects } from "./package-objects.js";
 import { replayPackage, type ReplayedSecurity } from "./replay.js";
-import { resolveOptions, totalsOf, withinTolerance } from "./source-vs-ocf.js";
+import { holderRows, lineageDifferences, outstandingUnexplained, readingFor, resolveOptions, totalsOf, withinTolerance } from "./source-vs-ocf.js";
 import { cumulativeCurve, describeTranches, trancheDifference, vestedBy } from "./tranches.js";
 import type { Difference, Figures, FigureName, GrantRow, ReconcileOptions, ReconciliationReport } from "./types.js";
 
 /** Issuance fields compared as text (ids, dates, kinds). */
 const TEXT_FIELDS = ["object_type", "custom_id", "stakeholder_id", "stock_class_id", "stock_plan_id", "date", "board_approval_date", "issuance_type", "compensation_type"] as const;
-/** Replayed figures compared (issued is the issuance's `quantity`, compared as a field; outstanding follows). */
-const FIGURES: readonly FigureName[] = ["vested", "released", "netSettled", "canceled", "returnedToPool"];
+/** Replayed figures compared (issued is the issuance's `quantity`, compared as a field). */
+const FIGURES: readonly FigureName[] = ["vested", "released", "netSettled", "soldToCover", "canceled", "returnedToPool", "outstanding"];
 
 /**
  * Reconciles two OCF packages of the same issuer; `asOf` defaults to the first package's `as_of`,
@@ -29,8 +31,9 @@ const FIGURES: readonly FigureName[] = ["vested", "released", "netSettled", "can
 export function reconcileOcfWithOcf(ours: PackageObjects, theirs: PackageObjects, options: ReconcileOptions = {}): ReconciliationReport {
   const { asOf, tolerance } = resolveOptions(options, ours.asOf);
   const issuerId = ours.issuerObjectId ?? theirs.issuerObjectId ?? "";
-  const left = replayPackage(ours);
-  const right = replayPackage(theirs);
+  const reading = readingFor(options, [ours, theirs]);
+  const left = replayPackage(ours, reading.reading);
+  const right = replayPackage(theirs, reading.reading);
   const pairs = matchSecurities([...left.securities.values()], [...right.securities.values()]);
   const differences: Difference[] = [];
   const grants: GrantRow[] = [];
@@ -75,6 +78,7 @@ export function reconcileOcfWithOcf(ours: PackageObjects, theirs: PackageObjects
     const priceB = priceOf(b.issuance);
     if (priceA !== priceB && (priceA === null || priceB === null || !samePrice(a.issuance, b.issuance))) field("share_price", priceA, priceB);
     for (const name of FIGURES) {
+      if (name === "outstanding" && !outstandingUnexplained(expected) && !outstandingUnexplained(actual)) continue;
       const fx = expected[name] ?? "0";
       const fy = actual[name] ?? "0";
       if (!withinTolerance(fx, fy, tolerance)) field(name === "vested" ? `vested as of ${asOf}` : name, fx, fy);
@@ -94,6 +98,8 @@ export function reconcileOcfWithOcf(ours: PackageObjects, theirs: PackageObjects
     }
   }
   differences.push(...compareTotals(issuerId, [...left.securities.values()], [...right.securities.values()], tolerance));
+  differences.push(...lineageDifferences(issuerId, left, "ocf-vs-ocf", "the first package, "), ...lineageDifferences(issuerId, right, "ocf-vs-ocf", "the other package, "));
+  const asOfHoldings = (pkg: PackageObjects) => replayPackage({ ...pkg, transactions: pkg.transactions.filter((tx) => (stringAt(tx, "date") ?? "") <= asOf) }, reading.reading).holdings;
   return {
     mode: "ocf-vs-ocf",
     issuerId,
@@ -102,6 +108,8 @@ export function reconcileOcfWithOcf(ours: PackageObjects, theirs: PackageObjects
     labels: options.labels ?? { expected: ours.location, actual: theirs.location },
     totals: { expected: totalsOf(grants.map((g) => g.expected)), actual: totalsOf(grants.map((g) => g.actual)) },
     grants,
+    holders: holderRows(asOfHoldings(ours), asOfHoldings(theirs)),
+    reading,
     differences,
     vestingCurves: {
       expected: cumulativeCurve([...left.securities.values()].map((s) => s.tranches)),

@@ -22,6 +22,8 @@ export interface PackageObjects {
   asOf: CalendarDate;
   /** The manifest issuer's `id` (ocf-sync writes `issuer-<issuer id>`), when present. */
   issuerObjectId?: string;
+  /** The manifest's `comments` (a package declares its lineage reading there). */
+  manifestComments?: readonly string[];
   /** Transactions (`object_type` starting with `TX_`), legacy type names mapped to the current ones. */
   transactions: JsonRecord[];
   vestingTerms: JsonRecord[];
@@ -51,10 +53,12 @@ export function packageObjects(pkg: LoadedOcfPackage): PackageObjects {
   }
   const issuer = pkg.manifest.issuer;
   const issuerId = isRecord(issuer) && typeof issuer.id === "string" ? issuer.id : undefined;
+  const comments = Array.isArray(pkg.manifest.comments) ? pkg.manifest.comments.filter((c): c is string => typeof c === "string") : [];
   const objects: PackageObjects = {
     location: pkg.location,
     asOf,
     ...(issuerId === undefined ? {} : { issuerObjectId: issuerId }),
+    ...(comments.length === 0 ? {} : { manifestComments: comments }),
     transactions: [],
     vestingTerms: [],
     stakeholders: [],

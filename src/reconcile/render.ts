@@ -12,6 +12,7 @@ export const FIGURE_LABELS: Readonly<Record<FigureName, string>> = {
   vested: "vested",
   released: "released (gross)",
   netSettled: "net settled",
+  soldToCover: "sold to cover",
   canceled: "canceled",
   forfeited: "forfeited",
   expired: "expired",
@@ -48,6 +49,7 @@ export function renderReconciliationText(report: ReconciliationReport, table: Ta
     `${report.mode === "source-vs-ocf" ? "Source against OCF" : "OCF against OCF"} for issuer ${terminalSafe(JSON.stringify(report.issuerId))}: ` +
       `${terminalSafe(labels.expected)} vs ${terminalSafe(labels.actual)}; vested as of ${report.asOf}; tolerance ${report.tolerance}`,
   );
+  lines.push(readingSentence(report));
   lines.push("");
   const totals = FIGURE_NAMES.flatMap((name) => {
     const expected = report.totals.expected[name];
@@ -58,6 +60,13 @@ export function renderReconciliationText(report: ReconciliationReport, table: Ta
   });
   lines.push(table(totals, ["total", terminalSafe(labels.expected), terminalSafe(labels.actual), "difference"], new Set([1, 2, 3])));
   lines.push("");
+  const differing = report.holders.filter(holderDiffers);
+  if (differing.length > 0) {
+    const rows = differing.map((h) => [cell(h.stakeholderId), h.expected.shares, h.actual.shares, h.expected.units, h.actual.units]);
+    lines.push(`Holders that differ (${differing.length} of ${report.holders.length}), as of ${report.asOf}:`);
+    lines.push(table(rows, ["stakeholder", `shares ${terminalSafe(labels.expected)}`, `shares ${terminalSafe(labels.actual)}`, `units ${terminalSafe(labels.expected)}`, `units ${terminalSafe(labels.actual)}`], new Set([1, 2, 3, 4])));
+    lines.push("");
+  }
   if (report.differences.length === 0) {
     lines.push(`AGREE: ${report.grants.length} grant${report.grants.length === 1 ? "" : "s"} compared, no difference`);
   } else {
@@ -78,6 +87,21 @@ export function renderReconciliationText(report: ReconciliationReport, table: Ta
   }
   for (const note of report.notes) lines.push(`note: ${terminalSafe(note)}`);
   return lines.join("\n");
+}
+
+/** Which reading the OCF side was read with, and why, in one sentence. */
+export function readingSentence(report: ReconciliationReport): string {
+  const why = { option: "chosen with --reader", package: "declared by the package", default: "the default: the package declares none" }[report.reading.source];
+  const what =
+    report.reading.reading === "documents"
+      ? "documents reading (a cancellation ends its security; what remains lives on its balance security)"
+      : "same-security reading (OCF #531: outstanding = issued - released - cancelled on one security)";
+  return `OCF read by the ${what}; ${why}.`;
+}
+
+/** A holder whose shares or units differ between the two sides. */
+export function holderDiffers(h: ReconciliationReport["holders"][number]): boolean {
+  return !new Dec(h.expected.shares).equals(h.actual.shares) || !new Dec(h.expected.units).equals(h.actual.units);
 }
 
 /** Widest table cell, in characters. */

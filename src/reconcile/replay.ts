@@ -1,210 +1,374 @@
 /**
- * Replays the transactions of an OCF package per security and derives the figures a source record
- * states: issued, vested (as of a date), released, net settled, canceled (forfeited, expired),
- * returned to pool and to treasury, and outstanding. Pure, exact decimals.
+ * Replays the transactions of an OCF package the way a reader that follows a stated convention does
+ * (reference: consumer-true-ocf.md, "The readers"), and derives per grant the figures a source record
+ * states. Nothing here reads ocf-sync's comments, `reason_text` or id naming: figures come from the
+ * transactions, their quantities and the chains `balance_security_id` forms. Pure, exact decimals.
  *
- * How ocf-sync's own policies (mappings/README.md) read back:
- * - a release counts gross units; the net shares it delivers are issuances of the securities it names
- *   in `resulting_security_ids` (each counted once, however many releases name it);
- * - a unit's cancellation whose `reason_text` starts with "Expired" (or whose id ends in `-expiry`)
- *   cancels vested units; every other cancellation (and every repurchase) cancels unvested shares;
- *   `forfeited` counts those starting with "Forfeited" or ending in `-forfeiture`;
- * - returned to treasury has no OCF transaction: it is what was cancelled and not returned to the pool;
- * - vesting: the issuance's `vestings`; else its VestingTerms, each condition vesting its quantity (or
- *   portion of the issued quantity) on its absolute date, at the `TX_VESTING_START` for a start
- *   condition, or at the `TX_VESTING_EVENT` naming it; with neither, everything vests at issuance
- *   (OCF's reading). Relative triggers are not replayed and are named in `notes`.
+ * Readings:
+ * - `"documents"` (OCF TraversingTransactions): cancellation, repurchase, transfer, conversion,
+ *   exercise, reissuance and retraction end the security they act on; what survives is the issuance
+ *   their `balance_security_id` names, and the grant's later figures are that security's. A release
+ *   takes units off its security without ending it (OCF 1.2.0 gives it no balance). Anything but a
+ *   return to pool acting on an ended security, a second terminal transaction, or a remainder left on
+ *   no security is a lineage problem (`problems`).
+ * - `"same-security"` (OCF #531): outstanding = issued − released − cancelled on one id.
+ *
+ * A grant is a chain of securities from its first issuance (an issuance no transaction names as a
+ * balance). Its figures: issued (the first issuance's quantity), released, net settled (what its
+ * releases issued to the grant's holder) and sold to cover (what they issued to anyone else),
+ * canceled and returned to pool (over the chain), returned to treasury (canceled − returned to pool),
+ * outstanding (of its live security). Vesting: each security's `vestings`, else its VestingTerms
+ * walked with its TX_VESTING_* transactions, else fully vested at issuance; over a chain, what vests
+ * on the first security, plus what vests on each balance security after its issuance (its vesting on
+ * its issue date carries over what had vested, so it is not counted again). A `vestings` list is read
+ * as it stands: a tranche left on a security after it ended still counts, as it does for any reader.
  */
 import { compareIso, isCalendarDate, type CalendarDate } from "../dates.js";
 import { Dec, formatDecimal } from "../decimal.js";
 import { OCF_NUMERIC_PATTERN } from "../ocf/schemas.js";
 import { isRecord, stringAt, type JsonRecord, type PackageObjects } from "./package-objects.js";
-import { capTranches, mergeTranches } from "./tranches.js";
+import { mergeTranches } from "./tranches.js";
 import type { Figures, Tranche } from "./types.js";
 
-/** One security of a package, replayed. */
+/** How a package's partial cancellations are read; see the module comment. */
+export type Reading = "documents" | "same-security";
+
+/** The reading a package declares in its manifest comments (`Lineage: documents|same-security`), if any. */
+export function declaredReading(pkg: Pick<PackageObjects, "manifestComments">): Reading | undefined {
+  for (const comment of pkg.manifestComments ?? []) {
+    if (/^Lineage: same-security\b/.test(comment)) return "same-security";
+    if (/^Lineage: documents\b/.test(comment)) return "documents";
+  }
+  return undefined;
+}
+
+/** One grant of a package, replayed: its chain of securities from its first issuance. */
 export interface ReplayedSecurity {
+  /** The first issuance's security id. */
   securityId: string;
-  /** The issuance that created it. */
+  /** The first issuance. */
   issuance: JsonRecord;
   /** `TX_STOCK_ISSUANCE`, `TX_EQUITY_COMPENSATION_ISSUANCE`, … */
   issuanceType: string;
-  /** Every figure except `vested` (which depends on a date: see `vestedBy`). */
+  /** The security ids of the chain, first to live. */
+  chain: string[];
+  /** Every figure except `vested` (which depends on a date: see `tranches`). */
   figures: Figures;
-  /** What vests when, already cut to what cancellations leave (`capTranches`). */
+  /** What vests when over the chain (see the module comment). */
   tranches: Tranche[];
-  /** Securities named as resulting from this security's releases (a unit's delivered shares). */
+  /** Securities issued by the chain's releases (a unit's delivered and sold shares). */
   resultingSecurityIds: string[];
 }
 
 /** A replayed package. */
 export interface ReplayedPackage {
-  /** By security id, in package order of the issuances. */
+  reading: Reading;
+  /** Grants by the security id of their first issuance, in package order. */
   securities: Map<string, ReplayedSecurity>;
+  /** Lineage problems under the reading (an act on an ended security, a balance that does not add up, …). */
+  problems: string[];
+  /** Outstanding shares (stock issuances) and units (equity compensation) per stakeholder id. */
+  holdings: Map<string, { shares: Dec; units: Dec }>;
   /** What could not be replayed, in words. */
   notes: string[];
 }
 
 const ISSUANCES: ReadonlySet<string> = new Set(["TX_STOCK_ISSUANCE", "TX_EQUITY_COMPENSATION_ISSUANCE", "TX_WARRANT_ISSUANCE", "TX_CONVERTIBLE_ISSUANCE"]);
-const CANCELLATIONS: ReadonlySet<string> = new Set(["TX_STOCK_CANCELLATION", "TX_EQUITY_COMPENSATION_CANCELLATION"]);
-/** Transactions that take shares off a security besides releases and cancellations (outstanding only). */
-const OTHER_CONSUMING: ReadonlySet<string> = new Set(["TX_STOCK_REPURCHASE", "TX_STOCK_TRANSFER", "TX_EQUITY_COMPENSATION_TRANSFER"]);
+/** Transactions that end the security they act on under the documents reading. */
+const TERMINAL: ReadonlySet<string> = new Set([
+  "TX_STOCK_CANCELLATION",
+  "TX_EQUITY_COMPENSATION_CANCELLATION",
+  "TX_STOCK_REPURCHASE",
+  "TX_STOCK_TRANSFER",
+  "TX_EQUITY_COMPENSATION_TRANSFER",
+  "TX_STOCK_CONVERSION",
+  "TX_EQUITY_COMPENSATION_EXERCISE",
+  "TX_STOCK_REISSUANCE",
+  "TX_STOCK_RETRACTION",
+  "TX_EQUITY_COMPENSATION_RETRACTION",
+  "TX_WARRANT_CANCELLATION",
+  "TX_CONVERTIBLE_CANCELLATION",
+]);
+const CANCELLATIONS: ReadonlySet<string> = new Set(["TX_STOCK_CANCELLATION", "TX_EQUITY_COMPENSATION_CANCELLATION", "TX_WARRANT_CANCELLATION", "TX_CONVERTIBLE_CANCELLATION"]);
+const VESTING: ReadonlySet<string> = new Set(["TX_VESTING_START", "TX_VESTING_EVENT"]);
 
-/** Replays every security of `pkg`. Malformed values (not OCF Numeric, not a date) count as absent. */
-export function replayPackage(pkg: PackageObjects): ReplayedPackage {
+/** One security's state while replaying. */
+interface SecurityState {
+  id: string;
+  issuance: JsonRecord;
+  stakeholderId: string | undefined;
+  quantity: Dec;
+  issuedOn: CalendarDate | undefined;
+  outstanding: Dec;
+  endedOn: CalendarDate | undefined;
+  balanceId: string | undefined;
+  released: Dec;
+  canceled: Dec;
+  returnedToPool: Dec;
+  resulting: string[];
+  vestingTransactions: JsonRecord[];
+  terminals: number;
+}
+
+/**
+ * Replays every grant of `pkg` under `reading` (default: what the package declares, else the
+ * documents). Malformed values (not OCF Numeric, not a date) count as absent.
+ */
+export function replayPackage(pkg: PackageObjects, reading: Reading = declaredReading(pkg) ?? "documents"): ReplayedPackage {
   const notes: string[] = [];
-  const issuances = new Map<string, JsonRecord>();
-  const onSecurity = new Map<string, JsonRecord[]>();
+  const problems: string[] = [];
+  const states = new Map<string, SecurityState>();
+  const balances = new Set<string>();
   for (const tx of pkg.transactions) {
     const type = stringAt(tx, "object_type") ?? "";
     const security = stringAt(tx, "security_id");
-    if (security === undefined) continue;
-    if (ISSUANCES.has(type)) {
-      if (!issuances.has(security)) issuances.set(security, tx);
+    if (security !== undefined && ISSUANCES.has(type) && !states.has(security)) {
+      const quantity = decimalAt(tx, "quantity") ?? new Dec(0);
+      states.set(security, {
+        id: security,
+        issuance: tx,
+        stakeholderId: stringAt(tx, "stakeholder_id"),
+        quantity,
+        issuedOn: dateAt(tx, "date"),
+        outstanding: quantity,
+        endedOn: undefined,
+        balanceId: undefined,
+        released: new Dec(0),
+        canceled: new Dec(0),
+        returnedToPool: new Dec(0),
+        resulting: [],
+        vestingTransactions: [],
+        terminals: 0,
+      });
+    }
+    const balance = stringAt(tx, "balance_security_id");
+    if (balance !== undefined) balances.add(balance);
+  }
+  // Date order; within a date, package order (a stable sort of the transactions that act on a security).
+  const acting = pkg.transactions
+    .map((tx, index) => ({ tx, index, date: dateAt(tx, "date") ?? "" }))
+    .filter(({ tx }) => !ISSUANCES.has(stringAt(tx, "object_type") ?? ""))
+    .sort((a, b) => compareIso(a.date, b.date) || a.index - b.index);
+  for (const { tx, date } of acting) {
+    const type = stringAt(tx, "object_type") ?? "";
+    const id = stringAt(tx, "id") ?? "(no id)";
+    const security = states.get(stringAt(tx, "security_id") ?? "");
+    if (security === undefined) continue; // a dangling reference is validate's to report
+    if (VESTING.has(type)) {
+      // A vesting start may precede the grant (the commencement date); milestones after the end are problems.
+      if (reading === "documents" && type === "TX_VESTING_EVENT" && security.endedOn !== undefined && date > security.endedOn) {
+        problems.push(`${id}: vests ${security.id} on ${date}, after it ended on ${security.endedOn}`);
+      }
+      security.vestingTransactions.push(tx);
       continue;
     }
-    let list = onSecurity.get(security);
-    if (list === undefined) onSecurity.set(security, (list = []));
-    list.push(tx);
+    const quantity = decimalAt(tx, "quantity");
+    if (type === "TX_STOCK_PLAN_RETURN_TO_POOL") {
+      security.returnedToPool = security.returnedToPool.plus(quantity ?? 0);
+      continue;
+    }
+    if (reading === "documents" && security.endedOn !== undefined) {
+      problems.push(
+        TERMINAL.has(type)
+          ? `${id}: a second terminal transaction (${type}) on ${security.id}, which ended on ${security.endedOn}`
+          : `${id}: ${type} on ${security.id}, which ended on ${security.endedOn}`,
+      );
+    }
+    if (type === "TX_EQUITY_COMPENSATION_RELEASE") {
+      security.released = security.released.plus(quantity ?? 0);
+      security.outstanding = security.outstanding.minus(quantity ?? 0);
+      const named = tx.resulting_security_ids;
+      if (Array.isArray(named)) for (const r of named) if (typeof r === "string" && !security.resulting.includes(r)) security.resulting.push(r);
+      continue;
+    }
+    if (!TERMINAL.has(type)) continue; // an acceptance takes nothing
+    if (CANCELLATIONS.has(type)) security.canceled = security.canceled.plus(quantity ?? 0);
+    security.terminals += 1;
+    const before = security.outstanding;
+    // A retraction takes what is left; a transaction with a quantity takes that much.
+    const remainder = quantity === undefined ? new Dec(0) : before.minus(quantity);
+    if (remainder.isNegative()) problems.push(`${id}: takes ${formatDecimal(quantity ?? new Dec(0))} of ${security.id}, which holds ${formatDecimal(before)}`);
+    if (reading === "same-security") {
+      security.outstanding = Dec.max(remainder, 0);
+      if (security.outstanding.isZero() && security.endedOn === undefined) security.endedOn = date;
+      continue;
+    }
+    security.outstanding = new Dec(0);
+    security.endedOn ??= date;
+    const balanceId = stringAt(tx, "balance_security_id");
+    security.balanceId ??= balanceId;
+    if (balanceId === undefined) {
+      if (remainder.gt(0)) problems.push(`${id}: leaves ${formatDecimal(remainder)} of ${security.id} on no security (it names no balance_security_id)`);
+      continue;
+    }
+    const balance = states.get(balanceId);
+    if (balance === undefined) problems.push(`${id}: its balance_security_id ${JSON.stringify(balanceId)} is no issuance of the package`);
+    else if (!balance.quantity.equals(Dec.max(remainder, 0))) {
+      problems.push(`${id}: its balance ${balanceId} holds ${formatDecimal(balance.quantity)}, not the ${formatDecimal(Dec.max(remainder, 0))} it leaves of ${security.id}`);
+    }
   }
+
   const terms = new Map<string, JsonRecord>();
   for (const t of pkg.vestingTerms) {
     const id = stringAt(t, "id");
     if (id !== undefined && !terms.has(id)) terms.set(id, t);
   }
   const securities = new Map<string, ReplayedSecurity>();
-  for (const [securityId, issuance] of issuances) {
-    securities.set(securityId, replaySecurity(securityId, issuance, onSecurity.get(securityId) ?? [], issuances, terms, notes));
+  const holdings = new Map<string, { shares: Dec; units: Dec }>();
+  for (const state of states.values()) {
+    const type = stringAt(state.issuance, "object_type");
+    if (state.stakeholderId !== undefined && (type === "TX_STOCK_ISSUANCE" || type === "TX_EQUITY_COMPENSATION_ISSUANCE")) {
+      const held = holdings.get(state.stakeholderId) ?? { shares: new Dec(0), units: new Dec(0) };
+      if (type === "TX_STOCK_ISSUANCE") held.shares = held.shares.plus(state.outstanding);
+      else held.units = held.units.plus(state.outstanding);
+      holdings.set(state.stakeholderId, held);
+    }
+    if (reading === "documents" && balances.has(state.id)) continue; // part of another grant's chain
+    securities.set(state.id, replayGrant(state, states, reading, terms, notes));
   }
-  return { securities, notes };
+  return { reading, securities, problems, holdings, notes };
 }
 
-function replaySecurity(
-  securityId: string,
-  issuance: JsonRecord,
-  transactions: readonly JsonRecord[],
-  issuances: ReadonlyMap<string, JsonRecord>,
-  terms: ReadonlyMap<string, JsonRecord>,
-  notes: string[],
-): ReplayedSecurity {
-  const issued = decimalAt(issuance, "quantity") ?? new Dec(0);
+function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecurityState>, reading: Reading, terms: ReadonlyMap<string, JsonRecord>, notes: string[]): ReplayedSecurity {
+  const chain: SecurityState[] = [];
+  for (let at: SecurityState | undefined = root; at !== undefined && !chain.includes(at); ) {
+    chain.push(at);
+    at = reading === "documents" && at.balanceId !== undefined ? states.get(at.balanceId) : undefined;
+  }
+  const live = chain.at(-1) as SecurityState;
   let released = new Dec(0);
   let canceled = new Dec(0);
-  let forfeited = new Dec(0);
-  let expired = new Dec(0);
-  let vestedCancelled = new Dec(0);
-  let otherConsumed = new Dec(0);
   let returnedToPool = new Dec(0);
-  const resulting: string[] = [];
-  for (const tx of transactions) {
-    const type = stringAt(tx, "object_type") ?? "";
-    const quantity = decimalAt(tx, "quantity") ?? new Dec(0);
-    if (type === "TX_EQUITY_COMPENSATION_RELEASE") {
-      released = released.plus(quantity);
-      const named = tx.resulting_security_ids;
-      if (Array.isArray(named)) for (const id of named) if (typeof id === "string" && !resulting.includes(id)) resulting.push(id);
-    } else if (CANCELLATIONS.has(type)) {
-      canceled = canceled.plus(quantity);
-      const reason = stringAt(tx, "reason_text") ?? "";
-      const id = stringAt(tx, "id") ?? "";
-      if (/^expired\b/i.test(reason) || id.endsWith("-expiry")) {
-        expired = expired.plus(quantity);
-        vestedCancelled = vestedCancelled.plus(quantity);
-      } else if (/^forfeited\b/i.test(reason) || id.endsWith("-forfeiture")) {
-        forfeited = forfeited.plus(quantity);
-      }
-    } else if (OTHER_CONSUMING.has(type)) {
-      otherConsumed = otherConsumed.plus(quantity);
-    } else if (type === "TX_STOCK_PLAN_RETURN_TO_POOL") {
-      returnedToPool = returnedToPool.plus(quantity);
-    }
-  }
   let netSettled = new Dec(0);
-  for (const id of resulting) netSettled = netSettled.plus(decimalAt(issuances.get(id) ?? {}, "quantity") ?? 0);
-  const unvestedCancelled = canceled.minus(vestedCancelled);
-  const scheduled = scheduleOf(securityId, issuance, issued, transactions, terms, notes);
+  let sold = new Dec(0);
+  const resulting: string[] = [];
+  const tranches: { date: CalendarDate; amount: Dec }[] = [];
+  chain.forEach((s, k) => {
+    released = released.plus(s.released);
+    canceled = canceled.plus(s.canceled);
+    returnedToPool = returnedToPool.plus(s.returnedToPool);
+    for (const id of s.resulting) {
+      if (resulting.includes(id)) continue;
+      resulting.push(id);
+      const issued = states.get(id);
+      if (issued === undefined) continue;
+      if (issued.stakeholderId === root.stakeholderId) netSettled = netSettled.plus(issued.quantity);
+      else sold = sold.plus(issued.quantity);
+    }
+    // The chain's vesting: the first security's, and each balance's after its issuance (what it
+    // vests on its issue date is carried over). Lists are read as they stand, never cut at an end.
+    for (const t of scheduleOf(s, terms, notes)) {
+      if (k > 0 && s.issuedOn !== undefined && compareIso(t.date, s.issuedOn) <= 0) continue;
+      tranches.push(t);
+    }
+  });
   const figures: Figures = {
-    issued: formatDecimal(issued),
+    issued: formatDecimal(root.quantity),
     released: formatDecimal(released),
     netSettled: formatDecimal(netSettled),
+    soldToCover: formatDecimal(sold),
     canceled: formatDecimal(canceled),
-    forfeited: formatDecimal(forfeited),
-    expired: formatDecimal(expired),
     returnedToPool: formatDecimal(returnedToPool),
     returnedToTreasury: formatDecimal(canceled.minus(returnedToPool)),
-    outstanding: formatDecimal(issued.minus(released).minus(canceled).minus(otherConsumed)),
+    outstanding: formatDecimal(live.outstanding),
   };
   return {
-    securityId,
-    issuance,
-    issuanceType: stringAt(issuance, "object_type") ?? "",
+    securityId: root.id,
+    issuance: root.issuance,
+    issuanceType: stringAt(root.issuance, "object_type") ?? "",
+    chain: chain.map((s) => s.id),
     figures,
-    tranches: capTranches(scheduled, issued.minus(unvestedCancelled)),
+    tranches: mergeTranches(tranches),
     resultingSecurityIds: resulting,
   };
 }
 
-/** The uncapped vesting schedule of a security (see the module comment). */
-function scheduleOf(
-  securityId: string,
-  issuance: JsonRecord,
-  issued: Dec,
-  transactions: readonly JsonRecord[],
-  terms: ReadonlyMap<string, JsonRecord>,
-  notes: string[],
-): Tranche[] {
-  const vestings = issuance.vestings;
+/** One security's vesting as dated amounts: `vestings`, else its VestingTerms, else everything at issuance. */
+function scheduleOf(s: SecurityState, terms: ReadonlyMap<string, JsonRecord>, notes: string[]): { date: CalendarDate; amount: Dec }[] {
+  const vestings = s.issuance.vestings;
   if (Array.isArray(vestings) && vestings.length > 0) {
-    return mergeTranches(
-      vestings.flatMap((v: unknown) => {
-        if (!isRecord(v)) return [];
-        const date = dateAt(v, "date");
-        const amount = decimalAt(v, "amount");
-        return date === undefined || amount === undefined ? [] : [{ date, amount }];
-      }),
-    );
+    return vestings.flatMap((v: unknown) => {
+      if (!isRecord(v)) return [];
+      const date = dateAt(v, "date");
+      const amount = decimalAt(v, "amount");
+      return date === undefined || amount === undefined ? [] : [{ date, amount }];
+    });
   }
-  const termsId = stringAt(issuance, "vesting_terms_id");
-  const issuedOn = dateAt(issuance, "date");
-  if (termsId === undefined) return issuedOn === undefined ? [] : mergeTranches([{ date: issuedOn, amount: issued }]);
+  const termsId = stringAt(s.issuance, "vesting_terms_id");
+  if (termsId === undefined) return s.issuedOn === undefined ? [] : [{ date: s.issuedOn, amount: s.quantity }];
   const found = terms.get(termsId);
   if (found === undefined) {
-    notes.push(`security ${JSON.stringify(securityId)}: its vesting terms ${JSON.stringify(termsId)} are not in the package; nothing of it is counted as vested`);
+    notes.push(`security ${JSON.stringify(s.id)}: its vesting terms ${JSON.stringify(termsId)} are not in the package; nothing of it is counted as vested`);
     return [];
   }
-  // When each condition fires: absolute dates, and the transactions that name a condition.
-  const firedOn = new Map<string, CalendarDate>();
-  for (const tx of transactions) {
-    const type = stringAt(tx, "object_type");
-    const condition = stringAt(tx, "vesting_condition_id");
-    const date = dateAt(tx, "date");
-    if ((type === "TX_VESTING_START" || type === "TX_VESTING_EVENT") && condition !== undefined && date !== undefined) {
-      const earlier = firedOn.get(condition);
-      if (earlier === undefined || compareIso(date, earlier) < 0) firedOn.set(condition, date);
-    }
-  }
-  const conditions = Array.isArray(found.vesting_conditions) ? found.vesting_conditions.filter(isRecord) : [];
-  const tranches: { date: CalendarDate; amount: Dec }[] = [];
-  for (const condition of conditions) {
-    const id = stringAt(condition, "id") ?? "";
-    const trigger = isRecord(condition.trigger) ? condition.trigger : {};
-    const triggerType = stringAt(trigger, "type");
-    let date: CalendarDate | undefined;
-    if (triggerType === "VESTING_SCHEDULE_ABSOLUTE") date = dateAt(trigger, "date");
-    else if (triggerType === "VESTING_START_DATE" || triggerType === "VESTING_EVENT") date = firedOn.get(id);
-    else {
-      notes.push(`security ${JSON.stringify(securityId)}: vesting condition ${JSON.stringify(id)} has a ${String(triggerType)} trigger, which reconcile does not replay`);
-      continue;
-    }
-    if (date === undefined) continue;
-    const amount = conditionAmount(condition, issued);
-    if (amount !== undefined) tranches.push({ date, amount });
-  }
-  return mergeTranches(tranches);
+  return walkTerms(s, found, notes);
 }
 
-/** A condition's `quantity`, else its `portion` of the issued quantity. */
-function conditionAmount(condition: JsonRecord, issued: Dec): Dec | undefined {
+/**
+ * A VestingTerms graph walked from the condition its TX_VESTING_START names: a condition fires on its
+ * trigger (an absolute date, the date of the TX_VESTING_EVENT naming it), never before the condition
+ * it follows; among several next conditions the first to fire is taken (OCF: one path only). Each
+ * fired condition vests its `quantity`, else its `portion` of the issued quantity (`remainder`: what
+ * is left). Relative triggers are not replayed and are named in `notes`.
+ */
+function walkTerms(s: SecurityState, terms: JsonRecord, notes: string[]): { date: CalendarDate; amount: Dec }[] {
+  const conditions = new Map<string, JsonRecord>();
+  for (const c of Array.isArray(terms.vesting_conditions) ? terms.vesting_conditions.filter(isRecord) : []) {
+    const id = stringAt(c, "id");
+    if (id !== undefined && !conditions.has(id)) conditions.set(id, c);
+  }
+  const firedOn = new Map<string, CalendarDate>();
+  for (const tx of s.vestingTransactions) {
+    const condition = stringAt(tx, "vesting_condition_id");
+    const date = dateAt(tx, "date");
+    if (condition === undefined || date === undefined) continue;
+    const earlier = firedOn.get(condition);
+    if (earlier === undefined || compareIso(date, earlier) < 0) firedOn.set(condition, date);
+  }
+  const start = [...firedOn.keys()].find((id) => {
+    const trigger = conditions.get(id)?.trigger;
+    return isRecord(trigger) && trigger.type === "VESTING_START_DATE";
+  });
+  const out: { date: CalendarDate; amount: Dec }[] = [];
+  if (start === undefined) return out;
+  let vested = new Dec(0);
+  let current: JsonRecord | undefined = conditions.get(start);
+  let at = firedOn.get(start) as CalendarDate;
+  const seen = new Set<string>();
+  while (current !== undefined && !seen.has(stringAt(current, "id") ?? "")) {
+    seen.add(stringAt(current, "id") ?? "");
+    const amount = conditionAmount(current, s.quantity, vested);
+    if (amount !== undefined && !amount.isZero()) {
+      out.push({ date: at, amount });
+      vested = vested.plus(amount);
+    }
+    let next: { condition: JsonRecord; at: CalendarDate } | undefined;
+    const nextIds = Array.isArray(current.next_condition_ids) ? current.next_condition_ids : [];
+    for (const nextId of nextIds) {
+      if (typeof nextId !== "string") continue;
+      const condition = conditions.get(nextId);
+      if (condition === undefined) continue;
+      const trigger = isRecord(condition.trigger) ? condition.trigger : {};
+      const type = stringAt(trigger, "type");
+      let date: CalendarDate | undefined;
+      if (type === "VESTING_SCHEDULE_ABSOLUTE") date = dateAt(trigger, "date");
+      else if (type === "VESTING_EVENT" || type === "VESTING_START_DATE") date = firedOn.get(nextId);
+      else {
+        notes.push(`security ${JSON.stringify(s.id)}: vesting condition ${JSON.stringify(nextId)} has a ${String(type)} trigger, which reconcile does not replay`);
+        continue;
+      }
+      if (date === undefined) continue;
+      if (compareIso(date, at) < 0) date = at;
+      if (next === undefined || compareIso(date, next.at) < 0) next = { condition, at: date };
+    }
+    current = next?.condition;
+    if (next !== undefined) at = next.at;
+  }
+  return out;
+}
+
+/** A condition's `quantity`, else its `portion` of the issued quantity (or of what is left, for `remainder`). */
+function conditionAmount(condition: JsonRecord, issued: Dec, vestedSoFar: Dec): Dec | undefined {
   const quantity = decimalAt(condition, "quantity");
   if (quantity !== undefined) return quantity;
   const portion = isRecord(condition.portion) ? condition.portion : undefined;
@@ -214,7 +378,8 @@ function conditionAmount(condition: JsonRecord, issued: Dec): Dec | undefined {
   if (numerator === undefined || denominator === undefined || denominator.isZero()) return undefined;
   // Dec has 200 significant digits: a portion such as 1/3 of a share count is exact far beyond any
   // figure it is compared with, and the comparison reports what remains.
-  return issued.times(numerator).dividedBy(denominator);
+  const base = portion.remainder === true ? issued.minus(vestedSoFar) : issued;
+  return base.times(numerator).dividedBy(denominator);
 }
 
 function decimalAt(value: JsonRecord, key: string): Dec | undefined {

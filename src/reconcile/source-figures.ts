@@ -1,32 +1,45 @@
 /**
- * The figures of a source record as its counters state them, and its vesting as tranches, read the
- * way ocf-sync's mapping reads them (mappings/README.md): an event vests its `vestedQuantity` once
- * vested, else its `targetQuantity`, else the deprecated `quantity`; a pending performance event or
- * an undated one vests nothing yet; a record without events vests everything at its issue date.
+ * The figures of a source record as its counters state them, its vesting as tranches, and the
+ * holdings of an issuer's stakeholders, read the way the API documents its fields
+ * (reference/source-api.md §9.8–9.11) and consumer-true-ocf.md requires of a package:
+ * - an event vests its `vestedQuantity` once vested, else its `targetQuantity` (else the deprecated
+ *   `quantity`) on its date; an event not vested that falls after the `terminationDate`, or a pending
+ *   milestone (no date), vests nothing; a record without events vests everything at its issue date;
+ * - a grant's one cancellation takes `canceledQuantity`, else (units) forfeited + expired;
+ * - a settlement delivers its net shares to the holder and its sold shares to their buyers; withheld
+ *   shares were never issued.
  */
 import type { CalendarDate } from "../dates.js";
 import { Dec, formatDecimal, sumDecimals, type DecimalString } from "../decimal.js";
-import type { ParsedRecord, RestrictedStockUnit } from "../source/records.js";
-import { capTranches, mergeTranches } from "./tranches.js";
-import type { Figures, Tranche } from "./types.js";
+import { stakeholderIdOf } from "../mapping/ids.js";
+import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
+import { mergeTranches } from "./tranches.js";
+import type { Figures, SourceIssuer, Tranche } from "./types.js";
 
 /** A source record's figures and vesting. */
 export interface SourceGrant {
   figures: Figures;
-  /** What vests when, cut to what cancellations leave (`capTranches`). */
+  /** What vests when (see the module comment). */
   tranches: Tranche[];
+}
+
+/** The quantity a grant's one cancellation takes. */
+export function cancelledBy(record: RestrictedStockAward | RestrictedStockUnit): DecimalString {
+  const canceled = record.canceledQuantity ?? "0";
+  if (!new Dec(canceled).isZero() || !("settlements" in record)) return canceled;
+  return formatDecimal(sumDecimals([record.forfeitedQuantity ?? "0", record.expiredQuantity ?? "0"]));
 }
 
 /**
  * Figures of one record. A counter the record does not send is taken as 0, except where the source
- * can say it another way (released and net settled: the settlements' sums; vested: the vested
- * events), and except `forfeited`, `expired` and `returnedToTreasury`, which are left out (not
- * compared) when absent, because the package can only state them when the source broke them down.
+ * can say it another way (released, net settled, sold to cover: the settlements' sums; vested: the
+ * vested events), and except `forfeited`, `expired` and `returnedToTreasury`, which are left out when
+ * absent.
  */
 export function sourceGrant(parsed: ParsedRecord): SourceGrant {
   const { record } = parsed;
   const quantity = record.quantity ?? "0";
-  const canceled = record.canceledQuantity ?? "0";
+  const canceled = cancelledBy(record);
   const vestedEvents = record.vestingEvents.filter((e) => e.vested).map((e) => e.vestedQuantity ?? "0");
   const figures: Figures = {
     issued: quantity,
@@ -35,29 +48,16 @@ export function sourceGrant(parsed: ParsedRecord): SourceGrant {
     returnedToPool: record.returnedToPoolQuantity ?? "0",
     ...(record.returnedToTreasuryQuantity === undefined ? {} : { returnedToTreasury: record.returnedToTreasuryQuantity }),
   };
-  let unvestedCancelled: DecimalString = canceled;
   if (parsed.kind === "restrictedStockUnit") {
     const unit = parsed.record;
     figures.released = unit.releasedQuantity ?? formatDecimal(sumDecimals(unit.settlements.map((s) => s.releaseQuantity ?? "0")));
     figures.netSettled = unit.netSettledQuantity ?? formatDecimal(sumDecimals(unit.settlements.map((s) => s.netSettlementQuantity ?? "0")));
+    figures.soldToCover = formatDecimal(sumDecimals(unit.settlements.map((s) => s.saleQuantity ?? "0")));
     if (unit.forfeitedQuantity !== undefined) figures.forfeited = unit.forfeitedQuantity;
     if (unit.expiredQuantity !== undefined) figures.expired = unit.expiredQuantity;
-    unvestedCancelled = unitUnvestedCancelled(unit);
   }
   figures.outstanding = formatDecimal(new Dec(quantity).minus(figures.released ?? "0").minus(canceled));
-  return { figures, tranches: capTranches(scheduleOf(parsed), new Dec(quantity).minus(unvestedCancelled)) };
-}
-
-/**
- * The units cancelled before vesting, as the mapping cancels them: the forfeited units when
- * forfeited + expired make up the canceled total (or nothing is canceled), else the whole canceled
- * quantity in one cancellation that does not say which units it took.
- */
-function unitUnvestedCancelled(unit: RestrictedStockUnit): DecimalString {
-  const canceled = unit.canceledQuantity;
-  const parts = sumDecimals([unit.forfeitedQuantity ?? "0", unit.expiredQuantity ?? "0"]);
-  if (canceled === undefined || new Dec(canceled).isZero() || parts.equals(canceled)) return unit.forfeitedQuantity ?? "0";
-  return canceled;
+  return { figures, tranches: scheduleOf(parsed) };
 }
 
 function scheduleOf(parsed: ParsedRecord): Tranche[] {
@@ -66,11 +66,51 @@ function scheduleOf(parsed: ParsedRecord): Tranche[] {
     return record.issueDate === undefined ? [] : mergeTranches([{ date: record.issueDate, amount: new Dec(record.quantity ?? "0") }]);
   }
   const tranches: { date: CalendarDate; amount: Dec }[] = [];
+  const terminated = record.terminationDate;
   for (const event of record.vestingEvents) {
     if (event.vestDate === undefined) continue;
-    if (!event.vested && event.performanceCondition) continue;
+    if (!event.vested && (event.performanceCondition || (terminated !== undefined && event.vestDate > terminated))) continue;
     const amount = event.vested && event.vestedQuantity !== undefined ? event.vestedQuantity : (event.targetQuantity ?? event.quantity);
     if (amount !== undefined) tranches.push({ date: event.vestDate, amount: new Dec(amount) });
   }
   return mergeTranches(tranches);
+}
+
+/**
+ * Outstanding shares and units per OCF stakeholder id as of `asOf`, from the source records: awards
+ * issued less cancelled, net shares delivered, and units granted less released and cancelled. Shares
+ * sold to cover taxes are held by their buyers, under `sellToCoverId`.
+ */
+export function sourceHoldings(source: SourceIssuer, asOf: CalendarDate, sellToCoverId: string): Map<string, { shares: Dec; units: Dec }> {
+  const holdings = new Map<string, { shares: Dec; units: Dec }>();
+  const of = (id: string) => {
+    let entry = holdings.get(id);
+    if (entry === undefined) holdings.set(id, (entry = { shares: new Dec(0), units: new Dec(0) }));
+    return entry;
+  };
+  const cancelledOn = (record: RestrictedStockAward | RestrictedStockUnit): Dec => {
+    const date = record.canceledDate ?? record.terminationDate;
+    return date !== undefined && date <= asOf ? new Dec(cancelledBy(record)) : new Dec(0);
+  };
+  for (const award of source.awards) {
+    if (award.stakeholderId === undefined || award.issueDate === undefined || award.issueDate > asOf) continue;
+    const entry = of(stakeholderIdOf(award.stakeholderId));
+    entry.shares = entry.shares.plus(award.quantity ?? "0").minus(cancelledOn(award));
+  }
+  for (const unit of source.units) {
+    if (unit.stakeholderId === undefined || unit.issueDate === undefined || unit.issueDate > asOf) continue;
+    const entry = of(stakeholderIdOf(unit.stakeholderId));
+    let units = new Dec(unit.quantity ?? "0").minus(cancelledOn(unit));
+    for (const s of unit.settlements) {
+      if (s.settlementDate === undefined || s.settlementDate > asOf) continue;
+      units = units.minus(s.releaseQuantity ?? "0");
+      entry.shares = entry.shares.plus(s.netSettlementQuantity ?? "0");
+      if (s.saleQuantity !== undefined && !new Dec(s.saleQuantity).isZero()) {
+        const buyers = of(sellToCoverId);
+        buyers.shares = buyers.shares.plus(s.saleQuantity);
+      }
+    }
+    entry.units = entry.units.plus(units);
+  }
+  return holdings;
 }

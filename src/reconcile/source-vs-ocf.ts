@@ -1,23 +1,39 @@
 /**
- * Source against OCF: every award and unit of the source is matched with its security in the package
- * (`rsa-<id>` / `rsu-<id>`, the mapping's ids) and each counter is compared, exactly (up to the
- * tolerance), with the figure a replay of the package's transactions derives. Then the source's own
- * consistency is checked (`checkSourceConsistency`). Pure.
+ * Source against OCF: every award and unit of the source is matched with its grant in the package (the
+ * chain from the issuance of `rsa-<id>` / `rsu-<id>`, the mapping's ids; else from the issuance whose
+ * `custom_id` is the record's `securityLabel`) and each counter is compared, exactly (up to the
+ * tolerance), with the figure a replay of the package's transactions derives under the reading used
+ * (`replay.ts`). The package's lineage problems under that reading are differences too, and the
+ * holdings of every stakeholder are set side by side. Then the source's own consistency is checked
+ * (`checkSourceConsistency`). Pure.
  */
 import { isCalendarDate, type CalendarDate } from "../dates.js";
 import { Dec, formatDecimal, type DecimalString } from "../decimal.js";
 import { describeValue } from "../errors.js";
-import { securityIdOf } from "../mapping/ids.js";
+import { SELL_TO_COVER_STAKEHOLDER_ID, securityIdOf } from "../mapping/ids.js";
 import type { ParsedRecord } from "../source/records.js";
 import { checkSourceConsistency } from "./consistency.js";
 import { ReconcileInputError, type PackageObjects } from "./package-objects.js";
-import { replayPackage } from "./replay.js";
-import { sourceGrant } from "./source-figures.js";
+import { declaredReading, replayPackage, type Reading, type ReplayedPackage } from "./replay.js";
+import { sourceGrant, sourceHoldings } from "./source-figures.js";
+import { stringAt } from "./package-objects.js";
 import { cumulativeCurve, describeTranches, trancheDifference, vestedBy } from "./tranches.js";
-import { FIGURE_NAMES, recordLabel, type Difference, type SourceIssuer, type FigureName, type Figures, type GrantRow, type ReconcileOptions, type ReconciliationReport, type Tranche } from "./types.js";
+import {
+  FIGURE_NAMES,
+  recordLabel,
+  type Difference,
+  type FigureName,
+  type Figures,
+  type GrantRow,
+  type HolderRow,
+  type ReconcileOptions,
+  type ReconciliationReport,
+  type SourceIssuer,
+  type Tranche,
+} from "./types.js";
 
-/** Figures compared between source and OCF; `outstanding` follows from the others and is not. */
-const COMPARED: readonly FigureName[] = FIGURE_NAMES.filter((name) => name !== "outstanding");
+/** Figures compared between source and OCF: a package cannot state forfeited and expired apart. */
+const COMPARED: readonly FigureName[] = FIGURE_NAMES.filter((name) => name !== "forfeited" && name !== "expired");
 
 /**
  * Reconciles one issuer's source records with an OCF package of that issuer. Labels default to
@@ -32,7 +48,9 @@ const COMPARED: readonly FigureName[] = FIGURE_NAMES.filter((name) => name !== "
 export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects, options: ReconcileOptions = {}): ReconciliationReport {
   const { asOf, tolerance, counterVested } = resolveOptions(options, pkg.asOf);
   const { issuerId } = source;
-  const replayed = replayPackage(pkg);
+  const reading = readingFor(options, [pkg]);
+  const replayed = replayPackage(pkg, reading.reading);
+  const byLabel = rootsByCustomId(replayed);
   const differences: Difference[] = [];
   const grants: GrantRow[] = [];
   const sourceCurves: Tranche[][] = [];
@@ -44,11 +62,13 @@ export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects
   ];
   for (const parsed of records) {
     const { kind, record } = parsed;
-    const securityId = securityIdOf(kind, record.id);
     const grant = sourceGrant(parsed);
     if (!counterVested) grant.figures.vested = formatDecimal(vestedBy(grant.tranches, asOf));
     sourceCurves.push(grant.tranches);
-    const security = replayed.securities.get(securityId);
+    // Ours are found by id; another system's by the record's label as its custom_id.
+    const ownId = securityIdOf(kind, record.id);
+    const security = replayed.securities.get(ownId) ?? (record.securityLabel === undefined ? undefined : byLabel.get(record.securityLabel));
+    const securityId = security?.securityId ?? ownId;
     const about = { issuerId, kind, recordId: record.id, securityId };
     if (security === undefined) {
       grants.push({ key: record.id, kind, securityId, expected: grant.figures, actual: {} });
@@ -60,6 +80,18 @@ export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects
         expected: securityId,
         actual: null,
         message: `${recordLabel(kind, record.id)} has no security ${describeValue(securityId)} in the OCF package`,
+      });
+      continue;
+    }
+    if (accounted.has(securityId)) {
+      differences.push({
+        section: "source-vs-ocf",
+        code: "MISSING_IN_OCF",
+        ...about,
+        field: "security",
+        expected: recordLabel(kind, record.id),
+        actual: null,
+        message: `${recordLabel(kind, record.id)} matches security ${describeValue(securityId)}, which another record already matched`,
       });
       continue;
     }
@@ -76,7 +108,7 @@ export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects
       const found = actual[figure];
       // Figures only a unit has, and counters the source did not break down, are not compared.
       if (expected === undefined || found === undefined) continue;
-      if (kind === "restrictedStockAward" && (figure === "forfeited" || figure === "expired")) continue;
+      if (figure === "outstanding" && !outstandingUnexplained(actual)) continue;
       if (withinTolerance(expected, found, tolerance)) continue;
       differences.push({
         section: "source-vs-ocf",
@@ -116,7 +148,9 @@ export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects
       message: `the OCF package has security ${describeValue(securityId)} (${security.issuanceType}), which no source record accounts for`,
     });
   }
+  differences.push(...lineageDifferences(issuerId, replayed, "source-vs-ocf", ""));
   differences.push(...checkSourceConsistency(source));
+  const asOfReplay = replayPackage({ ...pkg, transactions: pkg.transactions.filter((tx) => (stringAt(tx, "date") ?? "") <= asOf) }, reading.reading);
   return {
     mode: "source-vs-ocf",
     issuerId,
@@ -125,10 +159,73 @@ export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects
     labels: options.labels ?? { expected: "source", actual: `OCF ${pkg.location}` },
     totals: { expected: totalsOf(grants.map((g) => g.expected)), actual: totalsOf(grants.map((g) => g.actual)) },
     grants,
+    holders: holderRows(sourceHoldings(source, asOf, SELL_TO_COVER_STAKEHOLDER_ID), asOfReplay.holdings),
+    reading,
     differences,
     vestingCurves: { expected: cumulativeCurve(sourceCurves), actual: cumulativeCurve(ocfCurves) },
     notes: replayed.notes,
   };
+}
+
+/**
+ * The reading a reconciliation uses: the option when given, else what the packages declare (all of
+ * them must agree), else the documents.
+ */
+export function readingFor(options: ReconcileOptions, packages: readonly PackageObjects[]): ReconciliationReport["reading"] {
+  if (options.reader !== undefined) {
+    if (options.reader !== "documents" && options.reader !== "same-security") {
+      throw new ReconcileInputError(`reader ${describeValue(options.reader)} is neither "documents" nor "same-security"`);
+    }
+    return { reading: options.reader, source: "option" };
+  }
+  const declared = new Set(packages.map((p) => declaredReading(p)).filter((r): r is Reading => r !== undefined));
+  const [only] = declared;
+  return declared.size === 1 && only !== undefined ? { reading: only, source: "package" } : { reading: "documents", source: "default" };
+}
+
+/** The grants of a package by the `custom_id` of their first issuance, where it is unique. */
+function rootsByCustomId(replayed: ReplayedPackage): Map<string, ReplayedPackage["securities"] extends Map<string, infer S> ? S : never> {
+  const byLabel = new Map<string, ReplayedPackage["securities"] extends Map<string, infer S> ? S : never>();
+  const twice = new Set<string>();
+  for (const security of replayed.securities.values()) {
+    const label = stringAt(security.issuance, "custom_id");
+    if (label === undefined) continue;
+    if (byLabel.has(label)) twice.add(label);
+    byLabel.set(label, security);
+  }
+  for (const label of twice) byLabel.delete(label);
+  return byLabel;
+}
+
+/** One `OCF_LINEAGE` difference per problem the reading found in a package. */
+export function lineageDifferences(issuerId: string, replayed: ReplayedPackage, section: Difference["section"], which: string): Difference[] {
+  return replayed.problems.map((problem) => ({
+    section,
+    code: "OCF_LINEAGE" as const,
+    issuerId,
+    field: "lineage",
+    expected: null,
+    actual: problem,
+    message: `${which}read by the ${replayed.reading} reading, ${problem}`,
+  }));
+}
+
+/** Both sides' holdings per stakeholder, sorted by id; a stakeholder with nothing on either side is left out. */
+export function holderRows(expected: ReadonlyMap<string, { shares: Dec; units: Dec }>, actual: ReadonlyMap<string, { shares: Dec; units: Dec }>): HolderRow[] {
+  const ids = [...new Set([...expected.keys(), ...actual.keys()])].sort();
+  const zero = { shares: new Dec(0), units: new Dec(0) };
+  const rows: HolderRow[] = [];
+  for (const id of ids) {
+    const e = expected.get(id) ?? zero;
+    const a = actual.get(id) ?? zero;
+    if (e.shares.isZero() && e.units.isZero() && a.shares.isZero() && a.units.isZero()) continue;
+    rows.push({
+      stakeholderId: id,
+      expected: { shares: formatDecimal(e.shares), units: formatDecimal(e.units) },
+      actual: { shares: formatDecimal(a.shares), units: formatDecimal(a.units) },
+    });
+  }
+  return rows;
 }
 
 /** The date and tolerance to use, checked. */
@@ -141,6 +238,18 @@ export function resolveOptions(options: ReconcileOptions, packageAsOf: CalendarD
     throw new ReconcileInputError(`tolerance ${describeValue(text)} is not a non-negative decimal such as "0" or "0.5"`);
   }
   return { asOf: options.asOf ?? packageAsOf, tolerance: new Dec(text), counterVested: options.asOf === undefined };
+}
+
+/**
+ * Whether a grant's outstanding figure says something its other figures do not: it is issued −
+ * released − canceled unless the package lost (or invented) a remainder, as a cancellation without the
+ * balance security the documents require does. Otherwise a difference in outstanding follows from one
+ * already reported, and is not reported twice.
+ */
+export function outstandingUnexplained(figures: Figures): boolean {
+  const { issued, released, canceled, outstanding } = figures;
+  if (issued === undefined || outstanding === undefined) return false;
+  return !new Dec(issued).minus(released ?? "0").minus(canceled ?? "0").equals(outstanding);
 }
 
 /** `|a − b| ≤ tolerance`, exactly. */

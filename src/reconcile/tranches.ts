@@ -1,12 +1,7 @@
 /**
  * Vesting as dated tranches, the common ground of both sides: the source's vesting events and an OCF
- * package's `vestings`, vesting conditions and vesting transactions both become tranches.
- *
- * Cancelled shares never vest. OCF does not say which shares a cancellation removes; ocf-sync's
- * mapping cancels an award's unvested shares and a unit's forfeited (unvested) units, while expired
- * units had vested. So a grant vests at most `issued − cancelled unvested`, whatever its schedule
- * still lists after a termination: tranches are taken in date order and each vests what is left
- * under that cap (`capTranches`). The same rule is applied to both sides.
+ * package's `vestings`, vesting conditions and vesting transactions both become tranches. Each side
+ * is read as it stands: nothing is capped or adjusted to make the two agree.
  */
 import { compareIso, type CalendarDate } from "../dates.js";
 import { Dec, formatDecimal } from "../decimal.js";
@@ -20,19 +15,6 @@ export function mergeTranches(tranches: readonly { date: CalendarDate; amount: D
     .sort(([a], [b]) => compareIso(a, b))
     .filter(([, amount]) => !amount.isZero())
     .map(([date, amount]) => ({ date, amount: formatDecimal(amount) }));
-}
-
-/** `tranches` (merged and sorted) with each one cut to what is left under `cap`; tranches left with nothing are dropped. */
-export function capTranches(tranches: readonly Tranche[], cap: Dec): Tranche[] {
-  let left = Dec.max(cap, 0);
-  const out: Tranche[] = [];
-  for (const { date, amount } of tranches) {
-    const vests = Dec.min(new Dec(amount), left);
-    if (vests.lte(0)) continue;
-    left = left.minus(vests);
-    out.push({ date, amount: formatDecimal(vests) });
-  }
-  return out;
 }
 
 /** What `tranches` have vested by `date` (inclusive). */

@@ -7,17 +7,21 @@ import type { DecimalString } from "../decimal.js";
 import { describeValue } from "../errors.js";
 import { LABEL_OF, type RecordKind } from "../source/kinds.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
+import type { Reading } from "./replay.js";
 
 /**
  * The figures of one grant, as the source's counters state them or as a replay of OCF transactions
- * derives them. `outstanding` (issued − released − canceled) is shown, never compared: it follows
- * from the others, and comparing it would report one change twice.
+ * derives them. `outstanding` is what the grant's live security holds: under the documents reading a
+ * package can lose shares (a remainder left on no security) without any other figure changing, so it
+ * is compared too. `forfeited` and `expired` have no OCF transaction of their own: a package cannot
+ * state them, so they are shown for the source only.
  */
 export const FIGURE_NAMES = [
   "issued",
   "vested",
   "released",
   "netSettled",
+  "soldToCover",
   "canceled",
   "forfeited",
   "expired",
@@ -42,6 +46,7 @@ export const DIFFERENCE_CODES = {
   TOTAL_MISMATCH: "a total per stock class, stock plan or stakeholder differs between the two packages",
   SOURCE_INCONSISTENT: "the source's own figures of a record disagree with each other",
   SOURCE_RECORD_INVALID: "a source record could not be parsed (it was quarantined by the pull)",
+  OCF_LINEAGE: "a transaction of the package cannot be read under the reading used (an act on an ended security, a remainder left on no security, a balance that does not add up)",
 } as const;
 /** A stable difference code; see `DIFFERENCE_CODES`. */
 export type DifferenceCode = keyof typeof DIFFERENCE_CODES;
@@ -81,6 +86,14 @@ export interface VestingPoint {
   vested: DecimalString;
 }
 
+/** One stakeholder's holdings on both sides, as of the report's date. */
+export interface HolderRow {
+  /** The OCF stakeholder id (the source's `stakeholderId` as ocf-sync maps it: `stakeholder-<id>`). */
+  stakeholderId: string;
+  expected: { shares: DecimalString; units: DecimalString };
+  actual: { shares: DecimalString; units: DecimalString };
+}
+
 /** The figures of one grant on both sides. */
 export interface GrantRow {
   /** The source record id, or the first package's security id. */
@@ -104,6 +117,13 @@ export interface ReconciliationReport {
   /** Sums of each figure over every grant, per side. */
   totals: { expected: Figures; actual: Figures };
   grants: GrantRow[];
+  /** Shares and units per stakeholder on both sides, as of `asOf`, sorted by stakeholder id. */
+  holders: HolderRow[];
+  /**
+   * How the OCF packages were read: `"documents"` (a cancellation ends its security; what remains is
+   * the balance security) or `"same-security"` (OCF #531), and why that reading.
+   */
+  reading: { reading: Reading; source: "option" | "package" | "default" };
   /** Every difference, source-vs-OCF or OCF-vs-OCF first, then the source's own consistency. */
   differences: Difference[];
   /** Cumulative vested shares of the issuer over time, per side (for the chart). */
@@ -128,6 +148,13 @@ export interface ReconcileOptions {
   tolerance?: DecimalString;
   /** What to call the two sides in the report. @default "source" and the package's location, or the two locations */
   labels?: { expected: string; actual: string };
+  /**
+   * How to read the OCF packages: `"documents"` (OCF's TraversingTransactions: a cancellation ends its
+   * security and what remains lives on the issuance its `balance_security_id` names) or
+   * `"same-security"` (OCF #531: outstanding = issued − released − cancelled on one security).
+   * @default what the package declares in its manifest comments (`Lineage: …`), else `"documents"`
+   */
+  reader?: Reading;
 }
 
 /** One issuer's source records, as pulled from the API or read from a pull's NDJSON. */

@@ -14,9 +14,10 @@
  * Vesting (reader 3): vested as of D = Σ `vestings[].amount` dated ≤ D, else the VestingTerms walked
  * with the security's TX_VESTING_* transactions; with neither, fully vested at issuance.
  *
- * A grant's vested figure follows its chain: what vested on the first security until it ended, plus
- * what vested on each balance security after its issuance (a balance's vesting at issuance is carried
- * over, not new).
+ * A grant's vested figure follows its chain: what vested on the first security, plus what vested on
+ * each balance security after its issuance (a balance's vesting at issuance is carried over, not
+ * new). Every `vestings` list is read as it stands, as the reference says readers do: a tranche left
+ * on a security after it ended still counts.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -246,8 +247,8 @@ export function readPackage(pkg: ReaderPackage, reading: Reading, asOf?: string)
     chainOf(root).forEach((id, k) => {
       const s = securities.get(id) as Security;
       if (s.issued > date) return;
-      const until = s.endedOn !== undefined && reading === "documents" && s.endedOn < date ? s.endedOn : date;
-      total = total.plus(vestedOn(s, until));
+      // Each list is read as it stands (no cut at the security's end): a tranche never earned counts.
+      total = total.plus(vestedOn(s, date));
       if (k > 0) total = total.minus(vestedOn(s, s.issued));
     });
     return total;

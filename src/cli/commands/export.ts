@@ -5,6 +5,7 @@ import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
+import type { Lineage } from "../../mapping/types.js";
 import { JOB_FLAGS, PACKAGE_FLAGS, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, type LogMode } from "../progress.js";
@@ -30,7 +31,12 @@ Options:
                            "dba", "countrySubdivisionOfFormation" }, "*": { ...for every other issuer } }
   --stakeholders FILE      JSON: { "<stakeholderId>": { "legalName", "type", "firstName", "lastName",
                            "currentRelationship" } }, or the same keyed by issuer id first
-  --settlement-class NAME  the stock class RSU settlements deliver (default "Common")
+  --settlement-class NAME  the stock class of the shares a unit's settlements issue, for units that
+                           name no shareClassId (a unit that does delivers that class); without it such
+                           a unit's settlements are an error (no class is invented)
+  --lineage MODE           documents (default): a partial cancellation ends the security and its
+                           remainder is a new balance issuance (OCF's documents); same-security: the
+                           remainder stays on the grant's security (OCF #531)
   --on-invalid MODE        fail (default): an invalid record fails its issuer, nothing is written for it;
                            quarantine: leave the record out, list it in the report, and go on
   --generated-at TIME      the manifest's generated_at (RFC 3339); default: now. Fix it for byte-identical reruns
@@ -105,6 +111,7 @@ export async function runExport(
       asOf?: string;
       generatedAt?: string;
       settlementStockClassName?: string;
+      lineage?: Lineage;
     };
     profileOf?: ProfileLookup;
     directoryOf?: DirectoryLookup;

@@ -20,17 +20,28 @@ export const RECONCILE_HELP = `Usage: ocf-sync reconcile --source FILE PACKAGE [
 
 Proves that the numbers match. PACKAGE is an OCF package folder or .ocf.zip.
 
-Source against OCF (--source FILE, the NDJSON of 'ocf-sync pull', or the API with --base-url and
---issuer): every award and unit is matched with its security (rsa-<id>, rsu-<id>) and its counters
-(quantity, vested, released, net settled, canceled, forfeited, expired, returned to pool and to
-treasury) are compared with the figures a replay of the package's transactions derives, and its
-vesting dates with the package's. Securities on one side only are reported. Then the source's own
-consistency is checked record by record (vested events vs vestedQuantity, settlements vs released,
-canceled vs forfeited + expired and vs returned to pool + treasury, dates in order).
+The package is read the way an OCF reader does, never through ocf-sync's comments or naming:
+  documents      (OCF's TraversingTransactions) a cancellation ends its security and what remains
+                 lives on the issuance its balance_security_id names; a release takes units off its
+                 security (OCF 1.2.0 gives it no balance)
+  same-security  (OCF #531) outstanding = issued - released - cancelled on one security
+The reading is the one the package declares in its manifest comments ("Lineage: ..."), else
+documents; --reader picks one. Transactions the reading cannot accept (an act on an ended security, a
+remainder left on no security, a balance that does not add up) are differences (OCF_LINEAGE).
 
-OCF against OCF (--against OTHER_PACKAGE): securities are matched by security_id, then custom_id,
-then stakeholder, date and quantity; missing, extra and different ones are reported field by
-field, and totals per stock class, stock plan and stakeholder are compared.
+Source against OCF (--source FILE, the NDJSON of 'ocf-sync pull', or the API with --base-url and
+--issuer): every award and unit is matched with its grant (the chain of securities from rsa-<id> or
+rsu-<id>, else from the issuance whose custom_id is its securityLabel) and its counters (quantity,
+vested, released, net settled, sold to cover, canceled, returned to pool and to treasury,
+outstanding) are compared with the figures the package's transactions give, and its vesting dates
+with the package's. Securities on one side only are reported, and every holder's shares and units
+are set side by side. Then the source's own consistency is checked record by record (vested events vs
+vestedQuantity, settlements vs released, canceled vs forfeited + expired and vs returned to pool +
+treasury, dates in order).
+
+OCF against OCF (--against OTHER_PACKAGE): grants are matched by security_id, then custom_id, then
+stakeholder, date and quantity; missing, extra and different ones are reported field by field, and
+totals per stock class, stock plan and stakeholder are compared.
 
 Every comparison is exact, with decimals.
 
@@ -42,11 +53,14 @@ Options:
   --as-of DATE         vested figures as of DATE (YYYY-MM-DD), replaying both sides' vesting events;
                        default: the package's as_of, compared with the source's vestedQuantity
   --tolerance N        differences up to N (a decimal, e.g. 0.0001) count as agreement (default 0)
+  --reader READING     documents or same-security (default: what the package declares, else
+                       documents)
   --json               print the reports as one JSON document
   --csv                print every difference as CSV (issuer_id, section, code, kind, record_id,
                        security_id, field, expected, actual, message)
-  --html FILE          also write a self-contained HTML report (totals, every difference, and a
-                       chart of vested shares over time on both sides)
+  --html FILE          also write a self-contained HTML report (the reading used, totals, every
+                       holder's shares and units, every difference, and a chart of vested shares over
+                       time on both sides with their difference)
 
 ${CLIENT_FLAGS_HELP}
 
@@ -59,7 +73,8 @@ Examples:
   ocf-sync reconcile --source acme.ndjson out/acme-robotics
   ocf-sync reconcile --base-url http://127.0.0.1:4010 --issuer acme-robotics out/acme-robotics --html acme.html
   ocf-sync reconcile --source acme.ndjson out/acme-robotics --as-of 2024-12-31 --csv > differences.csv
-  ocf-sync reconcile out/acme-robotics --against other-system/acme.ocf.zip --json`;
+  ocf-sync reconcile out/acme-robotics --against other-system/acme.ocf.zip --json
+  ocf-sync reconcile --source acme.ndjson out/acme-robotics --reader same-security`;
 
 /** `ocf-sync reconcile`: exit 0 everything agrees, 1 differences, 2 unusable input or usage error. */
 export async function reconcileCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -72,6 +87,7 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
       against: { type: "string" },
       "as-of": { type: "string" },
       tolerance: { type: "string" },
+      reader: { type: "string" },
       json: { type: "boolean" },
       csv: { type: "boolean" },
       html: { type: "string" },
@@ -98,7 +114,15 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
   if (tolerance !== undefined && !/^[0-9]+(\.[0-9]+)?$/.test(tolerance)) {
     throw new UsageError(`--tolerance must be a non-negative decimal such as 0 or 0.0001, got ${JSON.stringify(tolerance)}`);
   }
-  const options: ReconcileOptions = { ...(asOf === undefined ? {} : { asOf }), ...(tolerance === undefined ? {} : { tolerance }) };
+  const reader = values.reader;
+  if (reader !== undefined && reader !== "documents" && reader !== "same-security") {
+    throw new UsageError(`--reader takes documents or same-security, got ${JSON.stringify(reader)}${hint}`);
+  }
+  const options: ReconcileOptions = {
+    ...(asOf === undefined ? {} : { asOf }),
+    ...(tolerance === undefined ? {} : { tolerance }),
+    ...(reader === undefined ? {} : { reader }),
+  };
   const clientOptions = apiSource ? clientOptionsFromFlags(values, io.env) : undefined;
   const signal = io.signal === undefined ? {} : { signal: io.signal };
 

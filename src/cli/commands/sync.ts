@@ -38,7 +38,12 @@ Options:
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at
   --issuer-profile FILE    issuer profiles, as for 'ocf-sync export'
   --stakeholders FILE      stakeholder directory, as for 'ocf-sync export'
-  --settlement-class NAME  the stock class RSU settlements deliver (default "Common")
+  --settlement-class NAME  the stock class of the shares a unit's settlements issue, for units that
+                           name no shareClassId (a unit that does delivers that class); without it such
+                           a unit's settlements are an error (no class is invented)
+  --lineage MODE           documents (default): a partial cancellation ends the security and its
+                           remainder is a new balance issuance (OCF's documents); same-security: the
+                           remainder stays on the grant's security (OCF #531)
   --on-invalid MODE        fail (default) or quarantine, as for 'ocf-sync export'
   --generated-at TIME      the manifest's generated_at (RFC 3339); default: now
   --validate MODE          auto (default), always or never, as for 'ocf-sync export'
