@@ -133,10 +133,11 @@ export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesti
   const never = grant.neverEarned;
   const planned = never === undefined || never.size === 0 ? all : all.filter((p) => !never.has(p.event));
   checkVestingTotal(ctx, grant, planned);
-  if (planned.length === 0 && all.length > 0) {
-    // Every event was left out as never earned: OCF would read a grant without vesting as fully
-    // vested, so the grant gets VestingTerms whose only condition, the start, vests nothing.
-    return asVestingTerms(ctx, grant, planned);
+  if (all.length > 0 && planned.every((p) => isZeroDecimal(p.amount))) {
+    // The grant has events but none vests a share here (every one left out, or each of 0): OCF would
+    // read a grant without vesting as fully vested, so it gets VestingTerms whose only condition, the
+    // start, vests nothing. The zero events are named in its description.
+    return asVestingTerms(ctx, grant, []);
   }
   if (planned.length === 0) {
     if (grant.vestedQuantity !== undefined && !sameDecimal(grant.vestedQuantity, grant.quantity)) {
@@ -314,11 +315,16 @@ function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readon
   const termsId = vestingTermsIdOf(grant.security);
   const ordered = chainOrder(planned);
   const conditionIds = ordered.map((p) => vestingConditionIdOf(p.key));
-  const startDate = grant.vestingStartDate ?? grant.issueDate;
+  // A condition in the chain fires no earlier than the start: a tranche the source dates before the
+  // vesting start (or the issue date) moves the start back to it, so that it vests on its own date.
+  const stated = grant.vestingStartDate ?? grant.issueDate;
+  const firstTranche = ordered.find((p) => p.event.vestDate !== undefined)?.event.vestDate;
+  const startDate = firstTranche !== undefined && firstTranche < stated ? firstTranche : stated;
+  const startSaid = grant.vestingStartDate === undefined ? `no vestingStartDate; the issue date ${grant.issueDate}` : `vestingStartDate ${grant.vestingStartDate}`;
   const conditions: OcfVestingCondition[] = [
     {
       id: VESTING_START_CONDITION_ID,
-      description: `Vesting start (${grant.vestingStartDate === undefined ? `no vestingStartDate; the issue date ${grant.issueDate}` : `vestingStartDate ${grant.vestingStartDate}`})`,
+      description: `Vesting start (${startDate === stated ? startSaid : `${startSaid}; started on ${startDate}, the date of the first tranche, which comes earlier`})`,
       quantity: "0",
       trigger: { type: "VESTING_START_DATE" },
       next_condition_ids: conditionIds.slice(0, 1),

@@ -65,9 +65,20 @@ describe("reconcileOcfWithOcf", () => {
       ["FIELD_MISMATCH", "rsu-8801", "released", "3000", "4000"],
       ["FIELD_MISMATCH", "rsa-2208", "share_price", "0.25 USD", "0.2500000001 USD"],
       ["VESTING_DATES", "rsa-2209", "vesting", "2024-11-12 10000", "2024-11-13 10000"],
-      ["TOTAL_MISMATCH", undefined, "stock_class_id stock-class-Common outstanding", "1562180", "1561180"],
+      ["TOTAL_MISMATCH", undefined, "stock_class_id stock-class-Common outstanding", "1562530", "1561530"],
       ["TOTAL_MISMATCH", undefined, "stock_plan_id stock-plan-2019 Equity Incentive Plan outstanding", "1558400", "1557400"],
       ["TOTAL_MISMATCH", undefined, "stakeholder_id stakeholder-5187 outstanding", "21880", "20880"],
     ]);
+  });
+
+  it("reads both packages the same way, and reports what the reading cannot accept in either", async () => {
+    const ours = await samplePackage("7");
+    const withoutBalance = await samplePackage("7", (txs) => txs.filter((t) => t.security_id !== "rsa-2208-balance"));
+    const report = reconcileOcfWithOcf(ours, withoutBalance);
+    expect(report.reading).toEqual({ reading: "documents", source: "package" });
+    expect(report.differences.map(brief)).toContainEqual(["OCF_LINEAGE", undefined, "lineage", null, 'rsa-2208-cancellation: its balance_security_id "rsa-2208-balance" is no issuance of the package']);
+    expect(report.differences.map(brief)).toContainEqual(["FIELD_MISMATCH", "rsa-2208", "outstanding", "19000", "0"]);
+    const holder = report.holders.find((h) => h.stakeholderId === "stakeholder-5187");
+    expect(holder).toMatchObject({ expected: { shares: "20880" }, actual: { shares: "1880" } });
   });
 });

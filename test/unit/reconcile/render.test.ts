@@ -1,9 +1,9 @@
 /** CSV, text and HTML renderings: exact figures, hostile text kept inert. */
 import { describe, expect, it } from "vitest";
-import { escapeHtml, renderReconciliationHtml } from "../../../src/reconcile/html.js";
+import { escapeHtml, groupThousands, renderReconciliationHtml } from "../../../src/reconcile/html.js";
 import { terminalSafe } from "../../../src/errors.js";
 import { reconciliationCsv, renderReconciliationText } from "../../../src/reconcile/render.js";
-import { capTranches, cumulativeCurve, mergeTranches } from "../../../src/reconcile/tranches.js";
+import { cumulativeCurve, mergeTranches } from "../../../src/reconcile/tranches.js";
 import type { ReconciliationReport } from "../../../src/reconcile/types.js";
 import { Dec } from "../../../src/decimal.js";
 
@@ -15,6 +15,11 @@ const report: ReconciliationReport = {
   labels: { expected: "source", actual: "OCF" },
   totals: { expected: { issued: "100.0000000001" }, actual: { issued: "100" } },
   grants: [],
+  holders: [
+    { stakeholderId: "stakeholder-<1>", expected: { shares: "1234567.5", units: "0" }, actual: { shares: "1234567.5", units: "0" } },
+    { stakeholderId: "stakeholder-2", expected: { shares: "19000", units: "10" }, actual: { shares: "0", units: "10" } },
+  ],
+  reading: { reading: "documents", source: "package" },
   differences: [
     {
       section: "source-vs-ocf",
@@ -59,7 +64,7 @@ describe("renderings", () => {
     expect(html).toContain("100.0000000001");
   });
 
-  it("tranches: merged per date, cut to the cap in date order, summed into a curve", () => {
+  it("tranches: merged per date and summed into a curve, never cut", () => {
     const merged = mergeTranches([
       { date: "2024-02-01", amount: new Dec("1.5") },
       { date: "2024-01-01", amount: new Dec("2") },
@@ -70,14 +75,38 @@ describe("renderings", () => {
       { date: "2024-01-01", amount: "2" },
       { date: "2024-02-01", amount: "2" },
     ]);
-    expect(capTranches(merged, new Dec("3.25"))).toEqual([
-      { date: "2024-01-01", amount: "2" },
-      { date: "2024-02-01", amount: "1.25" },
-    ]);
-    expect(capTranches(merged, new Dec("-1"))).toEqual([]);
     expect(cumulativeCurve([merged, [{ date: "2024-01-01", amount: "0.1" }]])).toEqual([
       { date: "2024-01-01", vested: "2.1" },
       { date: "2024-02-01", vested: "4.1" },
     ]);
+  });
+
+  it("says which reading was used, in text and HTML, and lists the holders that differ", () => {
+    const text = renderReconciliationText(report, (rows, headers) => [headers.join("|"), ...rows.map((r) => r.join("|"))].join("\n"));
+    expect(text).toContain("OCF read by the documents reading (a cancellation ends its security; what remains lives on its balance security); declared by the package.");
+    expect(text).toContain("Holders that differ (1 of 2), as of 2025-06-30:");
+    expect(text).toContain("stakeholder-2|19000|0|10|10");
+    const html = renderReconciliationHtml([report]);
+    expect(html).toContain('data-reading="documents"');
+    expect(html).toContain('<tr class="differ" data-stakeholder="stakeholder-2">');
+    expect(html).toContain("&#60;1&#62;");
+    expect(html).toContain("1,234,567.5");
+    expect(html).toContain("-19,000");
+  });
+
+  it("groups thousands without changing a digit", () => {
+    expect(groupThousands("1234567.12345")).toBe("1,234,567.12345");
+    expect(groupThousands("-1000")).toBe("-1,000");
+    expect(groupThousands("999")).toBe("999");
+    expect(groupThousands("0.0001")).toBe("0.0001");
+    expect(groupThousands("n/a")).toBe("n/a");
+  });
+
+  it("draws the difference of the two curves on its own scale, and says where they part", () => {
+    const html = renderReconciliationHtml([report]);
+    expect(html).toContain('class="difference-chart"');
+    expect(html).toContain("The sides differ on 1 of 2 dates; largest difference 50 shares.");
+    const agreeing = renderReconciliationHtml([{ ...report, vestingCurves: { expected: report.vestingCurves.expected, actual: report.vestingCurves.expected } }]);
+    expect(agreeing).toContain("The two sides vest the same shares on every date.");
   });
 });
