@@ -386,7 +386,34 @@ function unit(g: Generator, index: number): WireRecord {
     const canceledDate = minDate(SAMPLES_AS_OF, addDays(c.terminated, g.int(0, 30)));
     c.touched.push(canceledDate);
     forfeited = total.minus(vesting.vested);
-    expired = vesting.vested.minus(released);
+    const waiting = vesting.vested.minus(released);
+    // Every third terminated unit keeps its vested units that were not settled yet: only the unvested
+    // ones are forfeited, and the rest is settled a week after the cancellation (when that day has come).
+    // The others' unsettled vested units expire.
+    if (index % 3 === 0 && waiting.gt(0)) {
+      const late = addDays(canceledDate, 7);
+      if (late <= SAMPLES_AS_OF) {
+        const withholding = waiting.times(35).div(100).floor();
+        const net = waiting.minus(withholding);
+        released = released.plus(waiting);
+        netSettled = netSettled.plus(net);
+        const label = `CS-${2_000 + index * 10 + 9}`;
+        settlements.push({
+          settlementDate: wrap(late),
+          releaseQuantity: quantity(waiting, padded),
+          saleQuantity: quantity(new Dec(0), padded),
+          withholdingQuantity: quantity(withholding, padded),
+          netSettlementQuantity: quantity(net, padded),
+          settlementPrice: money(g, lastPrice === "" ? priceIn(Number.parseInt(late.slice(0, 4), 10), "1.35") : lastPrice),
+          certificateId: stableUuid(`${LARGE_ISSUER_ID}/cert/${label}`),
+          certificateLabel: label,
+        });
+        c.touched.push(late);
+        Object.assign(record, { releasedQuantity: quantity(released, padded), netSettledQuantity: quantity(netSettled, padded) });
+      }
+    } else {
+      expired = waiting;
+    }
     Object.assign(record, { canceledDate: wrap(canceledDate), terminationDate: wrap(c.terminated) });
   }
   if (settlements.length > 0) record.settlements = settlements;

@@ -199,7 +199,8 @@ function consistencyProblems(kind: Kind, r: WireRecord): string[] {
   check(canceled.equals(forfeited.plus(expired)), "canceled = forfeited + expired");
   if (termination !== undefined) {
     check(forfeited.equals(quantity.minus(vested)), "terminated unit forfeits the unvested units");
-    check(expired.equals(vested.minus(released)), "terminated unit's unsettled vested units expire");
+    // Either the unsettled vested units expire, or they are kept (nothing expires) and settled later.
+    check(expired.equals(vested.minus(released)) || expired.isZero(), "terminated unit's unsettled vested units expire or are kept");
   }
   return problems;
 }
