@@ -216,7 +216,7 @@ function chart(report: ReconciliationReport, index: number): string {
     dots(actual, "actual", "#d1242f", report.labels.actual),
     marker,
     "</svg>",
-    differenceChart(report, aligned, { x, px, x0, span }, index),
+    differenceChart(report, aligned, { x, years: yearTicks(first, last) }, index),
   ].join("\n");
 }
 
@@ -227,7 +227,7 @@ function chart(report: ReconciliationReport, index: number): string {
 function differenceChart(
   report: ReconciliationReport,
   aligned: readonly { date: CalendarDate; expected: Dec; actual: Dec }[],
-  axes: { x: (date: CalendarDate) => string; px: (date: CalendarDate) => number; x0: number; span: number },
+  axes: { x: (date: CalendarDate) => string; years: readonly CalendarDate[] },
   index: number,
 ): string {
   const e = escapeHtml;
@@ -238,7 +238,7 @@ function differenceChart(
   const bound = ticks.at(-1)?.isZero() === false ? (ticks.at(-1) as Dec) : new Dec(1);
   const plotW = WIDTH - PAD.left - PAD.right;
   const top = 12;
-  const plotH = DIFF_HEIGHT - top - 24;
+  const plotH = DIFF_HEIGHT - top - 28;
   const mid = top + plotH / 2;
   const y = (value: Dec): string => new Dec(mid).minus(value.dividedBy(bound).times(plotH / 2)).toDecimalPlaces(1).toFixed(1);
   let d = `M${PAD.left} ${y(new Dec(0))}`;
@@ -256,6 +256,7 @@ function differenceChart(
     `<line x1="${PAD.left}" y1="${y(new Dec(0))}" x2="${PAD.left + plotW}" y2="${y(new Dec(0))}" stroke="#8c959f"/>`,
     `<line x1="${PAD.left}" y1="${top}" x2="${PAD.left}" y2="${top + plotH}" stroke="#8c959f"/>`,
     ...labels,
+    ...axes.years.map((d) => `<text class="x-tick" x="${axes.x(d)}" y="${DIFF_HEIGHT - 6}" text-anchor="middle">${e(d.slice(0, 4))}</text>`),
     `<path class="series" data-side="difference" d="${d}" fill="none" stroke="#8250df" stroke-width="2"/>`,
     ...points,
     "</svg>",

@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GOLDEN_DIR, GOLDEN_GENERATED_AT, GOLDEN_OPTIONS } from "../../../samples/generate-golden.js";
 import { runCli } from "../../../src/cli/main.js";
 import { createApiClient } from "../../../src/client/create-client.js";
-import { ExportValidationError, exportIssuer } from "../../../src/export/export-issuer.js";
+import { exportIssuer } from "../../../src/export/export-issuer.js";
+import { isMappingError } from "../../../src/mapping/errors.js";
 import { exportIssuers, type IssuerExportResult } from "../../../src/export/export-issuers.js";
 import { packageNameFor } from "../../../src/ocf/package-folder.js";
 import { readOcfPackage } from "../../../src/ocf/package-reader.js";
@@ -138,9 +139,9 @@ describe("export failures", () => {
     }
   });
 
-  it("never writes a package that fails validation", async () => {
-    // A return to pool larger than what was cancelled maps fine record by record but fails the package checks.
-    const award = {
+  it("never writes a package OCF could not hold: a record that would make it invalid fails its issuer, or is quarantined and the rest exported", async () => {
+    // Maps field by field, but returns more to the pool than it cancels: no valid package could hold it.
+    const bad = {
       id: "r1",
       issuerId: "v",
       stakeholderId: "s1",
@@ -153,14 +154,28 @@ describe("export failures", () => {
       returnedToPoolQuantity: { value: "90" },
       pricePerShare: { currencyCode: "USD", amount: { value: "1" } },
     };
-    const server = await startSampleServer({ port: 0, data: { issuers: new Map([["v", { awards: [award], units: [] }]]) } });
+    // Released (and cancelled) before it was issued.
+    const early = { ...bad, id: "r2", canceledDate: { value: "2023-01-01" }, returnedToPoolQuantity: { value: "10" } };
+    const good = { ...bad, id: "r3", returnedToPoolQuantity: { value: "10" } };
+    const server = await startSampleServer({ port: 0, data: { issuers: new Map([["v", { awards: [bad, early, good], units: [] }]]) } });
     const out = await mkdtemp(join(tmpdir(), "ocf-sync-export-v-"));
     const client = createApiClient({ baseUrl: server.url, rateLimit: false });
     try {
       const error = await exportIssuer(client, "v", { outDir: out, generatedAt: "2025-01-01T00:00:00Z" }).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(ExportValidationError);
-      expect((error as ExportValidationError).problems.map((p) => p.code)).toContain("RETURN_TO_POOL_EXCEEDS");
+      expect(isMappingError(error) && error.code).toBe("MAPPING_CONFLICT");
       expect(await readdir(out)).toEqual([]);
+      const result = await exportIssuer(client, "v", { outDir: out, generatedAt: "2025-01-01T00:00:00Z", onInvalid: "quarantine", validate: true });
+      expect(result.awards).toBe(1);
+      expect(result.quarantined.map((q) => [q.recordId, q.code])).toEqual([
+        ["r1", "MAPPING_CONFLICT"],
+        ["r2", "MAPPING_CONFLICT"],
+      ]);
+      expect(result.quarantined[0]?.message).toContain("returnedToPoolQuantity: is 90, more than the 10 cancelled");
+      expect(result.quarantined[1]?.message).toContain("canceledDate: is 2023-01-01, before the grant's issueDate 2024-01-02");
+      expect(result.quarantined.every((q) => q.raw !== undefined)).toBe(true);
+      expect((await validatePackageAt(result.folder)).valid).toBe(true);
+      const report = JSON.parse(await readFile(result.report, "utf8")) as { quarantined: { recordId: string; raw: unknown }[] };
+      expect(report.quarantined.map((q) => q.recordId)).toEqual(["r1", "r2"]);
     } finally {
       await client.close();
       await server.close();

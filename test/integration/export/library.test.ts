@@ -40,7 +40,7 @@ describe("the README's migration-job example", () => {
       await server.close();
     }
     expect(done).toBe(3);
-    expect(progress.sort()).toEqual(["144361 ok 648", "7 ok 30", "no-such-issuer failed API_NOT_FOUND"]);
+    expect(progress.sort()).toEqual(["144361 ok 700", "7 ok 31", "no-such-issuer failed API_NOT_FOUND"]);
     expect(lines.some((l) => l.level === "info" && l.msg === "package written" && l.fields.issuerId === "7")).toBe(true);
     expect(lines.some((l) => l.level === "error" && l.fields.issuerId === "no-such-issuer")).toBe(true);
     expect(lines.some((l) => l.level === "debug" && l.msg === "page")).toBe(true);

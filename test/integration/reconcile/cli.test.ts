@@ -92,8 +92,8 @@ describe("ocf-sync reconcile", () => {
     const parsed = JSON.parse(out) as { reports: { differences: { code: string; field: string; expected: string; actual: string }[] }[] };
     expect(parsed.reports[0]?.differences.map((d) => [d.code, d.field, d.expected, d.actual])).toEqual([
       ["FIELD_MISMATCH", "quantity", "16000", "16001"],
-      ["TOTAL_MISMATCH", "stock_class_id stock-class-Common issued", "1604180", "1604181"],
-      ["TOTAL_MISMATCH", "stock_class_id stock-class-Common outstanding", "1562180", "1562181"],
+      ["TOTAL_MISMATCH", "stock_class_id stock-class-Common issued", "1604530", "1604531"],
+      ["TOTAL_MISMATCH", "stock_class_id stock-class-Common outstanding", "1562530", "1562531"],
       ["TOTAL_MISMATCH", "stock_plan_id stock-plan-2019 Equity Incentive Plan issued", "1600400", "1600401"],
       ["TOTAL_MISMATCH", "stock_plan_id stock-plan-2019 Equity Incentive Plan outstanding", "1558400", "1558401"],
       ["TOTAL_MISMATCH", "stakeholder_id stakeholder-5233 issued", "16000", "16001"],

@@ -14,7 +14,7 @@ import { runCli } from "../../../src/cli/main.js";
 import { renderReconciliationHtml } from "../../../src/reconcile/html.js";
 import { reconcileSourceWithOcf } from "../../../src/reconcile/source-vs-ocf.js";
 import { captureIo } from "../../helpers/capture.js";
-import { samplePackage, sampleSource } from "../../unit/reconcile/helpers.js";
+import { samplePackage, sampleSource, txById } from "../../unit/reconcile/helpers.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const GOLDEN = resolve(import.meta.dirname, "../../../samples/ocf");
@@ -75,11 +75,17 @@ describe("the HTML reconciliation report in headless chromium", () => {
     await page.setViewportSize({ width: 1000, height: 1400 });
     await page.goto(pathToFileURL(join(dir, "report.html")).href);
     const rows = (selector: string) => page.locator(selector).evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent ?? "")));
-    expect(await page.locator("table.totals tbody tr").count()).toBe(10);
+    expect(await page.locator("table.totals tbody tr").count()).toBe(11);
     expect((await rows("table.differences tbody tr")).map((cells) => cells.slice(0, 7))).toEqual([
-      ["source-vs-ocf", "FIGURE_MISMATCH", "RSA-0003", "rsa-RSA-0003", "vested", "47500", "45000"],
-      ["source", "SOURCE_INCONSISTENT", "RSA-0003", "", "vestedQuantity", "47500", "45000"],
+      ["source-vs-ocf", "FIGURE_MISMATCH", "RSA-0003", "rsa-RSA-0003", "vested", "47,500", "45,000"],
+      ["source", "SOURCE_INCONSISTENT", "RSA-0003", "", "vestedQuantity", "47,500", "45,000"],
     ]);
+    expect(await page.locator("p.reading").textContent()).toContain("OCF read by the documents reading");
+    expect(await page.locator("p.reading").textContent()).toContain("declared by the package");
+    // Every holder agrees: a row per holder, none marked.
+    expect(await page.locator("table.holders tbody tr").count()).toBeGreaterThan(3);
+    expect(await page.locator("table.holders tbody tr.differ").count()).toBe(0);
+    expect(await page.locator("p.difference-summary").textContent()).toContain("The two sides vest the same shares on every date.");
     // The chart drew: both series as paths with real extent on the page, with their points.
     const chart = await page.locator("svg.vesting-chart").boundingBox();
     expect(chart?.width).toBeGreaterThan(500);
@@ -94,13 +100,42 @@ describe("the HTML reconciliation report in headless chromium", () => {
       expect(await path.evaluate((p) => (p as unknown as { getTotalLength(): number }).getTotalLength())).toBeGreaterThan(500);
     }
     expect(await page.locator("svg.vesting-chart circle").count()).toBeGreaterThan(10);
-    expect(await page.locator("svg.vesting-chart rect.counter title").textContent()).toContain("vestedQuantity counters total 330084.5 as of 2025-06-30");
+    expect(await page.locator("svg.vesting-chart rect.counter title").textContent()).toContain("vestedQuantity counters total 330,084.5 as of 2025-06-30");
+    // Readable axes: round ticks with thousands separators, and years along the bottom.
+    const yTicks = await page.locator("svg.vesting-chart text.y-tick").allTextContents();
+    expect(yTicks.length).toBeGreaterThanOrEqual(4);
+    expect(yTicks.some((t) => /^\d{1,3}(,\d{3})+$/.test(t))).toBe(true);
+    expect(await page.locator("svg.vesting-chart text.x-tick").count()).toBeGreaterThanOrEqual(2);
 
     const shot = join(dir, "report.png");
     await page.screenshot({ path: shot, fullPage: true });
     const png = await readFile(shot);
     expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
     expect((await stat(shot)).size).toBeGreaterThan(10_000);
+    expect(outside).toEqual([]);
+    await page.close();
+  });
+
+  it("makes a difference visible: the holders that differ are marked, and the difference series leaves zero where the sides part", async () => {
+    const source = await sampleSource("7");
+    const doctored = await samplePackage("7", (txs) => {
+      // A tranche the holder never earned, added back after the termination, and the balance removed.
+      (txById(txs, "rsa-2208-issuance").vestings as { date: string; amount: string }[]).push({ date: "2024-05-15", amount: "1000" });
+      return txs.filter((t) => t.security_id !== "rsa-2208-balance");
+    });
+    const report = reconcileSourceWithOcf(source, doctored, { asOf: "2025-06-30" });
+    await writeFile(join(dir, "doctored.html"), renderReconciliationHtml([report]));
+    const page = await context.newPage();
+    await page.goto(pathToFileURL(join(dir, "doctored.html")).href);
+    expect(await page.locator('table.holders tbody tr.differ[data-stakeholder="stakeholder-5187"]').count()).toBe(1);
+    expect(await page.locator('table.holders tbody tr.differ[data-stakeholder="stakeholder-5187"] td').allTextContents()).toEqual(["20,880", "1,880", "-19,000", "1,000", "1,000", "0"]);
+    expect(await page.locator("p.difference-summary").textContent()).toContain("largest difference 1,000 shares");
+    const diff = page.locator('svg.difference-chart path.series[data-side="difference"]');
+    const box = await diff.boundingBox();
+    // Off the zero line: the step has height, and its points carry the difference.
+    expect(box?.height).toBeGreaterThan(20);
+    expect(await page.locator("svg.difference-chart circle title").first().textContent()).toContain("= 1,000");
+    await page.screenshot({ path: join(process.env.OCF_SYNC_SCREENSHOT_DIR ?? dir, "doctored.png"), fullPage: true });
     expect(outside).toEqual([]);
     await page.close();
   });
