@@ -36,7 +36,8 @@ export function describeValue(value: unknown, max = 80): string {
     try {
       text = JSON.stringify(value) ?? String(value);
     } catch {
-      text = String(value);
+      // Too deep for JSON.stringify (or cyclic): String() would recurse the same way on nested arrays.
+      text = Array.isArray(value) ? "[an array]" : typeof value === "object" && value !== null ? "[an object]" : String(value);
     }
   }
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
@@ -49,4 +50,118 @@ export function describeValue(value: unknown, max = 80): string {
  */
 export function terminalSafe(text: string): string {
   return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/**
+ * The job's overall deadline passed (the `deadlineMs` option, `--deadline` on the command line):
+ * everything under way was stopped. The signal that stops the job carries this error as its reason.
+ */
+export class DeadlineExceededError extends OcfSyncError {
+  declare readonly code: "DEADLINE_EXCEEDED";
+  /** The deadline, in milliseconds from the start of the job. */
+  readonly deadlineMs: number;
+
+  constructor(deadlineMs: number) {
+    super("DEADLINE_EXCEEDED", `the job's deadline of ${formatMilliseconds(deadlineMs)} passed before it finished; what was under way was stopped`);
+    this.name = "DeadlineExceededError";
+    this.deadlineMs = deadlineMs;
+  }
+}
+
+/**
+ * The process was asked to stop (SIGINT, SIGTERM): the reason of the signal that stops the job.
+ * `exitCode` is the shell's convention, 128 + the signal number.
+ */
+export class InterruptedError extends OcfSyncError {
+  declare readonly code: "INTERRUPTED";
+  readonly signalName: "SIGINT" | "SIGTERM";
+  readonly exitCode: 130 | 143;
+
+  constructor(signalName: "SIGINT" | "SIGTERM") {
+    super("INTERRUPTED", `interrupted by ${signalName}`);
+    this.name = "InterruptedError";
+    this.signalName = signalName;
+    this.exitCode = signalName === "SIGINT" ? 130 : 143;
+  }
+}
+
+/** True for an {@link InterruptedError}, also across two loaded copies of the package. */
+export function isInterruptedError(error: unknown): error is InterruptedError {
+  return isOcfSyncError(error) && error.code === "INTERRUPTED";
+}
+
+/** True for a {@link DeadlineExceededError}, also across two loaded copies of the package. */
+export function isDeadlineExceededError(error: unknown): error is DeadlineExceededError {
+  return isOcfSyncError(error) && error.code === "DEADLINE_EXCEEDED";
+}
+
+/** `1500` → `"1.5 s"`, `90000` → `"90 s"`, `300` → `"300 ms"`: durations in messages. */
+export function formatMilliseconds(ms: number): string {
+  if (ms < 1000) return `${ms} ms`;
+  const seconds = ms / 1000;
+  return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
+}
+
+/** What a file-system operation was doing when it failed, for the message: "create the folder", … */
+export type FileOperation = string;
+
+/**
+ * A file or folder could not be read or written: the path does not exist, is a file where a folder
+ * belongs (or the other way round), is not writable, is on a read-only file system, the disk is
+ * full, … `errno` is the system's code (`ENOENT`, `EEXIST`, `EACCES`, …). Never retried: trying again
+ * cannot make a path writable.
+ */
+export class FileSystemError extends OcfSyncError {
+  declare readonly code: "FILE_SYSTEM_ERROR";
+  /** The path the operation was about. */
+  readonly path: string;
+  /** The system error code, e.g. `EACCES`; `undefined` when the failure was found without one. */
+  readonly errno: string | undefined;
+
+  constructor(operation: FileOperation, path: string, why: string, options: { errno?: string | undefined; cause?: unknown } = {}) {
+    super("FILE_SYSTEM_ERROR", `cannot ${operation} ${path}: ${why}`, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "FileSystemError";
+    this.path = path;
+    this.errno = options.errno;
+  }
+}
+
+/** True for a {@link FileSystemError}, also across two loaded copies of the package. */
+export function isFileSystemError(error: unknown): error is FileSystemError {
+  return isOcfSyncError(error) && error.code === "FILE_SYSTEM_ERROR";
+}
+
+/** The `code` of a Node.js system error (`ENOENT`, …), or `undefined`. */
+export function errnoOf(error: unknown): string | undefined {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === "string" && /^E[A-Z0-9]+$/.test(code) ? code : undefined;
+}
+
+const ERRNO_SENTENCES: Readonly<Record<string, string>> = {
+  ENOENT: "it does not exist (or a folder on its way does not)",
+  ENOTDIR: "a part of the path is a file where a folder should be",
+  EISDIR: "it is a folder, not a file",
+  EEXIST: "something else already exists there",
+  EACCES: "permission denied",
+  EPERM: "the operation is not permitted",
+  EROFS: "the file system is read-only",
+  ENOSPC: "the disk is full",
+  EDQUOT: "the disk quota is used up",
+  EMFILE: "too many files are open",
+  ENAMETOOLONG: "the name is too long",
+  ELOOP: "too many symbolic links on the way",
+  EXDEV: "it is on another file system than its temporary file",
+  EBUSY: "it is busy",
+  EIO: "an input/output error occurred",
+};
+
+/**
+ * A system error turned into a {@link FileSystemError} with a sentence a person can act on; any
+ * other error (an ocf-sync error, an abort) is returned as it is.
+ */
+export function fileSystemError(operation: FileOperation, path: string, error: unknown): unknown {
+  const errno = errnoOf(error);
+  if (errno === undefined || isOcfSyncError(error)) return error;
+  const sentence = ERRNO_SENTENCES[errno] ?? (error instanceof Error ? error.message : String(error));
+  return new FileSystemError(operation, path, `${sentence} (${errno})`, { errno, cause: error });
 }

@@ -8,7 +8,19 @@
  */
 
 // Errors, logging, exact numbers and dates
-export { OcfSyncError, isOcfSyncError } from "./errors.js";
+export {
+  DeadlineExceededError,
+  FileSystemError,
+  InterruptedError,
+  OcfSyncError,
+  isDeadlineExceededError,
+  isFileSystemError,
+  isInterruptedError,
+  isOcfSyncError,
+} from "./errors.js";
+export { withDeadline } from "./client/abort.js";
+export { redactSecrets } from "./client/auth.js";
+export type { JobSignal } from "./client/abort.js";
 export type { Logger } from "./logger.js";
 export { silentLogger } from "./logger.js";
 export { Dec, DecimalError, formatDecimal, normalizeSourceDecimal, parseSourceDecimal, toOcfNumeric } from "./decimal.js";
@@ -48,13 +60,16 @@ export { RECORD_KINDS } from "./source/kinds.js";
 export type { RecordKind } from "./source/kinds.js";
 export { parseAward, parseRecord, parseUnit, recordIdOf } from "./source/parse.js";
 export { parseGetEnvelope, parseListEnvelope } from "./source/envelopes.js";
+export { DEFAULT_JSON_LIMITS, checkJsonLimits } from "./source/json-limits.js";
+export type { JsonLimitBreach, JsonLimits } from "./source/json-limits.js";
 export {
+  SOURCE_RECORD_ERROR_CODES,
   SourceEnvelopeError,
   SourceRecordError,
   isSourceEnvelopeError,
   isSourceRecordError,
 } from "./source/errors.js";
-export type { SourceIssue, SourceWarning, SourceWarningCode } from "./source/errors.js";
+export type { SourceIssue, SourceRecordErrorCode, SourceWarning, SourceWarningCode } from "./source/errors.js";
 export { RECORD_SCHEMAS, RestrictedStockAwardWire, RestrictedStockUnitWire, SPEC_FIELDS } from "./source/records.js";
 export type { Money } from "./source/wire.js";
 export type {
@@ -111,8 +126,11 @@ export type { SampleData } from "./sample-server/data.js";
 export { startSampleServer } from "./sample-server/server.js";
 export type { SampleServer, SampleServerOptions } from "./sample-server/server.js";
 
-// Atomic files
-export { createAtomicWriteStream, writeFileAtomic } from "./io/atomic-file.js";
+// Atomic files, folders and locks
+export { createAtomicWriteStream, openAtomicWriteStream, writeFileAtomic } from "./io/atomic-file.js";
+export type { AtomicWriteOptions, AtomicWriteStream } from "./io/atomic-file.js";
+export { makeFolder } from "./io/folders.js";
+export type { LockOwner, StaleLock, StaleLockReason } from "./io/lock-file.js";
 
 // Reading and validating OCF packages (folders or .ocf.zip)
 export { PackageUnusableError, readOcfPackage, readOcfPackageFromFiles } from "./ocf/package-reader.js";
@@ -148,6 +166,7 @@ export { commitPackageFolder, packageNameFor, recoverPackageFolders, writePackag
 
 // Exporting: pull + map + validate + write, per issuer
 export { ExportValidationError, exportIssuer } from "./export/export-issuer.js";
+export { OUTPUT_LOCK_FILE, OutputLockedError } from "./export/output-lock.js";
 export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport } from "./export/export-issuer.js";
 export { exportIssuers, shardIndexOf, shardOf } from "./export/export-issuers.js";
 export type { ExportManyOptions, IssuerExportResult } from "./export/export-issuers.js";
@@ -159,7 +178,7 @@ export { checkSourceConsistency } from "./reconcile/consistency.js";
 export { ReconcileInputError, packageObjects } from "./reconcile/package-objects.js";
 export type { PackageObjects } from "./reconcile/package-objects.js";
 export { replayPackage } from "./reconcile/replay.js";
-export { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "./reconcile/load.js";
+export { PackageIntegrityError, loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "./reconcile/load.js";
 export { reconciliationCsv, renderReconciliationText } from "./reconcile/render.js";
 export { renderReconciliationHtml } from "./reconcile/html.js";
 export { DIFFERENCE_CODES, FIGURE_NAMES } from "./reconcile/types.js";
@@ -174,5 +193,6 @@ export type { IssuerSyncResult, RecordChanges, SyncEvent, SyncOptions } from "./
 export { diffPackageObjects } from "./sync/change-set.js";
 export type { ChangedOcfObject, OcfChangeSet, OcfObjectRef } from "./sync/change-set.js";
 export { SyncLockedError } from "./sync/lock.js";
+export type { SyncLock } from "./sync/lock.js";
 export { SyncStateError, readSyncState } from "./sync/state.js";
 export type { IssuerSyncState, SyncState } from "./sync/state.js";

@@ -1,16 +1,10 @@
 #!/usr/bin/env node
-/** Process entry point: wires the real streams, environment and Ctrl-C into `runCli`. */
+/** Process entry point: wires the real streams, environment and signals into `runCli`. */
 import { runCli } from "./main.js";
+import { exitBySignal, stopOnSignals } from "./signals.js";
 
 const controller = new AbortController();
-let interrupted = false;
-process.on("SIGINT", () => {
-  if (interrupted) process.exit(130); // a second Ctrl-C stops at once
-  interrupted = true;
-  process.stderr.write("\nstopping (press Ctrl-C again to quit at once)\n");
-  controller.abort(new Error("interrupted"));
-});
-process.on("SIGTERM", () => controller.abort(new Error("terminated")));
+stopOnSignals({ controller, stderr: process.stderr, exit: exitBySignal });
 
 runCli(process.argv.slice(2), {
   stdout: process.stdout,
@@ -21,8 +15,11 @@ runCli(process.argv.slice(2), {
 }).then(
   (code) => {
     process.exitCode = code;
+    // Interrupted: exit now rather than wait for whatever the abort could not stop.
+    if (controller.signal.aborted) process.exit(code);
   },
   (error: unknown) => {
+    // runCli handles every error itself; this is the last resort should that ever fail.
     process.stderr.write(`ocf-sync: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     process.exitCode = 70;
   },

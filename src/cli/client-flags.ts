@@ -29,7 +29,10 @@ export const CLIENT_FLAGS_HELP = `Connection:
   --rate-per-second N      client-side limit (default 10, the service's quota)
   --rate-per-minute N      client-side limit (default 300, the service's quota)
   --max-attempts N         attempts per request, retries included (default 6)
-  --timeout-ms N           connect, header and body timeout per attempt (default 30000)`;
+  --timeout-ms N           the most one attempt may take, from connecting to the last byte of the
+                           body, and the longest wait to connect, for the headers or for more of
+                           the body (default: 120000 for the whole attempt, 10000 to connect,
+                           30000 for the headers and for each pause in the body)`;
 
 type ClientFlagValues = {
   [K in keyof typeof CLIENT_FLAGS]?: (typeof CLIENT_FLAGS)[K] extends { multiple: true } ? string[] : string;
@@ -61,6 +64,9 @@ export function clientOptionsFromFlags(
     if (tokenUrl === undefined || clientId === undefined || clientSecret === undefined) {
       throw new UsageError("OAuth2 needs all three of --token-url, --client-id and --client-secret (or their OCF_SYNC_* variables)");
     }
+    for (const scope of values.scope ?? []) {
+      if (/\s/.test(scope)) throw new UsageError(`--scope takes one scope without spaces (repeat --scope for more), got ${JSON.stringify(scope)}`);
+    }
     options.auth = {
       type: "oauth2",
       tokenUrl,
@@ -82,6 +88,6 @@ export function clientOptionsFromFlags(
   const maxAttempts = parseInteger("max-attempts", values["max-attempts"], { min: 1, max: 100 });
   if (maxAttempts !== undefined) options.retry = { maxAttempts };
   const timeoutMs = parseInteger("timeout-ms", values["timeout-ms"], { min: 1, max: 3_600_000 });
-  if (timeoutMs !== undefined) options.timeouts = { connectMs: timeoutMs, headersMs: timeoutMs, bodyMs: timeoutMs };
+  if (timeoutMs !== undefined) options.timeouts = { connectMs: timeoutMs, headersMs: timeoutMs, bodyMs: timeoutMs, attemptMs: timeoutMs };
   return options;
 }

@@ -4,15 +4,25 @@ export interface CliIo {
   stderr: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
-  /** Fires when the user interrupts (Ctrl-C); commands stop their work cleanly. */
+  /**
+   * The one signal that stops everything the command does: fired with an `InterruptedError` on SIGINT
+   * or SIGTERM (see `signals.ts`). Commands pass it to every library call.
+   */
   signal?: AbortSignal;
 }
 
-/** A mistake in how the command was called: printed with a hint, exit code 2. */
+/**
+ * A mistake in how the command was called, or an argument that cannot be used (a path that is not
+ * writable, a file where a folder belongs): printed with its code when it has one, exit status 2.
+ */
 export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
+  /** A stable code when the mistake has one (`FILE_SYSTEM_ERROR` for a path), else `undefined`. */
+  readonly code: string | undefined;
+
+  constructor(message: string, options: { code?: string; cause?: unknown } = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "UsageError";
+    this.code = options.code;
   }
 }
 

@@ -5,10 +5,12 @@
  */
 import { resolve } from "node:path";
 import { isCalendarDate } from "../dates.js";
+import { isFileSystemError } from "../errors.js";
+import { makeFolder } from "../io/folders.js";
 import { isRfc3339DateTime } from "../ocf/schemas.js";
 import type { Lineage } from "../mapping/types.js";
 import type { OnInvalid } from "../pull/pull-issuer.js";
-import { parseInteger } from "./args.js";
+import { parseDuration, parseInteger } from "./args.js";
 import { UsageError } from "./io.js";
 import { readIssuerList } from "./issuer-list.js";
 import { readIssuerProfiles, readStakeholderDirectory, type DirectoryLookup, type ProfileLookup } from "./options-files.js";
@@ -20,7 +22,12 @@ export const JOB_FLAGS = {
   concurrency: { type: "string" },
   "on-invalid": { type: "string" },
   log: { type: "string" },
+  deadline: { type: "string" },
 } as const;
+
+/** Help of `--deadline`, shared by the commands that take it. */
+export const DEADLINE_HELP = `  --deadline DURATION      stop the whole job after this long (e.g. 90s, 15m, 2h): what is under
+                           way stops and is cleaned up, and the exit status is 1`;
 
 export const PACKAGE_FLAGS = {
   out: { type: "string" },
@@ -40,10 +47,19 @@ export interface JobSettings {
   concurrency: number;
   onInvalid: OnInvalid;
   logMode: LogMode;
+  /** The job's overall deadline in milliseconds (`--deadline`), if any. */
+  deadlineMs: number | undefined;
 }
 
 export async function readJobFlags(
-  values: { issuer?: string[] | undefined; "issuers-file"?: string | undefined; concurrency?: string | undefined; "on-invalid"?: string | undefined; log?: string | undefined },
+  values: {
+    issuer?: string[] | undefined;
+    "issuers-file"?: string | undefined;
+    concurrency?: string | undefined;
+    "on-invalid"?: string | undefined;
+    log?: string | undefined;
+    deadline?: string | undefined;
+  },
   cwd: string,
 ): Promise<JobSettings> {
   const issuers = await readIssuerList(cwd, values);
@@ -56,7 +72,7 @@ export async function readJobFlags(
   if (logMode !== "auto" && logMode !== "plain" && logMode !== "json") {
     throw new UsageError(`--log takes auto, plain or json, got ${JSON.stringify(logMode)}`);
   }
-  return { issuers, concurrency, onInvalid, logMode };
+  return { issuers, concurrency, onInvalid, logMode, deadlineMs: parseDuration("deadline", values.deadline) };
 }
 
 export interface PackageSettings {
@@ -112,4 +128,21 @@ export async function readPackageFlags(
     profileOf: await readIssuerProfiles(cwd, values["issuer-profile"]),
     directoryOf: await readStakeholderDirectory(cwd, values.stakeholders),
   };
+}
+
+/**
+ * Makes sure an output folder can be used, before any work: created if missing; a file where the
+ * folder (or one of its parents) should be, or a place where no folder can be made, is a usage error.
+ */
+export async function prepareOutputFolder(option: string, outDir: string, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await makeFolder(outDir, { signal });
+  } catch (error) {
+    throw asArgumentError(option, error);
+  }
+}
+
+/** A file-system error about an argument's path, as the usage error it is (exit status 2); anything else unchanged. */
+export function asArgumentError(option: string, error: unknown): unknown {
+  return isFileSystemError(error) ? new UsageError(`--${option}: ${error.message}`, { code: error.code, cause: error }) : error;
 }

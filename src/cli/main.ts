@@ -2,7 +2,9 @@
  * The `ocf-sync` command line: argument parsing and printing only. Every command calls the library.
  */
 import { readFileSync } from "node:fs";
-import { isOcfSyncError } from "../errors.js";
+import { Writable } from "node:stream";
+import { redactSecrets } from "../client/auth.js";
+import { errnoOf, isInterruptedError, isOcfSyncError, terminalSafe } from "../errors.js";
 import { demoCommand } from "./commands/demo.js";
 import { exportCommand } from "./commands/export.js";
 import { pullCommand } from "./commands/pull.js";
@@ -48,7 +50,20 @@ Examples:
   ocf-sync pull --base-url http://127.0.0.1:4010 --issuer 7 --out issuer-7.ndjson`;
 }
 
-/** Runs the CLI with `argv` (without `node` and the script) and returns the exit status. */
+/**
+ * Runs the CLI with `argv` (without `node` and the script) and returns the exit status. This is the
+ * one error boundary of the commands:
+ *
+ * - 0 success; 1 the job failed in part or whole (an issuer failed, the API or the disk refused, the
+ *   deadline passed), with a clear line and its code; 2 a usage error or an argument that cannot be
+ *   used (a bad flag, a path that is not writable, unusable input);
+ * - 130 or 143 after SIGINT or SIGTERM (`io.signal` fired with an `InterruptedError`): the one line
+ *   was printed when the signal came, and nothing more is (stderr is muted from then on);
+ * - 70, with a stack trace, only for what is a bug in ocf-sync.
+ *
+ * Every line on stderr passes through redaction of the secrets the command was given (flags and
+ * environment), in the forms `redactSecrets` knows, whatever part of the code printed it.
+ */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   const [command, ...rest] = argv;
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
@@ -65,17 +80,80 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     writeLine(io.stderr, "Run 'ocf-sync --help' for usage.");
     return 2;
   }
+  const guarded = guardStderr(io, secretsOf(rest, io.env));
   try {
-    return await entry.run(rest, io);
+    const code = await entry.run(rest, guarded.io);
+    return interruptedExitCode(io.signal) ?? code;
   } catch (error) {
-    if (error instanceof UsageError) {
-      writeLine(io.stderr, `ocf-sync ${command}: ${error.message}`);
-      return 2;
-    }
-    if (isOcfSyncError(error)) {
-      writeLine(io.stderr, `ocf-sync ${command}: ${error.message} [${error.code}]`);
-      return 1;
-    }
-    throw error;
+    return interruptedExitCode(io.signal) ?? reportFailure(command, error, guarded.io.stderr);
+  } finally {
+    guarded.dispose();
   }
+}
+
+/** 130 or 143 when `signal` fired for SIGINT or SIGTERM. */
+function interruptedExitCode(signal: AbortSignal | undefined): number | undefined {
+  const reason: unknown = signal?.reason;
+  return signal?.aborted === true && isInterruptedError(reason) ? reason.exitCode : undefined;
+}
+
+/** Prints why the command failed and returns its exit status (see `runCli`). */
+function reportFailure(command: string, error: unknown, stderr: NodeJS.WritableStream): number {
+  if (error instanceof UsageError) {
+    writeLine(stderr, `ocf-sync ${command}: ${error.message}${error.code === undefined ? "" : ` [${error.code}]`}`);
+    return 2;
+  }
+  if (isOcfSyncError(error)) {
+    writeLine(stderr, `ocf-sync ${command}: ${terminalSafe(error.message)} [${error.code}]`);
+    // A client option the flags gave that the client refuses is a usage error.
+    return error.code === "CLIENT_CONFIG_INVALID" ? 2 : 1;
+  }
+  const errno = errnoOf(error);
+  if (errno !== undefined) {
+    // A system failure (a file, a port in use) that no layer turned into a typed error: still the user's to fix, not a bug.
+    writeLine(stderr, `ocf-sync ${command}: ${terminalSafe(error instanceof Error ? error.message : String(error))} [${errno}]`);
+    return 1;
+  }
+  const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  writeLine(stderr, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it with what follows):\n${detail}`);
+  return 70;
+}
+
+/** The secrets a command was given: tokens and client secrets, from flags and the environment. */
+function secretsOf(argv: readonly string[], env: CliIo["env"]): string[] {
+  const secrets = [env.OCF_SYNC_TOKEN, env.OCF_SYNC_CLIENT_SECRET];
+  argv.forEach((arg, i) => {
+    for (const flag of ["--token", "--client-secret"]) {
+      if (arg === flag) secrets.push(argv[i + 1]);
+      else if (arg.startsWith(`${flag}=`)) secrets.push(arg.slice(flag.length + 1));
+    }
+  });
+  return secrets.filter((s): s is string => s !== undefined && s !== "");
+}
+
+/**
+ * `io` with a stderr that redacts `secrets` from every write and falls silent once `io.signal` fires
+ * for a signal (the signal's one line has been printed by then).
+ */
+function guardStderr(io: CliIo, secrets: readonly string[]): { io: CliIo; dispose(): void } {
+  let muted = false;
+  const target = io.stderr;
+  const stderr = new Writable({
+    decodeStrings: false,
+    write(chunk: Buffer | string, _encoding, callback): void {
+      if (!muted) {
+        const text = chunk.toString();
+        target.write(secrets.length === 0 ? text : redactSecrets(text, secrets));
+      }
+      callback();
+    },
+  });
+  Object.defineProperty(stderr, "isTTY", { get: () => target.isTTY });
+  Object.defineProperty(stderr, "columns", { get: () => target.columns });
+  const onAbort = (): void => {
+    if (isInterruptedError(io.signal?.reason)) muted = true;
+  };
+  if (io.signal?.aborted === true) onAbort();
+  else io.signal?.addEventListener("abort", onAbort, { once: true });
+  return { io: { ...io, stderr }, dispose: () => io.signal?.removeEventListener("abort", onAbort) };
 }

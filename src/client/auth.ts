@@ -44,7 +44,10 @@ export interface AuthProvider {
    * {@link authorization} mints a new one. Returns false when no other token can be had (a static one).
    */
   invalidate(authorization: string): boolean;
-  /** Replaces every secret this provider knows (client secret, tokens) in `text` with `[REDACTED]`. */
+  /**
+   * Replaces every secret this provider knows (client secret, tokens) in `text` with `[REDACTED]`,
+   * also when echoed in another case, URL- or form-encoded, base64-encoded or cut short (`redactSecrets`).
+   */
   redact(text: string): string;
   /** Token requests sent so far. */
   readonly mints: number;
@@ -58,18 +61,67 @@ export type PostForm = (url: string, headers: Record<string, string>, body: stri
 const REDACTED = "[REDACTED]";
 // Shorter strings are not credentials anyone would issue, and replacing them would garble messages.
 const MIN_REDACT_LENGTH = 4;
+// A cut-off copy of a secret is redacted from this many characters on (or whole, when shorter).
+const MIN_PREFIX_LENGTH = 8;
 // The service documents one-hour tokens (source-api §2.1); used only when `expires_in` is left out.
 const DOCUMENTED_LIFETIME_S = 3600;
 const EARLY_REFRESH_MS = 60_000;
 
-function makeRedactor(secrets: () => Iterable<string>): (text: string) => string {
-  return (text) => {
-    let out = text;
-    for (const secret of secrets()) {
-      if (secret.length >= MIN_REDACT_LENGTH) out = out.split(secret).join(REDACTED);
+/**
+ * The forms a secret takes when a server or gateway echoes it back: as it is, percent-encoded (as in a
+ * URL, and as in a form body, where a space is `+`), and base64 (as inside a Basic authorization),
+ * padded or not, standard or URL-safe. Upper and lower case are matched by `redactSecrets` itself.
+ */
+export function secretVariants(secret: string): string[] {
+  const base64 = Buffer.from(secret, "utf8").toString("base64");
+  const variants = new Set([
+    secret,
+    encodeURIComponent(secret),
+    new URLSearchParams({ s: secret }).toString().slice(2),
+    base64,
+    base64.replace(/=+$/, ""),
+    Buffer.from(secret, "utf8").toString("base64url"),
+  ]);
+  return [...variants].filter((v) => v.length >= MIN_REDACT_LENGTH);
+}
+
+/**
+ * Replaces every appearance of each secret in `text` with `[REDACTED]`: in any of its
+ * {@link secretVariants}, in any mix of upper and lower case, and cut short (any prefix of at least
+ * 8 characters, or the whole of a shorter secret), as an error message that quotes a truncated header
+ * would show it.
+ */
+export function redactSecrets(text: string, secrets: Iterable<string>): string {
+  const folded = text.toLowerCase();
+  // Case folding that changes a string's length (a few non-ASCII letters) would shift positions: such
+  // text is then matched as it is, case-sensitively.
+  const haystack = folded.length === text.length ? folded : text;
+  const ranges: [number, number][] = [];
+  for (const secret of secrets) {
+    for (const variant of secretVariants(secret)) {
+      const needle = haystack === folded ? variant.toLowerCase() : variant;
+      const seed = needle.slice(0, Math.min(needle.length, MIN_PREFIX_LENGTH));
+      for (let at = haystack.indexOf(seed); at !== -1; at = haystack.indexOf(seed, at + 1)) {
+        let end = at + seed.length;
+        while (end - at < needle.length && haystack[end] === needle[end - at]) end += 1;
+        ranges.push([at, end]);
+      }
     }
-    return out;
-  };
+  }
+  if (ranges.length === 0) return text;
+  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  let out = "";
+  let position = 0;
+  for (const [start, end] of ranges) {
+    if (end <= position) continue;
+    out += `${text.slice(position, Math.max(start, position))}${start >= position ? REDACTED : ""}`;
+    position = end;
+  }
+  return out + text.slice(position);
+}
+
+function makeRedactor(secrets: () => Iterable<string>): (text: string) => string {
+  return (text) => redactSecrets(text, secrets());
 }
 
 function checkTokenUrl(text: string): URL {

@@ -9,11 +9,10 @@ import { readFileSync } from "node:fs";
 import { Agent, type Dispatcher } from "undici";
 import { OcfSyncError } from "../errors.js";
 import { type Logger, silentLogger } from "../logger.js";
-import { isAborted } from "./abort.js";
+import { abortError, isAborted } from "./abort.js";
 import { type AuthOptions, type AuthProvider, bearerAuth, oauth2Auth } from "./auth.js";
 import { type Clock, systemClock } from "./clock.js";
 import {
-  AbortedError,
   ApiError,
   ClientConfigError,
   InvalidJsonError,
@@ -26,7 +25,7 @@ import {
 import { type BaseUrl, buildRequestPath, parseBaseUrl } from "./paths.js";
 import { type RateLimiter, createRateLimiter } from "./rate-limiter.js";
 import { DEFAULT_RETRY_POLICY, type RetryOptions, type RetryPolicy, isRetryableStatus, parseRateLimitReset, retryDelay } from "./retry-timing.js";
-import { type RawResponse, sendRaw } from "./transport.js";
+import { ATTEMPT_TIMEOUT_CODE, type RawResponse, sendRaw } from "./transport.js";
 
 /** Something the client did, for progress displays and metrics. */
 export type ClientEvent =
@@ -73,10 +72,18 @@ export interface TimeoutOptions {
    */
   headersMs?: number;
   /**
-   * Longest silence while the body arrives (between two chunks, not in total).
+   * Longest silence while the body arrives (between two chunks, not in total: see `attemptMs`).
    * @default 30000
    */
   bodyMs?: number;
+  /**
+   * The whole attempt, from sending the request to the last byte of the body. A server that trickles
+   * its body (a byte a second never trips `bodyMs`) is cut off here; the attempt then counts as a
+   * timeout (`API_TIMEOUT`) and is retried like one. Generous by default, so that a slow but honest
+   * server still gets its largest page through.
+   * @default 120000
+   */
+  attemptMs?: number;
 }
 
 /** Options of {@link createApiClient}. */
@@ -233,6 +240,8 @@ function classifyTransportError(
       return { code: "API_TIMEOUT", what: `timed out waiting for the response headers (${timeouts.headersMs} ms)`, retryable: true };
     case "UND_ERR_BODY_TIMEOUT":
       return { code: "API_TIMEOUT", what: `timed out reading the response body (no data for ${timeouts.bodyMs} ms)`, retryable: true };
+    case ATTEMPT_TIMEOUT_CODE:
+      return { code: "API_TIMEOUT", what: `timed out: the response (headers and whole body) did not arrive within ${timeouts.attemptMs} ms`, retryable: true };
     default: {
       const message = cause instanceof Error ? cause.message || cause.name : String(cause);
       const what = typeof code === "string" ? `${message} (${code})` : message;
@@ -274,6 +283,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     connectMs: positiveNumber("timeouts.connectMs", options.timeouts?.connectMs, 10_000),
     headersMs: positiveNumber("timeouts.headersMs", options.timeouts?.headersMs, 30_000),
     bodyMs: positiveNumber("timeouts.bodyMs", options.timeouts?.bodyMs, 30_000),
+    attemptMs: positiveNumber("timeouts.attemptMs", options.timeouts?.attemptMs, 120_000),
   };
   const maxResponseBytes = positiveNumber("maxResponseBytes", options.maxResponseBytes, 32 * MIB, true);
   const userAgent = options.userAgent ?? defaultUserAgent();
@@ -300,6 +310,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       signal,
       headersTimeoutMs: timeouts.headersMs,
       bodyTimeoutMs: timeouts.bodyMs,
+      attemptTimeoutMs: timeouts.attemptMs,
       maxBodyBytes: () => TOKEN_RESPONSE_LIMIT,
       failFastOnLength: () => false,
     });
@@ -371,6 +382,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         signal,
         headersTimeoutMs: timeouts.headersMs,
         bodyTimeoutMs: timeouts.bodyMs,
+        attemptTimeoutMs: timeouts.attemptMs,
         maxBodyBytes: (status) => (is2xx(status) ? maxResponseBytes : Math.min(maxResponseBytes, ERROR_BODY_LIMIT)),
         failFastOnLength: is2xx,
       });
@@ -441,7 +453,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         if (isAborted(signal)) throw signal?.reason;
         result = await attemptOnce(path, attempt, reminted, signal);
       } catch (error) {
-        if (isAborted(signal)) throw new AbortedError(`GET ${path}`, signal?.reason);
+        if (isAborted(signal)) throw abortError(`GET ${path}`, signal);
         throw error;
       }
       if (result.kind === "done") return result.response;
@@ -461,7 +473,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       try {
         await clock.sleep(delayMs, signal);
       } catch (error) {
-        if (isAborted(signal)) throw new AbortedError(`GET ${path}`, signal?.reason);
+        if (isAborted(signal)) throw abortError(`GET ${path}`, signal);
         throw error;
       }
     }

@@ -9,9 +9,9 @@
  * back a full minute old). That uses the whole quota, and never more, in every window a server could
  * count, fixed or sliding.
  */
-import { isAborted, raceAbort } from "./abort.js";
+import { abortError, isAborted, raceAbort } from "./abort.js";
 import { type Clock, systemClock } from "./clock.js";
-import { AbortedError, ClientConfigError } from "./errors.js";
+import { ClientConfigError } from "./errors.js";
 
 /** Grants request slots within a quota. */
 export interface RateLimiter {
@@ -101,7 +101,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
 
   async function acquire(acquireOptions: { signal?: AbortSignal } = {}): Promise<void> {
     const { signal } = acquireOptions;
-    if (isAborted(signal)) throw new AbortedError("Waiting for the rate limiter", signal?.reason);
+    if (isAborted(signal)) throw abortError("Waiting for the rate limiter", signal);
     const previous = tail;
     let release!: () => void;
     tail = new Promise<void>((resolve) => {
@@ -123,7 +123,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
         await clock.sleep(wait, signal);
       }
     } catch (error) {
-      if (isAborted(signal)) throw new AbortedError("Waiting for the rate limiter", signal?.reason);
+      if (isAborted(signal)) throw abortError("Waiting for the rate limiter", signal);
       throw error;
     } finally {
       // An aborted waiter hands its turn on only when its own turn comes, so that order is kept.

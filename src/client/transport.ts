@@ -1,6 +1,11 @@
 /**
- * One HTTP exchange over undici, with the body read under a size limit. No retries, no error
- * mapping: the caller decides what a status or a thrown undici error means.
+ * One HTTP exchange over undici, with the body read under a size limit and the whole exchange under
+ * a deadline. No retries, no error mapping: the caller decides what a status or a thrown undici error
+ * means.
+ *
+ * undici's `headersTimeout` and `bodyTimeout` only bound silences: a server that sends one byte a
+ * second never trips them, and held a pull for as long as it liked. `attemptTimeoutMs` bounds the
+ * whole attempt, from sending the request to the last byte of the body.
  */
 import { type Dispatcher, request } from "undici";
 
@@ -27,6 +32,8 @@ export interface RawRequest {
   /** Passed per request, so that they apply to an injected dispatcher too. */
   headersTimeoutMs: number;
   bodyTimeoutMs: number;
+  /** The whole attempt: headers and the entire body. Past it, {@link ATTEMPT_TIMEOUT_CODE} is thrown. */
+  attemptTimeoutMs: number;
   /** Most body bytes to read; see {@link RawResponse.truncated}. */
   maxBodyBytes: (status: number) => number;
   /** Stop at once, reading nothing, when `Content-Length` is over the limit (instead of reading up to it). */
@@ -49,17 +56,46 @@ function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
   body.destroy();
 }
 
-/** Sends one request. Throws what undici throws (network errors, timeouts, aborts). */
+/** The `code` of the error {@link sendRaw} throws when an attempt passes `attemptTimeoutMs`. */
+export const ATTEMPT_TIMEOUT_CODE = "OCF_SYNC_ATTEMPT_TIMEOUT";
+
+/**
+ * Sends one request. Throws what undici throws (network errors, timeouts, aborts), and an error with
+ * code {@link ATTEMPT_TIMEOUT_CODE} when the attempt passes its deadline. When the caller's signal
+ * fires, the error thrown is undici's abort error (the caller checks its signal).
+ */
 export async function sendRaw(dispatcher: Dispatcher, raw: RawRequest): Promise<RawResponse> {
+  // One controller per attempt, fired by the deadline or by the caller's signal: a listener rather than
+  // AbortSignal.any, so that nothing stays attached to a long-lived caller signal after the attempt.
+  const attempt = new AbortController();
+  const deadline = new Error(`the attempt took longer than ${raw.attemptTimeoutMs} ms`);
+  const timer = setTimeout(() => attempt.abort(deadline), raw.attemptTimeoutMs);
+  const onAbort = (): void => attempt.abort(raw.signal?.reason);
+  if (raw.signal?.aborted === true) onAbort();
+  else raw.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    return await exchange(dispatcher, raw, attempt.signal);
+  } catch (error) {
+    if (attempt.signal.reason === deadline && raw.signal?.aborted !== true) {
+      throw Object.assign(new Error(deadline.message), { code: ATTEMPT_TIMEOUT_CODE, cause: error });
+    }
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    raw.signal?.removeEventListener("abort", onAbort);
+  }
+}
+
+async function exchange(dispatcher: Dispatcher, raw: RawRequest, signal: AbortSignal): Promise<RawResponse> {
   const options: Parameters<typeof request>[1] = {
     dispatcher,
     method: raw.method,
     headers: raw.headers,
     headersTimeout: raw.headersTimeoutMs,
     bodyTimeout: raw.bodyTimeoutMs,
+    signal,
   };
   if (raw.body !== undefined) options.body = raw.body;
-  if (raw.signal !== undefined) options.signal = raw.signal;
   const response = await request(raw.url, options);
   const status = response.statusCode;
   const headers = flattenHeaders(response.headers);

@@ -9,7 +9,7 @@ import type { ApiClient } from "../client/create-client.js";
 import { parseUtcDateTime, utcNowRfc3339 } from "../dates.js";
 import { OcfSyncError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
-import { writeFileAtomic } from "../io/atomic-file.js";
+import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
 import { IssuerMappingAccumulator, grantKey } from "../mapping/accumulator.js";
 import type { MappingWarning } from "../mapping/errors.js";
 import type { MappingOptions } from "../mapping/types.js";
@@ -146,6 +146,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
   const temporary = await createTemporaryPackageFolder(outDir, name);
   let writer: StreamingPackageWriter | undefined;
   let pendingZip: Awaited<ReturnType<typeof writePackageZip>> | undefined;
+  let pendingReport: AtomicWriteStream | undefined;
   let committed = false;
   const deferred = new DeferredRecords<PulledRecord>();
   try {
@@ -186,6 +187,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       }
     };
     for await (const item of source) {
+      signal?.throwIfAborted();
       if (item.type === "warning") {
         warnings.push(item.warning);
       } else if (item.type === "quarantined") {
@@ -255,6 +257,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
             zipPath,
             files.map((f) => ({ path: f.path, source: join(temporary, f.path) })),
             new Date(generatedAt),
+            { signal },
           );
     const result: IssuerExport = {
       issuerId,
@@ -271,17 +274,25 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       validated: reread,
       bytes,
     };
+    // The report is written and flushed before the package is put in place: a report that cannot be
+    // written (or serialized) stops the package too, and a package never appears without its report.
+    pendingReport = await openAtomicWriteStream(result.report, { signal });
+    await pendingReport.write(`${JSON.stringify(reportOf(result, generatedAt), null, 2)}\n`);
+    await pendingReport.flush();
     await commitPackageFolder(temporary, outDir, name);
     committed = true;
+    // Both are flushed already: from here on, two renames, done even if the signal fires meanwhile.
     await pendingZip?.commit();
     pendingZip = undefined;
-    await writeFileAtomic(result.report, `${JSON.stringify(reportOf(result, generatedAt), null, 2)}\n`);
+    await pendingReport.commit();
+    pendingReport = undefined;
     onEvent?.({ type: "package-written", issuerId, folder: result.folder, zip: zipPath, transactions });
     logger.info({ issuerId, folder: result.folder, zip: zipPath, transactions, warnings: result.warnings.length, quarantined: result.quarantined.length }, "package written");
     return result;
   } catch (error) {
     await writer?.discardSpools().catch(() => {});
     await pendingZip?.abort().catch(() => {});
+    await pendingReport?.abort();
     if (!committed) await rm(temporary, { recursive: true, force: true });
     throw error;
   } finally {

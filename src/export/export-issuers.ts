@@ -3,19 +3,31 @@
  * issuer isolated: a failure is reported as its result and every other issuer is still written.
  */
 import { createHash } from "node:crypto";
-import { mkdir } from "node:fs/promises";
+import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { utcNowRfc3339 } from "../dates.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
+import { makeFolder } from "../io/folders.js";
+import type { StaleLock } from "../io/lock-file.js";
 import { recoverPackageFolders } from "../ocf/package-folder.js";
 import { inCompletionOrder } from "../pull/concurrent.js";
 import { exportIssuer, type ExportOptions, type IssuerExport } from "./export-issuer.js";
+import { acquireOutputLock } from "./output-lock.js";
 
 export interface ExportManyOptions extends ExportOptions {
   /** Issuers exported at the same time. @default 4 */
   concurrency?: number;
   /** Called with the names of packages a killed earlier export had left aside and that were restored. */
   onRecovered?: (names: string[]) => void;
+  /** Called when the output folder's lock was stale (left by a killed run, empty or corrupt) and was taken over. */
+  onLockTakenOver?: (stale: StaleLock) => void;
+  /**
+   * The longest the whole export may take, in milliseconds. When it passes, everything under way stops
+   * (its temporary files are removed; packages already written stay), the issuers not finished get a
+   * `DEADLINE_EXCEEDED` result, and the iteration then throws that `DeadlineExceededError`.
+   * @default no deadline
+   */
+  deadlineMs?: number;
   /** The issuer profile of each issuer, when they differ (takes precedence over `issuerProfile`). */
   issuerProfileOf?: (issuerId: string) => IssuerProfile | undefined;
   /** The stakeholder directory of each issuer, when they differ (takes precedence over `stakeholders`). */
@@ -26,8 +38,9 @@ export interface ExportManyOptions extends ExportOptions {
 export type IssuerExportResult = { issuerId: string; ok: true; export: IssuerExport } | { issuerId: string; ok: false; error: unknown };
 
 /**
- * Exports each issuer and yields its result as it finishes. First repairs what a killed earlier export
- * left in `outDir` (see `recoverPackageFolders`). The same `generatedAt` is used for every issuer.
+ * Exports each issuer and yields its result as it finishes. Takes the lock of `outDir` (one export or
+ * sync per folder: `OutputLockedError` when another holds it), then repairs what a killed earlier run
+ * left there (see `recoverPackageFolders`). The same `generatedAt` is used for every issuer.
  *
  * @example
  * for await (const result of exportIssuers(client, ["7", "144361"], { outDir: "out", zip: true })) {
@@ -39,44 +52,66 @@ export async function* exportIssuers(
   issuerIds: Iterable<string>,
   options: ExportManyOptions,
 ): AsyncGenerator<IssuerExportResult, void, undefined> {
-  const { concurrency = 4, onRecovered, issuerProfileOf, stakeholdersOf, ...exportOptions } = options;
-  await mkdir(options.outDir, { recursive: true });
-  const restored = await recoverPackageFolders(options.outDir);
-  if (restored.length > 0) {
-    options.logger?.warn({ outDir: options.outDir, restored }, "restored previous packages that an interrupted export had set aside");
-    onRecovered?.(restored);
-  }
-  const generatedAt = options.generatedAt ?? utcNowRfc3339();
-  const unique = [...new Set(issuerIds)];
-  yield* inCompletionOrder(unique, concurrency, async (issuerId): Promise<IssuerExportResult> => {
-    const started = Date.now();
-    exportOptions.onEvent?.({ type: "issuer-started", issuerId });
+  const { concurrency = 4, onRecovered, onLockTakenOver, deadlineMs, issuerProfileOf, stakeholdersOf, ...exportOptions } = options;
+  const job = withDeadline(options.signal, deadlineMs);
+  const signal = job.signal === undefined ? {} : { signal: job.signal };
+  try {
+    await makeFolder(options.outDir, signal);
+    const lock = await acquireOutputLock(options.outDir, signal);
     try {
-      const profile = issuerProfileOf?.(issuerId);
-      const directory = stakeholdersOf?.(issuerId);
-      const result = await exportIssuer(client, issuerId, {
-        ...exportOptions,
-        generatedAt,
-        ...(profile === undefined ? {} : { issuerProfile: profile }),
-        ...(directory === undefined ? {} : { stakeholders: directory }),
-      });
-      exportOptions.onEvent?.({
-        type: "issuer-done",
-        issuerId,
-        awards: result.awards,
-        units: result.units,
-        quarantined: result.quarantined.length,
-        warnings: result.warnings.length,
-        durationMs: Date.now() - started,
-      });
-      return { issuerId, ok: true, export: result };
-    } catch (error) {
-      exportOptions.onEvent?.({ type: "issuer-failed", issuerId, error, durationMs: Date.now() - started });
-      exportOptions.logger?.error({ issuerId, code: (error as { code?: unknown }).code, message: error instanceof Error ? error.message : String(error) }, "issuer failed");
-      return { issuerId, ok: false, error };
+      if (lock.tookOver !== undefined) {
+        options.logger?.warn({ outDir: options.outDir, lockFile: lock.lockFile, reason: lock.tookOver.reason }, `took over a stale lock: ${lock.tookOver.description}`);
+        onLockTakenOver?.(lock.tookOver);
+      }
+      const restored = await recoverPackageFolders(options.outDir, signal);
+      if (restored.length > 0) {
+        options.logger?.warn({ outDir: options.outDir, restored }, "restored previous packages that an interrupted export had set aside");
+        onRecovered?.(restored);
+      }
+      const generatedAt = options.generatedAt ?? utcNowRfc3339();
+      const unique = [...new Set(issuerIds)];
+      yield* inCompletionOrder(unique, concurrency, (issuerId) => exportOne(client, issuerId, { ...exportOptions, ...signal, generatedAt }, issuerProfileOf, stakeholdersOf));
+      job.signal?.throwIfAborted();
+    } finally {
+      await lock.release();
     }
-  });
-  options.signal?.throwIfAborted();
+  } finally {
+    job.dispose();
+  }
+}
+
+async function exportOne(
+  client: ApiClient,
+  issuerId: string,
+  exportOptions: ExportOptions & { generatedAt: string },
+  issuerProfileOf: ExportManyOptions["issuerProfileOf"],
+  stakeholdersOf: ExportManyOptions["stakeholdersOf"],
+): Promise<IssuerExportResult> {
+  const started = Date.now();
+  exportOptions.onEvent?.({ type: "issuer-started", issuerId });
+  try {
+    const profile = issuerProfileOf?.(issuerId);
+    const directory = stakeholdersOf?.(issuerId);
+    const result = await exportIssuer(client, issuerId, {
+      ...exportOptions,
+      ...(profile === undefined ? {} : { issuerProfile: profile }),
+      ...(directory === undefined ? {} : { stakeholders: directory }),
+    });
+    exportOptions.onEvent?.({
+      type: "issuer-done",
+      issuerId,
+      awards: result.awards,
+      units: result.units,
+      quarantined: result.quarantined.length,
+      warnings: result.warnings.length,
+      durationMs: Date.now() - started,
+    });
+    return { issuerId, ok: true, export: result };
+  } catch (error) {
+    exportOptions.onEvent?.({ type: "issuer-failed", issuerId, error, durationMs: Date.now() - started });
+    exportOptions.logger?.error({ issuerId, code: (error as { code?: unknown }).code, message: error instanceof Error ? error.message : String(error) }, "issuer failed");
+    return { issuerId, ok: false, error };
+  }
 }
 
 /**

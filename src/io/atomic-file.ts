@@ -1,33 +1,46 @@
 /**
  * Files that appear whole or not at all: written under a temporary name in the same folder, flushed to
- * disk, then renamed over the target (rename is atomic within one file system). A crash leaves at most
- * a stray `.tmp-*` file, never a half-written target.
+ * disk, then renamed over the target (rename is atomic within one file system). A failure or an abort
+ * removes the temporary file; a crash leaves at most a stray `.<name>.tmp-<pid>-<hex>` file, which the
+ * next export removes (`recoverPackageFolders`), never a half-written target. The previous file, if
+ * any, stays as it was until the complete successor replaces it.
+ *
+ * Every failure is a `FileSystemError` naming the path and saying why; nothing is retried.
  */
 import { randomBytes } from "node:crypto";
-import { once } from "node:events";
-import { createWriteStream } from "node:fs";
-import { open, rename, rm } from "node:fs/promises";
+import { type FileHandle, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { finished } from "node:stream/promises";
+import { FileSystemError, errnoOf, fileSystemError } from "../errors.js";
+import { explainCreateFailure, syncFolder } from "./folders.js";
 
-function temporaryNameFor(target: string): string {
+/** Options of the atomic writers. */
+export interface AtomicWriteOptions {
+  /** Stops the write (the temporary file is removed by `abort()`, or at once by `writeFileAtomic`). */
+  signal?: AbortSignal | undefined;
+}
+
+/** The temporary sibling a file is written to: `.<name>.tmp-<pid>-<8 hex>` (the pattern recovery knows). */
+export function temporaryNameFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
 }
 
+/** Writes all of `buffer`, however many calls the file system needs (a short write is not an error). */
+export async function writeAll(handle: FileHandle, buffer: Uint8Array): Promise<void> {
+  for (let done = 0; done < buffer.length; ) {
+    const { bytesWritten } = await handle.write(buffer, done, buffer.length - done);
+    if (bytesWritten === 0) throw Object.assign(new Error("the file system accepted no bytes"), { code: "ENOSPC" });
+    done += bytesWritten;
+  }
+}
+
 /** Writes `data` to `target` atomically. */
-export async function writeFileAtomic(target: string, data: string | Uint8Array): Promise<void> {
-  const temporary = temporaryNameFor(target);
+export async function writeFileAtomic(target: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+  const output = await openAtomicWriteStream(target, options);
   try {
-    const handle = await open(temporary, "w");
-    try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, target);
+    await output.write(data);
+    await output.commit();
   } catch (error) {
-    await rm(temporary, { force: true });
+    await output.abort();
     throw error;
   }
 }
@@ -35,39 +48,149 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array)
 /** A stream to a file that becomes visible under its real name only on `commit()`. */
 export interface AtomicWriteStream {
   write(chunk: string | Uint8Array): Promise<void>;
+  /**
+   * Writes out what is buffered and flushes the temporary file to disk, without renaming it: after
+   * this, `commit()` is a rename. For putting several files in place one right after the other.
+   */
+  flush(): Promise<void>;
+  /** Flushes, then renames the temporary file over the target. */
   commit(): Promise<void>;
+  /** Closes and removes the temporary file; the target is left as it was. Never throws. */
   abort(): Promise<void>;
 }
 
-export function createAtomicWriteStream(target: string): AtomicWriteStream {
-  const temporary = temporaryNameFor(target);
-  const stream = createWriteStream(temporary, { flags: "w" });
-  let failure: unknown;
-  stream.on("error", (error) => {
-    failure = error;
-  });
-  return {
-    async write(chunk) {
-      if (failure !== undefined) throw failure;
-      if (!stream.write(chunk)) {
-        await once(stream, "drain"); // rejects on "error", and removes its listeners either way
-      }
-    },
-    async commit() {
-      stream.end();
-      await finished(stream);
-      if (failure !== undefined) throw failure;
-      const handle = await open(temporary, "r+");
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temporary, target);
-    },
-    async abort() {
-      stream.destroy();
-      await rm(temporary, { force: true });
-    },
-  };
+// Small writes (one NDJSON line each) are gathered into writes of this size.
+const BUFFER_BYTES = 64 * 1024;
+
+/**
+ * Opens a stream to `target` at once, so that a target that cannot be written (its folder missing,
+ * read-only, not a folder, the target a folder) fails here, before any work.
+ *
+ * @throws {FileSystemError}
+ */
+export async function openAtomicWriteStream(target: string, options: AtomicWriteOptions = {}): Promise<AtomicWriteStream> {
+  const file = new AtomicFile(target, options.signal);
+  try {
+    await file.open();
+  } catch (error) {
+    await file.abort();
+    throw error;
+  }
+  return file;
+}
+
+/**
+ * A stream to `target`; the temporary file is opened on the first write (use
+ * `openAtomicWriteStream` to find out at once whether the target can be written).
+ */
+export function createAtomicWriteStream(target: string, options: AtomicWriteOptions = {}): AtomicWriteStream {
+  return new AtomicFile(target, options.signal);
+}
+
+class AtomicFile implements AtomicWriteStream {
+  private readonly temporary: string;
+  private handle: FileHandle | undefined;
+  private opening: Promise<FileHandle> | undefined;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private state: "open" | "flushed" | "committed" | "aborted" = "open";
+
+  constructor(
+    private readonly target: string,
+    private readonly signal: AbortSignal | undefined,
+  ) {
+    this.temporary = temporaryNameFor(target);
+  }
+
+  /** Opens the temporary file (once); refuses a target that is a folder. */
+  async open(): Promise<FileHandle> {
+    if (this.handle !== undefined) return this.handle;
+    this.opening ??= this.openTemporary();
+    this.handle = await this.opening;
+    return this.handle;
+  }
+
+  private async openTemporary(): Promise<FileHandle> {
+    let existing;
+    try {
+      existing = await stat(this.target);
+    } catch (error) {
+      if (errnoOf(error) !== "ENOENT") throw fileSystemError("write", this.target, error);
+    }
+    if (existing?.isDirectory() === true) throw new FileSystemError("write", this.target, "it is a folder, not a file", { errno: "EISDIR" });
+    // A device, FIFO or socket would be replaced by the new file, not written to (/dev/null as root!).
+    if (existing !== undefined && !existing.isFile()) {
+      throw new FileSystemError("write", this.target, "it is not a regular file (a device, FIFO or socket); give the path of a file", { errno: "EINVAL" });
+    }
+    try {
+      return await open(this.temporary, "wx");
+    } catch (error) {
+      throw await explainCreateFailure("write", this.target, error);
+    }
+  }
+
+  private usable(): void {
+    if (this.state !== "open") throw new Error(`the atomic write of ${this.target} is already ${this.state}`);
+    this.signal?.throwIfAborted();
+  }
+
+  async write(chunk: string | Uint8Array): Promise<void> {
+    this.usable();
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    this.pending.push(buffer);
+    this.pendingBytes += buffer.length;
+    if (this.pendingBytes >= BUFFER_BYTES) await this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    const file = await this.open();
+    if (this.pendingBytes === 0) return;
+    const buffer = this.pending.length === 1 ? this.pending[0]! : Buffer.concat(this.pending, this.pendingBytes);
+    this.pending = [];
+    this.pendingBytes = 0;
+    try {
+      await writeAll(file, buffer);
+    } catch (error) {
+      throw fileSystemError("write", this.target, error);
+    }
+  }
+
+  async flush(): Promise<void> {
+    if (this.state === "flushed") return;
+    this.usable();
+    await this.drain();
+    try {
+      await this.handle?.sync();
+    } catch (error) {
+      throw fileSystemError("write", this.target, error);
+    }
+    this.state = "flushed";
+  }
+
+  /** After `flush()` this is only the rename, and it happens even when the signal has fired meanwhile. */
+  async commit(): Promise<void> {
+    await this.flush();
+    const file = this.handle;
+    this.handle = undefined;
+    await file?.close();
+    try {
+      await rename(this.temporary, this.target);
+    } catch (error) {
+      throw fileSystemError("replace", this.target, error);
+    }
+    this.state = "committed";
+    await syncFolder(dirname(this.target));
+  }
+
+  async abort(): Promise<void> {
+    if (this.state === "committed" || this.state === "aborted") return;
+    this.state = "aborted";
+    this.pending = [];
+    this.pendingBytes = 0;
+    // An open still under way must finish before its file can be removed.
+    const file = this.handle ?? (await this.opening?.catch(() => undefined));
+    this.handle = undefined;
+    await file?.close().catch(() => {});
+    await rm(this.temporary, { force: true }).catch(() => {});
+  }
 }

@@ -15,7 +15,9 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Zip, ZipDeflate } from "fflate";
+import { errnoOf, fileSystemError } from "../errors.js";
 import { createAtomicWriteStream } from "../io/atomic-file.js";
+import { makeFolder, syncFolder } from "../io/folders.js";
 import { readFileChunks } from "./package-writer.js";
 
 const SAFE_NAME = /^[a-z0-9][a-z0-9_-]{0,49}$/;
@@ -46,25 +48,21 @@ export function packageNameFor(issuerId: string): string {
 
 /** Makes a fresh temporary folder next to where the package will go. */
 export async function createTemporaryPackageFolder(outDir: string, name: string): Promise<string> {
-  await mkdir(outDir, { recursive: true });
+  await makeFolder(outDir);
   const dir = join(outDir, `.${name}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
   inFlight.add(dir);
-  await mkdir(dir);
+  try {
+    await mkdir(dir);
+  } catch (error) {
+    inFlight.delete(dir);
+    throw fileSystemError("create the temporary folder", dir, error);
+  }
   return dir;
 }
 
 /** Forgets a temporary folder once it is committed or removed. */
 export function releaseTemporaryPackageFolder(dir: string): void {
   inFlight.delete(dir);
-}
-
-async function syncFolder(dir: string): Promise<void> {
-  const handle = await open(dir, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -78,6 +76,14 @@ async function exists(path: string): Promise<boolean> {
 
 /** Moves a finished temporary folder to `<outDir>/<name>`, replacing any previous package there. */
 export async function commitPackageFolder(temporary: string, outDir: string, name: string): Promise<void> {
+  try {
+    await replaceFolder(temporary, outDir, name);
+  } catch (error) {
+    throw fileSystemError("put in place the package", join(outDir, name), error);
+  }
+}
+
+async function replaceFolder(temporary: string, outDir: string, name: string): Promise<void> {
   await syncFolder(temporary);
   const target = join(outDir, name);
   const aside = join(outDir, `.${name}.old-${process.pid}-${randomBytes(4).toString("hex")}`);
@@ -115,21 +121,23 @@ function otherProcessAlive(pid: number): boolean {
 }
 
 /**
- * Repairs what a killed export left in `outDir`. A previous package that was set aside and not replaced
- * is always renamed back (a package must never vanish). Other leftovers (temporary folders and zips,
- * set-aside packages that were replaced) are deleted unless another live process on this machine may
- * still be using them. Returns the names of the packages it restored.
+ * Repairs what a killed export or sync left in `outDir`. A previous package that was set aside and not
+ * replaced is always renamed back (a package must never vanish). Every other leftover is deleted
+ * unless another live process on this machine may still be using it: temporary package folders
+ * (`.<name>.tmp-<pid>-<hex>/`), temporary zips and reports and lock files (`.<file>.tmp-<pid>-<hex>`,
+ * the names `src/io/atomic-file.ts` and `src/io/lock-file.ts` give them), set-aside packages that were
+ * replaced. Returns the names of the packages it restored.
  *
- * One export or sync per output folder at a time: runs on other machines sharing the folder cannot
- * be told apart from dead ones.
+ * One export or sync per output folder at a time (`exportIssuers` and `sync` hold its lock while they
+ * run); runs on other machines sharing the folder cannot be told apart from dead ones.
  */
-export async function recoverPackageFolders(outDir: string): Promise<string[]> {
+export async function recoverPackageFolders(outDir: string, options: { signal?: AbortSignal | undefined } = {}): Promise<string[]> {
   let entries: string[];
   try {
     entries = await readdir(outDir);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
-    throw error;
+    if (errnoOf(error) === "ENOENT") return [];
+    throw fileSystemError("list the folder", outDir, error);
   }
   const restored: string[] = [];
   const present = new Set(entries);
@@ -139,6 +147,7 @@ export async function recoverPackageFolders(outDir: string): Promise<string[]> {
     const [, name = "", kind, pid] = m;
     const path = join(outDir, entry);
     if (inFlight.has(path)) continue;
+    options.signal?.throwIfAborted();
     if (kind === "old" && !present.has(name)) {
       await rename(path, join(outDir, name));
       present.add(name);
@@ -160,8 +169,9 @@ export async function writePackageZip(
   zipPath: string,
   files: readonly { path: string; source: string }[],
   modified: Date,
+  options: { signal?: AbortSignal | undefined } = {},
 ): Promise<{ commit(): Promise<void>; abort(): Promise<void> }> {
-  const output = createAtomicWriteStream(zipPath);
+  const output = createAtomicWriteStream(zipPath, options);
   const chunks: Uint8Array[] = [];
   let failure: Error | undefined;
   let ended = false;
@@ -190,6 +200,8 @@ export async function writePackageZip(
     if (failure !== undefined) throw failure;
     if (!ended) throw new Error("zip stream did not finish");
     while (chunks.length > 0) await output.write(chunks.shift() as Uint8Array);
+    // On disk now, so that committing is only a rename, right after the folder's.
+    await output.flush();
   } catch (error) {
     await output.abort();
     throw error;

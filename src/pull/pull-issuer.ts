@@ -9,6 +9,7 @@ import { isOcfSyncError } from "../errors.js";
 import { parseGetEnvelope } from "../source/envelopes.js";
 import { SourceRecordError, type SourceWarning } from "../source/errors.js";
 import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
+import { keepableJson } from "../source/json-limits.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import { listPages, type ListOptions } from "./paginate.js";
@@ -73,7 +74,8 @@ export async function* streamIssuerRecords(
           yield { type: "record", ...parsed, issuerId, raw };
         } catch (error) {
           if (!(error instanceof SourceRecordError) || onInvalid === "fail") throw error;
-          const quarantined: QuarantinedRecord = { issuerId, kind, recordId: recordIdOf(raw), raw, error };
+          // A record too deep to serialize is kept cut, so that its report line and snapshot can be written.
+          const quarantined: QuarantinedRecord = { issuerId, kind, recordId: recordIdOf(raw), raw: keepableJson(raw), error };
           options.onEvent?.({ type: "record-quarantined", issuerId, kind, recordId: quarantined.recordId, error });
           yield { type: "quarantined", ...quarantined };
         }

@@ -3,6 +3,7 @@
  * under `onInvalid: "fail"`) is reported as its result and the others carry on. All requests go through
  * the one client, and so through its one rate limiter.
  */
+import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { inCompletionOrder } from "./concurrent.js";
 import { pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js";
@@ -10,6 +11,12 @@ import { pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js"
 export interface PullManyOptions extends PullOptions {
   /** Issuers pulled at the same time. @default 4 */
   concurrency?: number;
+  /**
+   * The longest the whole pull may take, in milliseconds. When it passes, everything under way stops,
+   * the issuers not finished get a `DEADLINE_EXCEEDED` result, and the iteration then throws that
+   * `DeadlineExceededError`. @default no deadline
+   */
+  deadlineMs?: number;
 }
 
 /** The outcome of one issuer in a multi-issuer pull. */
@@ -19,7 +26,8 @@ export type IssuerPullResult =
 
 /**
  * Pulls each issuer and yields its result as soon as it finishes (completion order, not input order).
- * Never throws for one issuer's failure; stops early only when `signal` aborts.
+ * Never throws for one issuer's failure; stops early only when `signal` aborts or `deadlineMs` passes
+ * (it throws the signal's reason, or the `DeadlineExceededError`).
  *
  * @example
  * for await (const result of pullIssuers(client, ["7", "144361"], { concurrency: 2 })) {
@@ -32,15 +40,21 @@ export async function* pullIssuers(
   issuerIds: Iterable<string>,
   options: PullManyOptions = {},
 ): AsyncGenerator<IssuerPullResult, void, undefined> {
-  const { concurrency = 4, ...pullOptions } = options;
-  yield* inCompletionOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId): Promise<IssuerPullResult> => {
-    try {
-      return { issuerId, ok: true, pull: await pullIssuer(client, issuerId, pullOptions) };
-    } catch (error) {
-      return { issuerId, ok: false, error };
-    }
-  });
-  options.signal?.throwIfAborted();
+  const { concurrency = 4, deadlineMs, ...pullOptions } = options;
+  const job = withDeadline(options.signal, deadlineMs);
+  const signal = job.signal === undefined ? {} : { signal: job.signal };
+  try {
+    yield* inCompletionOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId): Promise<IssuerPullResult> => {
+      try {
+        return { issuerId, ok: true, pull: await pullIssuer(client, issuerId, { ...pullOptions, ...signal }) };
+      } catch (error) {
+        return { issuerId, ok: false, error };
+      }
+    });
+    job.signal?.throwIfAborted();
+  } finally {
+    job.dispose();
+  }
 }
 
 function* uniqueInOrder(values: Iterable<string>): Generator<string> {

@@ -2,22 +2,74 @@
  * The I/O around a reconciliation: reading a package, reading a pull's NDJSON or pulling from the
  * API, and choosing the source issuer that a package is about. The comparisons themselves are pure.
  */
+import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
-import { describeValue } from "../errors.js";
-import { readOcfPackage } from "../ocf/package-reader.js";
+import { OcfSyncError, describeValue } from "../errors.js";
+import { MANIFEST_FILE_LIST_KEYS, readOcfPackage } from "../ocf/package-reader.js";
+import { validateOcfPackage, type PackageProblem, type PackageProblemCode } from "../ocf/validate-package.js";
 import { pullIssuer } from "../pull/pull-issuer.js";
 import { readPulledNdjson } from "../pull/ndjson.js";
 import { issuerObjectIdOf } from "../mapping/ids.js";
 import { ReconcileInputError, packageObjects, type PackageObjects } from "./package-objects.js";
 import type { SourceIssuer } from "./types.js";
 
+/** The problems of `validateOcfPackage` that mean the files are not the ones the manifest describes. */
+const INTEGRITY_PROBLEMS: ReadonlySet<PackageProblemCode> = new Set([
+  "MD5_MISMATCH",
+  "FILE_MISSING",
+  "FILE_UNREADABLE",
+  "FILE_TOO_LARGE",
+  "NOT_JSON",
+  "WRONG_FILE_TYPE",
+  "UNSAFE_PATH",
+  "LISTED_TWICE",
+  "DUPLICATE_ENTRY",
+  "UNLISTED_FILE",
+]);
+
+function isIntegrityProblem(problem: PackageProblem, manifestPath: string): boolean {
+  if (INTEGRITY_PROBLEMS.has(problem.code)) return true;
+  // A file list entry the schema rejects (an md5 missing or malformed) cannot vouch for its file either.
+  return problem.code === "SCHEMA" && problem.file === manifestPath && MANIFEST_FILE_LIST_KEYS.some((key) => problem.jsonPath.startsWith(`$.${key}`));
+}
+
 /**
- * Reads the package at `path` (folder or `.ocf.zip`) and groups its objects.
+ * A package whose files are not the ones its manifest describes (an MD5 that does not match, a listed
+ * file missing or of another type, a file the manifest does not list, …): its figures cannot be
+ * trusted, so it is not reconciled.
+ */
+export class PackageIntegrityError extends OcfSyncError {
+  declare readonly code: "PACKAGE_INTEGRITY_FAILED";
+  /** The folder or zip. */
+  readonly location: string;
+  /** Every integrity problem found. */
+  readonly problems: readonly PackageProblem[];
+  constructor(location: string, problems: readonly PackageProblem[]) {
+    const shown = problems.slice(0, 3).map((p) => `${p.file} ${p.jsonPath}: ${p.message} [${p.code}]`);
+    super(
+      "PACKAGE_INTEGRITY_FAILED",
+      `${location} does not match its manifest, so its figures cannot be trusted and it was not reconciled (${problems.length} problem${problems.length === 1 ? "" : "s"}: ${shown.join("; ")}${problems.length > 3 ? "; …" : ""}); run 'ocf-sync validate' on it for the full list`,
+    );
+    this.name = "PackageIntegrityError";
+    this.location = location;
+    this.problems = problems;
+  }
+}
+
+/**
+ * Reads the package at `path` (folder or `.ocf.zip`), checks its integrity with the package
+ * validator (every listed file present, of its manifest list's file type, with the manifest's MD5,
+ * and no unlisted OCF file) and groups its objects. Problems of content (schemas, references,
+ * quantities) are what a reconciliation reports on, not reasons to refuse the package.
  *
- * @throws {PackageUnusableError} when `path` is no package; {ReconcileInputError} when it lacks what a replay needs.
+ * @throws {PackageUnusableError} when `path` is no package; {PackageIntegrityError} when its files do
+ *   not match its manifest; {ReconcileInputError} when it lacks what a replay needs.
  */
 export async function loadPackageObjects(path: string, options: { signal?: AbortSignal } = {}): Promise<PackageObjects> {
-  return packageObjects(await readOcfPackage(path, options));
+  const pkg = await readOcfPackage(path, options);
+  const integrity = validateOcfPackage(pkg).problems.filter((problem) => isIntegrityProblem(problem, pkg.manifestPath));
+  if (integrity.length > 0) throw new PackageIntegrityError(pkg.location, integrity);
+  return packageObjects(pkg);
 }
 
 /**
@@ -51,9 +103,17 @@ export async function loadSourceFromNdjson(path: string, pkg: PackageObjects, op
 /**
  * Pulls one issuer's records from the API for a reconciliation. Invalid records are set aside and
  * reported (never a reason to stop: a reconciliation should say what it could not compare).
+ *
+ * @param options.deadlineMs - the longest the pull may take; past it, `DeadlineExceededError`.
  */
-export async function loadSourceFromApi(client: ApiClient, issuerId: string, options: { signal?: AbortSignal } = {}): Promise<SourceIssuer> {
-  const pulled = await pullIssuer(client, issuerId, { onInvalid: "quarantine", ...(options.signal === undefined ? {} : { signal: options.signal }) });
+export async function loadSourceFromApi(client: ApiClient, issuerId: string, options: { signal?: AbortSignal; deadlineMs?: number } = {}): Promise<SourceIssuer> {
+  const job = withDeadline(options.signal, options.deadlineMs);
+  let pulled;
+  try {
+    pulled = await pullIssuer(client, issuerId, { onInvalid: "quarantine", ...(job.signal === undefined ? {} : { signal: job.signal }) });
+  } finally {
+    job.dispose();
+  }
   return {
     issuerId,
     awards: pulled.awards,

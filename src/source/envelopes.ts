@@ -8,6 +8,7 @@ import { describeValue } from "../errors.js";
 import { COLLECTION_OF, RECORD_KINDS, type RecordKind } from "./kinds.js";
 import { SourceEnvelopeError, UNKNOWN_FIELD_MESSAGE, sourceWarning, type SourceWarning } from "./errors.js";
 import { isJsonObject } from "./wire.js";
+import { keepableJson } from "./json-limits.js";
 
 /** Where a response came from, for errors and warnings. */
 export interface EnvelopeContext {
@@ -98,7 +99,8 @@ function unknownKeys(
         recordId: undefined,
         subject: `${operation} response of GET ${ctx.path}`,
         path: [key],
-        value,
+        // Kept for the report: a value too deep to serialize is cut (describeValue copes with any depth).
+        value: keepableJson(value),
         message: UNKNOWN_FIELD_MESSAGE(value),
       }),
     );

@@ -77,18 +77,26 @@ function located(pathText: string, message: string): string {
   return pathText === "" ? message : `${pathText}: ${message}`;
 }
 
+/**
+ * Codes of {@link SourceRecordError}: the record failed its schema, or broke a limit on its JSON
+ * (`src/source/json-limits.ts`): nested too deep, or too large.
+ */
+export const SOURCE_RECORD_ERROR_CODES = ["SOURCE_RECORD_INVALID", "SOURCE_RECORD_TOO_DEEP", "SOURCE_RECORD_TOO_LARGE"] as const;
+export type SourceRecordErrorCode = (typeof SOURCE_RECORD_ERROR_CODES)[number];
+
 /** Thrown when a record fails its schema. Carries every issue found, not only the first. */
 export class SourceRecordError extends OcfSyncError {
+  declare readonly code: SourceRecordErrorCode;
   readonly issuerId: string;
   readonly kind: RecordKind;
   /** The record's id when one could be read (best effort), for reporting. */
   readonly recordId: string | undefined;
   readonly issues: SourceIssue[];
 
-  constructor(details: { issuerId: string; kind: RecordKind; recordId: string | undefined; issues: SourceIssue[] }) {
+  constructor(details: { issuerId: string; kind: RecordKind; recordId: string | undefined; issues: SourceIssue[]; code?: SourceRecordErrorCode }) {
     const { issuerId, kind, recordId, issues } = details;
     const list = issues.map((issue) => located(issue.pathText, issue.message)).join("; ");
-    super("SOURCE_RECORD_INVALID", `${describeRecord(kind, recordId, issuerId)}: ${list}`);
+    super(details.code ?? "SOURCE_RECORD_INVALID", `${describeRecord(kind, recordId, issuerId)}: ${list}`);
     this.name = "SourceRecordError";
     this.issuerId = issuerId;
     this.kind = kind;
@@ -115,9 +123,9 @@ export class SourceEnvelopeError extends OcfSyncError {
   }
 }
 
-/** True for a `SourceRecordError`, also across two loaded copies of the package. */
+/** True for a `SourceRecordError` (any of its codes), also across two loaded copies of the package. */
 export function isSourceRecordError(error: unknown): error is SourceRecordError {
-  return isOcfSyncError(error) && error.code === "SOURCE_RECORD_INVALID";
+  return isOcfSyncError(error) && (SOURCE_RECORD_ERROR_CODES as readonly string[]).includes(error.code);
 }
 
 /** True for a `SourceEnvelopeError`, also across two loaded copies of the package. */

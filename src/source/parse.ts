@@ -27,11 +27,14 @@ import {
   type SourceWarningCode,
 } from "./errors.js";
 import { isJsonObject, type WireNote } from "./wire.js";
+import { DEFAULT_JSON_LIMITS, checkJsonLimits, describeBreach, type JsonLimits } from "./json-limits.js";
 
 /** What a record is parsed against. */
 export interface ParseContext {
   /** The issuer the record was requested for; a record naming another issuer is rejected. */
   issuerId: string;
+  /** Limits on the record's JSON, checked before anything else. @default DEFAULT_JSON_LIMITS */
+  limits?: JsonLimits;
 }
 
 /** A parsed record and what is worth telling about it. */
@@ -55,7 +58,8 @@ export function recordIdOf(raw: unknown): string | undefined {
 /**
  * Parses a raw record of the given kind.
  *
- * @throws {SourceRecordError} listing every issue of the record (code `SOURCE_RECORD_INVALID`).
+ * @throws {SourceRecordError} listing every issue of the record (code `SOURCE_RECORD_INVALID`), or
+ *   naming where it breaks a limit on its JSON (`SOURCE_RECORD_TOO_DEEP`, `SOURCE_RECORD_TOO_LARGE`).
  * @example
  * const { parsed, warnings } = parseRecord("restrictedStockAward", item, { issuerId: "7" });
  */
@@ -97,6 +101,13 @@ function parseWith<T extends { vestingEvents: VestingEvent[] }>(
   ctx: ParseContext,
 ): ParseResult<T> {
   const recordId = recordIdOf(raw);
+  // First, before any walk that recurses (zod, the warning walk, and later JSON.stringify).
+  const breach = checkJsonLimits(raw, ctx.limits ?? DEFAULT_JSON_LIMITS);
+  if (breach !== undefined) {
+    const { path, pathText, message } = describeBreach(breach);
+    const code = breach.kind === "depth" ? "SOURCE_RECORD_TOO_DEEP" : "SOURCE_RECORD_TOO_LARGE";
+    throw new SourceRecordError({ issuerId: ctx.issuerId, kind, recordId, code, issues: [{ path, pathText, value: undefined, message }] });
+  }
   const result = compiledSchema(schema).safeParse(raw, { reportInput: true });
   const issues = result.success ? [] : issuesFromZod(result.error.issues, []);
   const issuerIssue = issuerMismatch(raw, ctx.issuerId);

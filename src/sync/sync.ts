@@ -16,12 +16,15 @@
  * killed anywhere leaves the previous state naming the previous snapshot; the next run pulls again
  * from the previous cursor, which covers the interrupted work. A killed full pass is redone as full.
  */
-import { mkdir } from "node:fs/promises";
 import pLimit from "p-limit";
 import { dirname, join } from "node:path";
+import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { epochMsToUtcDateTime, toFilterDateTime, utcDateTimeToEpochMs, utcNowRfc3339, type UtcDateTime } from "../dates.js";
 import { exportIssuer, type ExportOptions, type IssuerExport } from "../export/export-issuer.js";
+import { acquireOutputLock } from "../export/output-lock.js";
+import { makeFolder } from "../io/folders.js";
+import type { HeldLock } from "../io/lock-file.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { packageNameFor, recoverPackageFolders } from "../ocf/package-folder.js";
 import type { PullEvent } from "../pull/events.js";
@@ -30,7 +33,7 @@ import { SourceRecordError } from "../source/errors.js";
 import type { RecordKind } from "../source/kinds.js";
 import { parseRecord } from "../source/parse.js";
 import { diffPackageObjects, jsonEqual, readPackageObjects, type OcfChangeSet, type PackageObjects } from "./change-set.js";
-import { acquireSyncLock, type LockOwner } from "./lock.js";
+import { acquireSyncLock, type LockOwner, type StaleLock } from "./lock.js";
 import {
   readSnapshot,
   readSyncState,
@@ -74,6 +77,12 @@ export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent"> 
   issuerProfileOf?: (issuerId: string) => IssuerProfile | undefined;
   /** The stakeholder directory of each issuer, when they differ (takes precedence over `stakeholders`). */
   stakeholdersOf?: (issuerId: string) => ReadonlyMap<string, StakeholderEntry> | undefined;
+  /**
+   * The longest the whole sync may take, in milliseconds; past it, what is under way stops (issuers
+   * keep their previous package and state) and the iteration throws `DeadlineExceededError`.
+   * @default no deadline
+   */
+  deadlineMs?: number;
 }
 
 /** A source record, by kind and id (`id` is `undefined` for a quarantined record without one). */
@@ -98,8 +107,12 @@ export type PassPlan =
 
 /** Events of a sync, in order. */
 export type SyncEvent =
-  /** The state's lock is held; `tookOverFrom` names the dead sync whose stale lock was taken over. */
-  | { type: "lock-acquired"; lockFile: string; tookOverFrom: LockOwner | undefined }
+  /**
+   * The state's lock is held (and, when its lock was stale, the output folder's): `tookOver` says which
+   * stale lock was taken over and why (a dead owner, an empty or corrupt file), `tookOverFrom` names
+   * the dead sync.
+   */
+  | { type: "lock-acquired"; lockFile: string; tookOverFrom: LockOwner | undefined; tookOver: StaleLock | undefined }
   /** Previous packages that a killed export or sync had renamed aside were put back. */
   | { type: "packages-recovered"; names: string[] }
   | ({ type: "issuer-started"; issuerId: string } & PassPlan)
@@ -202,17 +215,28 @@ async function* parsedItems(issuerId: string, entries: readonly Entry[], onInval
 export async function* sync(client: ApiClient, issuerIds: Iterable<string>, options: SyncOptions): AsyncGenerator<SyncEvent, void, undefined> {
   const { stateFile, concurrency = 4 } = options;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
-  const signalOption = options.signal === undefined ? {} : { signal: options.signal };
-  await mkdir(dirname(stateFile), { recursive: true });
-  const lock = await acquireSyncLock(stateFile, signalOption);
+  const job = withDeadline(options.signal, options.deadlineMs);
+  const signalOption = job.signal === undefined ? {} : { signal: job.signal };
+  let lock;
+  try {
+    await makeFolder(dirname(stateFile), signalOption);
+    lock = await acquireSyncLock(stateFile, signalOption);
+  } catch (error) {
+    job.dispose();
+    throw error;
+  }
+  let outLock: HeldLock | undefined;
   // Stops the issuers under way when the consumer leaves early, so none writes after the lock is released.
   const stop = new AbortController();
-  const signal = options.signal === undefined ? stop.signal : AbortSignal.any([options.signal, stop.signal]);
+  const signal = job.signal === undefined ? stop.signal : AbortSignal.any([job.signal, stop.signal]);
   const running: Promise<void>[] = [];
   try {
-    yield { type: "lock-acquired", lockFile: lock.lockFile, tookOverFrom: lock.tookOverFrom };
+    yield { type: "lock-acquired", lockFile: lock.lockFile, tookOverFrom: lock.tookOverFrom, tookOver: lock.tookOver };
     const state = await readSyncState(stateFile, signalOption);
-    await mkdir(options.outDir, { recursive: true });
+    await makeFolder(options.outDir, signalOption);
+    // One export or sync per output folder, as for exportIssuers.
+    outLock = await acquireOutputLock(options.outDir, signalOption);
+    if (outLock.tookOver !== undefined) yield { type: "lock-acquired", lockFile: outLock.lockFile, tookOverFrom: outLock.tookOver.owner, tookOver: outLock.tookOver };
     const restored = await recoverPackageFolders(options.outDir);
     if (restored.length > 0) yield { type: "packages-recovered", names: restored };
     const generatedAt = options.generatedAt ?? utcNowRfc3339();
@@ -281,7 +305,9 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
   } finally {
     stop.abort(new Error("the sync was stopped"));
     await Promise.allSettled(running);
+    await outLock?.release();
     await lock.release();
+    job.dispose();
   }
 }
 

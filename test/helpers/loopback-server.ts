@@ -4,6 +4,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
+import { afterEach } from "vitest";
 
 export interface RecordedRequest {
   method: string;
@@ -79,3 +80,30 @@ export const resetConnection: Handler = (_request, res) => {
 
 /** A handler that never answers (until the server closes). */
 export const hang: Handler = () => {};
+
+/**
+ * For a test file: `serve` starts a server and `track` registers anything closable (a client); all are
+ * closed after each test.
+ */
+export function closedAfterEach(): {
+  serve(handlers: Handler | readonly Handler[]): Promise<LoopbackServer>;
+  track<T extends { close(): Promise<void> }>(closable: T): T;
+} {
+  const servers: LoopbackServer[] = [];
+  const others: { close(): Promise<void> }[] = [];
+  afterEach(async () => {
+    await Promise.all(others.splice(0).map((c) => c.close()));
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  return {
+    async serve(handlers) {
+      const server = await startLoopbackServer(handlers);
+      servers.push(server);
+      return server;
+    },
+    track(closable) {
+      others.push(closable);
+      return closable;
+    },
+  };
+}

@@ -1,12 +1,12 @@
 import { createApiClient } from "../../client/create-client.js";
-import { isOcfSyncError } from "../../errors.js";
+import { isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
 import { exportIssuers, shardOf, type IssuerExportResult } from "../../export/export-issuers.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
-import { JOB_FLAGS, PACKAGE_FLAGS, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { DEADLINE_HELP, JOB_FLAGS, PACKAGE_FLAGS, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, type LogMode } from "../progress.js";
 import { renderTable } from "../table.js";
@@ -45,14 +45,20 @@ Options:
                            every object is checked against the OCF schemas as it is mapped in any case
   --no-validate            the same as --validate never
   --log MODE               auto (progress bar on a terminal), plain or json; logs go to stderr
+${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}
+
+One export or sync at a time writes to DIR: DIR/.ocf-sync.lock is held while it runs (a second one is
+refused; the lock of a run that was killed is taken over). Each run removes the temporary files and
+folders that killed runs left in DIR.
 
 Without --issuer-profile and --stakeholders the Issuer and Stakeholders carry labelled placeholders
 (the API gives only ids), each reported as a warning.
 
-Exit status: 0 every issuer exported, 1 some issuer failed (every other issuer is still written),
-2 usage error.
+Exit status: 0 every issuer exported, 1 some issuer failed (every other issuer is still written), the
+deadline passed or another run holds DIR, 2 usage error or an unusable DIR, 130 or 143 when stopped
+by SIGINT or SIGTERM (packages already written stay; the one under way is not written).
 
 Examples:
   ocf-sync export --base-url https://api.carta.com --issuer 144361 --out out --zip
@@ -83,12 +89,13 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
     issuers = shardOf(issuers, k, n);
   }
   const { outDir, profileOf, directoryOf, ...packageOptions } = packageSettings;
+  await prepareOutputFolder("out", outDir, io.signal);
   const results = await runExport(io, {
     clientOptions,
     issuers,
     outDir,
     logMode: job.logMode,
-    exportOptions: { ...packageOptions, concurrency: job.concurrency, onInvalid: job.onInvalid },
+    exportOptions: { ...packageOptions, concurrency: job.concurrency, onInvalid: job.onInvalid, ...(job.deadlineMs === undefined ? {} : { deadlineMs: job.deadlineMs }) },
     profileOf,
     directoryOf,
   });
@@ -112,6 +119,7 @@ export async function runExport(
       generatedAt?: string;
       settlementStockClassName?: string;
       lineage?: Lineage;
+      deadlineMs?: number;
     };
     profileOf?: ProfileLookup;
     directoryOf?: DirectoryLookup;
@@ -142,6 +150,7 @@ export async function runExport(
       reporter.log("error", `issuer ${JSON.stringify(result.issuerId)} failed: ${message}`, { issuerId: result.issuerId, code });
     }
   };
+  let deadlinePassed: unknown;
   try {
     for await (const result of exportIssuers(client, issuers, {
       outDir,
@@ -150,6 +159,7 @@ export async function runExport(
       ...(job.directoryOf === undefined ? {} : { stakeholdersOf: job.directoryOf }),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
       onRecovered: (names) => reporter.log("warn", `restored ${names.length} previous package(s) that an interrupted export had set aside: ${names.join(", ")}`),
+      onLockTakenOver: (stale) => reporter.log("warn", `took over the lock of ${outDir}: ${stale.description}`, { reason: stale.reason }),
       onEvent: (event) => {
         if (event.type === "page-fetched") records += event.records;
         if (event.type === "record-quarantined") reporter.log("warn", `quarantined ${event.error.message}`, { issuerId: event.issuerId, recordId: event.recordId });
@@ -160,6 +170,10 @@ export async function runExport(
       report(result);
       progress();
     }
+  } catch (error) {
+    // The deadline: the packages written are summed up below; anything else ends here.
+    if (!isDeadlineExceededError(error)) throw error;
+    deadlinePassed = error;
   } finally {
     reporter.done();
     await client.close();
@@ -191,5 +205,6 @@ export async function runExport(
         (failed < stats ? ". Warnings and quarantined records are listed in each <package>.report.json." : "."),
     );
   }
+  if (deadlinePassed !== undefined) throw deadlinePassed;
   return results;
 }

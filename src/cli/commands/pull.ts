@@ -1,13 +1,14 @@
 import { resolve } from "node:path";
 import { createApiClient, type ApiClient } from "../../client/create-client.js";
-import { isOcfSyncError } from "../../errors.js";
-import { createAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
+import { parseUtcDateTime } from "../../dates.js";
+import { isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
+import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
 import { issuerPullToNdjson } from "../../pull/ndjson.js";
 import { pullIssuers } from "../../pull/pull-issuers.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
-import { JOB_FLAGS, readJobFlags } from "../job-flags.js";
+import { DEADLINE_HELP, JOB_FLAGS, asArgumentError, readJobFlags } from "../job-flags.js";
 import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -20,17 +21,22 @@ record, exactly as the service sent it, with its kind and issuer. A raw backup y
 Options:
   --issuer ID              an issuer to pull; repeat for more
   --issuers-file FILE      a file with one issuer id per line (# starts a comment)
-  --out FILE               write NDJSON here (atomically); default: standard output
+  --out FILE               write NDJSON here; default: standard output. FILE is replaced only by
+                           a complete pull: when an issuer fails, a previous FILE stays as it was
   --concurrency N          issuers pulled at once (default 4); all share one rate limiter
   --on-invalid MODE        fail (default): an invalid record fails its issuer;
                            quarantine: keep it in the output marked "quarantined" and go on
-  --modified-after TIME    only records modified on or after TIME (YYYY-MM-DDThh:mm:ssZ)
+  --modified-after TIME    only records modified on or after TIME (YYYY-MM-DDThh:mm:ssZ, UTC; a
+                           date YYYY-MM-DD alone means its midnight UTC)
   --modified-before TIME   only records modified on or before TIME
   --log MODE               auto (progress bar on a terminal), plain or json; logs go to stderr
+${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}
 
-Exit status: 0 all issuers pulled, 1 some issuer failed (the others are still written), 2 usage error.
+Exit status: 0 all issuers pulled, 1 some issuer failed or the deadline passed (to standard output the
+others are still written; --out FILE is then left as it was), 2 usage error or an unusable --out,
+130 or 143 when stopped by SIGINT or SIGTERM.
 
 Examples:
   ocf-sync pull --base-url https://api.carta.com --issuer 144361 --out acme.ndjson
@@ -38,7 +44,21 @@ Examples:
       --concurrency 8 --on-invalid quarantine --out backup.ndjson
   ocf-sync serve-samples --port 4010 &   # then pull its issuers "7", "144361", ...`;
 
-const FILTER_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/;
+const FILTER_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z)?$/;
+
+/** A `--modified-*` value as the service's filter takes it, or a usage error: a real instant in UTC. */
+function filterTime(flag: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const instant = value.length === 10 ? `${value}T00:00:00Z` : value;
+  let valid = FILTER_TIME.test(value);
+  try {
+    if (valid) parseUtcDateTime(instant);
+  } catch {
+    valid = false;
+  }
+  if (!valid) throw new UsageError(`--${flag} takes a real UTC time like 2024-07-30T09:31:57Z (or a date like 2024-07-30), got ${JSON.stringify(value)}`);
+  return instant;
+}
 
 export async function pullCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("pull", {
@@ -58,18 +78,20 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     return 0;
   }
   const clientOptions = clientOptionsFromFlags(values, io.env);
-  const { issuers, concurrency, onInvalid, logMode } = await readJobFlags(values, io.cwd);
-  for (const flag of ["modified-after", "modified-before"] as const) {
-    const value = values[flag];
-    if (value !== undefined && !FILTER_TIME.test(value)) {
-      throw new UsageError(`--${flag} takes a UTC time like 2024-07-30T09:31:57Z, got ${JSON.stringify(value)}`);
-    }
-  }
+  const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd);
+  const modifiedAfter = filterTime("modified-after", values["modified-after"]);
+  const modifiedBefore = filterTime("modified-before", values["modified-before"]);
 
+  const outPath = values.out === undefined || values.out === "-" ? undefined : resolve(io.cwd, values.out);
+  let output: AtomicWriteStream | undefined;
+  try {
+    // Opened now: an --out that cannot be written fails before anything is pulled.
+    output = outPath === undefined ? undefined : await openAtomicWriteStream(outPath, io.signal === undefined ? {} : { signal: io.signal });
+  } catch (error) {
+    throw asArgumentError("out", error);
+  }
   const reporter = createReporter(io.stderr, logMode);
   const client: ApiClient = createApiClient(clientOptions);
-  const outPath = values.out === undefined || values.out === "-" ? undefined : resolve(io.cwd, values.out);
-  const output: AtomicWriteStream | undefined = outPath === undefined ? undefined : createAtomicWriteStream(outPath);
   const write = async (chunk: string): Promise<void> => {
     if (output === undefined) io.stdout.write(chunk);
     else await output.write(chunk);
@@ -85,14 +107,16 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   }
   const rows: Row[] = [];
   let records = 0;
+  let deadlinePassed: unknown;
   const started = Date.now();
   try {
     for await (const result of pullIssuers(client, issuers, {
       concurrency,
       onInvalid,
-      ...(values["modified-after"] === undefined ? {} : { lastModifiedDatetimeAfter: values["modified-after"] }),
-      ...(values["modified-before"] === undefined ? {} : { lastModifiedDatetimeBefore: values["modified-before"] }),
+      ...(modifiedAfter === undefined ? {} : { lastModifiedDatetimeAfter: modifiedAfter }),
+      ...(modifiedBefore === undefined ? {} : { lastModifiedDatetimeBefore: modifiedBefore }),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
       onEvent: (event) => {
         if (event.type === "page-fetched") records += event.records;
         if (event.type === "record-quarantined") {
@@ -129,13 +153,25 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
       }
       reporter.update({ issuersDone: rows.length, issuersTotal: issuers.length, records, requests: client.stats().requests });
     }
-    await output?.commit();
   } catch (error) {
-    await output?.abort();
-    throw error;
+    // The deadline: what was pulled is summed up below; anything else (an interrupt) ends here.
+    if (!isDeadlineExceededError(error)) {
+      await output?.abort();
+      throw error;
+    }
+    deadlinePassed = error;
   } finally {
     reporter.done();
     await client.close();
+  }
+  const complete = deadlinePassed === undefined && rows.every((r) => !r.status.startsWith("FAILED"));
+  try {
+    // A backup is replaced only by a complete one: a failed issuer leaves the previous file as it was.
+    if (complete) await output?.commit();
+    else await output?.abort();
+  } catch (error) {
+    await output?.abort();
+    throw error;
   }
 
   const position = new Map(issuers.map((id, i) => [id, i]));
@@ -156,8 +192,12 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     writeLine(
       io.stderr,
       `\n${rows.length - failed} of ${rows.length} issuers pulled, ${records} records, ${stats.requests} requests (${stats.retries} retried) in ${formatDuration(Date.now() - started)}` +
-        (outPath === undefined ? "" : `; written to ${outPath}`),
+        (outPath === undefined ? "" : complete ? `; written to ${outPath}` : `; ${outPath} was not written (a previous file there is as it was)`),
     );
   }
+  if (logMode === "json" && !complete && outPath !== undefined) {
+    reporter.log("error", `${outPath} was not written (a previous file there is as it was)`, { out: outPath });
+  }
+  if (deadlinePassed !== undefined) throw deadlinePassed;
   return failed > 0 ? 1 : 0;
 }

@@ -1,17 +1,18 @@
-import { writeFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
 import { isCalendarDate } from "../../dates.js";
-import { isOcfSyncError } from "../../errors.js";
+import { isDeadlineExceededError, isInterruptedError, isOcfSyncError } from "../../errors.js";
+import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
 import { renderReconciliationHtml } from "../../reconcile/html.js";
 import { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "../../reconcile/load.js";
 import { reconcileOcfWithOcf } from "../../reconcile/ocf-vs-ocf.js";
 import { reconciliationCsv, renderReconciliationText } from "../../reconcile/render.js";
 import { reconcileSourceWithOcf } from "../../reconcile/source-vs-ocf.js";
 import type { ReconcileOptions, ReconciliationReport, SourceIssuer } from "../../reconcile/types.js";
-import { parseCommandArgs } from "../args.js";
+import { parseCommandArgs, parseDuration } from "../args.js";
 import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
+import { DEADLINE_HELP, asArgumentError } from "../job-flags.js";
 import { renderTable } from "../table.js";
 
 export const RECONCILE_HELP = `Usage: ocf-sync reconcile --source FILE PACKAGE [options]
@@ -60,7 +61,8 @@ Options:
                        security_id, field, expected, actual, message)
   --html FILE          also write a self-contained HTML report (the reading used, totals, every
                        holder's shares and units, every difference, and a chart of vested shares over
-                       time on both sides with their difference)
+                       time on both sides with their difference), atomically
+${DEADLINE_HELP.replace("the whole job", "pulling from the API").replace(/^ {2}--deadline DURATION {6}/, "  --deadline DURATION  ").replace(/\n {27}/g, "\n                       ")}
 
 ${CLIENT_FLAGS_HELP}
 
@@ -91,6 +93,7 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
       json: { type: "boolean" },
       csv: { type: "boolean" },
       html: { type: "string" },
+      deadline: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
     allowPositionals: true,
@@ -107,6 +110,8 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
   const modes = [values.source !== undefined, apiSource, values.against !== undefined].filter(Boolean).length;
   if (modes !== 1) throw new UsageError(`give exactly one of --source FILE, --base-url URL (with --issuer) and --against PACKAGE${hint}`);
   if (apiSource && values.issuer === undefined) throw new UsageError(`--base-url needs --issuer ID${hint}`);
+  const deadlineMs = parseDuration("deadline", values.deadline);
+  if (deadlineMs !== undefined && !apiSource) throw new UsageError(`--deadline bounds the pull from the API: it goes with --base-url${hint}`);
   if (values.json === true && values.csv === true) throw new UsageError(`give --json or --csv, not both${hint}`);
   const asOf = values["as-of"];
   if (asOf !== undefined && !isCalendarDate(asOf)) throw new UsageError(`--as-of must be a real date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
@@ -126,40 +131,59 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
   const clientOptions = apiSource ? clientOptionsFromFlags(values, io.env) : undefined;
   const signal = io.signal === undefined ? {} : { signal: io.signal };
 
-  let report: ReconciliationReport;
+  // Opened before any reading: an --html that cannot be written is a usage error, found at once.
+  let html: AtomicWriteStream | undefined;
   try {
-    const packagePath = resolve(io.cwd, target);
-    const pkg = await loadPackageObjects(packagePath, signal);
-    if (values.against !== undefined) {
-      const other = await loadPackageObjects(resolve(io.cwd, values.against), signal);
-      report = reconcileOcfWithOcf(pkg, other, { ...options, labels: { expected: target, actual: values.against } });
-    } else {
-      let source: SourceIssuer;
-      let label: string;
-      if (clientOptions !== undefined && values.issuer !== undefined) {
-        source = await loadSourceFromApi(createApiClient(clientOptions), values.issuer, signal);
-        label = `source (API ${clientOptions.baseUrl})`;
-      } else {
-        const file = values.source ?? "";
-        source = await loadSourceFromNdjson(resolve(io.cwd, file), pkg, { ...signal, ...(values.issuer === undefined ? {} : { issuerId: values.issuer }) });
-        label = `source (${file})`;
-      }
-      report = reconcileSourceWithOcf(source, pkg, { ...options, labels: { expected: label, actual: `OCF (${target})` } });
-    }
+    html = values.html === undefined ? undefined : await openAtomicWriteStream(resolve(io.cwd, values.html), signal);
   } catch (error) {
-    if (!isUnusableInput(error)) throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    const code = isOcfSyncError(error) ? error.code : ((error as { code?: unknown }).code ?? "UNUSABLE_INPUT");
-    if (values.json === true) writeLine(io.stdout, JSON.stringify({ agree: false, unusable: { code, message } }, null, 2));
-    else writeLine(io.stderr, `ocf-sync reconcile: ${message} [${String(code)}]`);
-    return 2;
+    throw asArgumentError("html", error);
   }
+  try {
+    let report: ReconciliationReport;
+    try {
+      const packagePath = resolve(io.cwd, target);
+      const pkg = await loadPackageObjects(packagePath, signal);
+      if (values.against !== undefined) {
+        const other = await loadPackageObjects(resolve(io.cwd, values.against), signal);
+        report = reconcileOcfWithOcf(pkg, other, { ...options, labels: { expected: target, actual: values.against } });
+      } else {
+        let source: SourceIssuer;
+        let label: string;
+        if (clientOptions !== undefined && values.issuer !== undefined) {
+          const client = createApiClient(clientOptions);
+          try {
+            source = await loadSourceFromApi(client, values.issuer, { ...signal, ...(deadlineMs === undefined ? {} : { deadlineMs }) });
+          } finally {
+            await client.close();
+          }
+          label = `source (API ${clientOptions.baseUrl})`;
+        } else {
+          const file = values.source ?? "";
+          source = await loadSourceFromNdjson(resolve(io.cwd, file), pkg, { ...signal, ...(values.issuer === undefined ? {} : { issuerId: values.issuer }) });
+          label = `source (${file})`;
+        }
+        report = reconcileSourceWithOcf(source, pkg, { ...options, labels: { expected: label, actual: `OCF (${target})` } });
+      }
+    } catch (error) {
+      if (!isUnusableInput(error)) throw error;
+      const message = error instanceof Error ? error.message : String(error);
+      const code = isOcfSyncError(error) ? error.code : ((error as { code?: unknown }).code ?? "UNUSABLE_INPUT");
+      if (values.json === true) writeLine(io.stdout, JSON.stringify({ agree: false, unusable: { code, message } }, null, 2));
+      else writeLine(io.stderr, `ocf-sync reconcile: ${message} [${String(code)}]`);
+      return 2;
+    }
 
-  if (values.html !== undefined) await writeFile(resolve(io.cwd, values.html), renderReconciliationHtml([report]), "utf8");
-  if (values.json === true) writeLine(io.stdout, JSON.stringify({ agree: report.differences.length === 0, reports: [report] }, null, 2));
-  else if (values.csv === true) io.stdout.write(reconciliationCsv([report]));
-  else writeLine(io.stdout, renderReconciliationText(report, (rows, headers, right) => renderTable(rows, headers.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? "", align: right.has(i) ? "right" : "left" })))));
-  return report.differences.length === 0 ? 0 : 1;
+    if (html !== undefined) {
+      await html.write(renderReconciliationHtml([report]));
+      await html.commit();
+    }
+    if (values.json === true) writeLine(io.stdout, JSON.stringify({ agree: report.differences.length === 0, reports: [report] }, null, 2));
+    else if (values.csv === true) io.stdout.write(reconciliationCsv([report]));
+    else writeLine(io.stdout, renderReconciliationText(report, (rows, headers, right) => renderTable(rows, headers.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? "", align: right.has(i) ? "right" : "left" })))));
+    return report.differences.length === 0 ? 0 : 1;
+  } finally {
+    await html?.abort(); // after a commit, nothing to do
+  }
 }
 
 /**
@@ -168,6 +192,8 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
  * envelope) and a file that cannot be opened. Anything else is a bug and is thrown.
  */
 function isUnusableInput(error: unknown): boolean {
+  // Stopped by a signal or the deadline: not a verdict on the input.
+  if (isInterruptedError(error) || isDeadlineExceededError(error)) return false;
   if (isOcfSyncError(error)) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return code === "ENOENT" || code === "EISDIR" || code === "EACCES" || code === "ENOTDIR";

@@ -1,7 +1,11 @@
+import { stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { fileSystemError } from "../../errors.js";
 import { SAMPLES_AS_OF } from "../../sample-server/data.js";
 import { FAULT_KINDS, startSampleServer, type FaultKind } from "../../sample-server/server.js";
 import { parseCommandArgs, parseFraction, parseInteger } from "../args.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
+import { asArgumentError } from "../job-flags.js";
 
 export const SERVE_SAMPLES_HELP = `Usage: ocf-sync serve-samples [--port N] [options]
 
@@ -68,13 +72,15 @@ export async function serveSamplesCommand(argv: readonly string[], io: CliIo): P
     if (m === null) throw new UsageError(`--quota takes PER_SECOND/PER_MINUTE such as 10/300, got ${JSON.stringify(values.quota)}`);
     quota = { perSecond: Number(m[1]), perMinute: Number(m[2]) };
   }
+  const dataDir = values.data === undefined ? undefined : resolve(io.cwd, values.data);
+  if (dataDir !== undefined) await checkDataFolder(dataDir);
   const server = await startSampleServer({
     port,
     ...(latencyMs === undefined ? {} : { latencyMs }),
     ...(faults === undefined ? {} : { faults }),
     ...(quota === undefined ? {} : { quota }),
     ...(values.token === undefined ? {} : { token: values.token }),
-    ...(values.data === undefined ? {} : { dataDir: values.data }),
+    ...(dataDir === undefined ? {} : { dataDir }),
   });
   writeLine(io.stdout, `listening on ${server.url}`);
   writeLine(io.stdout, `issuers: ${server.issuers.join(",")}`);
@@ -85,4 +91,15 @@ export async function serveSamplesCommand(argv: readonly string[], io: CliIo): P
   });
   await server.close();
   return 0;
+}
+
+/** `--data` must be a folder (of issuer files): anything else is a usage error, before the server starts. */
+async function checkDataFolder(dir: string): Promise<void> {
+  let isFolder: boolean;
+  try {
+    isFolder = (await stat(dir)).isDirectory();
+  } catch (error) {
+    throw asArgumentError("data", fileSystemError("read the folder", dir, error));
+  }
+  if (!isFolder) throw new UsageError(`--data: ${dir} is a file; give the folder that holds the issuer files`, { code: "FILE_SYSTEM_ERROR" });
 }

@@ -5,7 +5,7 @@ import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResul
 import { parseCommandArgs, parseInteger } from "../args.js";
 import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
-import { JOB_FLAGS, PACKAGE_FLAGS, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { DEADLINE_HELP, JOB_FLAGS, PACKAGE_FLAGS, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -20,9 +20,10 @@ The service has no deletions feed: only a full pass (--full, or every --full-eve
 issuer) sees records that vanished and reports their objects as removed.
 
 FILE (the state, written atomically) holds each issuer's cursor; FILE.snapshots/ the raw records of
-its last pass (needed to re-map unchanged records); FILE.lock is held while a sync runs: a second
-sync on the same state is refused, and the lock of a killed sync is taken over. A sync killed at any
-moment leaves the previous packages and state valid; the next run redoes the interrupted work.
+its last pass (needed to re-map unchanged records); FILE.lock is held while a sync runs, and
+DIR/.ocf-sync.lock as for 'ocf-sync export': a second sync on the same state or folder is refused, and
+the lock of a killed run (or an empty or corrupt lock file) is taken over, saying so. A sync killed at
+any moment leaves the previous packages and state valid; the next run redoes the interrupted work.
 
 Options:
   --issuer ID              an issuer to sync; repeat for more
@@ -49,11 +50,13 @@ Options:
   --validate MODE          auto (default), always or never, as for 'ocf-sync export'
   --no-validate            the same as --validate never
   --log MODE               auto (progress bar on a terminal), plain or json; logs go to stderr
+${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}
 
 Exit status: 0 every issuer synced, 1 some issuer failed (it keeps its previous package and state;
-the others are still synced) or another sync holds the lock, 2 usage error.
+the others are still synced), the deadline passed or another sync holds a lock, 2 usage error or an
+unusable DIR, 130 or 143 when stopped by SIGINT or SIGTERM.
 
 Examples:
   ocf-sync sync --base-url https://api.carta.com --issuers-file issuers.txt --out /data/ocf \\
@@ -157,10 +160,11 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
   const { outDir, profileOf, directoryOf, ...packageOptions } = await readPackageFlags(values, io.cwd);
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
   const clientOptions = clientOptionsFromFlags(values, io.env);
-  const { issuers, concurrency, onInvalid, logMode } = await readJobFlags(values, io.cwd);
+  const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd);
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
   const overlapSeconds = parseInteger("overlap", values.overlap, { min: 0 }) ?? DEFAULT_OVERLAP_SECONDS;
   const stateFile = resolve(io.cwd, values.state);
+  await prepareOutputFolder("out", outDir, io.signal);
 
   const reporter = createReporter(io.stderr, logMode);
   const client = createApiClient(clientOptions);
@@ -172,9 +176,8 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
   const onEvent = (event: SyncEvent): void => {
     switch (event.type) {
       case "lock-acquired":
-        if (event.tookOverFrom !== undefined) {
-          const { pid, startedAt } = event.tookOverFrom;
-          reporter.log("warn", `took over the lock of sync process ${pid} (started ${startedAt}), which is no longer running; its interrupted work is redone`, { lockFile: event.lockFile, pid });
+        if (event.tookOver !== undefined) {
+          reporter.log("warn", `took over a stale lock: ${event.tookOver.description}; any interrupted work is redone`, { lockFile: event.lockFile, reason: event.tookOver.reason });
         }
         break;
       case "packages-recovered":
@@ -234,6 +237,7 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
       stakeholdersOf: directoryOf,
       ...(values.full === true ? { full: true } : {}),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
+      ...(deadlineMs === undefined ? {} : { deadlineMs }),
     })) {
       onEvent(event);
     }

@@ -2,6 +2,7 @@
  * `ocf-sync reconcile` end to end, in-process: the sample API on loopback, a real pull's NDJSON, the
  * golden packages on disk (and doctored copies in a temp dir); exit codes 0, 1 and 2.
  */
+import { createHash } from "node:crypto";
 import { cp, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -87,6 +88,15 @@ describe("ocf-sync reconcile", () => {
     if (issuance === undefined) throw new Error("no rsa-2210-issuance");
     issuance.quantity = "16001";
     await writeFile(path, JSON.stringify(file));
+    // Edited behind its manifest's back, the copy no longer matches its MD5: refused, never compared.
+    const tampered = await run(join(GOLDEN, "7"), "--against", copy);
+    expect(tampered.code).toBe(2);
+    expect(tampered.err).toContain("[PACKAGE_INTEGRITY_FAILED]");
+    // Another system's package that says what it holds: its manifest carries the MD5 of its file.
+    const manifestPath = join(copy, "Manifest.ocf.json");
+    const manifest = JSON.parse(await readFile(manifestPath, "utf8")) as { transactions_files: { filepath: string; md5: string }[] };
+    manifest.transactions_files[0]!.md5 = createHash("md5").update(await readFile(path)).digest("hex");
+    await writeFile(manifestPath, JSON.stringify(manifest));
     const { code, out } = await run(join(GOLDEN, "7"), "--against", copy, "--json");
     expect(code).toBe(1);
     const parsed = JSON.parse(out) as { reports: { differences: { code: string; field: string; expected: string; actual: string }[] }[] };

@@ -69,10 +69,12 @@ describe("ocf-sync sync", () => {
     expect(io.stderr.text).toContain("--state FILE is required");
 
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, "state.json.lock"), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
+    // process.ppid (the test runner) is alive and not this process: a lock naming this process's own pid
+    // that it does not hold was left by an earlier process with that pid, and is taken over.
+    await writeFile(join(dir, "state.json.lock"), JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
     const locked = await run();
     expect(locked.code).toBe(1);
-    expect(locked.stderr).toContain(`another sync is using this state: process ${process.pid} took it at 2026-01-01T00:00:00Z and is still running`);
+    expect(locked.stderr).toContain(`another sync is using this state: process ${process.ppid} took it at 2026-01-01T00:00:00Z and is still running`);
     expect(locked.stderr).toContain("[SYNC_LOCKED]");
   });
 

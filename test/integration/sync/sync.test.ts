@@ -116,10 +116,12 @@ describe("sync against the sample server", () => {
 
   it("refuses a second sync while a live process holds the lock, and takes over the stale lock of a dead one", async () => {
     await mkdir(join(dir, "state"), { recursive: true });
-    await writeFile(`${stateFile}.lock`, JSON.stringify({ pid: process.pid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
+    // process.ppid (the test runner) is alive and not this process: a lock naming this process's own pid
+    // that it does not hold was left by an earlier process with that pid, and is taken over.
+    await writeFile(`${stateFile}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
     const refused = runSync(server.url, ["7"], { outDir, stateFile });
     await expect(refused).rejects.toBeInstanceOf(SyncLockedError);
-    await expect(refused).rejects.toThrow(`process ${process.pid} took it at 2026-01-01T00:00:00Z and is still running`);
+    await expect(refused).rejects.toThrow(`process ${process.ppid} took it at 2026-01-01T00:00:00Z and is still running`);
     expect(server.stats().requests).toBe(0);
 
     // pid 2^22+1 is above Linux's pid_max ceiling: no such process can exist

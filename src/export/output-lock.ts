@@ -1,0 +1,38 @@
+/**
+ * One export or sync at a time per output folder: `<out>/.ocf-sync.lock` (created and taken over as
+ * `src/io/lock-file.ts` describes). Two runs writing into one folder would race on its packages (one
+ * race paired a report with the other run's package) and take each other's temporary files for
+ * leftovers of a killed run.
+ */
+import { join } from "node:path";
+import { OcfSyncError } from "../errors.js";
+import { acquireLockFile, type HeldLock, type LockOwner } from "../io/lock-file.js";
+
+/** The lock file's name inside the output folder. */
+export const OUTPUT_LOCK_FILE = ".ocf-sync.lock";
+
+/** Another export or sync is writing to the output folder. */
+export class OutputLockedError extends OcfSyncError {
+  declare readonly code: "OUTPUT_LOCKED";
+  readonly lockFile: string;
+  readonly owner: LockOwner | undefined;
+  constructor(outDir: string, lockFile: string, owner: LockOwner | undefined, why: string) {
+    super(
+      "OUTPUT_LOCKED",
+      `another export or sync is writing to ${outDir}: ${why} (lock file ${lockFile}). Wait for it to finish, or write to another folder; if it is truly gone, delete the lock file`,
+    );
+    this.name = "OutputLockedError";
+    this.lockFile = lockFile;
+    this.owner = owner;
+  }
+}
+
+/**
+ * Takes the lock of the output folder `outDir` (which must exist). A stale lock (empty, corrupt, or
+ * left by a dead process of this host) is taken over and described in `tookOver`.
+ *
+ * @throws {OutputLockedError} when a live run holds it; {FileSystemError} when the folder cannot be written.
+ */
+export async function acquireOutputLock(outDir: string, options: { signal?: AbortSignal | undefined } = {}): Promise<HeldLock> {
+  return acquireLockFile(join(outDir, OUTPUT_LOCK_FILE), ({ lockFile, owner, why }) => new OutputLockedError(outDir, lockFile, owner, why), options);
+}

@@ -1,0 +1,33 @@
+/**
+ * Handlers for `startLoopbackServer` that misbehave the way hostile or broken servers do: a body sent
+ * one byte at a time, a connection reset in the middle of the body. (`hang` and `resetConnection` are
+ * in loopback-server.ts.)
+ */
+import type { Handler } from "./loopback-server.js";
+
+/** Sends a 200 with `body` one byte every `intervalMs` (a whole body can take as long as one likes). */
+export function trickle(body: string, intervalMs: number): Handler {
+  return (_request, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.flushHeaders();
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (sent >= body.length) {
+        clearInterval(timer);
+        res.end();
+        return;
+      }
+      res.write(body[sent]);
+      sent += 1;
+    }, intervalMs);
+    res.on("close", () => clearInterval(timer));
+  };
+}
+
+/** Sends a 200 announcing `body`, writes its first half, then destroys the connection. */
+export function resetMidBody(body: string): Handler {
+  return (_request, res) => {
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.write(body.slice(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
+  };
+}
