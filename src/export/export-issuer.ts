@@ -279,7 +279,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     pendingReport = await openAtomicWriteStream(result.report, { signal });
     await pendingReport.write(`${JSON.stringify(reportOf(result, generatedAt), null, 2)}\n`);
     await pendingReport.flush();
-    await commitPackageFolder(temporary, outDir, name);
+    await commitPackageFolder(temporary, outDir, name, { signal });
     committed = true;
     // Both are flushed already: from here on, two renames, done even if the signal fires meanwhile.
     await pendingZip?.commit();

@@ -74,8 +74,12 @@ async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** Moves a finished temporary folder to `<outDir>/<name>`, replacing any previous package there. */
-export async function commitPackageFolder(temporary: string, outDir: string, name: string): Promise<void> {
+/**
+ * Moves a finished temporary folder to `<outDir>/<name>`, replacing any previous package there. Once
+ * begun (two renames), it is not interrupted: `signal` is checked before.
+ */
+export async function commitPackageFolder(temporary: string, outDir: string, name: string, options: { signal?: AbortSignal | undefined } = {}): Promise<void> {
+  options.signal?.throwIfAborted();
   try {
     await replaceFolder(temporary, outDir, name);
   } catch (error) {

@@ -4,7 +4,7 @@
  * with their issues, so a backup never loses anything the service returned.
  */
 import { open } from "node:fs/promises";
-import { OcfSyncError, isOcfSyncError } from "../errors.js";
+import { OcfSyncError, fileSystemError, isOcfSyncError } from "../errors.js";
 import type { SourceIssue } from "../source/errors.js";
 import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
@@ -68,14 +68,20 @@ export class NdjsonFormatError extends OcfSyncError {
  * like the lines the pull marked so. A record listed twice keeps the copy modified last (as the pull
  * does), so backups appended to one another read as the latest state.
  *
- * @throws {NdjsonFormatError} for a line that is not JSON or not a `{ kind, issuerId, id, record }` line.
+ * @throws {NdjsonFormatError} for a line that is not JSON or not a `{ kind, issuerId, id, record }` line;
+ *   {FileSystemError} when the file cannot be read (missing, a folder, …).
  * @example
  * for (const issuer of (await readPulledNdjson("issuer-7.ndjson")).values()) console.log(issuer.issuerId, issuer.awards.length);
  */
 export async function readPulledNdjson(path: string, options: { signal?: AbortSignal } = {}): Promise<Map<string, PulledIssuerRecords>> {
   const issuers = new Map<string, PulledIssuerRecords>();
   const seen = new Map<string, { list: (RestrictedStockAward | RestrictedStockUnit)[]; index: number }>();
-  const handle = await open(path, "r");
+  let handle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    throw fileSystemError("read", path, error);
+  }
   try {
     let number = 0;
     for await (const text of handle.readLines()) {
@@ -83,6 +89,8 @@ export async function readPulledNdjson(path: string, options: { signal?: AbortSi
       number += 1;
       readLine(issuers, seen, path, number, text);
     }
+  } catch (error) {
+    throw fileSystemError("read", path, error);
   } finally {
     await handle.close();
   }

@@ -51,17 +51,18 @@ function scalarBytes(value: unknown): number {
   switch (typeof value) {
     case "string":
       return value.length + 2;
-    case "number":
-      return String(value).length;
     case "boolean":
       return value ? 4 : 5;
+    case "number":
+      return 8; // an estimate: the service sends its decimals as strings, and counting digits costs more than it tells
     default:
       return 4; // null
   }
 }
 
 /**
- * Checks `value` against the limits without recursion; `undefined` when it is within them.
+ * Checks `value` against the limits without recursion; `undefined` when it is within them. Runs on
+ * every record before its schema, so it allocates nothing per value but a frame per object or array.
  *
  * @example
  * checkJsonLimits(JSON.parse("[[[1]]]"), { maxDepth: 2, maxBytes: 100 }) // { kind: "depth", path: [0, 0], limit: 2 }
@@ -72,14 +73,24 @@ export function checkJsonLimits(value: unknown, limits: JsonLimits = DEFAULT_JSO
   const stack: Container[] = [{ value, depth: 1, parent: undefined, key: undefined }];
   for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
     if (frame.depth > limits.maxDepth) return { kind: "depth", path: pathOf(frame), limit: limits.maxDepth };
-    const entries: [string | number, unknown][] = Array.isArray(frame.value)
-      ? frame.value.map((v, i): [number, unknown] => [i, v])
-      : Object.entries(frame.value);
-    bytes += 2 + entries.length;
-    for (const [key, child] of entries) {
-      if (typeof key === "string") bytes += key.length + 3;
-      if (typeof child === "object" && child !== null) stack.push({ value: child, depth: frame.depth + 1, parent: frame, key });
-      else bytes += scalarBytes(child);
+    const container = frame.value;
+    if (Array.isArray(container)) {
+      bytes += 2 + container.length;
+      for (let index = 0; index < container.length; index += 1) {
+        const child: unknown = container[index];
+        if (typeof child === "object" && child !== null) stack.push({ value: child, depth: frame.depth + 1, parent: frame, key: index });
+        else bytes += scalarBytes(child);
+      }
+    } else {
+      bytes += 2;
+      const record = container as Record<string, unknown>;
+      for (const key in record) {
+        if (!Object.hasOwn(record, key)) continue;
+        bytes += key.length + 4;
+        const child = record[key];
+        if (typeof child === "object" && child !== null) stack.push({ value: child, depth: frame.depth + 1, parent: frame, key });
+        else bytes += scalarBytes(child);
+      }
     }
     if (bytes > limits.maxBytes) return { kind: "size", bytes, limit: limits.maxBytes };
   }

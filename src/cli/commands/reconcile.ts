@@ -12,7 +12,7 @@ import type { ReconcileOptions, ReconciliationReport, SourceIssuer } from "../..
 import { parseCommandArgs, parseDuration } from "../args.js";
 import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, asArgumentError } from "../job-flags.js";
+import { asArgumentError } from "../job-flags.js";
 import { renderTable } from "../table.js";
 
 export const RECONCILE_HELP = `Usage: ocf-sync reconcile --source FILE PACKAGE [options]
@@ -62,12 +62,16 @@ Options:
   --html FILE          also write a self-contained HTML report (the reading used, totals, every
                        holder's shares and units, every difference, and a chart of vested shares over
                        time on both sides with their difference), atomically
-${DEADLINE_HELP.replace("the whole job", "pulling from the API").replace(/^ {2}--deadline DURATION {6}/, "  --deadline DURATION  ").replace(/\n {27}/g, "\n                       ")}
+  --deadline DURATION  with --base-url: stop pulling after this long (e.g. 90s, 15m); exit status 1
 
 ${CLIENT_FLAGS_HELP}
 
-Exit status: 0 everything agrees, 1 differences found, 2 unusable input (no package, malformed
-NDJSON, unknown issuer, the API unreachable) or a usage error.
+Every package read is first checked against its manifest (each listed file present, of its list's
+file type, with the manifest's MD5, and no unlisted OCF file): one that does not match is refused.
+
+Exit status: 0 everything agrees, 1 differences found (or the --deadline passed), 2 unusable input
+(no package, a package that does not match its manifest, malformed NDJSON, unknown issuer, the API
+unreachable), a usage error or an --html that cannot be written, 130 or 143 when stopped by a signal.
 
 Examples:
   ocf-sync pull --base-url http://127.0.0.1:4010 --issuer acme-robotics --out acme.ndjson

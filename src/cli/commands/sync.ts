@@ -1,4 +1,4 @@
-import { resolve } from "node:path";
+import { dirname, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
 import { isOcfSyncError } from "../../errors.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
@@ -165,6 +165,7 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
   const overlapSeconds = parseInteger("overlap", values.overlap, { min: 0 }) ?? DEFAULT_OVERLAP_SECONDS;
   const stateFile = resolve(io.cwd, values.state);
   await prepareOutputFolder("out", outDir, io.signal);
+  await prepareOutputFolder("state", dirname(stateFile), io.signal);
 
   const reporter = createReporter(io.stderr, logMode);
   const client = createApiClient(clientOptions);

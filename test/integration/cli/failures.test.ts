@@ -103,6 +103,15 @@ describe("paths that cannot be used: exit 2 before any work, with the path and w
     expect(await readFile(join(good, "r.html"), "utf8")).toContain("</html>");
   });
 
+  it("sync --state in a place that takes no folder fails before any work", async () => {
+    const before = samples.stats().requests;
+    const result = await run("sync", "--base-url", samples.url, "--issuer", "7", "--out", join(dir, "sync-out"), "--state", "/proc/ocf-sync-x/state.json");
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("ocf-sync sync: --state: cannot create the folder /proc/ocf-sync-x: the file system does not allow new folders in /proc");
+    expectClean(result);
+    expect(samples.stats().requests).toBe(before);
+  });
+
   it("serve-samples --data refuses a folder that does not exist and a file", async () => {
     const missing = await run("serve-samples", "--data", "/nonexistent-ocf-sync");
     expect(missing.code).toBe(2);

@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../../helpers/spawn-cli.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
 const BIN = join(ROOT, "bin/ocf-sync.js");
@@ -104,15 +105,31 @@ describe("the built CLI as a child process", () => {
     const before = await folderDigest(join(out, "144361"));
 
     let killedMidWrite = 0;
-    for (const killAfterMs of [50, 400, 900]) {
+    // Each kill lands at a state of the run, waited for rather than guessed with a delay: at once; as
+    // soon as its temporary package folder exists (mid-write); once the package files are in it (late
+    // in the write, or, if that moment passed unseen, whatever state the run is in by then).
+    const temporaryFolder = async (): Promise<string | undefined> => (await readdir(out)).find((n) => n.startsWith(".144361.tmp-"));
+    const states: (() => Promise<boolean>)[] = [
+      async () => true,
+      async () => (await temporaryFolder()) !== undefined,
+      async () => {
+        const folder = await temporaryFolder();
+        return folder !== undefined && (await readdir(join(out, folder)).catch(() => [])).some((n) => n.endsWith(".ocf.json"));
+      },
+    ];
+    for (const reached of states) {
       const child = spawn(
         process.execPath,
         [BIN, "export", "--base-url", slow.url, "--issuer", "144361", "--out", out, "--generated-at", "2026-01-01T00:00:00Z", "--log", "plain"],
         { cwd: work, stdio: "ignore" },
       );
-      await new Promise((r) => setTimeout(r, killAfterMs));
+      let exited = false;
+      const exit = new Promise((r) => child.once("exit", r)).then(() => {
+        exited = true;
+      });
+      await until(async () => exited || (await reached()));
       child.kill("SIGKILL");
-      await new Promise((r) => child.once("exit", r));
+      await exit;
       const names = await readdir(out);
       if (names.some((n) => n.startsWith(".144361.tmp-"))) killedMidWrite += 1;
       if (names.includes("144361")) {
