@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import type { OcfEquityCompensationIssuance, OcfEquityCompensationRelease, OcfStockIssuance } from "../../../src/ocf/schemas.js";
 import { mapUnit } from "../../../src/mapping/unit.js";
 import type { RestrictedStockUnit, Settlement } from "../../../src/source/records.js";
-import { validateWithOfficialSchemas } from "../../helpers/official-ocf.js";
+import { describeConformance } from "../../helpers/conformance.js";
+import { expectOcfSyncValidObjects } from "../../helpers/ocf-verdicts.js";
+import { expectOfficiallyValidObjects } from "../../helpers/official-ocf.js";
 import { ISSUER_ID, baseUnit, mappingErrorOf, txById, txOfType } from "./fixtures.js";
 
 const map = (unit: RestrictedStockUnit = baseUnit(), settlementStockClassName?: string) =>
@@ -48,11 +50,9 @@ describe("mapUnit", () => {
     );
   });
 
-  it("emits only objects the official schemas accept", () => {
+  it("emits only objects ocf-sync's OCF 1.2.0 schemas accept", () => {
     const mapped = map();
-    for (const object of [...mapped.transactions, ...mapped.vestingTerms]) {
-      expect(validateWithOfficialSchemas(object).errors, object.id).toEqual([]);
-    }
+    expectOcfSyncValidObjects([...mapped.transactions, ...mapped.vestingTerms]);
     expect(mapped.warnings).toEqual([]);
   });
 
@@ -206,5 +206,12 @@ describe("mapUnit", () => {
     expect(mappingErrorOf(() => map(withSettlements([undated]))).path).toBe("settlements[0].settlementDate");
     const { releaseQuantity: _q, ...noGross } = settlement();
     expect(mappingErrorOf(() => map(withSettlements([noGross]))).path).toBe("settlements[0].releaseQuantity");
+  });
+});
+
+describeConformance("the official OCF 1.2.0 schemas", () => {
+  it("accept every object mapUnit emits", () => {
+    const mapped = map();
+    expectOfficiallyValidObjects([...mapped.transactions, ...mapped.vestingTerms]);
   });
 });
