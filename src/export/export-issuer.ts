@@ -22,6 +22,7 @@ import {
 } from "../ocf/package-folder.js";
 import { StreamingPackageWriter, type WrittenPackageFile } from "../ocf/package-writer.js";
 import { validatePackageAt, type PackageProblem } from "../ocf/validate-package.js";
+import { pausePoint } from "../pause-point.js";
 import type { PullEvent } from "../pull/events.js";
 import { streamIssuerRecords, type OnInvalid, type PullItem } from "../pull/pull-issuer.js";
 import type { SourceIssue, SourceWarning } from "../source/errors.js";
@@ -203,6 +204,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
         }
         if (outcome.status === "mapped") {
           entriesByKey.set(outcome.key, await writer.addRecord(outcome.mapped.transactions, outcome.mapped.vestingTerms));
+          pausePoint("pulling");
         }
       }
     }
@@ -259,6 +261,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       validated: reread,
       bytes,
     };
+    pausePoint("before-commit");
     await commitPackageFolder(temporary, outDir, name);
     committed = true;
     await pendingZip?.commit();

@@ -16,6 +16,7 @@ import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Zip, ZipDeflate } from "fflate";
 import { createAtomicWriteStream } from "../io/atomic-file.js";
+import { pausePoint } from "../pause-point.js";
 import { readFileChunks } from "./package-writer.js";
 
 const SAFE_NAME = /^[a-z0-9][a-z0-9_-]{0,49}$/;
@@ -87,6 +88,7 @@ export async function commitPackageFolder(temporary: string, outDir: string, nam
     if (await exists(target)) {
       await rename(target, aside);
       movedAside = true;
+      pausePoint("between-renames");
     }
     try {
       await rename(temporary, target);
