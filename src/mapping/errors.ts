@@ -22,6 +22,7 @@ export const MAPPING_ERROR_CODES = [
   /** The mapping built an object that fails ocf-sync's OCF 1.2.0 schemas; nothing invalid is returned. */
   "MAPPING_INVALID_OUTPUT",
 ] as const;
+/** The `code` of a {@link MappingError}. */
 export type MappingErrorCode = (typeof MAPPING_ERROR_CODES)[number];
 
 /** The record a mapping message is about. Absent for issuer-level problems (an option, the issuer). */
@@ -111,6 +112,7 @@ export const MAPPING_WARNING_CODES = [
   /** Shares returned to the pool of a grant that names no plan: carried in comments only. */
   "RETURN_TO_POOL_WITHOUT_PLAN",
 ] as const;
+/** The `code` of a {@link MappingWarning}. */
 export type MappingWarningCode = (typeof MAPPING_WARNING_CODES)[number];
 
 /** Something the mapping wants a person to look at. The data was mapped as the source gave it. */
