@@ -33,7 +33,7 @@ ${CLIENT_FLAGS_HELP}
 Exit status: 0 all issuers pulled, 1 some issuer failed (the others are still written), 2 usage error.
 
 Examples:
-  ocf-sync pull --base-url https://api.carta.com --issuer 144361 --out acme.ndjson
+  ocf-sync pull --base-url https://api.carta.com --issuer 144361 --out 144361.ndjson
   OCF_SYNC_TOKEN=... ocf-sync pull --base-url http://127.0.0.1:4010 --issuers-file issuers.txt \\
       --concurrency 8 --on-invalid quarantine --out backup.ndjson
   ocf-sync serve-samples --port 4010 &   # then pull its issuers "7", "144361", ...`;
@@ -66,7 +66,7 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     }
   }
 
-  const reporter = createReporter(io.stderr, logMode);
+  const reporter = createReporter(io.stderr, logMode, { env: io.env });
   const client: ApiClient = createApiClient(clientOptions);
   const outPath = values.out === undefined || values.out === "-" ? undefined : resolve(io.cwd, values.out);
   const output: AtomicWriteStream | undefined = outPath === undefined ? undefined : createAtomicWriteStream(outPath);

@@ -53,7 +53,7 @@ the others are still synced) or another sync holds the lock, 2 usage error.
 Examples:
   ocf-sync sync --base-url https://api.carta.com --issuers-file issuers.txt --out /data/ocf \\
       --state /data/ocf-sync-state.json
-  ocf-sync sync --base-url URL --issuer 7 --out out --state state.json --full --json > changes.json`;
+  ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --full --json > changes.json`;
 
 /** The `--json` document: per issuer, the counts `created`, `changed`, `removed`, `unchanged` and the objects. */
 export function changeSetDocument(results: readonly IssuerSyncResult[]): unknown {
@@ -157,7 +157,7 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
   const overlapSeconds = parseInteger("overlap", values.overlap, { min: 0 }) ?? DEFAULT_OVERLAP_SECONDS;
   const stateFile = resolve(io.cwd, values.state);
 
-  const reporter = createReporter(io.stderr, logMode);
+  const reporter = createReporter(io.stderr, logMode, { env: io.env });
   const client = createApiClient(clientOptions);
   const started = Date.now();
   let results: IssuerSyncResult[] = [];
