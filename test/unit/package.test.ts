@@ -63,9 +63,9 @@ describe("the golden packages in git", () => {
   it("keep their exact bytes (and so their MD5 sums) in a checkout that converts line endings", async () => {
     const dir = await mkdtemp(join(tmpdir(), "ocf-sync-crlf-"));
     try {
-      await run("git", ["clone", "--quiet", "--no-checkout", ROOT, join(dir, "clone")]);
-      const git = (...args: string[]) => run("git", ["-C", join(dir, "clone"), "-c", "core.autocrlf=true", "-c", "core.eol=crlf", ...args]);
-      await git("checkout", "--quiet", "HEAD", "--", "samples/ocf");
+      // A clone as Windows' git makes it by default: text files get CRLF endings in the checkout.
+      await run("git", ["clone", "--quiet", "-c", "core.autocrlf=true", "-c", "core.eol=crlf", ROOT, join(dir, "clone")]);
+      const git = (...args: string[]) => run("git", ["-C", join(dir, "clone"), ...args]);
       const golden = join(dir, "clone", "samples", "ocf");
       const folders = await readdir(golden, { withFileTypes: true });
       expect(folders.filter((f) => f.isDirectory()).length).toBe(5);
@@ -76,9 +76,11 @@ describe("the golden packages in git", () => {
           expect((await readFile(join(golden, folder.name, file))).includes("\r\n"), `${folder.name}/${file}`).toBe(false);
         }
       }
-      // Without the attribute, the same checkout converts them and breaks the sums: the test above can fail.
-      await writeFile(join(dir, "clone", ".git", "info", "attributes"), "samples/ocf/7/Transactions.ocf.json text\n");
-      await git("checkout", "--quiet", "--force", "HEAD", "--", "samples/ocf/7/Transactions.ocf.json");
+      // With no attribute for it (as in a repository without .gitattributes), the same clone converts a
+      // golden file and breaks its sum: the test above can fail.
+      await writeFile(join(dir, "clone", ".git", "info", "attributes"), "samples/ocf/7/Transactions.ocf.json text=auto !eol\n");
+      await rm(join(golden, "7", "Transactions.ocf.json"));
+      await git("checkout", "--quiet", "HEAD", "--", "samples/ocf/7/Transactions.ocf.json");
       expect((await readFile(join(golden, "7", "Transactions.ocf.json"))).includes("\r\n")).toBe(true);
       expect((await validatePackageAt(join(golden, "7"))).problems.map((p) => p.code)).toContain("MD5_MISMATCH");
     } finally {
