@@ -119,15 +119,17 @@ async function main(): Promise<void> {
     );
     await writeFile(
       join(project, "run-example.mjs"),
-      `import { spawnSync } from "node:child_process";
+      `import { execFile } from "node:child_process";
 import { startSampleServer } from "ocf-sync";
+// The example runs in its own process, so that this one's event loop stays free to serve it.
 const server = await startSampleServer({ port: 0, oauth: { clientId: "example-client", clientSecret: "example-secret" } });
 try {
-  const env = { ...process.env, CARTA_BASE_URL: server.url, CARTA_TOKEN_URL: server.url + "/o/access_token/", CARTA_CLIENT_ID: "example-client", CARTA_CLIENT_SECRET: "example-secret", OCF_OUT_DIR: "example-out" };
-  const result = spawnSync(process.execPath, ["example.js"], { env, encoding: "utf8" });
-  process.stdout.write(result.stdout);
-  process.stderr.write(result.stderr);
-  process.exitCode = result.status ?? 1;
+  const env = { ...process.env, CARTA_BASE_URL: server.url, CARTA_TOKEN_URL: server.url + "/o/access_token/", CARTA_CLIENT_ID: "example-client", CARTA_CLIENT_SECRET: "example-secret" };
+  process.exitCode = await new Promise((done) => {
+    const child = execFile(process.execPath, ["example.js"], { env }, (error) => done(error === null ? 0 : 1));
+    child.stdout.pipe(process.stdout);
+    child.stderr.pipe(process.stderr);
+  });
 } finally {
   await server.close();
 }
