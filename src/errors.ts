@@ -4,6 +4,10 @@
  */
 const BRAND = Symbol.for("ocf-sync.error");
 
+/**
+ * The base class of every error ocf-sync throws or reports: switch on its `code`, or test with
+ * {@link isOcfSyncError} (which also recognises errors from another copy of the package).
+ */
 export class OcfSyncError extends Error {
   readonly [BRAND] = true;
   /** A stable, machine-readable code such as `SOURCE_RECORD_INVALID` or `API_NOT_FOUND`. */
@@ -25,6 +29,17 @@ export function isOcfSyncError(error: unknown): error is OcfSyncError {
     error instanceof OcfSyncError ||
     (typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[BRAND] === true)
   );
+}
+
+/**
+ * `error` as an {@link OcfSyncError}: itself when it is one; otherwise (a file-system error, a bug) a
+ * new one with code `UNEXPECTED`, the original's message and the original as `cause`. Every failure
+ * a job reports per issuer goes through here, so that callers can always switch on `code`.
+ */
+export function asOcfSyncError(error: unknown): OcfSyncError {
+  if (isOcfSyncError(error)) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  return new OcfSyncError("UNEXPECTED", message, { cause: error });
 }
 
 /** A short, single-line rendering of any value for an error message (at most `max` characters). */

@@ -1,13 +1,18 @@
 /**
- * ocf-sync's public surface: every name a library user may import, listed explicitly.
+ * ocf-sync's public API: every name a library user may import, listed explicitly and documented in the
+ * README's "Library" section. Anything not listed here is internal and may change in any release. The
+ * public types never mention a dependency's types (zod, undici, decimal.js): quantities and amounts are
+ * decimal strings, dates are `YYYY-MM-DD` strings, OCF objects are plain interfaces.
  *
  * @example
- * import { createApiClient, pullIssuers } from "ocf-sync";
+ * import { createApiClient, exportIssuers } from "ocf-sync";
  * const client = createApiClient({ baseUrl: "https://api.carta.com", auth: { type: "bearer", token } });
- * for await (const result of pullIssuers(client, ["144361"])) console.log(result);
+ * for await (const result of exportIssuers(client, ["144361"], { outDir: "out", zip: true })) console.log(result);
+ *
+ * @packageDocumentation
  */
 
-// Errors, logging, exact numbers and dates
+// Errors and logging
 export {
   DeadlineExceededError,
   FileSystemError,
@@ -18,25 +23,20 @@ export {
   isInterruptedError,
   isOcfSyncError,
 } from "./errors.js";
-export { withDeadline } from "./client/abort.js";
-export { redactSecrets } from "./client/auth.js";
-export type { JobSignal } from "./client/abort.js";
 export type { Logger } from "./logger.js";
-export { silentLogger } from "./logger.js";
-export { Dec, DecimalError, formatDecimal, normalizeSourceDecimal, parseSourceDecimal, toOcfNumeric } from "./decimal.js";
-export type { DecimalString } from "./decimal.js";
-export { DateFormatError, isCalendarDate, parseCalendarDate, parseUtcDateTime } from "./dates.js";
 export type { CalendarDate, UtcDateTime } from "./dates.js";
+export type { DecimalString } from "./decimal.js";
 
-// The HTTP client
-export { createApiClient, defaultUserAgent } from "./client/create-client.js";
-export type { ApiClient, ApiClientOptions, ApiResponse, ClientEvent, ClientStats, TimeoutOptions } from "./client/create-client.js";
+// The HTTP client: authentication, retries, the rate limiter
+export { createApiClient } from "./client/create-client.js";
+export type { ApiClient, ApiClientOptions, ApiResponse, ClientEvent, ClientStats, HttpDispatcher, TimeoutOptions } from "./client/create-client.js";
+export type { AuthOptions } from "./client/auth.js";
 export type { Clock } from "./client/clock.js";
 export { createRateLimiter } from "./client/rate-limiter.js";
 export type { RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
 export type { RetryOptions } from "./client/retry-timing.js";
-export { getRecord, listRecordsPage } from "./client/endpoints.js";
 export {
+  API_ERROR_CODES,
   AbortedError,
   ApiError,
   AuthError,
@@ -53,24 +53,23 @@ export {
   isInvalidJsonError,
   isNetworkError,
   isResponseTooLargeError,
+  NETWORK_ERROR_CODES,
 } from "./client/errors.js";
+export type { ApiErrorCode, AuthFailure, ErrorBodyInfo, NetworkErrorCode, RequestContext } from "./client/errors.js";
 
-// Source records: schemas and parsing
+// Source records: pulling and parsing
+export { getAward, getUnit, pullIssuer, streamIssuerRecords } from "./pull/pull-issuer.js";
+export type { FetchedRecord, IssuerPull, OnInvalid, PullItem, PullOptions, PulledRecord, QuarantinedRecord } from "./pull/pull-issuer.js";
+export { pullIssuers } from "./pull/pull-issuers.js";
+export type { IssuerPullResult, PullManyOptions } from "./pull/pull-issuers.js";
+export type { PullEvent } from "./pull/events.js";
+export { PaginationError } from "./pull/paginate.js";
+export { parseRecord } from "./source/parse.js";
+export type { ParseContext } from "./source/parse.js";
 export { RECORD_KINDS } from "./source/kinds.js";
 export type { RecordKind } from "./source/kinds.js";
-export { parseAward, parseRecord, parseUnit, recordIdOf } from "./source/parse.js";
-export { parseGetEnvelope, parseListEnvelope } from "./source/envelopes.js";
-export { DEFAULT_JSON_LIMITS, checkJsonLimits } from "./source/json-limits.js";
-export type { JsonLimitBreach, JsonLimits } from "./source/json-limits.js";
-export {
-  SOURCE_RECORD_ERROR_CODES,
-  SourceEnvelopeError,
-  SourceRecordError,
-  isSourceEnvelopeError,
-  isSourceRecordError,
-} from "./source/errors.js";
-export type { SourceIssue, SourceRecordErrorCode, SourceWarning, SourceWarningCode } from "./source/errors.js";
-export { RECORD_SCHEMAS, RestrictedStockAwardWire, RestrictedStockUnitWire, SPEC_FIELDS } from "./source/records.js";
+export { SourceEnvelopeError, SourceRecordError, isSourceEnvelopeError, isSourceRecordError } from "./source/errors.js";
+export type { SourceIssue, SourceWarning, SourceWarningCode } from "./source/errors.js";
 export type { Money } from "./source/wire.js";
 export type {
   ParsedRecord,
@@ -83,116 +82,97 @@ export type {
   VestingSchedule,
 } from "./source/records.js";
 
-// Pulling
-export { MAX_PAGE_SIZE, PaginationError, listPages } from "./pull/paginate.js";
-export type { ListOptions, ListPage } from "./pull/paginate.js";
-export { getAward, getUnit, pullIssuer, streamIssuerRecords } from "./pull/pull-issuer.js";
-export type { FetchedRecord, IssuerPull, OnInvalid, PullItem, PullOptions, PulledRecord, QuarantinedRecord } from "./pull/pull-issuer.js";
-export { pullIssuers } from "./pull/pull-issuers.js";
-export type { IssuerPullResult, PullManyOptions } from "./pull/pull-issuers.js";
-export type { PullEvent } from "./pull/events.js";
-export { issuerPullToNdjson } from "./pull/ndjson.js";
-export type { NdjsonRecordLine } from "./pull/ndjson.js";
-
-// OCF 1.2.0: the project's own types and runtime schemas
-export { OCF_VERSION, validateOcfFile, validateOcfObject } from "./ocf/schemas.js";
-export type {
-  OcfEquityCompensationAcceptance,
-  OcfEquityCompensationCancellation,
-  OcfEquityCompensationIssuance,
-  OcfEquityCompensationRelease,
-  OcfFile,
-  OcfIssue,
-  OcfIssuer,
-  OcfManifest,
-  OcfStakeholder,
-  OcfStockAcceptance,
-  OcfStockCancellation,
-  OcfStockClass,
-  OcfStockIssuance,
-  OcfStockPlan,
-  OcfStockPlanReturnToPool,
-  OcfTransaction,
-  OcfValidationResult,
-  OcfVestingCondition,
-  OcfVestingEvent,
-  OcfVestingStart,
-  OcfVestingTerms,
-} from "./ocf/schemas.js";
-
-// The embedded sample API (demo and tests)
-export { loadSampleData } from "./sample-server/data.js";
-export type { SampleData } from "./sample-server/data.js";
-export { startSampleServer } from "./sample-server/server.js";
-export type { SampleServer, SampleServerOptions } from "./sample-server/server.js";
-
-// Atomic files, folders and locks
-export { createAtomicWriteStream, openAtomicWriteStream, writeFileAtomic } from "./io/atomic-file.js";
-export type { AtomicWriteOptions, AtomicWriteStream } from "./io/atomic-file.js";
-export { makeFolder } from "./io/folders.js";
-export type { LockOwner, StaleLock, StaleLockReason } from "./io/lock-file.js";
-
-// Reading and validating OCF packages (folders or .ocf.zip)
-export { PackageUnusableError, readOcfPackage, readOcfPackageFromFiles } from "./ocf/package-reader.js";
-export type { LoadedOcfPackage } from "./ocf/package-reader.js";
-export { PACKAGE_PROBLEM_CODES, validateOcfPackage, validatePackageAt } from "./ocf/validate-package.js";
-export type { PackageProblem, PackageProblemCode, PackageValidationReport } from "./ocf/validate-package.js";
-
-// Mapping to OCF 1.2.0 (pure; see mappings/ for the field-level policy)
+// Mapping to OCF 1.2.0 (pure functions; mappings/ holds the field-level policy)
 export { mapIssuer } from "./mapping/map-issuer.js";
 export type { IssuerRecords } from "./mapping/map-issuer.js";
 export { mapAward } from "./mapping/award.js";
+export type { RecordMappingContext } from "./mapping/grant.js";
 export { mapUnit } from "./mapping/unit.js";
-export { IssuerMappingAccumulator } from "./mapping/accumulator.js";
-export type { AccumulatedIssuer, AddOutcome, SourceGrant } from "./mapping/accumulator.js";
+export type { ShareClassDirectory } from "./mapping/share-classes.js";
 export { MAPPING_ERROR_CODES, MAPPING_WARNING_CODES, MappingError, isMappingError } from "./mapping/errors.js";
-export type { MappingErrorCode, MappingWarning, MappingWarningCode } from "./mapping/errors.js";
+export type { MappingErrorCode, MappingLocation, MappingWarning, MappingWarningCode, RecordRef } from "./mapping/errors.js";
 export type {
   IssuerProfile,
+  Lineage,
   MapIssuerOptions,
   MappedIssuer,
   MappedRecord,
   MappingOptions,
   QuarantinedMapping,
+  RecordUses,
+  ShareClassProfile,
   StakeholderEntry,
+  StockClassUse,
+  StockPlanProfile,
 } from "./mapping/types.js";
 
-// Writing packages
-export { PACKAGE_FILE_NAMES, buildPackageFiles, serializeOcfJson } from "./ocf/package-files.js";
-export type { OcfPackageFiles, PackageContent, PackageFile } from "./ocf/package-files.js";
-export { StreamingPackageWriter } from "./ocf/package-writer.js";
-export type { PackageHead, WrittenPackageFile } from "./ocf/package-writer.js";
-export { commitPackageFolder, packageNameFor, recoverPackageFolders, writePackageZip } from "./ocf/package-folder.js";
+// OCF 1.2.0: the project's own types and validation
+export { OCF_VERSION, validateOcfFile, validateOcfObject } from "./ocf/schemas.js";
+export type { OcfIssue, OcfValidationResult } from "./ocf/schemas.js";
+export type * from "./ocf/types.js";
 
-// Exporting: pull + map + validate + write, per issuer
+// OCF packages: writing, reading, validating
+export { buildPackageFiles } from "./ocf/package-files.js";
+export type { OcfPackageFiles, PackageContent, PackageFile, PackageFileOptions } from "./ocf/package-files.js";
+export type { WrittenPackageFile } from "./ocf/package-writer.js";
+export { packageNameFor } from "./ocf/package-folder.js";
+export { PackageUnusableError } from "./ocf/package-reader.js";
+export type { ReadOcfPackageOptions } from "./ocf/package-reader.js";
+export { PACKAGE_PROBLEM_CODES, validatePackageAt } from "./ocf/validate-package.js";
+export type { PackageCounts, PackageProblem, PackageProblemCode, PackageValidationReport } from "./ocf/validate-package.js";
+
+// Exporting: pull, map, validate and write one package per issuer
 export { ExportValidationError, exportIssuer } from "./export/export-issuer.js";
-export { OUTPUT_LOCK_FILE, OutputLockedError } from "./export/output-lock.js";
 export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport } from "./export/export-issuer.js";
-export { exportIssuers, shardIndexOf, shardOf } from "./export/export-issuers.js";
+export { exportIssuers, shardOf } from "./export/export-issuers.js";
 export type { ExportManyOptions, IssuerExportResult } from "./export/export-issuers.js";
+export { OutputLockedError } from "./export/output-lock.js";
 
-// Reconciliation: source against OCF, OCF against OCF, and the source's own consistency
-export { reconcileSourceWithOcf } from "./reconcile/source-vs-ocf.js";
-export { matchSecurities, reconcileOcfWithOcf } from "./reconcile/ocf-vs-ocf.js";
+// Reconciliation: source against OCF, OCF against OCF, the source's own consistency
 export { checkSourceConsistency } from "./reconcile/consistency.js";
-export { ReconcileInputError, packageObjects } from "./reconcile/package-objects.js";
+export { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "./reconcile/load.js";
+export { reconcileOcfWithOcf } from "./reconcile/ocf-vs-ocf.js";
+export { reconcileSourceWithOcf } from "./reconcile/source-vs-ocf.js";
+export { declaredReading, replayPackage } from "./reconcile/replay.js";
+export type { Reading, ReplayedPackage, ReplayedSecurity } from "./reconcile/replay.js";
+export { ReconcileInputError } from "./reconcile/package-objects.js";
 export type { PackageObjects } from "./reconcile/package-objects.js";
-export { replayPackage } from "./reconcile/replay.js";
-export { PackageIntegrityError, loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "./reconcile/load.js";
 export { reconciliationCsv, renderReconciliationText } from "./reconcile/render.js";
+export type { TableRenderer } from "./reconcile/render.js";
 export { renderReconciliationHtml } from "./reconcile/html.js";
 export { DIFFERENCE_CODES, FIGURE_NAMES } from "./reconcile/types.js";
-export type { Difference, DifferenceCode, FigureName, Figures, ReconcileOptions, ReconciliationReport } from "./reconcile/types.js";
-export { NdjsonFormatError, readPulledNdjson } from "./pull/ndjson.js";
-export type { PulledIssuerRecords } from "./pull/ndjson.js";
-export { terminalSafe } from "./errors.js";
+export type {
+  Difference,
+  DifferenceCode,
+  DifferenceSection,
+  FigureName,
+  Figures,
+  GrantRow,
+  HolderRow,
+  QuarantinedSourceRecord,
+  ReconcileOptions,
+  ReconciliationReport,
+  SourceIssuer,
+  Tranche,
+  VestingPoint,
+} from "./reconcile/types.js";
+export { NdjsonFormatError } from "./pull/ndjson.js";
 
-// Incremental sync: keep packages current with only the changes
+// Incremental sync
 export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync } from "./sync/sync.js";
-export type { IssuerSyncResult, RecordChanges, SyncEvent, SyncOptions } from "./sync/sync.js";
-export { diffPackageObjects } from "./sync/change-set.js";
+export type { IssuerSyncResult, PassPlan, RecordChanges, SourceRecordRef, SyncEvent, SyncOptions } from "./sync/sync.js";
 export type { ChangedOcfObject, OcfChangeSet, OcfObjectRef } from "./sync/change-set.js";
 export { SyncLockedError } from "./sync/lock.js";
-export type { SyncLock } from "./sync/lock.js";
-export { SyncStateError, readSyncState } from "./sync/state.js";
-export type { IssuerSyncState, SyncState } from "./sync/state.js";
+export type { LockOwner, StaleLock } from "./sync/lock.js";
+export type { StaleLockReason } from "./io/lock-file.js";
+export { SyncStateError } from "./sync/state.js";
+export type { FullPassReason } from "./sync/state.js";
+
+// The embedded sample API (the demo, and tests of code built on ocf-sync)
+export { startSampleServer } from "./sample-server/server.js";
+export type { SampleServer, SampleServerOptions, SampleServerStats } from "./sample-server/server.js";
+export { FAULT_KINDS } from "./sample-server/faults.js";
+export type { FaultKind, FaultOptions } from "./sample-server/faults.js";
+export type { QuotaLimits } from "./sample-server/quota.js";
+export type { OAuthServerOptions } from "./sample-server/oauth.js";
+export type { SampleData, SampleIssuer, WireRecord } from "./sample-server/data.js";

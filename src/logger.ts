@@ -3,9 +3,13 @@
  * passed directly. The library is silent unless a logger is given.
  */
 export interface Logger {
+  /** Detail for debugging: one line per HTTP request, per page, per retry decision. */
   debug(fields: Record<string, unknown>, message?: string): void;
+  /** Progress worth keeping: a package written, a run finished. */
   info(fields: Record<string, unknown>, message?: string): void;
+  /** Something the user should look at that did not stop the job: a retry, a quarantined record. */
   warn(fields: Record<string, unknown>, message?: string): void;
+  /** A failure: an issuer that could not be exported. */
   error(fields: Record<string, unknown>, message?: string): void;
 }
 

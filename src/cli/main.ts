@@ -47,7 +47,7 @@ Examples:
   ocf-sync serve-samples --port 4010 &
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --issuer acme-robotics --out out --zip
   ocf-sync validate out/7.ocf.zip
-  ocf-sync pull --base-url http://127.0.0.1:4010 --issuer 7 --out issuer-7.ndjson`;
+  ocf-sync pull --base-url http://127.0.0.1:4010 --issuer 7 --out 7.ndjson`;
 }
 
 /**

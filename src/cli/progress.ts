@@ -1,6 +1,10 @@
 /**
  * Turns library progress events into what a person or a log collector wants: a one-line progress bar
  * on a terminal, plain log lines otherwise, or JSON lines with `--log json`.
+ *
+ * Terminal conventions: no progress bar on a terminal that says it cannot redraw a line
+ * (`TERM=dumb`), and no escape codes at all when `NO_COLOR` is set to anything (https://no-color.org):
+ * the bar is then redrawn with a carriage return and spaces only.
  */
 import { writeLine } from "./io.js";
 
@@ -22,21 +26,41 @@ export interface Reporter {
   done(): void;
 }
 
+/** How the terminal behind a stream may be written to, from the stream and the environment. */
+export interface TerminalAbilities {
+  /** A line can be redrawn in place: a terminal, and not `TERM=dumb`. */
+  redraw: boolean;
+  /** ANSI escape codes are welcome: not disabled by `NO_COLOR` (any non-empty value). */
+  escapes: boolean;
+}
+
+export function terminalAbilities(
+  stream: { isTTY?: boolean },
+  env: Readonly<Record<string, string | undefined>>,
+): TerminalAbilities {
+  const noColor = env.NO_COLOR !== undefined && env.NO_COLOR !== "";
+  return { redraw: stream.isTTY === true && env.TERM !== "dumb", escapes: !noColor && env.TERM !== "dumb" };
+}
+
 export function createReporter(
   stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number },
   mode: LogMode,
-  now: () => number = Date.now,
+  options: { env: Readonly<Record<string, string | undefined>>; now?: () => number },
 ): Reporter {
+  const now = options.now ?? Date.now;
+  const terminal = terminalAbilities(stream, options.env);
   const json = mode === "json";
-  const bar = mode === "auto" && stream.isTTY === true;
+  const bar = mode === "auto" && terminal.redraw;
   const started = now();
-  let barShown = false;
+  let barShown = 0; // the width of the bar on screen, 0 when none is
   let last: ProgressState | undefined;
   let lastDraw = 0;
 
+  // Back to the start of the line, with the line emptied: by an escape code, or by spaces.
+  const startOfEmptyLine = (): string => (terminal.escapes ? "\r\u001b[2K" : `\r${" ".repeat(barShown)}\r`);
   const clearBar = (): void => {
-    if (barShown) stream.write("\r\u001b[2K");
-    barShown = false;
+    if (barShown > 0) stream.write(startOfEmptyLine());
+    barShown = 0;
   };
   const drawBar = (): void => {
     if (!bar || last === undefined) return;
@@ -51,8 +75,9 @@ export function createReporter(
         : formatDuration(((issuersTotal - issuersDone) * (now() - started)) / issuersDone);
     const text = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${issuersDone}/${issuersTotal} issuers  ${records} records  ${rate.toFixed(1)} req/s  ETA ${eta}`;
     const columns = stream.columns !== undefined && stream.columns > 0 ? stream.columns : 100; // a pty may report 0
-    stream.write(`\r\u001b[2K${text.slice(0, Math.max(columns - 1, 20))}`);
-    barShown = true;
+    const shown = text.slice(0, Math.max(columns - 1, 20));
+    stream.write(`${startOfEmptyLine()}${shown}`);
+    barShown = shown.length;
   };
 
   return {

@@ -86,6 +86,16 @@ export interface TimeoutOptions {
   attemptMs?: number;
 }
 
+/**
+ * Where requests are sent through: any undici `Dispatcher` (an `Agent`, `Pool`, `ProxyAgent` or
+ * `MockAgent`). Typed by the one method the client relies on, so that undici's types stay out of
+ * ocf-sync's API.
+ */
+export interface HttpDispatcher {
+  /** undici's `Dispatcher.dispatch`: starts one request. */
+  dispatch(options: object, handler: object): boolean;
+}
+
 /** Options of {@link createApiClient}. */
 export interface ApiClientOptions {
   /**
@@ -116,7 +126,7 @@ export interface ApiClientOptions {
    */
   userAgent?: string;
   /** The undici dispatcher to send through; the caller keeps ownership. Default: a private `Agent`. */
-  dispatcher?: Dispatcher;
+  dispatcher?: HttpDispatcher;
   /** Receives a debug line per request and a warning per retry; never a secret. Default: silent. */
   logger?: Logger;
   /** @default systemClock */
@@ -291,7 +301,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     options.dispatcher === undefined
       ? new Agent({ connectTimeout: timeouts.connectMs, headersTimeout: timeouts.headersMs, bodyTimeout: timeouts.bodyMs })
       : undefined;
-  const dispatcher: Dispatcher = options.dispatcher ?? ownAgent!;
+  // Any undici Dispatcher satisfies HttpDispatcher; it is used as the Dispatcher it is.
+  const dispatcher: Dispatcher = (options.dispatcher as Dispatcher | undefined) ?? ownAgent!;
   const limiter: RateLimiter | undefined =
     options.rateLimit === false
       ? undefined

@@ -17,10 +17,12 @@ export const API_ERROR_CODES = [
   "API_SERVER_ERROR",
   "API_HTTP_ERROR",
 ] as const;
+/** The `code` of an {@link ApiError}: one per HTTP status the service answers with, `API_HTTP_ERROR` for others. */
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
 /** Codes of {@link NetworkError}. */
 export const NETWORK_ERROR_CODES = ["API_NETWORK_ERROR", "API_TIMEOUT"] as const;
+/** The `code` of a {@link NetworkError}: the connection failed, or a timeout expired. */
 export type NetworkErrorCode = (typeof NETWORK_ERROR_CODES)[number];
 
 /** The gRPC canonical status names; error bodies carry the number (google.rpc.Status `code`). */
@@ -69,6 +71,7 @@ function errorJson(error: OcfSyncError): Record<string, unknown> {
 
 /** The base of the client's errors: adds a JSON form that never carries more than the fields. */
 export abstract class ClientError extends OcfSyncError {
+  /** The error's fields (and its cause's name, message and code) for `JSON.stringify`; never a secret. */
   toJSON(): Record<string, unknown> {
     return errorJson(this);
   }

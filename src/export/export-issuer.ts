@@ -22,6 +22,7 @@ import {
 } from "../ocf/package-folder.js";
 import { StreamingPackageWriter, type WrittenPackageFile } from "../ocf/package-writer.js";
 import { validatePackageAt, type PackageProblem } from "../ocf/validate-package.js";
+import { pausePoint } from "../pause-point.js";
 import type { PullEvent } from "../pull/events.js";
 import { streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
 import { DeferredRecords } from "./deferred-records.js";
@@ -184,6 +185,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       }
       if (outcome.status === "mapped") {
         entriesByKey.set(outcome.key, await (writer as StreamingPackageWriter).addRecord(outcome.mapped.transactions, outcome.mapped.vestingTerms));
+        pausePoint("pulling");
       }
     };
     for await (const item of source) {
@@ -279,6 +281,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     pendingReport = await openAtomicWriteStream(result.report, { signal });
     await pendingReport.write(`${JSON.stringify(reportOf(result, generatedAt), null, 2)}\n`);
     await pendingReport.flush();
+    pausePoint("before-commit");
     await commitPackageFolder(temporary, outDir, name, { signal });
     committed = true;
     // Both are flushed already: from here on, two renames, done even if the signal fires meanwhile.

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
+import { asOcfSyncError, type OcfSyncError } from "../errors.js";
 import { utcNowRfc3339 } from "../dates.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { makeFolder } from "../io/folders.js";
@@ -14,6 +15,7 @@ import { inCompletionOrder } from "../pull/concurrent.js";
 import { exportIssuer, type ExportOptions, type IssuerExport } from "./export-issuer.js";
 import { acquireOutputLock } from "./output-lock.js";
 
+/** Options of {@link exportIssuers}: those of one issuer's export, and how many issuers at once. */
 export interface ExportManyOptions extends ExportOptions {
   /** Issuers exported at the same time. @default 4 */
   concurrency?: number;
@@ -34,8 +36,12 @@ export interface ExportManyOptions extends ExportOptions {
   stakeholdersOf?: (issuerId: string) => ReadonlyMap<string, StakeholderEntry> | undefined;
 }
 
-/** The outcome of one issuer. */
-export type IssuerExportResult = { issuerId: string; ok: true; export: IssuerExport } | { issuerId: string; ok: false; error: unknown };
+/**
+ * The outcome of one issuer: its export, or why it failed. The error is always an
+ * {@link OcfSyncError}: switch on its `code` (`API_NOT_FOUND`, `SOURCE_RECORD_INVALID`,
+ * `EXPORT_PACKAGE_INVALID`...), or narrow it with the `is*Error` guards.
+ */
+export type IssuerExportResult = { issuerId: string; ok: true; export: IssuerExport } | { issuerId: string; ok: false; error: OcfSyncError };
 
 /**
  * Exports each issuer and yields its result as it finishes. Takes the lock of `outDir` (one export or
@@ -107,9 +113,10 @@ async function exportOne(
       durationMs: Date.now() - started,
     });
     return { issuerId, ok: true, export: result };
-  } catch (error) {
+  } catch (thrown) {
+    const error = asOcfSyncError(thrown);
     exportOptions.onEvent?.({ type: "issuer-failed", issuerId, error, durationMs: Date.now() - started });
-    exportOptions.logger?.error({ issuerId, code: (error as { code?: unknown }).code, message: error instanceof Error ? error.message : String(error) }, "issuer failed");
+    exportOptions.logger?.error({ issuerId, code: error.code, message: error.message }, "issuer failed");
     return { issuerId, ok: false, error };
   }
 }

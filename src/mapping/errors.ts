@@ -22,6 +22,7 @@ export const MAPPING_ERROR_CODES = [
   /** The mapping built an object that fails ocf-sync's OCF 1.2.0 schemas; nothing invalid is returned. */
   "MAPPING_INVALID_OUTPUT",
 ] as const;
+/** The `code` of a {@link MappingError}. */
 export type MappingErrorCode = (typeof MAPPING_ERROR_CODES)[number];
 
 /** The record a mapping message is about. Absent for issuer-level problems (an option, the issuer). */
@@ -117,6 +118,7 @@ export const MAPPING_WARNING_CODES = [
   /** One share class name stands for two different `shareClassId`s (they become one OCF stock class). */
   "STOCK_CLASS_IDS_MERGED",
 ] as const;
+/** The `code` of a {@link MappingWarning}. */
 export type MappingWarningCode = (typeof MAPPING_WARNING_CODES)[number];
 
 /** Something the mapping wants a person to look at. The data was mapped as the source gave it. */

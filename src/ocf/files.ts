@@ -106,13 +106,5 @@ export type OcfValuationsFile = z.output<typeof OcfValuationsFileSchema>;
 export const OcfTransactionsFileSchema = itemsFile("OCF_TRANSACTIONS_FILE", OcfTransactionSchema);
 export type OcfTransactionsFile = z.output<typeof OcfTransactionsFileSchema>;
 
-/** Any file ocf-sync knows: the manifest or one of the seven `{ file_type, items }` files. */
-export type OcfFile =
-  | OcfManifest
-  | OcfStakeholdersFile
-  | OcfStockClassesFile
-  | OcfStockPlansFile
-  | OcfStockLegendTemplatesFile
-  | OcfVestingTermsFile
-  | OcfValuationsFile
-  | OcfTransactionsFile;
+/** Any file ocf-sync knows: the manifest or one of the seven `{ file_type, items }` files (see types.ts). */
+export type { OcfFile } from "./types.js";

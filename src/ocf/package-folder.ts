@@ -18,6 +18,7 @@ import { Zip, ZipDeflate } from "fflate";
 import { errnoOf, fileSystemError } from "../errors.js";
 import { createAtomicWriteStream } from "../io/atomic-file.js";
 import { makeFolder, syncFolder } from "../io/folders.js";
+import { pausePoint } from "../pause-point.js";
 import { readFileChunks } from "./package-writer.js";
 
 const SAFE_NAME = /^[a-z0-9][a-z0-9_-]{0,49}$/;
@@ -97,6 +98,7 @@ async function replaceFolder(temporary: string, outDir: string, name: string): P
     if (await exists(target)) {
       await rename(target, aside);
       movedAside = true;
+      pausePoint("between-renames");
     }
     try {
       await rename(temporary, target);

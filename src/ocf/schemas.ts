@@ -5,6 +5,7 @@
  * The schemas are written from the official JSON Schemas' rules, not generated from them; the tests
  * check that they accept and reject exactly what the official schemas do.
  */
+import type { OcfFile, OcfObject } from "./types.js";
 import { compiledSchema } from "../zod-compiled.js";
 import { z } from "zod";
 import { describeValue } from "../errors.js";
@@ -59,7 +60,7 @@ export type {
   OcfTaxId,
   OcfTerminationWindow,
   OcfVesting,
-} from "./primitives.js";
+} from "./types.js";
 export {
   ALLOCATION_TYPES,
   AUTHORIZED_SHARES_WORDS,
@@ -99,7 +100,7 @@ export type {
   OcfVestingPeriod,
   OcfVestingTerms,
   OcfVestingTrigger,
-} from "./objects.js";
+} from "./types.js";
 export {
   COMPENSATION_TYPES,
   OPTION_GRANT_TYPES,
@@ -141,7 +142,7 @@ export type {
   OcfVestingAcceleration,
   OcfVestingEvent,
   OcfVestingStart,
-} from "./transactions.js";
+} from "./types.js";
 export {
   FILE_TYPES,
   MANIFEST_KEY_OF,
@@ -168,18 +169,9 @@ export type {
   OcfTransactionsFile,
   OcfValuationsFile,
   OcfVestingTermsFile,
-} from "./files.js";
+} from "./types.js";
 
-/** Every object ocf-sync models, told apart by `object_type`. */
-export type OcfObject =
-  | objects.OcfIssuer
-  | objects.OcfStakeholder
-  | objects.OcfStockClass
-  | objects.OcfStockPlan
-  | objects.OcfStockLegendTemplate
-  | objects.OcfVestingTerms
-  | objects.OcfValuation
-  | transactions.OcfTransaction;
+export type { OcfObject } from "./types.js";
 
 /** The object schema for each `object_type` ocf-sync writes. */
 const SCHEMA_OF_OBJECT_TYPE = {
@@ -290,7 +282,7 @@ function objectSchemaOf(objectType: string): z.ZodType<OcfObject, unknown> | und
  * ocf-sync's OCF 1.2.0 schemas, chosen by its `file_type`. Every item is checked by its own
  * `object_type`, so an item of a type the file cannot hold is an issue.
  */
-export function validateOcfFile(file: unknown): OcfValidationResult<files.OcfFile> {
+export function validateOcfFile(file: unknown): OcfValidationResult<OcfFile> {
   const fileType = discriminatorOf(file, "file_type");
   if (!fileType.ok) return fileType;
   const schema: z.ZodType<files.OcfFile, unknown> | undefined = lookup(SCHEMA_OF_FILE_TYPE, fileType.value);

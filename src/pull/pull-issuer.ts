@@ -5,7 +5,7 @@
  */
 import type { ApiClient } from "../client/create-client.js";
 import { getRecord } from "../client/endpoints.js";
-import { isOcfSyncError } from "../errors.js";
+import { asOcfSyncError, isOcfSyncError } from "../errors.js";
 import { parseGetEnvelope } from "../source/envelopes.js";
 import { SourceRecordError, type SourceWarning } from "../source/errors.js";
 import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
@@ -18,6 +18,7 @@ import type { PullEvent } from "./events.js";
 /** What to do with a record that fails validation. */
 export type OnInvalid = "fail" | "quarantine";
 
+/** Options of {@link pullIssuer} and {@link streamIssuerRecords}: paging, filters, invalid records, events. */
 export interface PullOptions extends Omit<ListOptions, "signal"> {
   /** Which record families to pull. @default both */
   kinds?: readonly RecordKind[];
@@ -149,7 +150,8 @@ export async function pullIssuer(client: ApiClient, issuerId: string, options: P
       durationMs: Date.now() - started,
     });
     return result;
-  } catch (error) {
+  } catch (thrown) {
+    const error = asOcfSyncError(thrown);
     options.onEvent?.({ type: "issuer-failed", issuerId, error, durationMs: Date.now() - started });
     throw error;
   }

@@ -5,9 +5,11 @@
  */
 import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
+import { asOcfSyncError, type OcfSyncError } from "../errors.js";
 import { inCompletionOrder } from "./concurrent.js";
 import { pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js";
 
+/** Options of {@link pullIssuers}: those of one issuer's pull, and how many issuers at once. */
 export interface PullManyOptions extends PullOptions {
   /** Issuers pulled at the same time. @default 4 */
   concurrency?: number;
@@ -22,7 +24,7 @@ export interface PullManyOptions extends PullOptions {
 /** The outcome of one issuer in a multi-issuer pull. */
 export type IssuerPullResult =
   | { issuerId: string; ok: true; pull: IssuerPull }
-  | { issuerId: string; ok: false; error: unknown };
+  | { issuerId: string; ok: false; error: OcfSyncError };
 
 /**
  * Pulls each issuer and yields its result as soon as it finishes (completion order, not input order).
@@ -48,7 +50,7 @@ export async function* pullIssuers(
       try {
         return { issuerId, ok: true, pull: await pullIssuer(client, issuerId, { ...pullOptions, ...signal }) };
       } catch (error) {
-        return { issuerId, ok: false, error };
+        return { issuerId, ok: false, error: asOcfSyncError(error) };
       }
     });
     job.signal?.throwIfAborted();

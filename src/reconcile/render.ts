@@ -35,8 +35,8 @@ export function reconciliationCsv(reports: readonly ReconciliationReport[]): str
   return rows.map((row) => row.map((cell) => `"${cell.replaceAll('"', '""')}"`).join(",")).join("\r\n") + "\r\n";
 }
 
-/** Each row of a plain-text table: its cells. */
-type TableRenderer = (rows: readonly string[][], headers: readonly string[], rightAligned: ReadonlySet<number>) => string;
+/** Draws a plain-text table from its rows of cells, its headers and the columns to align right. */
+export type TableRenderer = (rows: readonly string[][], headers: readonly string[], rightAligned: ReadonlySet<number>) => string;
 
 /**
  * A readable summary of one report: the totals per figure on both sides, then every difference.

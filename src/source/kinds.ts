@@ -3,6 +3,7 @@
  * double as the envelope keys of get responses and, pluralised, of list responses.
  */
 export const RECORD_KINDS = ["restrictedStockAward", "restrictedStockUnit"] as const;
+/** The two kinds of source record: restricted stock awards and restricted stock units. */
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
 /** The collection segment of the URL path and the array key of a list response. */

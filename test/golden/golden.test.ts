@@ -1,8 +1,8 @@
 /**
  * The golden OCF packages in `samples/ocf/`: a fresh mapping of every sample issuer must give the
  * committed files byte for byte, under any time zone, and every file must be a valid OCF 1.2.0 file
- * (whole, and item by item, against the official schemas) whose manifest MD5s match its bytes and
- * whose references all resolve inside the package.
+ * (whole, and item by item, against ocf-sync's schemas; the conformance suite checks the official
+ * ones) whose manifest MD5s match its bytes and whose references all resolve inside the package.
  *
  * After an intended change of the mapping: `npx tsx samples/generate-golden.ts`, then review the diff.
  */
@@ -12,9 +12,12 @@ import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { promisify } from "node:util";
 import { beforeAll, describe, expect, it } from "vitest";
-import { validateOcfFile, type OcfManifest, type OcfTransaction } from "../../src/ocf/schemas.js";
+import { validatePackageAt } from "../../src/ocf/validate-package.js";
+import type { OcfManifest, OcfTransaction } from "../../src/ocf/schemas.js";
 import { GOLDEN_DIR, buildGoldenIssuers, diffGolden, type GoldenIssuer } from "../../samples/generate-golden.js";
-import { validateFileWithOfficialSchemas, validateWithOfficialSchemas } from "../helpers/official-ocf.js";
+import { describeConformance } from "../helpers/conformance.js";
+import { expectOcfSyncValidFiles, type NamedOcfFile } from "../helpers/ocf-verdicts.js";
+import { expectOfficiallyValidFiles } from "../helpers/official-ocf.js";
 
 const PROJECT_ROOT = path.resolve(import.meta.dirname, "../..");
 const run = promisify(execFile);
@@ -26,6 +29,17 @@ beforeAll(async () => {
 
 async function onDisk(issuer: GoldenIssuer, file: string): Promise<Buffer> {
   return readFile(path.join(GOLDEN_DIR, issuer.folder, file));
+}
+
+/** Every file of every golden package, parsed from the bytes on disk. */
+async function goldenFiles(): Promise<NamedOcfFile[]> {
+  const files: NamedOcfFile[] = [];
+  for (const issuer of issuers) {
+    for (const { path: file } of issuer.pkg.files) {
+      files.push({ name: `${issuer.folder}/${file}`, json: JSON.parse((await onDisk(issuer, file)).toString("utf8")) as unknown });
+    }
+  }
+  return files;
 }
 
 describe("golden OCF packages", () => {
@@ -54,17 +68,15 @@ describe("golden OCF packages", () => {
     }
   });
 
-  it("are valid OCF 1.2.0: each file whole and each item, per the official schemas and ocf-sync's", async () => {
+  it("are valid OCF 1.2.0: each file whole and each item, per ocf-sync's schemas", async () => {
+    expectOcfSyncValidFiles(await goldenFiles());
+  });
+
+  it("pass every package check of 'ocf-sync validate' (schemas, md5s, references, dates, quantities)", async () => {
     for (const issuer of issuers) {
-      for (const { path: file } of issuer.pkg.files) {
-        const json = JSON.parse((await onDisk(issuer, file)).toString("utf8")) as { items?: unknown[] };
-        expect(validateFileWithOfficialSchemas(json).errors, `${issuer.folder}/${file}`).toEqual([]);
-        expect(validateOcfFile(json).ok, `${issuer.folder}/${file}`).toBe(true);
-        for (const item of json.items ?? []) {
-          const verdict = validateWithOfficialSchemas(item);
-          expect(verdict.errors, `${issuer.folder}/${file} ${(item as { id: string }).id}`).toEqual([]);
-        }
-      }
+      const report = await validatePackageAt(path.join(GOLDEN_DIR, issuer.folder));
+      expect(report.problems, issuer.folder).toEqual([]);
+      expect(report.valid).toBe(true);
     }
   });
 
@@ -119,4 +131,10 @@ describe("golden OCF packages", () => {
       expect(stdout).toContain(`golden packages match (TZ=${tz})`);
     },
   );
+});
+
+describeConformance("the official OCF 1.2.0 schemas", () => {
+  it("accept every golden file whole and each of its items", async () => {
+    expectOfficiallyValidFiles(await goldenFiles());
+  });
 });

@@ -1,22 +1,24 @@
 /**
  * The official OCF 1.2.0 JSON Schemas, loaded the way the official validator (`utils/validate.mjs`)
- * loads them: every `*.schema.json` under `../shared/ocf-schema` registered by `$id` in one draft-07
- * Ajv 8 instance with ajv-formats (reference §11.3). Tests use it as the oracle that our own zod
- * schemas must agree with. Built once per test file, on first use.
+ * loads them: every `*.schema.json` under `ocf-schema/` of the third-party folder registered by `$id`
+ * in one draft-07 Ajv 8 instance with ajv-formats (reference §11.3). Conformance suites use it as the
+ * oracle that our own zod schemas and our output must agree with; it works only inside
+ * `describeConformance` (see `conformance.ts`). Built once per test file, on first use.
  */
 import { Ajv, type AnySchemaObject, type ErrorObject, type ValidateFunction } from "ajv";
 import addFormatsImport from "ajv-formats";
 import { readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { sharedPath } from "./conformance.js";
+import { labelOf, type NamedOcfFile } from "./ocf-verdicts.js";
 
 // Under NodeNext the default import is typed as the CommonJS module object.
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ??
   addFormatsImport) as typeof addFormatsImport.default;
 
-/** The project root is two levels above this file; `shared/` sits beside the project. */
-export const SHARED_DIR = resolve(import.meta.dirname, "../../../shared");
-export const OFFICIAL_SCHEMA_DIR = join(SHARED_DIR, "ocf-schema");
-export const OFFICIAL_SAMPLES_DIR = join(SHARED_DIR, "ocf-samples");
+/** The folder of the official samples (only inside a conformance suite). */
+export const officialSamplesDir = (): string => sharedPath("ocf-samples");
 
 const OCF_SCHEMA_BASE = "https://schema.opencaptablecoalition.com/v/1.2.0/";
 
@@ -52,7 +54,7 @@ function constOrEnum(property: unknown): string[] {
 }
 
 function build(): OfficialValidators {
-  const schemas = listSchemaFiles(OFFICIAL_SCHEMA_DIR).map(
+  const schemas = listSchemaFiles(sharedPath("ocf-schema")).map(
     (file) => JSON.parse(readFileSync(file, "utf8")) as AnySchemaObject,
   );
   // strict: false as the official validator: the schemas trip strictRequired/strictTypes (reference §11.3).
@@ -130,4 +132,17 @@ export function validateFileWithOfficialSchemas(file: unknown): OfficialVerdict 
   const fn = typeof fileType === "string" ? validators().byFileType.get(fileType) : undefined;
   if (fn === undefined) return { valid: false, errors: [`no official schema for file_type ${String(fileType)}`] };
   return verdict(fn, file);
+}
+
+/** Every object passes the official schema of its `object_type`. */
+export function expectOfficiallyValidObjects(objects: readonly unknown[]): void {
+  for (const object of objects) expect(validateWithOfficialSchemas(object).errors, labelOf(object)).toEqual([]);
+}
+
+/** Every file passes the official schema of its `file_type` whole, and each of its items on its own. */
+export function expectOfficiallyValidFiles(files: readonly NamedOcfFile[]): void {
+  for (const { name, json } of files) {
+    expect(validateFileWithOfficialSchemas(json).errors, name).toEqual([]);
+    expectOfficiallyValidObjects((json as { items?: unknown[] }).items ?? []);
+  }
 }

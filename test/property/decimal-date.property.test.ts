@@ -1,24 +1,65 @@
 /**
  * Properties of the only two conversion points the source parser relies on: wire decimals and dates.
- * Expected values are computed independently: decimals with BigInt arithmetic, calendar days with the
- * platform's proleptic Gregorian calendar (`Date` in UTC), instants as BigInt microseconds.
+ * Expected values are computed independently: decimals with BigInt arithmetic and a hand-written
+ * recognizer of the wire grammar, calendar days with the platform's proleptic Gregorian calendar
+ * (`Date` in UTC), instants as BigInt microseconds. The conformance suite checks that recognizer
+ * against the pattern Carta's OpenAPI document declares for `v1alpha1Decimal.value`.
  */
 import { readFileSync } from "node:fs";
-import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { DecimalError, formatDecimal, normalizeSourceDecimal, parseSourceDecimal } from "../../src/decimal.js";
 import { DateFormatError, parseCalendarDate, parseUtcDateTime, utcDateTimeToEpochMs } from "../../src/dates.js";
+import { describeConformance, sharedPath } from "../helpers/conformance.js";
 
 const NUM_RUNS = 500;
 
-/** The declared pattern of `v1alpha1Decimal.value`, read from Carta's OpenAPI document itself. */
-const DECLARED_PATTERN = (() => {
-  const oas = JSON.parse(
-    readFileSync(path.resolve(import.meta.dirname, "../../../shared/carta-openapi/carta-issuer-api.openapi.json"), "utf8"),
-  ) as { components: { schemas: { v1alpha1Decimal: { properties: { value: { pattern: string } } } } } };
+/** The declared pattern of `v1alpha1Decimal.value`, read from Carta's OpenAPI document (conformance only). */
+function declaredPattern(): RegExp {
+  const oas = JSON.parse(readFileSync(sharedPath("carta-openapi/carta-issuer-api.openapi.json"), "utf8")) as {
+    components: { schemas: { v1alpha1Decimal: { properties: { value: { pattern: string } } } } };
+  };
   return new RegExp(oas.components.schemas.v1alpha1Decimal.properties.value.pattern);
-})();
+}
+
+const isDigit = (c: string | undefined): boolean => c !== undefined && c >= "0" && c <= "9";
+
+/**
+ * The wire grammar of a decimal, read character by character: an optional sign; then either an
+ * integer part without leading zeros (a lone 0 is fine) with an optional point and digits after it,
+ * or a point followed by at least one digit; then an optional exponent (e or E, optional sign, digits).
+ */
+function isWireDecimal(text: string): boolean {
+  let i = 0;
+  const at = (): string | undefined => text[i];
+  const digits = (): number => {
+    const start = i;
+    while (isDigit(at())) i += 1;
+    return i - start;
+  };
+  if (at() === "+" || at() === "-") i += 1;
+  if (at() === ".") {
+    i += 1;
+    if (digits() === 0) return false;
+  } else {
+    const first = at();
+    const integer = digits();
+    if (integer === 0 || (first === "0" && integer > 1)) return false;
+    if (at() === ".") {
+      i += 1;
+      digits();
+    }
+  }
+  if (at() === "e" || at() === "E") {
+    i += 1;
+    if (at() === "+" || at() === "-") i += 1;
+    if (digits() === 0) return false;
+  }
+  return i === text.length;
+}
+
+/** Short strings over an alphabet that makes near-misses of decimals likely. */
+const decimalishArb = fc.array(fc.constantFrom(..."0123456789+-.eE ,_xN".split("")), { maxLength: 12 }).map((chars) => chars.join(""));
 
 /** A decimal as (negative, digits N, scale s): the value ±N / 10^s. */
 interface Scaled {
@@ -94,7 +135,7 @@ describe("wire decimals", () => {
       fc.property(
         scaledArb.chain((value) => fc.tuple(fc.constant(value), spellingArb(value))),
         ([value, spelling]) => {
-          expect(spelling).toMatch(DECLARED_PATTERN);
+          expect(isWireDecimal(spelling), spelling).toBe(true);
           expect(normalizeSourceDecimal(spelling)).toBe(canonical(value));
         },
       ),
@@ -121,7 +162,7 @@ describe("wire decimals", () => {
         scaledArb.chain((value) => spellingArb(value)),
         (spelling) => {
           const once = normalizeSourceDecimal(spelling);
-          expect(once).toMatch(DECLARED_PATTERN);
+          expect(isWireDecimal(once), once).toBe(true);
           expect(normalizeSourceDecimal(once)).toBe(once);
           expect(formatDecimal(parseSourceDecimal(once))).toBe(once);
         },
@@ -130,13 +171,12 @@ describe("wire decimals", () => {
     );
   });
 
-  it("accepts exactly what the declared pattern accepts (within the exponent bound)", () => {
-    const alphabet = fc.constantFrom(..."0123456789+-.eE ,_xN".split(""));
+  it("accepts exactly what the wire grammar accepts (within the exponent bound)", () => {
     fc.assert(
-      fc.property(fc.array(alphabet, { maxLength: 12 }).map((chars) => chars.join("")), (text) => {
+      fc.property(decimalishArb, (text) => {
         const exponent = /[eE]([+-]?\d+)$/.exec(text)?.[1];
         const inRange = exponent === undefined || Math.abs(Number.parseInt(exponent, 10)) <= 60;
-        if (DECLARED_PATTERN.test(text) && inRange) {
+        if (isWireDecimal(text) && inRange) {
           expect(() => parseSourceDecimal(text)).not.toThrow();
         } else {
           expect(() => parseSourceDecimal(text)).toThrow(DecimalError);
@@ -152,6 +192,29 @@ describe("wire decimals", () => {
       expect(() => parseSourceDecimal(text)).toThrow(DecimalError);
     },
   );
+});
+
+describeConformance("the wire grammar against the OpenAPI document's declared pattern", () => {
+  it("agrees with the pattern on near-misses and on every spelling the properties above generate", () => {
+    const pattern = declaredPattern();
+    fc.assert(
+      fc.property(decimalishArb, (text) => {
+        expect(isWireDecimal(text), text).toBe(pattern.test(text));
+      }),
+      { numRuns: NUM_RUNS * 4 },
+    );
+    fc.assert(
+      fc.property(scaledArb.chain((value) => spellingArb(value)), (spelling) => {
+        expect(spelling).toMatch(pattern);
+        expect(normalizeSourceDecimal(spelling)).toMatch(pattern);
+      }),
+      { numRuns: NUM_RUNS },
+    );
+  });
+
+  it.each(["0", "7.", "0.50", "-12.000", ".5", "+4.2E+7", "3e-05", "00", "012", "1.2.3", "e5", "1e", "-.", "", "+"])("agrees on %j", (text) => {
+    expect(isWireDecimal(text)).toBe(declaredPattern().test(text));
+  });
 });
 
 /** Days in a month by the platform calendar, independent of `src/dates.ts`. */

@@ -18,7 +18,9 @@ import type { TransactionOfType } from "../unit/mapping/fixtures.js";
 import { buildPackageFiles } from "../../src/ocf/package-files.js";
 import { OCF_NUMERIC_PATTERN, type OcfTransaction } from "../../src/ocf/schemas.js";
 import type { RestrictedStockAward, RestrictedStockUnit, Settlement, VestingEvent } from "../../src/source/records.js";
-import { validateWithOfficialSchemas } from "../helpers/official-ocf.js";
+import { describeConformance } from "../helpers/conformance.js";
+import { expectOcfSyncValidObjects, mappedObjects } from "../helpers/ocf-verdicts.js";
+import { expectOfficiallyValidObjects } from "../helpers/official-ocf.js";
 
 const ISSUER = "prop-issuer";
 const RUNS = { numRuns: 120 };
@@ -316,13 +318,12 @@ function permuted<T>(list: readonly T[], keys: readonly number[]): T[] {
 // Properties
 
 describe("mapping properties", () => {
-  it("maps every valid record, and every object passes the official OCF 1.2.0 schemas", () => {
+  it("maps every valid record, and every object passes ocf-sync's OCF 1.2.0 schemas", () => {
     fc.assert(
       fc.property(records, (r) => {
         const mapped = mapAll(r);
         expect(mapped.quarantined).toEqual([]);
-        const objects = [mapped.issuer, ...mapped.stakeholders, ...mapped.stockClasses, ...mapped.stockPlans, ...mapped.vestingTerms, ...mapped.transactions];
-        for (const object of objects) expect(validateWithOfficialSchemas(object).errors, object.id).toEqual([]);
+        expectOcfSyncValidObjects(mappedObjects(mapped));
       }),
       { numRuns: 60 },
     );
@@ -515,6 +516,17 @@ describe("mapping properties", () => {
         throw new Error("expected a MAPPING_DECIMAL_PRECISION error");
       }),
       { numRuns: 50 },
+    );
+  });
+});
+
+describeConformance("the official OCF 1.2.0 schemas", () => {
+  it("accept every object mapped from generated valid records", () => {
+    fc.assert(
+      fc.property(records, (r) => {
+        expectOfficiallyValidObjects(mappedObjects(mapAll(r)));
+      }),
+      { numRuns: 60 },
     );
   });
 });

@@ -1,22 +1,172 @@
-import { describe, expect, it } from "vitest";
+/**
+ * The public API (src/index.ts) is deliberate: the list of names is pinned here (a change to it is a
+ * change to the README's "Library" section and to the CHANGELOG), every name has a doc comment, and no
+ * public type reaches a dependency's types (zod, undici, decimal.js), however deep.
+ */
+import { resolve } from "node:path";
+import ts from "typescript";
+import { beforeAll, describe, expect, it } from "vitest";
 import * as api from "../../src/index.js";
 
-describe("the public surface", () => {
-  it("exports the pieces a migration job needs", () => {
-    for (const name of [
-      "createApiClient",
-      "createRateLimiter",
-      "pullIssuer",
-      "pullIssuers",
-      "streamIssuerRecords",
-      "getAward",
-      "getUnit",
-      "parseRecord",
-      "validateOcfObject",
-      "startSampleServer",
-      "isOcfSyncError",
-    ]) {
-      expect(typeof (api as Record<string, unknown>)[name], name).toBe("function");
+const ROOT = resolve(import.meta.dirname, "../..");
+const INDEX = resolve(ROOT, "src/index.ts");
+
+/** Runtime values: functions, classes and constants. */
+const VALUES = [
+  "API_ERROR_CODES",
+  "AbortedError",
+  "ApiError",
+  "AuthError",
+  "ClientConfigError",
+  "DEFAULT_FULL_EVERY",
+  "DEFAULT_OVERLAP_SECONDS",
+  "DEFAULT_SETTLEMENT_STOCK_CLASS_NAME",
+  "DIFFERENCE_CODES",
+  "ExportValidationError",
+  "FAULT_KINDS",
+  "FIGURE_NAMES",
+  "InvalidIdentifierError",
+  "InvalidJsonError",
+  "MAPPING_ERROR_CODES",
+  "MAPPING_WARNING_CODES",
+  "MappingError",
+  "NETWORK_ERROR_CODES",
+  "NdjsonFormatError",
+  "NetworkError",
+  "OCF_VERSION",
+  "OcfSyncError",
+  "PACKAGE_PROBLEM_CODES",
+  "PackageUnusableError",
+  "PaginationError",
+  "RECORD_KINDS",
+  "ReconcileInputError",
+  "ResponseTooLargeError",
+  "SourceEnvelopeError",
+  "SourceRecordError",
+  "SyncLockedError",
+  "SyncStateError",
+  "buildPackageFiles",
+  "checkSourceConsistency",
+  "createApiClient",
+  "createRateLimiter",
+  "exportIssuer",
+  "exportIssuers",
+  "getAward",
+  "getUnit",
+  "isAbortedError",
+  "isApiError",
+  "isAuthError",
+  "isClientConfigError",
+  "isInvalidIdentifierError",
+  "isInvalidJsonError",
+  "isMappingError",
+  "isNetworkError",
+  "isOcfSyncError",
+  "isResponseTooLargeError",
+  "isSourceEnvelopeError",
+  "isSourceRecordError",
+  "loadPackageObjects",
+  "loadSourceFromApi",
+  "loadSourceFromNdjson",
+  "mapAward",
+  "mapIssuer",
+  "mapUnit",
+  "packageNameFor",
+  "parseRecord",
+  "pullIssuer",
+  "pullIssuers",
+  "reconcileOcfWithOcf",
+  "reconcileSourceWithOcf",
+  "reconciliationCsv",
+  "renderReconciliationHtml",
+  "renderReconciliationText",
+  "shardOf",
+  "startSampleServer",
+  "streamIssuerRecords",
+  "sync",
+  "validateOcfFile",
+  "validateOcfObject",
+  "validatePackageAt",
+];
+
+/** The names of every export, values and types, with what each is, read by the TypeScript compiler. */
+interface PublicName {
+  name: string;
+  symbol: ts.Symbol;
+}
+
+let checker: ts.TypeChecker;
+let names: PublicName[];
+
+beforeAll(() => {
+  const config = ts.getParsedCommandLineOfConfigFile(resolve(ROOT, "tsconfig.build.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  if (config === undefined) throw new Error("tsconfig.build.json did not parse");
+  const program = ts.createProgram([INDEX], { ...config.options, noEmit: true });
+  checker = program.getTypeChecker();
+  const module = checker.getSymbolAtLocation(program.getSourceFile(INDEX) as ts.SourceFile);
+  if (module === undefined) throw new Error("src/index.ts has no module symbol");
+  names = checker.getExportsOfModule(module).map((exported) => ({
+    name: exported.name,
+    symbol: exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported,
+  }));
+}, 120_000);
+
+const DEPENDENCY_TYPES = /[\\/]node_modules[\\/](zod|undici|decimal\.js)[\\/]/;
+const OUTSIDE_PROJECT = /[\\/]node_modules[\\/]/;
+
+/** Every path from the public name to a type declared by zod, undici or decimal.js. */
+function dependencyTypesReachedFrom(symbol: ts.Symbol, name: string): string[] {
+  const found: string[] = [];
+  const seen = new Set<ts.Type>();
+  const declaredIn = (type: ts.Type): readonly ts.Declaration[] => [
+    ...(type.aliasSymbol?.declarations ?? []),
+    ...(type.getSymbol()?.declarations ?? []),
+  ];
+  const visit = (type: ts.Type, path: string, depth: number): void => {
+    if (seen.has(type) || depth > 40) return;
+    seen.add(type);
+    const declarations = declaredIn(type);
+    if (declarations.some((d) => DEPENDENCY_TYPES.test(d.getSourceFile().fileName))) {
+      found.push(`${path}: ${checker.typeToString(type)}`);
+      return;
     }
+    for (const argument of type.aliasTypeArguments ?? []) visit(argument, `${path}<>`, depth + 1);
+    if (type.isUnionOrIntersection()) {
+      for (const part of type.types) visit(part, path, depth + 1);
+      return;
+    }
+    if (!(type.flags & ts.TypeFlags.Object)) return;
+    if ((type as ts.ObjectType).objectFlags & ts.ObjectFlags.Reference) {
+      for (const argument of checker.getTypeArguments(type as ts.TypeReference)) visit(argument, `${path}<>`, depth + 1);
+    }
+    // The standard library's and Node's own types (Promise, Map, AbortSignal, Error) are not ours to walk.
+    if (declarations.length > 0 && declarations.every((d) => OUTSIDE_PROJECT.test(d.getSourceFile().fileName) || d.getSourceFile().hasNoDefaultLib)) return;
+    for (const property of checker.getPropertiesOfType(type)) {
+      visit(checker.getTypeOfSymbol(property), `${path}.${property.name}`, depth + 1);
+    }
+    for (const signature of [...type.getCallSignatures(), ...type.getConstructSignatures()]) {
+      for (const parameter of signature.getParameters()) visit(checker.getTypeOfSymbol(parameter), `${path}(${parameter.name})`, depth + 1);
+      visit(signature.getReturnType(), `${path}()`, depth + 1);
+    }
+    for (const info of checker.getIndexInfosOfType(type)) visit(info.type, `${path}[]`, depth + 1);
+  };
+  if (symbol.flags & (ts.SymbolFlags.Type | ts.SymbolFlags.Class)) visit(checker.getDeclaredTypeOfSymbol(symbol), name, 0);
+  if (symbol.flags & ts.SymbolFlags.Value) visit(checker.getTypeOfSymbol(symbol), name, 0);
+  return found;
+}
+
+describe("the public surface", () => {
+  it("exports exactly the documented values", () => {
+    expect(Object.keys(api).sort()).toEqual([...VALUES].sort());
+  });
+
+  it("names every value and type once, and gives each a doc comment", () => {
+    expect(names.length).toBeGreaterThan(VALUES.length);
+    const undocumented = names.filter(({ symbol }) => ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim() === "").map((n) => n.name);
+    expect(undocumented).toEqual([]);
+  });
+
+  it("never reaches a type of zod, undici or decimal.js", () => {
+    expect(names.flatMap(({ symbol, name }) => dependencyTypesReachedFrom(symbol, name))).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import { SAMPLES_AS_OF } from "../../sample-server/data.js";
 import { startSampleServer } from "../../sample-server/server.js";
 import { parseCommandArgs } from "../args.js";
 import { writeLine, type CliIo } from "../io.js";
-import { runExport } from "./export.js";
+import { exportSummaryText, runExport } from "./export.js";
 
 export const DEMO_HELP = `Usage: ocf-sync demo [--out DIR]
 
@@ -16,9 +16,12 @@ with 'ocf-sync validate', and prints the summary.
 Options:
   --out DIR                where to write (default ./out)
 
-Example:
+The summary and the validation results go to standard output, progress to standard error.
+
+Examples:
   npm run demo
-  npx ocf-sync validate out/acme-robotics.ocf.zip`;
+  ocf-sync demo --out demo-out
+  ocf-sync validate out/acme-robotics.ocf.zip`;
 
 export async function demoCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("demo", {
@@ -32,10 +35,10 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
   }
   const outDir = resolve(io.cwd, values.out ?? "out");
   const server = await startSampleServer({ port: 0 });
-  let results;
+  let run;
   try {
     writeLine(io.stderr, `sample API listening on ${server.url}; issuers ${server.issuers.map((id) => JSON.stringify(id)).join(", ")}`);
-    results = await runExport(io, {
+    run = await runExport(io, {
       clientOptions: { baseUrl: server.url },
       issuers: server.issuers,
       outDir,
@@ -47,18 +50,20 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
   } finally {
     await server.close();
   }
-  writeLine(io.stderr, "\nvalidating every .ocf.zip (as 'ocf-sync validate' does):");
+  writeLine(io.stdout, "");
+  writeLine(io.stdout, exportSummaryText(run));
+  writeLine(io.stdout, "\nvalidating every .ocf.zip (as 'ocf-sync validate' does):");
   let invalid = 0;
-  for (const result of results) {
+  for (const result of run.results) {
     if (!result.ok || result.export.zip === undefined) continue;
     const report = await validatePackageAt(result.export.zip);
     if (!report.valid) invalid += 1;
     writeLine(
-      io.stderr,
+      io.stdout,
       `  ${report.valid ? "valid  " : "INVALID"} ${result.export.zip}  (${report.counts.objects} objects, ${report.problems.length} problems)`,
     );
   }
-  const failed = results.filter((r) => !r.ok).length;
-  writeLine(io.stderr, `\nNext: open ${outDir}, or try 'npx ocf-sync export --help' against your own API.`);
+  const failed = run.results.filter((r) => !r.ok).length;
+  writeLine(io.stdout, `\nNext: open ${outDir}, or try 'npx ocf-sync export --help' against your own API.`);
   return failed > 0 || invalid > 0 ? 1 : 0;
 }

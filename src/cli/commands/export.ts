@@ -1,5 +1,5 @@
 import { createApiClient } from "../../client/create-client.js";
-import { isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
+import { isDeadlineExceededError, terminalSafe } from "../../errors.js";
 import { exportIssuers, shardOf, type IssuerExportResult } from "../../export/export-issuers.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { parseCommandArgs } from "../args.js";
@@ -16,7 +16,11 @@ export const EXPORT_HELP = `Usage: ocf-sync export --base-url URL (--issuer ID .
 Pulls every restricted stock award and unit of each issuer, maps them to OCF 1.2.0, validates the
 package and writes it atomically to DIR/<name>/ (Manifest.ocf.json and its files), with --zip also
 DIR/<name>.ocf.zip, and DIR/<name>.report.json (counts, warnings, quarantined records). <name> is the
-issuer id when it is plain (lower-case letters, digits, - and _), else a slug plus a hash of the id.
+issuer id when it is plain (lower-case letters, digits, - and _), else a slug plus a hash of the id:
+issuer "7" gives out/7, issuer "north wind/eu" gives out/north-wind-eu.85249f7815.
+
+The summary (a table, or one JSON document with --json) goes to standard output; progress and logs
+go to standard error.
 
 Options:
   --issuer ID              an issuer to export; repeat for more
@@ -44,7 +48,9 @@ Options:
                            auto (default: packages up to 16 MiB, so memory stays bounded), always, never;
                            every object is checked against the OCF schemas as it is mapped in any case
   --no-validate            the same as --validate never
-  --log MODE               auto (progress bar on a terminal), plain or json; logs go to stderr
+  --json                   print the summary as one JSON document on standard output:
+                           { "outDir", "exported", "failed", "issuers": [{ "issuerId", "status", ... }] }
+  --log MODE               auto (progress bar on a terminal), plain or json; logs go to standard error
 ${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}
@@ -63,14 +69,15 @@ by SIGINT or SIGTERM (packages already written stay; the one under way is not wr
 Examples:
   ocf-sync export --base-url https://api.carta.com --issuer 144361 --out out --zip
   OCF_SYNC_TOKEN=... ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt \\
-      --out /data/ocf --concurrency 8 --on-invalid quarantine --log json
-  ocf-sync export --base-url URL --issuers-file issuers.txt --out out --shard 2/4   # job 2 of 4
-  ocf-sync export --base-url URL --issuer 7 --out out --issuer-profile profiles.json --stakeholders people.json`;
+      --out /data/ocf --concurrency 8 --on-invalid quarantine --log json --json > summary.json
+  ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --shard 2/4   # job 2 of 4
+  ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --issuer-profile profiles.json --stakeholders people.json
+  ocf-sync validate out/7`;
 
 export async function exportCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("export", {
     args: [...argv],
-    options: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, shard: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, shard: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
     strict: true,
   });
   if (values.help === true) {
@@ -90,7 +97,7 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
   }
   const { outDir, profileOf, directoryOf, ...packageOptions } = packageSettings;
   await prepareOutputFolder("out", outDir, io.signal);
-  const results = await runExport(io, {
+  const run = await runExport(io, {
     clientOptions,
     issuers,
     outDir,
@@ -99,10 +106,22 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
     profileOf,
     directoryOf,
   });
-  return results.some((r) => !r.ok) ? 1 : 0;
+  writeLine(io.stdout, values.json === true ? JSON.stringify(exportSummaryDocument(run), null, 2) : exportSummaryText(run));
+  // The deadline: the packages written are summed up above, then the run ends as a deadline does.
+  if (run.deadlinePassed !== undefined) throw run.deadlinePassed;
+  return run.results.some((r) => !r.ok) ? 1 : 0;
 }
 
-/** Shared by `export` and `demo`: runs the export with a progress display and prints the summary. */
+/** What an export run did: each issuer's result in the order given, where, and how long it took. */
+export interface ExportRun {
+  results: IssuerExportResult[];
+  outDir: string;
+  durationMs: number;
+  /** The job's deadline passed before every issuer was done (the error that says so). */
+  deadlinePassed?: unknown;
+}
+
+/** Shared by `export` and `demo`: runs the export, with progress and logs on standard error. */
 export async function runExport(
   io: CliIo,
   job: {
@@ -124,9 +143,9 @@ export async function runExport(
     profileOf?: ProfileLookup;
     directoryOf?: DirectoryLookup;
   },
-): Promise<IssuerExportResult[]> {
+): Promise<ExportRun> {
   const { issuers, outDir, logMode } = job;
-  const reporter = createReporter(io.stderr, logMode);
+  const reporter = createReporter(io.stderr, logMode, { env: io.env });
   const client = createApiClient(job.clientOptions);
   const results: IssuerExportResult[] = [];
   let records = 0;
@@ -145,9 +164,7 @@ export async function runExport(
         quarantined: e.quarantined.length,
       });
     } else {
-      const code = isOcfSyncError(result.error) ? result.error.code : "UNEXPECTED";
-      const message = result.error instanceof Error ? result.error.message : String(result.error);
-      reporter.log("error", `issuer ${JSON.stringify(result.issuerId)} failed: ${message}`, { issuerId: result.issuerId, code });
+      reporter.log("error", `issuer ${JSON.stringify(result.issuerId)} failed: ${result.error.message}`, { issuerId: result.issuerId, code: result.error.code });
     }
   };
   let deadlinePassed: unknown;
@@ -171,7 +188,7 @@ export async function runExport(
       progress();
     }
   } catch (error) {
-    // The deadline: the packages written are summed up below; anything else ends here.
+    // The deadline: the packages written are summed up; anything else ends here.
     if (!isDeadlineExceededError(error)) throw error;
     deadlinePassed = error;
   } finally {
@@ -181,30 +198,54 @@ export async function runExport(
 
   const position = new Map(issuers.map((id, i) => [id, i]));
   results.sort((a, b) => (position.get(a.issuerId) ?? 0) - (position.get(b.issuerId) ?? 0));
+  return { results, outDir, durationMs: Date.now() - started, ...(deadlinePassed === undefined ? {} : { deadlinePassed }) };
+}
+
+/** The human summary: a table of the issuers, then one line of totals. */
+export function exportSummaryText({ results, outDir, durationMs }: ExportRun): string {
   const failed = results.filter((r) => !r.ok).length;
-  if (logMode !== "json") {
-    writeLine(io.stderr, "");
-    writeLine(
-      io.stderr,
-      renderTable(results, [
-        { header: "issuer", value: (r) => r.issuerId },
-        { header: "awards", value: (r) => (r.ok ? String(r.export.awards) : "-"), align: "right" },
-        { header: "units", value: (r) => (r.ok ? String(r.export.units) : "-"), align: "right" },
-        { header: "transactions", value: (r) => (r.ok ? String(r.export.transactions) : "-"), align: "right" },
-        { header: "warnings", value: (r) => (r.ok ? String(r.export.warnings.length) : "-"), align: "right" },
-        { header: "quarantined", value: (r) => (r.ok ? String(r.export.quarantined.length) : "-"), align: "right" },
-        { header: "status", value: (r) => (r.ok ? (r.export.validated ? "ok, valid" : "ok, objects checked") : `FAILED ${isOcfSyncError(r.error) ? r.error.code : ""}`.trim()) },
-        { header: "package", value: (r) => (r.ok ? r.export.name : "") },
-      ]),
-    );
-    const stats = results.length;
-    writeLine(
-      io.stderr,
-      `\n${stats - failed} of ${stats} issuers exported to ${outDir} in ${formatDuration(Date.now() - started)}` +
-        (failed > 0 ? `; ${failed} failed (see above)` : "") +
-        (failed < stats ? ". Warnings and quarantined records are listed in each <package>.report.json." : "."),
-    );
-  }
-  if (deadlinePassed !== undefined) throw deadlinePassed;
-  return results;
+  const table = renderTable(results, [
+    { header: "issuer", value: (r) => terminalSafe(r.issuerId) },
+    { header: "awards", value: (r) => (r.ok ? String(r.export.awards) : "-"), align: "right" },
+    { header: "units", value: (r) => (r.ok ? String(r.export.units) : "-"), align: "right" },
+    { header: "transactions", value: (r) => (r.ok ? String(r.export.transactions) : "-"), align: "right" },
+    { header: "warnings", value: (r) => (r.ok ? String(r.export.warnings.length) : "-"), align: "right" },
+    { header: "quarantined", value: (r) => (r.ok ? String(r.export.quarantined.length) : "-"), align: "right" },
+    { header: "status", value: (r) => (r.ok ? (r.export.validated ? "ok, valid" : "ok, objects checked") : `FAILED ${r.error.code}`) },
+    { header: "package", value: (r) => (r.ok ? r.export.name : "") },
+  ]);
+  const total =
+    `${results.length - failed} of ${results.length} issuers exported to ${terminalSafe(outDir)} in ${formatDuration(durationMs)}` +
+    (failed > 0 ? `; ${failed} failed (see above)` : "") +
+    (failed < results.length ? ". Warnings and quarantined records are listed in each <package>.report.json." : ".");
+  return `${table}\n\n${total}`;
+}
+
+/** The `--json` summary: per issuer its counts and files, or its error's code and message. */
+export function exportSummaryDocument({ results, outDir }: ExportRun): unknown {
+  const failed = results.filter((r) => !r.ok).length;
+  return {
+    outDir,
+    exported: results.length - failed,
+    failed,
+    issuers: results.map((r) =>
+      r.ok
+        ? {
+            issuerId: r.issuerId,
+            status: "ok",
+            package: r.export.name,
+            folder: r.export.folder,
+            zip: r.export.zip ?? null,
+            report: r.export.report,
+            awards: r.export.awards,
+            units: r.export.units,
+            transactions: r.export.transactions,
+            warnings: r.export.warnings.length,
+            quarantined: r.export.quarantined.length,
+            validated: r.export.validated,
+            bytes: r.export.bytes,
+          }
+        : { issuerId: r.issuerId, status: "failed", error: { code: r.error.code, message: r.error.message } },
+    ),
+  };
 }

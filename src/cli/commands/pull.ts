@@ -39,7 +39,7 @@ others are still written; --out FILE is then left as it was), 2 usage error or a
 130 or 143 when stopped by SIGINT or SIGTERM.
 
 Examples:
-  ocf-sync pull --base-url https://api.carta.com --issuer 144361 --out acme.ndjson
+  ocf-sync pull --base-url https://api.carta.com --issuer 144361 --out 144361.ndjson
   OCF_SYNC_TOKEN=... ocf-sync pull --base-url http://127.0.0.1:4010 --issuers-file issuers.txt \\
       --concurrency 8 --on-invalid quarantine --out backup.ndjson
   ocf-sync serve-samples --port 4010 &   # then pull its issuers "7", "144361", ...`;
@@ -90,7 +90,7 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   } catch (error) {
     throw asArgumentError("out", error);
   }
-  const reporter = createReporter(io.stderr, logMode);
+  const reporter = createReporter(io.stderr, logMode, { env: io.env });
   const client: ApiClient = createApiClient(clientOptions);
   const write = async (chunk: string): Promise<void> => {
     if (output === undefined) io.stdout.write(chunk);

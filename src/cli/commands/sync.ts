@@ -61,7 +61,7 @@ unusable DIR, 130 or 143 when stopped by SIGINT or SIGTERM.
 Examples:
   ocf-sync sync --base-url https://api.carta.com --issuers-file issuers.txt --out /data/ocf \\
       --state /data/ocf-sync-state.json
-  ocf-sync sync --base-url URL --issuer 7 --out out --state state.json --full --json > changes.json`;
+  ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --full --json > changes.json`;
 
 /** The `--json` document: per issuer, the counts `created`, `changed`, `removed`, `unchanged` and the objects. */
 export function changeSetDocument(results: readonly IssuerSyncResult[]): unknown {
@@ -167,7 +167,7 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
   await prepareOutputFolder("out", outDir, io.signal);
   await prepareOutputFolder("state", dirname(stateFile), io.signal);
 
-  const reporter = createReporter(io.stderr, logMode);
+  const reporter = createReporter(io.stderr, logMode, { env: io.env });
   const client = createApiClient(clientOptions);
   const started = Date.now();
   let results: IssuerSyncResult[] = [];

@@ -29,9 +29,9 @@ Exit status: 0 valid, 1 problems found, 2 unusable input (not a folder or zip, u
 manifest, manifest not JSON) or a usage error.
 
 Examples:
-  ocf-sync validate out/issuer-7
-  ocf-sync validate out/issuer-7.ocf.zip
-  ocf-sync validate out/issuer-7.ocf.zip --json | jq '.problems[] | select(.code == "OVER_CONSUMED")'`;
+  ocf-sync validate out/7                # the package 'ocf-sync export --issuer 7 --out out' writes
+  ocf-sync validate out/7.ocf.zip        # and its zip, with --zip
+  ocf-sync validate out/north-wind-eu.85249f7815 --json | jq '.problems[] | select(.code == "OVER_CONSUMED")'`;
 
 /** `ocf-sync validate PATH [--json]`: exit 0 valid, 1 problems found, 2 unusable input or usage error. */
 export async function validateCommand(argv: readonly string[], io: CliIo): Promise<number> {

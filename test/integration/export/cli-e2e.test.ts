@@ -1,5 +1,5 @@
 /**
- * The built CLI, run as a user runs it: `node bin/ocf-sync.js ...` in child processes, against the
+ * The built CLI, run as a user runs it: `node bin/ocf-sync.cjs ...` in child processes, against the
  * sample server started by `ocf-sync serve-samples` in another child process. The build happens here
  * (tests never depend on an earlier build).
  */
@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { until } from "../../helpers/spawn-cli.js";
 
 const ROOT = resolve(import.meta.dirname, "../../..");
-const BIN = join(ROOT, "bin/ocf-sync.js");
+const BIN = join(ROOT, "bin/ocf-sync.cjs");
 const run = promisify(execFile);
 
 async function cli(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -48,18 +48,15 @@ async function folderDigest(dir: string): Promise<string> {
 
 describe("the built CLI as a child process", () => {
   let server: { child: ChildProcess; url: string; issuers: string[] };
-  let slow: { child: ChildProcess; url: string; issuers: string[] };
   let work: string;
 
   beforeAll(async () => {
     await run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(ROOT, "tsconfig.build.json")], { cwd: ROOT });
     server = await startServeSamples([]);
-    slow = await startServeSamples(["--latency-ms", "120"]);
     work = await mkdtemp(join(tmpdir(), "ocf-sync-e2e-"));
   }, 120_000);
   afterAll(() => {
     server?.child.kill();
-    slow?.child.kill();
   });
 
   it("serve-samples prints its address and issuers first", () => {
@@ -71,7 +68,7 @@ describe("the built CLI as a child process", () => {
     const args = ["export", "--base-url", server.url, ...server.issuers.flatMap((id) => ["--issuer", id]), "--out", "out", "--zip", "--log", "plain"];
     const result = await cli(args, work);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain("5 of 5 issuers exported");
+    expect(result.stdout).toContain("5 of 5 issuers exported");
     const entries = await readdir(join(work, "out"));
     const zips = entries.filter((e) => e.endsWith(".ocf.zip"));
     expect(zips).toHaveLength(5);
@@ -98,62 +95,68 @@ describe("the built CLI as a child process", () => {
     expect(unusable.code).toBe(2);
   });
 
-  it("an export killed with SIGKILL never leaves a half package nor damages the previous one", async () => {
-    const out = join(work, "kill");
-    const first = await cli(["export", "--base-url", slow.url, "--issuer", "144361", "--out", out, "--generated-at", "2025-01-01T00:00:00Z", "--log", "plain"], work);
+  /** Starts an export of issuer 144361 into `out` that stops dead at `point`; resolves once it is there. */
+  async function exportPausedAt(out: string, point: string): Promise<ChildProcess> {
+    const child = spawn(
+      process.execPath,
+      [BIN, "export", "--base-url", server.url, "--issuer", "144361", "--out", out, "--zip", "--generated-at", "2026-01-01T00:00:00Z", "--log", "plain"],
+      { cwd: work, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, OCF_SYNC_PAUSE_AT: point } },
+    );
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    const said: string[] = [];
+    for await (const line of createInterface({ input: child.stderr as NodeJS.ReadableStream })) {
+      said.push(line);
+      if (line.startsWith(`ocf-sync: paused at ${point} (pid ${child.pid})`)) return child;
+    }
+    throw new Error(`the export ended (${String(await exited)}) without pausing at ${point}:\n${said.join("\n")}`);
+  }
+
+  async function kill(child: ChildProcess): Promise<void> {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGKILL");
+    await exited;
+  }
+
+  it.each([
+    ["while records are being pulled into the temporary folder", "pulling"],
+    ["with the new package complete, not yet in place", "before-commit"],
+    ["between the two renames, the previous package set aside", "between-renames"],
+  ])("an export killed with SIGKILL %s leaves the previous package whole, and the next export repairs", async (_label, point) => {
+    const out = join(work, `kill-${point}`);
+    const first = await cli(["export", "--base-url", server.url, "--issuer", "144361", "--out", out, "--zip", "--generated-at", "2025-01-01T00:00:00Z", "--log", "plain"], work);
     expect(first.code, first.stderr).toBe(0);
     const before = await folderDigest(join(out, "144361"));
+    const zipBefore = await readFile(join(out, "144361.ocf.zip"));
 
-    let killedMidWrite = 0;
-    // Each kill lands at a state of the run, waited for rather than guessed with a delay: at once; as
-    // soon as its temporary package folder exists (mid-write); once the package files are in it (late
-    // in the write, or, if that moment passed unseen, whatever state the run is in by then).
-    const temporaryFolder = async (): Promise<string | undefined> => (await readdir(out)).find((n) => n.startsWith(".144361.tmp-"));
-    const states: (() => Promise<boolean>)[] = [
-      async () => true,
-      async () => (await temporaryFolder()) !== undefined,
-      async () => {
-        const folder = await temporaryFolder();
-        return folder !== undefined && (await readdir(join(out, folder)).catch(() => [])).some((n) => n.endsWith(".ocf.json"));
-      },
-    ];
-    for (const reached of states) {
-      const child = spawn(
-        process.execPath,
-        [BIN, "export", "--base-url", slow.url, "--issuer", "144361", "--out", out, "--generated-at", "2026-01-01T00:00:00Z", "--log", "plain"],
-        { cwd: work, stdio: "ignore" },
-      );
-      let exited = false;
-      const exit = new Promise((r) => child.once("exit", r)).then(() => {
-        exited = true;
-      });
-      await until(async () => exited || (await reached()));
-      child.kill("SIGKILL");
-      await exit;
-      const names = await readdir(out);
-      if (names.some((n) => n.startsWith(".144361.tmp-"))) killedMidWrite += 1;
-      if (names.includes("144361")) {
-        // either still the previous package, or the new one complete and valid
-        const digest = await folderDigest(join(out, "144361"));
-        if (digest !== before) {
-          const checked = await cli(["validate", join(out, "144361")], work);
-          expect(checked.code, checked.stdout).toBe(0);
-        }
-      } else {
-        // killed between the two renames: the previous package is set aside, whole
-        const aside = names.find((n) => n.startsWith(".144361.old-"));
-        expect(aside, names.join(",")).toBeDefined();
-        expect(await folderDigest(join(out, aside ?? ""))).toBe(before);
-      }
+    const child = await exportPausedAt(out, point);
+    await kill(child);
+    const names = await readdir(out);
+    const leftover = (kind: string) => names.filter((n) => n.startsWith(`.144361.${kind}-${child.pid}-`));
+    expect(leftover("tmp"), names.join(", ")).toHaveLength(1);
+    if (point === "between-renames") {
+      // The previous package is set aside whole, under a name no reader takes for a package.
+      expect(names).not.toContain("144361");
+      expect(leftover("old")).toHaveLength(1);
+      expect(await folderDigest(join(out, leftover("old")[0] ?? ""))).toBe(before);
+    } else {
+      expect(await folderDigest(join(out, "144361"))).toBe(before);
+      expect(leftover("old")).toEqual([]);
     }
+    if (point !== "pulling") {
+      // The kill hit a complete, valid package (and its zip) that was not yet in place.
+      expect(names.filter((n) => n.startsWith(`.144361.ocf.zip.tmp-${child.pid}-`))).toHaveLength(1);
+      const checked = await cli(["validate", join(out, leftover("tmp")[0] ?? "")], work);
+      expect(checked.code, checked.stdout).toBe(0);
+    }
+    expect(await readFile(join(out, "144361.ocf.zip"))).toEqual(zipBefore);
 
-    expect(killedMidWrite, "no kill landed while a package was being written").toBeGreaterThan(0);
-
-    // The next run repairs what the killed ones left and writes a complete package.
-    const again = await cli(["export", "--base-url", slow.url, "--issuer", "144361", "--out", out, "--log", "plain"], work);
+    // The next run puts back what was set aside, removes the leftovers and writes a complete package.
+    const again = await cli(["export", "--base-url", server.url, "--issuer", "144361", "--out", out, "--zip", "--log", "plain"], work);
     expect(again.code, again.stderr).toBe(0);
-    expect((await readdir(out)).filter((n) => n.startsWith("."))).toEqual([]);
+    if (point === "between-renames") expect(again.stderr).toContain("restored 1 previous package(s) that an interrupted export had set aside: 144361");
+    expect((await readdir(out)).sort()).toEqual(["144361", "144361.ocf.zip", "144361.report.json"]);
     expect((await cli(["validate", join(out, "144361")], work)).code).toBe(0);
+    expect((await cli(["validate", join(out, "144361.ocf.zip")], work)).code).toBe(0);
     await rm(out, { recursive: true, force: true });
   });
 });

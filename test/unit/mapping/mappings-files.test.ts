@@ -13,6 +13,7 @@ import { isMappingError } from "../../../src/mapping/errors.js";
 import { buildPackageFiles } from "../../../src/ocf/package-files.js";
 import { OBJECT_TYPES } from "../../../src/ocf/schemas.js";
 import { SPEC_FIELDS, type RestrictedStockAward, type RestrictedStockUnit, type SourceTypeName } from "../../../src/source/records.js";
+import { mappedObjects } from "../../helpers/ocf-verdicts.js";
 import { baseAward, baseUnit, mapRecords, termsAward, termsUnit } from "./fixtures.js";
 
 const MAPPINGS_DIR = path.resolve(import.meta.dirname, "../../../mappings");
@@ -186,15 +187,7 @@ function changed(value: unknown, field: string): unknown {
 function outputOf(records: Records): Map<string, unknown[]> {
   const mapped = mapRecords(records);
   const { manifest } = buildPackageFiles(mapped, { generatedAt: "2025-06-30T00:00:00Z" });
-  const objects: { object_type?: string; file_type?: string }[] = [
-    manifest,
-    mapped.issuer,
-    ...mapped.stakeholders,
-    ...mapped.stockClasses,
-    ...mapped.stockPlans,
-    ...mapped.vestingTerms,
-    ...mapped.transactions,
-  ];
+  const objects: { object_type?: string; file_type?: string }[] = [manifest, ...mappedObjects(mapped)];
   const byType = new Map<string, unknown[]>();
   for (const object of objects) {
     const type = object.object_type ?? object.file_type ?? "";

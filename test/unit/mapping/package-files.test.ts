@@ -2,7 +2,9 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { MANIFEST_KEY_OF, validateOcfFile, type OcfItemsFileType } from "../../../src/ocf/schemas.js";
 import { OcfPackageError, buildPackageFiles } from "../../../src/ocf/package-files.js";
-import { validateFileWithOfficialSchemas, validateWithOfficialSchemas } from "../../helpers/official-ocf.js";
+import { describeConformance } from "../../helpers/conformance.js";
+import { expectOcfSyncValidFiles, parsedFiles } from "../../helpers/ocf-verdicts.js";
+import { expectOfficiallyValidFiles } from "../../helpers/official-ocf.js";
 import { baseAward, baseUnit, mapRecords, termsAward } from "./fixtures.js";
 
 const GENERATED_AT = "2025-06-30T12:00:00Z";
@@ -44,13 +46,8 @@ describe("buildPackageFiles", () => {
     }
   });
 
-  it("writes files that ocf-sync's and the official schemas accept, whole and item by item", () => {
-    for (const file of files) {
-      const json = JSON.parse(file.content) as { items?: unknown[] };
-      expect(validateOcfFile(json).ok, file.path).toBe(true);
-      expect(validateFileWithOfficialSchemas(json).errors, file.path).toEqual([]);
-      for (const item of json.items ?? []) expect(validateWithOfficialSchemas(item).errors).toEqual([]);
-    }
+  it("writes files that ocf-sync's schemas accept, whole and item by item", () => {
+    expectOcfSyncValidFiles(parsedFiles(files.map((f) => [f.path, f.content])));
   });
 
   it("gives the same bytes for the same objects", () => {
@@ -64,10 +61,18 @@ describe("buildPackageFiles", () => {
     expect(empty.manifest.comments?.at(-1)).toBe("No grants.");
     expect(empty.manifest.comments?.[0]).toMatch(/^Lineage: documents\. /);
     expect(empty.manifest.transactions_files).toEqual([]);
-    expect(validateFileWithOfficialSchemas(empty.manifest).errors).toEqual([]);
+    expect(validateOcfFile(empty.manifest)).toEqual({ ok: true, value: empty.manifest });
   });
 
   it.each(["2025-06-30", "2025-06-30T12:00:00", "yesterday"])("rejects generatedAt %j (RFC 3339 with a zone is required)", (generatedAt) => {
     expect(() => buildPackageFiles(mapped, { generatedAt })).toThrow(OcfPackageError);
+  });
+});
+
+describeConformance("the official OCF 1.2.0 schemas", () => {
+  it("accept every file buildPackageFiles writes, whole and item by item, and an empty manifest", () => {
+    expectOfficiallyValidFiles(parsedFiles(buildPackageFiles(mapped, { generatedAt: GENERATED_AT }).files.map((f) => [f.path, f.content])));
+    const empty = buildPackageFiles(mapRecords({}, { asOf: "2025-06-30" }), { generatedAt: GENERATED_AT });
+    expectOfficiallyValidFiles([{ name: "empty manifest", json: empty.manifest }]);
   });
 });

@@ -2,8 +2,10 @@ import { describe, expect, it } from "vitest";
 import type { OcfEquityCompensationIssuance, OcfEquityCompensationRelease, OcfStockIssuance } from "../../../src/ocf/schemas.js";
 import { mapUnit } from "../../../src/mapping/unit.js";
 import type { RestrictedStockUnit, Settlement } from "../../../src/source/records.js";
-import { validateWithOfficialSchemas } from "../../helpers/official-ocf.js";
 import type { ShareClassDirectory } from "../../../src/mapping/share-classes.js";
+import { describeConformance } from "../../helpers/conformance.js";
+import { expectOcfSyncValidObjects } from "../../helpers/ocf-verdicts.js";
+import { expectOfficiallyValidObjects } from "../../helpers/official-ocf.js";
 import { ISSUER_ID, baseUnit, mappingErrorOf, txById, txOfType } from "./fixtures.js";
 
 /** baseUnit's shareClassId, which the issuer's awards name "Common". */
@@ -66,11 +68,9 @@ describe("mapUnit", () => {
     expect(issuanceOf(noSettlements)).not.toHaveProperty("stock_class_id");
   });
 
-  it("emits only objects the official schemas accept", () => {
+  it("emits only objects ocf-sync's OCF 1.2.0 schemas accept", () => {
     const mapped = map();
-    for (const object of [...mapped.transactions, ...mapped.vestingTerms]) {
-      expect(validateWithOfficialSchemas(object).errors, object.id).toEqual([]);
-    }
+    expectOcfSyncValidObjects([...mapped.transactions, ...mapped.vestingTerms]);
     expect(mapped.warnings).toEqual([]);
   });
 
@@ -275,5 +275,12 @@ describe("mapUnit", () => {
     expect(mappingErrorOf(() => map(withSettlements([undated]))).path).toBe("settlements[0].settlementDate");
     const { releaseQuantity: _q, ...noGross } = settlement();
     expect(mappingErrorOf(() => map(withSettlements([noGross]))).path).toBe("settlements[0].releaseQuantity");
+  });
+});
+
+describeConformance("the official OCF 1.2.0 schemas", () => {
+  it("accept every object mapUnit emits", () => {
+    const mapped = map();
+    expectOfficiallyValidObjects([...mapped.transactions, ...mapped.vestingTerms]);
   });
 });

@@ -1,14 +1,16 @@
 /**
- * Every official OCF 1.2.0 sample (including the tutorials and the vesting examples) must get the
- * same verdict from our zod schemas as from the official JSON Schemas.
+ * Conformance: every official OCF 1.2.0 sample (including the tutorials and the vesting examples) must
+ * get the same verdict from our zod schemas as from the official JSON Schemas. Both are third-party
+ * artifacts, read from the reference folder (see test/helpers/conformance.ts).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
-import { describe, expect, it } from "vitest";
+import { expect, it } from "vitest";
 import { LEGACY_OBJECT_TYPES, OBJECT_TYPES, validateOcfFile, validateOcfObject } from "../../../src/ocf/schemas.js";
+import { describeConformance } from "../../helpers/conformance.js";
 import {
-  OFFICIAL_SAMPLES_DIR,
   officialObjectTypes,
+  officialSamplesDir,
   officialSchemaCount,
   validateFileWithOfficialSchemas,
   validateWithOfficialSchemas,
@@ -25,21 +27,21 @@ function listSamples(dir: string): string[] {
     .sort();
 }
 
-const samples: SampleFile[] = listSamples(OFFICIAL_SAMPLES_DIR).map((file) => ({
-  name: relative(OFFICIAL_SAMPLES_DIR, file),
-  json: JSON.parse(readFileSync(file, "utf8")) as SampleFile["json"],
-}));
-
 const modelled = new Set<string>([...OBJECT_TYPES, ...Object.keys(LEGACY_OBJECT_TYPES)]);
 
-const modelledItems = samples.flatMap(({ name, json }) => {
-  const items = json.file_type === "OCF_MANIFEST_FILE" ? [json.issuer] : (json.items ?? []);
-  return items
-    .filter((item) => modelled.has((item as { object_type: string }).object_type))
-    .map((item, index) => ({ label: `${name} #${index} ${(item as { id: string }).id}`, item }));
-});
+describeConformance("official OCF samples", () => {
+  const samples: SampleFile[] = listSamples(officialSamplesDir()).map((file) => ({
+    name: relative(officialSamplesDir(), file),
+    json: JSON.parse(readFileSync(file, "utf8")) as SampleFile["json"],
+  }));
 
-describe("official OCF samples", () => {
+  const modelledItems = samples.flatMap(({ name, json }) => {
+    const items = json.file_type === "OCF_MANIFEST_FILE" ? [json.issuer] : (json.items ?? []);
+    return items
+      .filter((item) => modelled.has((item as { object_type: string }).object_type))
+      .map((item, index) => ({ label: `${name} #${index} ${(item as { id: string }).id}`, item }));
+  });
+
   it("loads all 168 official schemas and knows every official object type we model", () => {
     expect(officialSchemaCount()).toBe(168);
     const official = new Set(officialObjectTypes());

@@ -19,8 +19,12 @@ import {
   type OcfTransaction,
   type OcfVestingCondition,
 } from "../../../src/ocf/schemas.js";
+import { describeConformance } from "../../helpers/conformance.js";
 import { validateWithOfficialSchemas } from "../../helpers/official-ocf.js";
 import { example, exampleManifest, exampleWithout } from "../../helpers/ocf-examples.js";
+
+/** An object whose own key `__proto__` only JSON.parse can make. */
+const PROTO_KEY_JSON = '{"__proto__": {"x": 1}, "object_type": "TX_STOCK_ACCEPTANCE", "id": "a", "security_id": "s", "date": "2020-01-01"}';
 
 describe("validateOcfObject", () => {
   it("returns the object unchanged when it is valid", () => {
@@ -106,9 +110,8 @@ describe("validateOcfObject", () => {
     if (!verdict.ok) expect(verdict.issues.map((i) => i.path)).toEqual(["$.compensation_type"]);
   });
 
-  it("rejects a __proto__ key parsed from JSON, as the official schemas do", () => {
-    const parsed: unknown = JSON.parse('{"__proto__": {"x": 1}, "object_type": "TX_STOCK_ACCEPTANCE", "id": "a", "security_id": "s", "date": "2020-01-01"}');
-    expect(validateWithOfficialSchemas(parsed).valid).toBe(false);
+  it("rejects a __proto__ key parsed from JSON (as the official schemas do: see the conformance suite)", () => {
+    const parsed: unknown = JSON.parse(PROTO_KEY_JSON);
     expect(validateOcfObject(parsed)).toEqual({
       ok: false,
       issues: [{ path: "$.__proto__", message: "is not an OCF field here (OCF objects are closed; extra data belongs in comments)" }],
@@ -200,5 +203,11 @@ describe("types a library user writes against", () => {
 
     expectTypeOf<OcfStockIssuance>().toExtend<OcfTransaction>();
     expectTypeOf<OcfStockIssuance["quantity"]>().toEqualTypeOf<string>();
+  });
+});
+
+describeConformance("the official OCF 1.2.0 schemas on keys JSON.parse makes special", () => {
+  it("reject a __proto__ key, as we do", () => {
+    expect(validateWithOfficialSchemas(JSON.parse(PROTO_KEY_JSON)).valid).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import {
   type SourceWarning,
 } from "../../../src/source/errors.js";
 import { parseUnit } from "../../../src/source/parse.js";
-import { awardExample, thrownBy, unitExample } from "./fixtures.js";
+import { awardRecord, thrownBy, unitRecord } from "./fixtures.js";
 
 const awardsCtx = { issuerId: "7", path: "/v1alpha1/issuers/7/restrictedStockAwards" };
 const unitsCtx = { issuerId: "7", path: "/v1alpha1/issuers/7/restrictedStockUnits" };
@@ -16,7 +16,7 @@ const envelopeErrorOf = (fn: () => unknown): SourceEnvelopeError => thrownBy(Sou
 
 describe("parseListEnvelope", () => {
   it("returns the items raw and untouched, with the page token", () => {
-    const record = awardExample();
+    const record = awardRecord();
     const page = parseListEnvelope("restrictedStockAward", { restrictedStockAwards: [record], nextPageToken: "ODMxMw==" }, awardsCtx);
     expect(page.items).toHaveLength(1);
     expect(page.items[0]).toBe(record);
@@ -37,8 +37,8 @@ describe("parseListEnvelope", () => {
   });
 
   it("keeps a bad record raw so that it fails alone, not its page", () => {
-    const bad = { ...unitExample(), id: "9", quantity: { value: "1,5" } };
-    const page = parseListEnvelope("restrictedStockUnit", { restrictedStockUnits: [unitExample(), bad] }, unitsCtx);
+    const bad = { ...unitRecord(), id: "9", quantity: { value: "1,5" } };
+    const page = parseListEnvelope("restrictedStockUnit", { restrictedStockUnits: [unitRecord(), bad] }, unitsCtx);
     const outcomes = page.items.map((item) => {
       try {
         return parseUnit(item, unitsCtx).record.id;
@@ -46,7 +46,7 @@ describe("parseListEnvelope", () => {
         return error instanceof SourceRecordError ? `failed ${error.recordId}` : "other";
       }
     });
-    expect(outcomes).toEqual(["8550", "failed 9"]);
+    expect(outcomes).toEqual(["5570", "failed 9"]);
   });
 
   it("reports unknown envelope keys, the other kind's array included, as warnings", () => {
@@ -85,10 +85,10 @@ describe("parseListEnvelope", () => {
 });
 
 describe("parseGetEnvelope", () => {
-  const getCtx = { issuerId: "7", path: "/v1alpha1/issuers/7/restrictedStockUnits/8550" };
+  const getCtx = { issuerId: "7", path: "/v1alpha1/issuers/7/restrictedStockUnits/5570" };
 
   it("returns the raw record", () => {
-    const record = unitExample();
+    const record = unitRecord();
     expect(parseGetEnvelope("restrictedStockUnit", { restrictedStockUnit: record }, getCtx)).toBe(record);
   });
 
@@ -96,7 +96,7 @@ describe("parseGetEnvelope", () => {
     ["missing", {}, 'the body has no "restrictedStockUnit"'],
     ["null", { restrictedStockUnit: null }, 'the body has no "restrictedStockUnit"'],
     ["of the other kind", { restrictedStockAward: { id: "1" } }, 'the body has no "restrictedStockUnit"'],
-    ["not an object", { restrictedStockUnit: ["8550"] }, '"restrictedStockUnit" is ["8550"], not an object'],
+    ["not an object", { restrictedStockUnit: ["5570"] }, '"restrictedStockUnit" is ["5570"], not an object'],
     ["without an envelope", null, "the body null is not a JSON object"],
   ])("treats a resource that is %s as a protocol error, not as not-found", (_label, body, problem) => {
     const error = envelopeErrorOf(() => parseGetEnvelope("restrictedStockUnit", body, getCtx));
@@ -112,6 +112,6 @@ describe("parseGetEnvelope", () => {
       onWarning: (warning) => warnings.push(warning),
     });
     expect(warnings.map((w) => [w.code, w.path, w.value])).toEqual([["UNKNOWN_FIELD", "etag", "x"]]);
-    expect(warnings[0]?.message).toContain("get response of GET /v1alpha1/issuers/7/restrictedStockUnits/8550");
+    expect(warnings[0]?.message).toContain("get response of GET /v1alpha1/issuers/7/restrictedStockUnits/5570");
   });
 });

@@ -3,14 +3,14 @@ import { isOcfSyncError } from "../../../src/errors.js";
 import { isSourceRecordError } from "../../../src/source/errors.js";
 import type { RecordKind } from "../../../src/source/kinds.js";
 import { parseAward, parseRecord, parseUnit } from "../../../src/source/parse.js";
-import { awardExample, recordErrorOf, unitExample } from "./fixtures.js";
+import { awardRecord, recordErrorOf, unitRecord } from "./fixtures.js";
 
 const ctx = { issuerId: "7" };
 type Json = Record<string, unknown>;
 
-/** The OAS example of `kind`, changed by `edit`. */
+/** The complete record of `kind` (see fixtures.ts), changed by `edit`. */
 function example(kind: RecordKind, edit: (raw: Json & { vestingEvents: Json[]; settlements: Json[] }) => void): Json {
-  const raw = (kind === "restrictedStockAward" ? awardExample() : unitExample()) as Json & {
+  const raw = (kind === "restrictedStockAward" ? awardRecord() : unitRecord()) as Json & {
     vestingEvents: Json[];
     settlements: Json[];
   };
@@ -90,7 +90,7 @@ const cases: Case[] = [
   { name: "precededBy security id empty", kind: A, edit: (r) => (r["precededBy"] = { reason: "RESTRICTED_STOCK_AWARD_PRECEDED_BY_REASON_TRANSFERRED", securities: [{ id: "" }] }), path: ["precededBy", "securities", 0, "id"], value: "", message: '"" is empty' },
   // arrays and nesting
   { name: "vestingEvents as an object", kind: A, edit: (r) => ((r as Json)["vestingEvents"] = { id: "1988" }), path: ["vestingEvents"], value: { id: "1988" }, message: "is not an array" },
-  { name: "a null vesting event", kind: U, edit: (r) => r.vestingEvents.push(null as unknown as Json), path: ["vestingEvents", 1], value: null, message: "null is not an object" },
+  { name: "a null vesting event", kind: U, edit: (r) => r.vestingEvents.push(null as unknown as Json), path: ["vestingEvents", 2], value: null, message: "null is not an object" },
   { name: "settlements as a string", kind: U, edit: (r) => ((r as Json)["settlements"] = "none"), path: ["settlements"], value: "none", message: '"none" is not an array' },
   { name: "deep path in a later settlement", kind: U, edit: (r) => r.settlements.push({ settlementPrice: { currencyCode: { value: "USD" }, amount: { value: "0..5" } } }), path: ["settlements", 1, "settlementPrice", "amount", "value"], value: "0..5", message: '"0..5" is not a decimal number' },
   { name: "schedule as a string", kind: A, edit: (r) => (r["vestingSchedule"] = "1/24 Cliff"), path: ["vestingSchedule"], value: "1/24 Cliff", message: "is not an object" },
@@ -124,9 +124,9 @@ describe("SourceRecordError", () => {
     });
     const error = recordErrorOf(() => parseAward(raw, ctx));
     expect(error.message).toBe(
-      'restrictedStockAward "1191" of issuer "7": vestingEvents[2].vestDate.value: "2023-02-30" is not a real calendar date',
+      'restrictedStockAward "3104" of issuer "7": vestingEvents[3].vestDate.value: "2023-02-30" is not a real calendar date',
     );
-    expect(error.issues[0]?.pathText).toBe("vestingEvents[2].vestDate.value");
+    expect(error.issues[0]?.pathText).toBe("vestingEvents[3].vestDate.value");
     expect(error.name).toBe("SourceRecordError");
     expect(isOcfSyncError(error)).toBe(true);
     expect(isSourceRecordError(error)).toBe(true);

@@ -1,118 +1,120 @@
 import { describe, expect, it } from "vitest";
 import { parseAward, parseRecord, parseUnit, recordIdOf } from "../../../src/source/parse.js";
 import { parseListEnvelope } from "../../../src/source/envelopes.js";
-import { awardExample, meetlyUnit, undefinedLeaves, unitExample } from "./fixtures.js";
+import { describeConformance } from "../../helpers/conformance.js";
+import { awardRecord, oasExample, paddedUnitRecord, undefinedLeaves, unitRecord } from "./fixtures.js";
 
 const ctx = { issuerId: "7" };
 
-describe("the OAS example payloads (source-api.md §12)", () => {
-  it("parses the RSA example to exactly the expected record", () => {
-    const { parsed, warnings } = parseRecord("restrictedStockAward", awardExample(), ctx);
+describe("complete records as the service sends them", () => {
+  it("parses an award with every spec field to exactly the expected record", () => {
+    const { parsed, warnings } = parseRecord("restrictedStockAward", awardRecord(), ctx);
     expect(warnings).toEqual([]);
+    const tranche = (id: string, vestDate: string) => ({
+      id,
+      vestDate,
+      quantity: "12000",
+      performanceCondition: false,
+      vested: true,
+      maxQuantity: "12000",
+      targetQuantity: "12000",
+      vestedQuantity: "12000",
+    });
     expect(parsed).toEqual({
       kind: "restrictedStockAward",
       record: {
-        id: "1191",
+        id: "3104",
         issuerId: "7",
-        stakeholderId: "6113",
-        equityIncentivePlanName: "2016 Equity Incentive Plan",
+        stakeholderId: "5402",
+        equityIncentivePlanName: "2020 Stock Plan",
         shareClassName: "Common",
-        issueDate: "2016-08-25",
-        vestingStartDate: "2016-08-25",
-        boardApprovalDate: "2016-12-01",
-        stakeholderAcceptanceDate: "2017-02-27",
-        canceledDate: "2022-05-02",
-        quantity: "200000",
-        vestedQuantity: "200000",
-        securityLabel: "CS-16",
-        pricePerShare: { currency: "USD", amount: "0.01" },
-        vestingEvents: [
-          {
-            id: "1988",
-            vestDate: "2018-02-27",
-            quantity: "200000",
-            performanceCondition: false,
-            vested: true,
-            maxQuantity: "200000",
-            targetQuantity: "200000",
-            vestedQuantity: "200000",
-          },
-        ],
-        vestingSchedule: { name: "1/24 Cliff", lastModifiedDate: "2022-01-31", startDate: "2022-01-31", endDate: "2024-01-31" },
-        lastModifiedDatetime: "2024-07-30T09:31:57.000000Z",
+        issueDate: "2020-10-15",
+        vestingStartDate: "2020-10-01",
+        boardApprovalDate: "2020-10-08",
+        stakeholderAcceptanceDate: "2020-10-22",
+        canceledDate: "2023-04-28",
+        quantity: "48000",
+        vestedQuantity: "24000",
+        securityLabel: "RSA-12",
+        pricePerShare: { currency: "USD", amount: "0.0025" },
+        vestingEvents: [tranche("77012", "2021-10-01"), tranche("77013", "2022-10-01")],
+        vestingSchedule: { name: "1/4 yearly, no cliff", lastModifiedDate: "2020-10-15", startDate: "2020-10-01", endDate: "2024-10-01" },
+        lastModifiedDatetime: "2023-05-02T14:20:05.000000Z",
       },
     });
   });
 
-  it("parses the RSU example, settlements included, to exactly the expected record", () => {
-    const { record, warnings } = parseUnit(unitExample(), ctx);
+  it("parses a unit with every spec field, settlements included, to exactly the expected record", () => {
+    const { record, warnings } = parseUnit(unitRecord(), ctx);
     expect(warnings).toEqual([]);
+    const tranche = (id: string, vestDate: string) => ({
+      id,
+      vestDate,
+      quantity: "600",
+      performanceCondition: false,
+      vested: true,
+      maxQuantity: "600",
+      targetQuantity: "600",
+      vestedQuantity: "600",
+    });
     expect(record).toEqual({
-      id: "8550",
+      id: "5570",
       issuerId: "7",
-      stakeholderId: "6113",
-      equityIncentivePlanName: "2015 Equity Incentive Plan",
-      issueDate: "2015-06-01",
-      vestingStartDate: "2015-06-01",
-      boardApprovalDate: "2015-06-01",
-      stakeholderAcceptanceDate: "2017-02-27",
-      quantity: "1500",
-      vestedQuantity: "1500",
-      releasedQuantity: "200",
-      releasePricePerShare: { currency: "USD", amount: "0.78" },
-      netSettledQuantity: "145",
-      securityLabel: "ES-136",
-      vestingEvents: [
-        {
-          id: "1988",
-          vestDate: "2016-06-01",
-          quantity: "375",
-          performanceCondition: false,
-          vested: true,
-          maxQuantity: "375",
-          targetQuantity: "375",
-          vestedQuantity: "375",
-        },
-      ],
+      stakeholderId: "5417",
+      equityIncentivePlanName: "2020 Stock Plan",
+      issueDate: "2021-03-15",
+      vestingStartDate: "2021-03-01",
+      boardApprovalDate: "2021-03-10",
+      stakeholderAcceptanceDate: "2021-03-19",
+      quantity: "2400",
+      vestedQuantity: "1200",
+      releasedQuantity: "600",
+      releasePricePerShare: { currency: "USD", amount: "4.25" },
+      netSettledQuantity: "402",
+      securityLabel: "RSU-31",
+      vestingEvents: [tranche("88120", "2022-03-01"), tranche("88121", "2023-03-01")],
       settlements: [
         {
-          settlementDate: "2016-08-19",
-          releaseQuantity: "200",
-          saleQuantity: "200",
-          withholdingQuantity: "55",
-          netSettlementQuantity: "145",
-          settlementPrice: { currency: "USD", amount: "0.78" },
-          certificateId: "78",
-          certificateLabel: "CS-124",
+          settlementDate: "2022-03-02",
+          releaseQuantity: "600",
+          saleQuantity: "0",
+          withholdingQuantity: "198",
+          netSettlementQuantity: "402",
+          settlementPrice: { currency: "USD", amount: "4.25" },
+          certificateId: "2210",
+          certificateLabel: "CS-88",
         },
       ],
-      vestingSchedule: { name: "1/24 Cliff", lastModifiedDate: "2022-01-31", startDate: "2015-06-01", endDate: "2024-01-31" },
-      lastModifiedDatetime: "2024-07-30T09:31:57.000000Z",
+      vestingSchedule: { name: "1/4 yearly", lastModifiedDate: "2021-03-15", startDate: "2021-03-01", endDate: "2025-03-01" },
+      lastModifiedDatetime: "2023-03-03T08:00:12.000000Z",
     });
   });
 
-  it("parses the §12 list page through the envelope, record by record", () => {
-    const body = { restrictedStockAwards: [awardExample()], nextPageToken: "ODMxMw==" };
+  it("parses a list page through the envelope, record by record", () => {
+    const body = { restrictedStockAwards: [awardRecord(), { ...awardRecord(), id: "3105", quantity: { value: "1000.50" } }], nextPageToken: "MzEwNQ==" };
     const page = parseListEnvelope("restrictedStockAward", body, { issuerId: "7", path: "/v1alpha1/issuers/7/restrictedStockAwards" });
-    expect(page.nextPageToken).toBe("ODMxMw==");
+    expect(page.nextPageToken).toBe("MzEwNQ==");
     const records = page.items.map((item) => parseAward(item, ctx).record);
-    expect(records.map((r) => [r.id, r.quantity, r.pricePerShare])).toEqual([["1191", "200000", { currency: "USD", amount: "0.01" }]]);
+    expect(records.map((r) => [r.id, r.quantity, r.pricePerShare])).toEqual([
+      ["3104", "48000", { currency: "USD", amount: "0.0025" }],
+      ["3105", "1000.5", { currency: "USD", amount: "0.0025" }],
+    ]);
   });
 
-  it("parses the zero-padded Meetly record, normalizing the padding and defaulting the lists", () => {
-    const { record, warnings } = parseUnit(meetlyUnit(), ctx);
+  it("parses a sparse, zero-padded record, normalizing the padding and defaulting the lists", () => {
+    const { record, warnings } = parseUnit(paddedUnitRecord(), ctx);
     expect(warnings).toEqual([]);
     expect(record).toEqual({
-      id: "8550",
-      stakeholderId: "6113",
-      equityIncentivePlanName: "Equity Incentive Plan 2023",
-      issueDate: "2015-06-01",
-      quantity: "1500",
-      vestedQuantity: "1500",
+      id: "6021",
+      stakeholderId: "5433",
+      equityIncentivePlanName: "2022 Equity Plan",
+      issueDate: "2022-09-12",
+      quantity: "3600",
+      vestedQuantity: "900",
       releasedQuantity: "0",
       netSettledQuantity: "0",
-      securityLabel: "ES-136",
-      vestingSchedule: { name: "1/48, 1Y cliff" },
+      securityLabel: "RSU-58",
+      vestingSchedule: { name: "1/16 quarterly" },
       vestingEvents: [],
       settlements: [],
     });
@@ -134,7 +136,7 @@ describe("decimals as the service sends them (source-api.md §9.2)", () => {
     ["1E+3", "1000"],
     ["-0", "0"],
   ])("%s is kept exactly as %s", (wire, expected) => {
-    const raw = { ...meetlyUnit(), quantity: { value: wire } };
+    const raw = { ...paddedUnitRecord(), quantity: { value: wire } };
     expect(parseUnit(raw, ctx).record.quantity).toBe(expected);
   });
 
@@ -253,7 +255,7 @@ describe("null, {} and missing are the same (source-api.md §9.6)", () => {
 describe("the newer optional fields (source-api.md §10)", () => {
   it("reads securityId, shareClassId, vestingScheduleTemplateId and precededBy", () => {
     const raw = {
-      ...awardExample(),
+      ...awardRecord(),
       securityId: "0f8fad5b-d9cb-469f-a165-70867728950e",
       shareClassId: "7c9e6679-7425-40de-944b-e07fc1f90ae7",
       vestingScheduleTemplateId: null,
@@ -289,8 +291,8 @@ describe("the newer optional fields (source-api.md §10)", () => {
 
 describe("parseRecord and recordIdOf", () => {
   it("tags the parsed record with its kind", () => {
-    expect(parseRecord("restrictedStockUnit", unitExample(), ctx).parsed.kind).toBe("restrictedStockUnit");
-    expect(parseRecord("restrictedStockAward", awardExample(), ctx).parsed.kind).toBe("restrictedStockAward");
+    expect(parseRecord("restrictedStockUnit", unitRecord(), ctx).parsed.kind).toBe("restrictedStockUnit");
+    expect(parseRecord("restrictedStockAward", awardRecord(), ctx).parsed.kind).toBe("restrictedStockAward");
   });
 
   it("accepts a record without issuerId (every field is optional) for any requested issuer", () => {
@@ -309,5 +311,100 @@ describe("parseRecord and recordIdOf", () => {
     [[{ id: "1" }], undefined],
   ])("recordIdOf(%j) is %j", (raw, expected) => {
     expect(recordIdOf(raw)).toBe(expected);
+  });
+});
+
+describeConformance("the OpenAPI document's example payloads (source-api.md §12)", () => {
+  it("parses the RSA example to exactly the expected record", () => {
+    const { parsed, warnings } = parseRecord("restrictedStockAward", oasExample("v1alpha1RestrictedStockAward"), ctx);
+    expect(warnings).toEqual([]);
+    expect(parsed).toEqual({
+      kind: "restrictedStockAward",
+      record: {
+        id: "1191",
+        issuerId: "7",
+        stakeholderId: "6113",
+        equityIncentivePlanName: "2016 Equity Incentive Plan",
+        shareClassName: "Common",
+        issueDate: "2016-08-25",
+        vestingStartDate: "2016-08-25",
+        boardApprovalDate: "2016-12-01",
+        stakeholderAcceptanceDate: "2017-02-27",
+        canceledDate: "2022-05-02",
+        quantity: "200000",
+        vestedQuantity: "200000",
+        securityLabel: "CS-16",
+        pricePerShare: { currency: "USD", amount: "0.01" },
+        vestingEvents: [
+          {
+            id: "1988",
+            vestDate: "2018-02-27",
+            quantity: "200000",
+            performanceCondition: false,
+            vested: true,
+            maxQuantity: "200000",
+            targetQuantity: "200000",
+            vestedQuantity: "200000",
+          },
+        ],
+        vestingSchedule: { name: "1/24 Cliff", lastModifiedDate: "2022-01-31", startDate: "2022-01-31", endDate: "2024-01-31" },
+        lastModifiedDatetime: "2024-07-30T09:31:57.000000Z",
+      },
+    });
+  });
+
+  it("parses the RSU example, settlements included, to exactly the expected record", () => {
+    const { record, warnings } = parseUnit(oasExample("v1alpha1RestrictedStockUnit"), ctx);
+    expect(warnings).toEqual([]);
+    expect(record).toEqual({
+      id: "8550",
+      issuerId: "7",
+      stakeholderId: "6113",
+      equityIncentivePlanName: "2015 Equity Incentive Plan",
+      issueDate: "2015-06-01",
+      vestingStartDate: "2015-06-01",
+      boardApprovalDate: "2015-06-01",
+      stakeholderAcceptanceDate: "2017-02-27",
+      quantity: "1500",
+      vestedQuantity: "1500",
+      releasedQuantity: "200",
+      releasePricePerShare: { currency: "USD", amount: "0.78" },
+      netSettledQuantity: "145",
+      securityLabel: "ES-136",
+      vestingEvents: [
+        {
+          id: "1988",
+          vestDate: "2016-06-01",
+          quantity: "375",
+          performanceCondition: false,
+          vested: true,
+          maxQuantity: "375",
+          targetQuantity: "375",
+          vestedQuantity: "375",
+        },
+      ],
+      settlements: [
+        {
+          settlementDate: "2016-08-19",
+          releaseQuantity: "200",
+          saleQuantity: "200",
+          withholdingQuantity: "55",
+          netSettlementQuantity: "145",
+          settlementPrice: { currency: "USD", amount: "0.78" },
+          certificateId: "78",
+          certificateLabel: "CS-124",
+        },
+      ],
+      vestingSchedule: { name: "1/24 Cliff", lastModifiedDate: "2022-01-31", startDate: "2015-06-01", endDate: "2024-01-31" },
+      lastModifiedDatetime: "2024-07-30T09:31:57.000000Z",
+    });
+  });
+
+  it("parses the §12 list page through the envelope, record by record", () => {
+    const body = { restrictedStockAwards: [oasExample("v1alpha1RestrictedStockAward")], nextPageToken: "ODMxMw==" };
+    const page = parseListEnvelope("restrictedStockAward", body, { issuerId: "7", path: "/v1alpha1/issuers/7/restrictedStockAwards" });
+    expect(page.nextPageToken).toBe("ODMxMw==");
+    const records = page.items.map((item) => parseAward(item, ctx).record);
+    expect(records.map((r) => [r.id, r.quantity, r.pricePerShare])).toEqual([["1191", "200000", { currency: "USD", amount: "0.01" }]]);
   });
 });

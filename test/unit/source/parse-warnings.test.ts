@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { parseAward, parseUnit } from "../../../src/source/parse.js";
-import { awardExample, unitExample } from "./fixtures.js";
+import { awardRecord, unitRecord } from "./fixtures.js";
 
 const ctx = { issuerId: "7" };
 type Json = Record<string, unknown>;
 
 describe("unknown fields are tolerated and reported with their path", () => {
   it("reports an unknown key at every depth of an award", () => {
-    const raw = awardExample() as Json & { vestingEvents: Json[] };
+    const raw = awardRecord() as Json & { vestingEvents: Json[] };
     raw["foo"] = "bar";
     raw.vestingEvents.push({ id: "2", foo: 3 });
     (raw["vestingSchedule"] as Json)["cliffMonths"] = 12;
@@ -17,26 +17,26 @@ describe("unknown fields are tolerated and reported with their path", () => {
     raw["precededBy"] = { reason: "RESTRICTED_STOCK_AWARD_PRECEDED_BY_REASON_TRANSFERRED", securities: [{ id: "1", note: "x" }], at: null };
 
     const { record, warnings } = parseAward(raw, ctx);
-    expect(record.vestingEvents[1]).toEqual({ id: "2", performanceCondition: false, vested: false });
+    expect(record.vestingEvents[2]).toEqual({ id: "2", performanceCondition: false, vested: false });
     expect(Object.hasOwn(record, "foo")).toBe(false);
     expect(warnings.map((w) => [w.code, w.path, w.value])).toEqual([
       ["UNKNOWN_FIELD", "quantity.scale", 20],
       ["UNKNOWN_FIELD", "pricePerShare.currencyCode.numeric", "840"],
       ["UNKNOWN_FIELD", "pricePerShare.exchangeRate", { value: "1" }],
-      ["UNKNOWN_FIELD", "vestingEvents[1].foo", 3],
+      ["UNKNOWN_FIELD", "vestingEvents[2].foo", 3],
       ["UNKNOWN_FIELD", "vestingSchedule.cliffMonths", 12],
       ["UNKNOWN_FIELD", "foo", "bar"],
       ["UNKNOWN_FIELD", "precededBy.securities[0].note", "x"],
       ["UNKNOWN_FIELD", "precededBy.at", null],
     ]);
     for (const warning of warnings) {
-      expect(warning).toMatchObject({ issuerId: "7", kind: "restrictedStockAward", recordId: "1191" });
-      expect(warning.message).toMatch(/^restrictedStockAward "1191" of issuer "7": .+: unknown field, ignored \(value .+\)$/);
+      expect(warning).toMatchObject({ issuerId: "7", kind: "restrictedStockAward", recordId: "3104" });
+      expect(warning.message).toMatch(/^restrictedStockAward "3104" of issuer "7": .+: unknown field, ignored \(value .+\)$/);
     }
   });
 
   it("reports unknown keys of settlements and of a bare-string currency's Money", () => {
-    const raw = unitExample() as Json & { settlements: Json[] };
+    const raw = unitRecord() as Json & { settlements: Json[] };
     raw.settlements[0]!["feeQuantity"] = { value: "1" };
     raw["releasePricePerShare"] = { currencyCode: "USD", amount: { value: "0.78" }, units: 1 };
     const { record, warnings } = parseUnit(raw, ctx);

@@ -16,7 +16,9 @@ import {
   withManifest,
   type PackageFixture,
 } from "../../helpers/ocf-package-fixture.js";
-import { validateFileWithOfficialSchemas, validateWithOfficialSchemas } from "../../helpers/official-ocf.js";
+import { describeConformance } from "../../helpers/conformance.js";
+import { expectOcfSyncValidFiles, parsedFiles } from "../../helpers/ocf-verdicts.js";
+import { expectOfficiallyValidFiles } from "../../helpers/official-ocf.js";
 
 const MANIFEST = "Manifest.ocf.json";
 const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
@@ -62,12 +64,8 @@ describe("a valid package", () => {
     });
   });
 
-  it("is valid OCF 1.2.0 for the official schemas too (the fixture is sound)", () => {
-    for (const [path, bytes] of fixtureBytes(validFixture())) {
-      const file = JSON.parse(new TextDecoder().decode(bytes)) as { items?: unknown[] };
-      expect(validateFileWithOfficialSchemas(file).errors, path).toEqual([]);
-      for (const item of file.items ?? []) expect(validateWithOfficialSchemas(item).errors).toEqual([]);
-    }
+  it("is valid OCF 1.2.0 file by file for ocf-sync's schemas (the fixture is sound)", () => {
+    expectOcfSyncValidFiles(parsedFiles(fixtureBytes(validFixture())));
   });
 
   it("accepts the legacy TX_PLAN_SECURITY_* spellings and counts them under the current names", async () => {
@@ -469,5 +467,11 @@ describe("manifest file lists", () => {
     expect((await problemsOf(resealed(files))).map((p) => [p.code, p.file, p.jsonPath, p.message])).toEqual([
       ["SCHEMA", "Financings.ocf.json", "$.file_type", '"OCF_FINANCINGS_FILE" is not an OCF file type ocf-sync models'],
     ]);
+  });
+});
+
+describeConformance("the official OCF 1.2.0 schemas", () => {
+  it("accept every file of the valid fixture package, whole and item by item (the fixture is sound)", () => {
+    expectOfficiallyValidFiles(parsedFiles(fixtureBytes(validFixture())));
   });
 });

@@ -1,0 +1,148 @@
+/**
+ * `npm run check:package`: the package as npm would publish it, checked the way a user meets it.
+ *
+ * 1. `npm pack` (which builds dist/ through `prepack`), and the tarball holds what runs and nothing
+ *    else: dist/ (JavaScript and declarations, no source maps), bin/, the sample API data, README,
+ *    LICENSE, CHANGELOG; no golden packages, tests, sources or scripts.
+ * 2. publint (strict) and Are the Types Wrong (ESM-only profile) find nothing.
+ * 3. Installed into an empty project: `import "ocf-sync"` works, the `ocf-sync` bin runs (its version,
+ *    and the demo end to end), and the README's library example type-checks against the installed
+ *    types and runs against a sample API started from the installed package.
+ *
+ * Needs the npm registry (or a warm npm cache) for step 3's dependencies; `.ci/run` runs it after
+ * the tests. Exits non-zero with the reason on the first failure.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { promisify } from "node:util";
+
+const ROOT = resolve(import.meta.dirname, "..");
+const exec = promisify(execFile);
+const NPM = process.platform === "win32" ? "npm.cmd" : "npm";
+
+function fail(message: string): never {
+  process.stderr.write(`check:package: FAILED: ${message}\n`);
+  process.exit(1);
+}
+
+function step(message: string): void {
+  process.stdout.write(`check:package: ${message}\n`);
+}
+
+async function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<string> {
+  try {
+    const { stdout } = await exec(command, args, { cwd: options.cwd, env: options.env ?? process.env, maxBuffer: 64 * 1024 * 1024 });
+    return stdout;
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; message: string };
+    fail(`${command} ${args.join(" ")} (in ${options.cwd}): ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
+  }
+}
+
+/** What the tarball must hold, and what it must not. */
+const REQUIRED = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "bin/ocf-sync.cjs", "bin/start.cjs", "dist/index.js", "dist/index.d.ts", "dist/cli/bin.js", "samples/api/7.json"];
+const ALLOWED = [/^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/, /^bin\/[a-z-]+\.cjs$/, /^dist\/.+\.(js|d\.ts)$/, /^samples\/api\/[^/]+\.json$/];
+
+/** The ```ts block of the README's "Library" section. */
+async function readmeLibraryExample(): Promise<string> {
+  const readme = await readFile(join(ROOT, "README.md"), "utf8");
+  const section = readme.split(/^## /m).find((s) => s.startsWith("Library"));
+  const code = /```ts\n([\s\S]*?)```/.exec(section ?? "")?.[1];
+  if (code === undefined) fail("the README has no ```ts example in its Library section");
+  return code;
+}
+
+async function main(): Promise<void> {
+  const work = await mkdtemp(join(tmpdir(), "ocf-sync-package-"));
+  try {
+    step("npm pack (builds dist/ through prepack)");
+    const packed = JSON.parse(await run(NPM, ["pack", "--json", "--pack-destination", work], { cwd: ROOT })) as {
+      filename: string;
+      version: string;
+      files: { path: string; size: number }[];
+    }[];
+    const [pkg] = packed;
+    if (pkg === undefined) fail("npm pack printed no package");
+    const tarball = join(work, pkg.filename);
+    const paths = pkg.files.map((f) => f.path).sort();
+    const missing = REQUIRED.filter((p) => !paths.includes(p));
+    const unexpected = paths.filter((p) => !ALLOWED.some((allowed) => allowed.test(p)));
+    if (missing.length > 0) fail(`the tarball lacks ${missing.join(", ")}`);
+    if (unexpected.length > 0) fail(`the tarball holds what it should not: ${unexpected.join(", ")}`);
+    const bytes = pkg.files.reduce((sum, f) => sum + f.size, 0);
+    step(`${pkg.filename}: ${paths.length} files, ${(bytes / 1024).toFixed(0)} KiB unpacked (${paths.filter((p) => p.startsWith("dist/")).length} in dist/, no source maps, no golden packages)`);
+
+    step("publint --strict");
+    process.stdout.write(await run(process.execPath, [join(ROOT, "node_modules/publint/src/cli.js"), "run", tarball, "--strict"], { cwd: work }));
+    step("attw --profile esm-only");
+    process.stdout.write(
+      await run(process.execPath, [join(ROOT, "node_modules/@arethetypeswrong/cli/dist/index.js"), tarball, "--profile", "esm-only", "--format", "table", "--no-color", "--no-emoji"], { cwd: work }),
+    );
+
+    const project = join(work, "consumer");
+    await run(process.execPath, ["-e", `require("node:fs").mkdirSync(${JSON.stringify(project)})`], { cwd: work });
+    await writeFile(join(project, "package.json"), `${JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2)}\n`);
+    step("npm install of the tarball into an empty project");
+    await run(NPM, ["install", "--no-audit", "--no-fund", "--loglevel", "error", tarball], { cwd: project });
+
+    step("ESM import");
+    const imported = await run(process.execPath, ["--input-type=module", "-e", 'const m = await import("ocf-sync"); console.log(typeof m.exportIssuers, typeof m.createApiClient, Object.keys(m).length);'], { cwd: project });
+    if (!/^function function \d+\n$/.test(imported)) fail(`import "ocf-sync" gave ${JSON.stringify(imported)}`);
+
+    step("the ocf-sync bin");
+    const bin = join(project, "node_modules", ".bin", process.platform === "win32" ? "ocf-sync.cmd" : "ocf-sync");
+    const version = (await run(bin, ["--version"], { cwd: project })).trim();
+    if (version !== pkg.version) fail(`ocf-sync --version printed ${JSON.stringify(version)}, not ${pkg.version}`);
+    const demo = await run(bin, ["demo", "--out", "demo-out"], { cwd: project });
+    if (!demo.includes("5 of 5 issuers exported")) fail(`ocf-sync demo did not export the five sample issuers:\n${demo}`);
+
+    step("the README's library example: type-checked against the installed types, then run");
+    await writeFile(join(project, "example.ts"), await readmeLibraryExample());
+    await run(
+      process.execPath,
+      [
+        join(ROOT, "node_modules/typescript/bin/tsc"),
+        "--strict",
+        "--exactOptionalPropertyTypes",
+        "--noUncheckedIndexedAccess",
+        "--module", "nodenext",
+        "--moduleResolution", "nodenext",
+        "--target", "es2022",
+        "--skipLibCheck", "false",
+        "--typeRoots", join(ROOT, "node_modules/@types"),
+        "--types", "node",
+        "example.ts",
+      ],
+      { cwd: project },
+    );
+    await writeFile(
+      join(project, "run-example.mjs"),
+      `import { execFile } from "node:child_process";
+import { startSampleServer } from "ocf-sync";
+// The example runs in its own process, so that this one's event loop stays free to serve it.
+const server = await startSampleServer({ port: 0, oauth: { clientId: "example-client", clientSecret: "example-secret" } });
+try {
+  const env = { ...process.env, CARTA_BASE_URL: server.url, CARTA_TOKEN_URL: server.url + "/o/access_token/", CARTA_CLIENT_ID: "example-client", CARTA_CLIENT_SECRET: "example-secret" };
+  process.exitCode = await new Promise((done) => {
+    const child = execFile(process.execPath, ["example.js"], { env }, (error) => done(error === null ? 0 : 1));
+    child.stdout.pipe(process.stdout);
+    child.stderr.pipe(process.stderr);
+  });
+} finally {
+  await server.close();
+}
+`,
+    );
+    const example = await run(process.execPath, ["run-example.mjs"], { cwd: project });
+    for (const expected of ["[1/2]", "[2/2]", "144361: 648 transactions", "7: 30 transactions"]) {
+      if (!example.includes(expected)) fail(`the README example's output lacks ${JSON.stringify(expected)}:\n${example}`);
+    }
+    step("all good");
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+await main();

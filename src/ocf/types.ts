@@ -1,0 +1,570 @@
+/**
+ * The OCF 1.2.0 objects and files ocf-sync reads and writes, as plain TypeScript: the types of its
+ * public API. The runtime schemas that check them (zod, in objects.ts, transactions.ts, primitives.ts
+ * and files.ts) infer exactly these types: `types-match.ts` fails the type check when the two differ.
+ *
+ * Numbers are OCF `Numeric` strings (`"1500"`, `"0.25"`: at most 10 decimal places), dates are
+ * `YYYY-MM-DD` strings, and every object is closed as OCF closes it.
+ */
+import type { CalendarDate } from "../dates.js";
+
+/** OCF `Numeric`: a fixed-point decimal string with at most 10 fractional digits (`"1500"`, `"+5"`, `"0.25"`). */
+export type OcfNumeric = string;
+
+// ---------------------------------------------------------------------------------------------
+// Primitive value types (`types/*`)
+
+/** An amount of money: `amount` (Numeric) in `currency` (ISO 4217, upper case, such as `"USD"`). */
+export interface OcfMonetary {
+  amount: OcfNumeric;
+  currency: string;
+}
+
+/** A person's or an organisation's name; `legal_name` is the only required part. */
+export interface OcfName {
+  legal_name: string;
+  first_name?: string;
+  last_name?: string;
+}
+
+/** An e-mail address and its kind. */
+export interface OcfEmail {
+  email_type: "PERSONAL" | "BUSINESS" | "OTHER";
+  email_address: string;
+}
+
+/** A phone number in the international form OCF requires (`+1 612 234 2345`), and its kind. */
+export interface OcfPhone {
+  phone_type: "HOME" | "MOBILE" | "BUSINESS" | "OTHER";
+  phone_number: string;
+}
+
+/** A postal address; `country` is ISO 3166-1 alpha-2. */
+export interface OcfAddress {
+  address_type: "LEGAL" | "CONTACT" | "OTHER";
+  street_suite?: string;
+  city?: string;
+  country_subdivision?: string;
+  country: string;
+  postal_code?: string;
+}
+
+/** A tax identifier and the country (ISO 3166-1 alpha-2) that issued it. */
+export interface OcfTaxId {
+  tax_id: string;
+  country: string;
+}
+
+/** How to reach a stakeholder, without a name. */
+export interface OcfContactInfoWithoutName {
+  phone_numbers?: OcfPhone[];
+  emails?: OcfEmail[];
+}
+
+/** A named contact of a stakeholder. */
+export interface OcfContactInfo extends OcfContactInfoWithoutName {
+  name: OcfName;
+}
+
+/** A securities-law exemption an issuance relies on. */
+export interface OcfSecurityExemption {
+  description: string;
+  jurisdiction: string;
+}
+
+/** Why an equity compensation's exercise window after termination applies, and how long it is. */
+export interface OcfTerminationWindow {
+  reason:
+    | "VOLUNTARY_OTHER"
+    | "VOLUNTARY_GOOD_CAUSE"
+    | "VOLUNTARY_RETIREMENT"
+    | "INVOLUNTARY_OTHER"
+    | "INVOLUNTARY_DEATH"
+    | "INVOLUNTARY_DISABILITY"
+    | "INVOLUNTARY_WITH_CAUSE";
+  period: number;
+  period_type: "DAYS" | "MONTHS" | "YEARS";
+}
+
+/** A range of share certificate numbers, both ends included. */
+export interface OcfShareNumberRange {
+  starting_share_number: OcfNumeric;
+  ending_share_number: OcfNumeric;
+}
+
+/** One dated vesting tranche of a security: `amount` vests on `date`. */
+export interface OcfVesting {
+  date: CalendarDate;
+  amount: OcfNumeric;
+}
+
+/** A file of a package as the manifest lists it: its path and the MD5 of its exact bytes. */
+export interface OcfFileReference {
+  filepath: string;
+  md5: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Objects
+
+/** `id` and `comments`, which every OCF object has. */
+interface OcfObjectBase {
+  id: string;
+  comments?: string[];
+}
+
+/** The company the package describes; it lives inline in the manifest, not in a file of its own. */
+export interface OcfIssuer extends OcfObjectBase {
+  object_type: "ISSUER";
+  legal_name: string;
+  dba?: string;
+  formation_date: CalendarDate;
+  country_of_formation: string;
+  country_subdivision_of_formation?: string;
+  tax_ids?: OcfTaxId[];
+  email?: OcfEmail;
+  phone?: OcfPhone;
+  address?: OcfAddress;
+  /** A share count, `"NOT APPLICABLE"` or `"UNLIMITED"`. */
+  initial_shares_authorized?: string;
+}
+
+/** A stakeholder's relationship to the issuer. */
+export type OcfStakeholderRelationship =
+  | "ADVISOR"
+  | "BOARD_MEMBER"
+  | "CONSULTANT"
+  | "EMPLOYEE"
+  | "EX_ADVISOR"
+  | "EX_CONSULTANT"
+  | "EX_EMPLOYEE"
+  | "EXECUTIVE"
+  | "FOUNDER"
+  | "INVESTOR"
+  | "NON_US_EMPLOYEE"
+  | "OFFICER"
+  | "OTHER";
+
+/** A person or an institution that holds securities of the issuer. */
+export interface OcfStakeholder extends OcfObjectBase {
+  object_type: "STAKEHOLDER";
+  name: OcfName;
+  stakeholder_type: "INDIVIDUAL" | "INSTITUTION";
+  issuer_assigned_id?: string;
+  current_relationship?: OcfStakeholderRelationship;
+  primary_contact?: OcfContactInfo;
+  contact_info?: OcfContactInfoWithoutName;
+  addresses?: OcfAddress[];
+  tax_ids?: OcfTaxId[];
+}
+
+/** How a preferred stock class converts into another class. */
+export interface OcfStockClassConversionRight {
+  type?: "STOCK_CLASS_CONVERSION_RIGHT";
+  conversion_mechanism: {
+    type: "RATIO_CONVERSION";
+    conversion_price: OcfMonetary;
+    ratio: { numerator: OcfNumeric; denominator: OcfNumeric };
+    rounding_type: "CEILING" | "FLOOR" | "NORMAL";
+  };
+  converts_to_future_round?: boolean;
+  converts_to_stock_class_id?: string;
+}
+
+/** A class of shares (common or preferred). */
+export interface OcfStockClass extends OcfObjectBase {
+  object_type: "STOCK_CLASS";
+  name: string;
+  class_type: "COMMON" | "PREFERRED";
+  default_id_prefix: string;
+  /** A share count, `"NOT APPLICABLE"` or `"UNLIMITED"`. */
+  initial_shares_authorized: string;
+  board_approval_date?: CalendarDate;
+  stockholder_approval_date?: CalendarDate;
+  votes_per_share: OcfNumeric;
+  par_value?: OcfMonetary;
+  price_per_share?: OcfMonetary;
+  seniority: OcfNumeric;
+  conversion_rights?: OcfStockClassConversionRight[];
+  liquidation_preference_multiple?: OcfNumeric;
+  participation_cap_multiple?: OcfNumeric;
+}
+
+/**
+ * An equity incentive plan and its reserved pool. It names its stock classes through exactly one of
+ * `stock_class_ids` (preferred since 1.2.0) or the deprecated single `stock_class_id`.
+ */
+export type OcfStockPlan = {
+  object_type: "STOCK_PLAN";
+  id: string;
+  comments?: string[];
+  plan_name: string;
+  board_approval_date?: CalendarDate;
+  stockholder_approval_date?: CalendarDate;
+  initial_shares_reserved: OcfNumeric;
+  default_cancellation_behavior?: "RETIRE" | "RETURN_TO_POOL" | "HOLD_AS_CAPITAL_STOCK" | "DEFINED_PER_PLAN_SECURITY";
+} & ({ stock_class_ids: string[]; stock_class_id?: never } | { stock_class_id: string; stock_class_ids?: never });
+
+/** The text of a legend printed on share certificates, referenced by `stock_legend_ids`. */
+export interface OcfStockLegendTemplate extends OcfObjectBase {
+  object_type: "STOCK_LEGEND_TEMPLATE";
+  name: string;
+  text: string;
+}
+
+/** The day of the month a monthly vesting period falls on. */
+export type OcfVestingDayOfMonth =
+  | "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "09" | "10" | "11" | "12" | "13" | "14"
+  | "15" | "16" | "17" | "18" | "19" | "20" | "21" | "22" | "23" | "24" | "25" | "26" | "27" | "28"
+  | "29_OR_LAST_DAY_OF_MONTH"
+  | "30_OR_LAST_DAY_OF_MONTH"
+  | "31_OR_LAST_DAY_OF_MONTH"
+  | "VESTING_START_DAY_OR_LAST_DAY_OF_MONTH";
+
+/** A repeating vesting period: `occurrences` times every `length` days or months. */
+export type OcfVestingPeriod =
+  | { type: "DAYS"; length: number; occurrences: number }
+  | { type: "MONTHS"; length: number; occurrences: number; day_of_month: OcfVestingDayOfMonth };
+
+/** What makes a vesting condition happen. */
+export type OcfVestingTrigger =
+  | { type: "VESTING_START_DATE" }
+  | { type: "VESTING_SCHEDULE_ABSOLUTE"; date: CalendarDate }
+  | { type: "VESTING_SCHEDULE_RELATIVE"; period: OcfVestingPeriod; relative_to_condition_id: string }
+  | { type: "VESTING_EVENT" };
+
+/**
+ * A fraction of the grant. With `remainder: true` it applies to what has not vested yet instead of
+ * the whole issued quantity.
+ */
+export interface OcfVestingConditionPortion {
+  numerator: OcfNumeric;
+  denominator: OcfNumeric;
+  remainder?: boolean;
+}
+
+/** One node of a vesting graph; it vests exactly one of a `portion` of the grant or a fixed `quantity`. */
+export type OcfVestingCondition = {
+  id: string;
+  description?: string;
+  trigger: OcfVestingTrigger;
+  next_condition_ids: string[];
+} & ({ portion: OcfVestingConditionPortion; quantity?: never } | { quantity: OcfNumeric; portion?: never });
+
+/** A reusable vesting schedule: a graph of conditions, referenced by `vesting_terms_id`. */
+export interface OcfVestingTerms extends OcfObjectBase {
+  object_type: "VESTING_TERMS";
+  name: string;
+  description: string;
+  allocation_type:
+    | "CUMULATIVE_ROUNDING"
+    | "CUMULATIVE_ROUND_DOWN"
+    | "FRONT_LOADED"
+    | "BACK_LOADED"
+    | "FRONT_LOADED_TO_SINGLE_TRANCHE"
+    | "BACK_LOADED_TO_SINGLE_TRANCHE"
+    | "FRACTIONAL";
+  vesting_conditions: OcfVestingCondition[];
+}
+
+/** A valuation of a stock class (a 409A). */
+export interface OcfValuation extends OcfObjectBase {
+  object_type: "VALUATION";
+  provider?: string;
+  board_approval_date?: CalendarDate;
+  stockholder_approval_date?: CalendarDate;
+  price_per_share: OcfMonetary;
+  effective_date: CalendarDate;
+  stock_class_id: string;
+  valuation_type: "409A";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transactions
+
+/** Keys of every transaction on one security. */
+interface OcfSecurityTransactionBase extends OcfObjectBase {
+  date: CalendarDate;
+  security_id: string;
+}
+
+/** Keys every issuance has. */
+interface OcfIssuanceBase extends OcfSecurityTransactionBase {
+  custom_id: string;
+  stakeholder_id: string;
+  board_approval_date?: CalendarDate;
+  stockholder_approval_date?: CalendarDate;
+  consideration_text?: string;
+  security_law_exemptions: OcfSecurityExemption[];
+}
+
+/** Shares issued to a stakeholder; with `issuance_type: "RSA"` a restricted stock award. */
+export interface OcfStockIssuance extends OcfIssuanceBase {
+  object_type: "TX_STOCK_ISSUANCE";
+  stock_class_id: string;
+  stock_plan_id?: string;
+  share_numbers_issued?: OcfShareNumberRange[];
+  share_price: OcfMonetary;
+  quantity: OcfNumeric;
+  vesting_terms_id?: string;
+  vestings?: OcfVesting[];
+  cost_basis?: OcfMonetary;
+  stock_legend_ids: string[];
+  issuance_type?: "RSA" | "FOUNDERS_STOCK";
+}
+
+/** The kind of an equity compensation: options, RSUs, stock appreciation rights. */
+export type OcfCompensationType = "OPTION_NSO" | "OPTION_ISO" | "OPTION" | "RSU" | "CSAR" | "SSAR";
+
+/** An equity compensation granted to a stakeholder; with `compensation_type: "RSU"` a restricted stock unit. */
+export interface OcfEquityCompensationIssuance extends OcfIssuanceBase {
+  /** The legacy `TX_PLAN_SECURITY_*` spelling is read, never written. */
+  object_type: "TX_EQUITY_COMPENSATION_ISSUANCE" | "TX_PLAN_SECURITY_ISSUANCE";
+  stock_plan_id?: string;
+  stock_class_id?: string;
+  compensation_type: OcfCompensationType;
+  option_grant_type?: "NSO" | "ISO" | "INTL";
+  quantity: OcfNumeric;
+  exercise_price?: OcfMonetary;
+  base_price?: OcfMonetary;
+  early_exercisable?: boolean;
+  vesting_terms_id?: string;
+  vestings?: OcfVesting[];
+  expiration_date: CalendarDate | null;
+  termination_exercise_windows: OcfTerminationWindow[];
+}
+
+/** Vesting of a security starts, at its vesting condition `vesting_condition_id`. */
+export interface OcfVestingStart extends OcfSecurityTransactionBase {
+  object_type: "TX_VESTING_START";
+  vesting_condition_id: string;
+}
+
+/** A vesting condition of a security was met (a milestone). */
+export interface OcfVestingEvent extends OcfSecurityTransactionBase {
+  object_type: "TX_VESTING_EVENT";
+  vesting_condition_id: string;
+}
+
+/** Vesting of `quantity` was accelerated. */
+export interface OcfVestingAcceleration extends OcfSecurityTransactionBase {
+  object_type: "TX_VESTING_ACCELERATION";
+  quantity: OcfNumeric;
+  reason_text: string;
+}
+
+/** Vested units of an equity compensation released (settled) into the securities `resulting_security_ids`. */
+export interface OcfEquityCompensationRelease extends OcfSecurityTransactionBase {
+  object_type: "TX_EQUITY_COMPENSATION_RELEASE" | "TX_PLAN_SECURITY_RELEASE";
+  quantity: OcfNumeric;
+  release_price: OcfMonetary;
+  settlement_date: CalendarDate;
+  consideration_text?: string;
+  resulting_security_ids: string[];
+}
+
+/** Shares cancelled; what is left of the security, if anything, is `balance_security_id`. */
+export interface OcfStockCancellation extends OcfSecurityTransactionBase {
+  object_type: "TX_STOCK_CANCELLATION";
+  quantity: OcfNumeric;
+  balance_security_id?: string;
+  reason_text: string;
+}
+
+/** Units of an equity compensation cancelled (forfeited, expired). */
+export interface OcfEquityCompensationCancellation extends OcfSecurityTransactionBase {
+  object_type: "TX_EQUITY_COMPENSATION_CANCELLATION" | "TX_PLAN_SECURITY_CANCELLATION";
+  quantity: OcfNumeric;
+  balance_security_id?: string;
+  reason_text: string;
+}
+
+/** Shares bought back by the issuer. */
+export interface OcfStockRepurchase extends OcfSecurityTransactionBase {
+  object_type: "TX_STOCK_REPURCHASE";
+  price: OcfMonetary;
+  quantity: OcfNumeric;
+  consideration_text?: string;
+  balance_security_id?: string;
+}
+
+/** A stock issuance withdrawn as if it never happened. */
+export interface OcfStockRetraction extends OcfSecurityTransactionBase {
+  object_type: "TX_STOCK_RETRACTION";
+  reason_text: string;
+}
+
+/** An equity compensation withdrawn as if it never happened. */
+export interface OcfEquityCompensationRetraction extends OcfSecurityTransactionBase {
+  object_type: "TX_EQUITY_COMPENSATION_RETRACTION" | "TX_PLAN_SECURITY_RETRACTION";
+  reason_text: string;
+}
+
+/** Shares of a cancelled or repurchased security returned to the plan's pool. */
+export interface OcfStockPlanReturnToPool extends OcfSecurityTransactionBase {
+  object_type: "TX_STOCK_PLAN_RETURN_TO_POOL";
+  stock_plan_id: string;
+  quantity: OcfNumeric;
+  reason_text: string;
+}
+
+/** The stakeholder accepted a stock issuance. */
+export interface OcfStockAcceptance extends OcfSecurityTransactionBase {
+  object_type: "TX_STOCK_ACCEPTANCE";
+}
+
+/** The stakeholder accepted an equity compensation. */
+export interface OcfEquityCompensationAcceptance extends OcfSecurityTransactionBase {
+  object_type: "TX_EQUITY_COMPENSATION_ACCEPTANCE" | "TX_PLAN_SECURITY_ACCEPTANCE";
+}
+
+/** Shares transferred into the securities `resulting_security_ids`. */
+export interface OcfStockTransfer extends OcfSecurityTransactionBase {
+  object_type: "TX_STOCK_TRANSFER";
+  quantity: OcfNumeric;
+  consideration_text?: string;
+  balance_security_id?: string;
+  resulting_security_ids: string[];
+}
+
+/** Units of an equity compensation transferred into the securities `resulting_security_ids`. */
+export interface OcfEquityCompensationTransfer extends OcfSecurityTransactionBase {
+  object_type: "TX_EQUITY_COMPENSATION_TRANSFER" | "TX_PLAN_SECURITY_TRANSFER";
+  quantity: OcfNumeric;
+  consideration_text?: string;
+  balance_security_id?: string;
+  resulting_security_ids: string[];
+}
+
+/** Every transaction ocf-sync models, told apart by `object_type`. */
+export type OcfTransaction =
+  | OcfStockIssuance
+  | OcfEquityCompensationIssuance
+  | OcfVestingStart
+  | OcfVestingEvent
+  | OcfVestingAcceleration
+  | OcfEquityCompensationRelease
+  | OcfStockCancellation
+  | OcfEquityCompensationCancellation
+  | OcfStockRepurchase
+  | OcfStockRetraction
+  | OcfEquityCompensationRetraction
+  | OcfStockPlanReturnToPool
+  | OcfStockAcceptance
+  | OcfEquityCompensationAcceptance
+  | OcfStockTransfer
+  | OcfEquityCompensationTransfer;
+
+/** Every object ocf-sync models, told apart by `object_type`. */
+export type OcfObject =
+  | OcfIssuer
+  | OcfStakeholder
+  | OcfStockClass
+  | OcfStockLegendTemplate
+  | OcfStockPlan
+  | OcfValuation
+  | OcfVestingTerms
+  | OcfTransaction;
+
+// ---------------------------------------------------------------------------------------------
+// Files
+
+/** The `file_type` of every OCF file. */
+export type OcfFileType =
+  | "OCF_MANIFEST_FILE"
+  | "OCF_STAKEHOLDERS_FILE"
+  | "OCF_STOCK_CLASSES_FILE"
+  | "OCF_STOCK_PLANS_FILE"
+  | "OCF_STOCK_LEGEND_TEMPLATES_FILE"
+  | "OCF_VESTING_TERMS_FILE"
+  | "OCF_VALUATIONS_FILE"
+  | "OCF_TRANSACTIONS_FILE";
+
+/** The `file_type` of every OCF file that holds `items` (all but the manifest). */
+export type OcfItemsFileType = Exclude<OcfFileType, "OCF_MANIFEST_FILE">;
+
+/**
+ * A package's `Manifest.ocf.json`: the issuer, the dates, and the list of every other file with the
+ * MD5 of its bytes.
+ */
+export interface OcfManifest {
+  file_type: "OCF_MANIFEST_FILE";
+  ocf_version: "1.2.0";
+  issuer: OcfIssuer;
+  as_of: CalendarDate;
+  /** An RFC 3339 date-time with a zone. */
+  generated_at: string;
+  stock_plans_files: OcfFileReference[];
+  stock_legend_templates_files: OcfFileReference[];
+  stock_classes_files: OcfFileReference[];
+  vesting_terms_files: OcfFileReference[];
+  valuations_files: OcfFileReference[];
+  transactions_files: OcfFileReference[];
+  stakeholders_files: OcfFileReference[];
+  financings_files?: OcfFileReference[];
+  documents_files?: OcfFileReference[];
+  comments?: string[];
+}
+
+/** The manifest key listing the files of each items-file type. */
+export type OcfManifestFileListKey =
+  | "stock_plans_files"
+  | "stock_legend_templates_files"
+  | "stock_classes_files"
+  | "vesting_terms_files"
+  | "valuations_files"
+  | "transactions_files"
+  | "stakeholders_files";
+
+/** A stakeholders file. */
+export interface OcfStakeholdersFile {
+  file_type: "OCF_STAKEHOLDERS_FILE";
+  items: OcfStakeholder[];
+}
+
+/** A stock classes file. */
+export interface OcfStockClassesFile {
+  file_type: "OCF_STOCK_CLASSES_FILE";
+  items: OcfStockClass[];
+}
+
+/** A stock plans file. */
+export interface OcfStockPlansFile {
+  file_type: "OCF_STOCK_PLANS_FILE";
+  items: OcfStockPlan[];
+}
+
+/** A stock legend templates file. */
+export interface OcfStockLegendTemplatesFile {
+  file_type: "OCF_STOCK_LEGEND_TEMPLATES_FILE";
+  items: OcfStockLegendTemplate[];
+}
+
+/** A vesting terms file. */
+export interface OcfVestingTermsFile {
+  file_type: "OCF_VESTING_TERMS_FILE";
+  items: OcfVestingTerms[];
+}
+
+/** A valuations file. */
+export interface OcfValuationsFile {
+  file_type: "OCF_VALUATIONS_FILE";
+  items: OcfValuation[];
+}
+
+/** A transactions file. */
+export interface OcfTransactionsFile {
+  file_type: "OCF_TRANSACTIONS_FILE";
+  items: OcfTransaction[];
+}
+
+/** Every OCF file ocf-sync models, told apart by `file_type`. */
+export type OcfFile =
+  | OcfManifest
+  | OcfStakeholdersFile
+  | OcfStockClassesFile
+  | OcfStockPlansFile
+  | OcfStockLegendTemplatesFile
+  | OcfVestingTermsFile
+  | OcfValuationsFile
+  | OcfTransactionsFile;

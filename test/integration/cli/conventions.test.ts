@@ -1,0 +1,158 @@
+/**
+ * The command line's conventions, in real child processes: results on stdout and everything else on
+ * stderr; `--json`; no escape codes where the terminal or the user says so (`TERM=dumb`, `NO_COLOR`);
+ * one clear line for a Node.js older than the package supports.
+ */
+import { execFile } from "node:child_process";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
+import { CLI_FROM_SOURCES, PROJECT_ROOT, runCliProcess } from "../../helpers/cli-process.js";
+
+let dir: string;
+let server: SampleServer;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ocf-sync-conventions-"));
+  server = await startSampleServer({ port: 0 });
+});
+afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const exportArgs = (out: string, ...more: string[]): string[] => [
+  "export",
+  "--base-url",
+  server.url,
+  "--issuer",
+  "7",
+  "--issuer",
+  "acme-robotics",
+  "--out",
+  out,
+  "--generated-at",
+  "2025-06-30T00:00:00Z",
+  ...more,
+];
+
+describe("ocf-sync export output", () => {
+  it("prints the summary on stdout and the log lines on stderr", async () => {
+    const run = await runCliProcess(exportArgs("out-plain", "--log", "plain"), { cwd: dir });
+    expect(run.code, run.stderr).toBe(0);
+    const stdout = run.stdout.split("\n");
+    expect(stdout[0]).toMatch(/^issuer +awards +units +transactions +warnings +quarantined +status +package$/);
+    expect(stdout.filter((line) => /^(7|acme-robotics) /.test(line)).map((line) => line.split(/ {2,}/).at(-1))).toEqual(["7", "acme-robotics"]);
+    expect(run.stdout).toContain(`2 of 2 issuers exported to ${join(dir, "out-plain")} in `);
+    expect(run.stdout).not.toContain("transactions from");
+    expect(run.stderr).toContain(`issuer "7": 30 transactions from 4 awards and 3 units -> ${join(dir, "out-plain", "7")}`);
+    expect(run.stderr).not.toContain("issuers exported");
+  });
+
+  it("prints the summary as one JSON document with --json, and reports failures in it", async () => {
+    const run = await runCliProcess(exportArgs("out-json", "--issuer", "no-such-issuer", "--zip", "--json", "--log", "json"), { cwd: dir });
+    expect(run.code).toBe(1);
+    const out = join(dir, "out-json");
+    const summary = JSON.parse(run.stdout) as { issuers: Record<string, unknown>[] };
+    expect(summary).toEqual({
+      outDir: out,
+      exported: 2,
+      failed: 1,
+      issuers: [
+        {
+          issuerId: "7",
+          status: "ok",
+          package: "7",
+          folder: join(out, "7"),
+          zip: join(out, "7.ocf.zip"),
+          report: join(out, "7.report.json"),
+          awards: 4,
+          units: 3,
+          transactions: 30,
+          warnings: 5,
+          quarantined: 0,
+          validated: true,
+          bytes: expect.any(Number) as number,
+        },
+        expect.objectContaining({ issuerId: "acme-robotics", status: "ok", package: "acme-robotics", transactions: 35 }),
+        { issuerId: "no-such-issuer", status: "failed", error: { code: "API_NOT_FOUND", message: expect.stringContaining("404") as string } },
+      ],
+    });
+    // The logs are JSON lines on stderr, every one of them.
+    const logs = run.stderr.trim().split("\n").map((line) => JSON.parse(line) as { level: string; msg: string });
+    expect(logs.some((l) => l.level === "error" && l.msg.includes("no-such-issuer"))).toBe(true);
+  });
+});
+
+/** Runs the CLI under a pseudo-terminal (util-linux `script`), so that it sees a real TTY. */
+function inTerminal(args: readonly string[], env: Record<string, string>): Promise<string> {
+  const quote = (arg: string): string => `'${arg.replaceAll("'", "'\\''")}'`;
+  const command = [process.execPath, ...CLI_FROM_SOURCES, ...args].map(quote).join(" ");
+  return new Promise((done, fail) => {
+    execFile("script", ["-qec", command, "/dev/null"], { cwd: dir, env: { PATH: process.env.PATH ?? "", ...env } }, (error, stdout) => {
+      if (error !== null) fail(new Error(`${error.message}\n${stdout}`));
+      else done(stdout);
+    });
+  });
+}
+
+describe.runIf(process.platform === "linux")("on a terminal", () => {
+  it("draws a progress bar with escape codes on an ordinary terminal", async () => {
+    const output = await inTerminal(exportArgs("out-tty"), { TERM: "xterm-256color" });
+    expect(output).toContain("\u001b[2K");
+    expect(output).toMatch(/\[[#-]{24}\] \d\/2 issuers/);
+  });
+
+  it("writes no escape code and no progress bar when TERM=dumb", async () => {
+    const output = await inTerminal(exportArgs("out-dumb"), { TERM: "dumb" });
+    expect(output).toContain("2 of 2 issuers exported");
+    expect(output).not.toContain("\u001b");
+    expect(output).not.toMatch(/\[[#-]{24}\]/);
+  });
+
+  it("writes no escape code when NO_COLOR is set, redrawing the bar with spaces instead", async () => {
+    const output = await inTerminal(exportArgs("out-no-color"), { TERM: "xterm-256color", NO_COLOR: "1" });
+    expect(output).toContain("2 of 2 issuers exported");
+    expect(output).not.toContain("\u001b");
+    expect(output).toMatch(/\[[#-]{24}\] \d\/2 issuers/);
+  });
+});
+
+describe("bin/ocf-sync.cjs on an older Node.js", () => {
+  const BIN = join(PROJECT_ROOT, "bin", "ocf-sync.cjs");
+  let preload: string;
+  beforeAll(async () => {
+    // The version this process reports is the only thing the check reads.
+    preload = join(dir, "pretend-version.cjs");
+    await writeFile(preload, 'Object.defineProperty(process.versions, "node", { value: process.env.PRETEND_NODE_VERSION });\n');
+  });
+
+  const runAs = (version: string) =>
+    new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
+      execFile(process.execPath, ["--require", preload, BIN, "--version"], { env: { PRETEND_NODE_VERSION: version } }, (error, stdout, stderr) =>
+        done({ code: error === null ? 0 : Number(error.code), stdout, stderr }),
+      );
+    });
+
+  it.each(["20.18.3", "18.20.4", "16.0.0", "8.17.0"])("refuses %s with one line naming both versions, before loading anything", async (version) => {
+    const run = await runAs(version);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toBe(`ocf-sync needs Node.js 20.19 or newer, but this is Node.js ${version} (${process.execPath}); install a current Node.js from https://nodejs.org\n`);
+  });
+
+  it.each(["20.19.0", "22.0.0", process.versions.node])("lets %s through", async (version) => {
+    const run = await runAs(version);
+    expect(run.stderr).not.toContain("needs Node.js");
+  });
+
+  it("reads the supported range from package.json, and is written in syntax any Node.js parses", async () => {
+    const pkg = JSON.parse(await readFile(join(PROJECT_ROOT, "package.json"), "utf8")) as { engines: { node: string }; bin: Record<string, string> };
+    expect(pkg.engines.node).toMatch(/^>=\d+\.\d+(\.\d+)?$/);
+    expect(pkg.bin).toEqual({ "ocf-sync": "bin/ocf-sync.cjs" });
+    const source = await readFile(BIN, "utf8");
+    // ES5 and CommonJS: no arrow functions, let/const, classes, template literals, spread, import().
+    expect(source.replace(/\/\/.*$/gm, "")).not.toMatch(/=>|\blet\b|\bconst\b|\bclass\b|`|\.\.\.|\bimport\b|\basync\b|\?\?|\?\./);
+  });
+});
