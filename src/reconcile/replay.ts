@@ -24,7 +24,7 @@
  * as it stands: a tranche left on a security after it ended still counts, as it does for any reader.
  */
 import { compareIso, isCalendarDate, type CalendarDate } from "../dates.js";
-import { Dec, formatDecimal } from "../decimal.js";
+import { Dec, formatDecimal, type DecimalString } from "../decimal.js";
 import { OCF_NUMERIC_PATTERN } from "../ocf/schemas.js";
 import { isRecord, stringAt, type JsonRecord, type PackageObjects } from "./package-objects.js";
 import { mergeTranches } from "./tranches.js";
@@ -68,7 +68,7 @@ export interface ReplayedPackage {
   /** Lineage problems under the reading (an act on an ended security, a balance that does not add up, …). */
   problems: string[];
   /** Outstanding shares (stock issuances) and units (equity compensation) per stakeholder id. */
-  holdings: Map<string, { shares: Dec; units: Dec }>;
+  holdings: Map<string, { shares: DecimalString; units: DecimalString }>;
   /** What could not be replayed, in words. */
   notes: string[];
 }
@@ -226,7 +226,8 @@ export function replayPackage(pkg: PackageObjects, reading: Reading = declaredRe
     if (reading === "documents" && balances.has(state.id)) continue; // part of another grant's chain
     securities.set(state.id, replayGrant(state, states, reading, terms, notes));
   }
-  return { reading, securities, problems, holdings, notes };
+  const held = new Map([...holdings].map(([id, h]) => [id, { shares: formatDecimal(h.shares), units: formatDecimal(h.units) }]));
+  return { reading, securities, problems, holdings: held, notes };
 }
 
 function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecurityState>, reading: Reading, terms: ReadonlyMap<string, JsonRecord>, notes: string[]): ReplayedSecurity {

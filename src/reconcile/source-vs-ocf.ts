@@ -211,13 +211,17 @@ export function lineageDifferences(issuerId: string, replayed: ReplayedPackage, 
 }
 
 /** Both sides' holdings per stakeholder, sorted by id; a stakeholder with nothing on either side is left out. */
-export function holderRows(expected: ReadonlyMap<string, { shares: Dec; units: Dec }>, actual: ReadonlyMap<string, { shares: Dec; units: Dec }>): HolderRow[] {
+export function holderRows(
+  expected: ReadonlyMap<string, { shares: Dec | DecimalString; units: Dec | DecimalString }>,
+  actual: ReadonlyMap<string, { shares: Dec | DecimalString; units: Dec | DecimalString }>,
+): HolderRow[] {
   const ids = [...new Set([...expected.keys(), ...actual.keys()])].sort();
   const zero = { shares: new Dec(0), units: new Dec(0) };
+  const exact = (h: { shares: Dec | DecimalString; units: Dec | DecimalString } | undefined) => (h === undefined ? zero : { shares: new Dec(h.shares), units: new Dec(h.units) });
   const rows: HolderRow[] = [];
   for (const id of ids) {
-    const e = expected.get(id) ?? zero;
-    const a = actual.get(id) ?? zero;
+    const e = exact(expected.get(id));
+    const a = exact(actual.get(id));
     if (e.shares.isZero() && e.units.isZero() && a.shares.isZero() && a.units.isZero()) continue;
     rows.push({
       stakeholderId: id,
