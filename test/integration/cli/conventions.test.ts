@@ -46,7 +46,7 @@ describe("ocf-sync export output", () => {
     expect(stdout.filter((line) => /^(7|acme-robotics) /.test(line)).map((line) => line.split(/ {2,}/).at(-1))).toEqual(["7", "acme-robotics"]);
     expect(run.stdout).toContain(`2 of 2 issuers exported to ${join(dir, "out-plain")} in `);
     expect(run.stdout).not.toContain("transactions from");
-    expect(run.stderr).toContain(`issuer "7": 30 transactions from 4 awards and 3 units -> ${join(dir, "out-plain", "7")}`);
+    expect(run.stderr).toContain(`issuer "7": 31 transactions from 4 awards and 3 units -> ${join(dir, "out-plain", "7")}`);
     expect(run.stderr).not.toContain("issuers exported");
   });
 
@@ -69,13 +69,13 @@ describe("ocf-sync export output", () => {
           report: join(out, "7.report.json"),
           awards: 4,
           units: 3,
-          transactions: 30,
+          transactions: 31,
           warnings: 5,
           quarantined: 0,
           validated: true,
           bytes: expect.any(Number) as number,
         },
-        expect.objectContaining({ issuerId: "acme-robotics", status: "ok", package: "acme-robotics", transactions: 35 }),
+        expect.objectContaining({ issuerId: "acme-robotics", status: "ok", package: "acme-robotics", transactions: 38 }),
         { issuerId: "no-such-issuer", status: "failed", error: { code: "API_NOT_FOUND", message: expect.stringContaining("404") as string } },
       ],
     });
