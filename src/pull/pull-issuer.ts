@@ -11,6 +11,7 @@ import { SourceRecordError, type SourceWarning } from "../source/errors.js";
 import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
+import { interleave } from "./concurrent.js";
 import { listPages, type ListOptions } from "./paginate.js";
 import type { PullEvent } from "./events.js";
 
@@ -46,8 +47,10 @@ export type PullItem =
   | { type: "warning"; warning: SourceWarning };
 
 /**
- * Streams every record of one issuer: all pages of awards, then all pages of units. Memory stays
- * at one page. Throws the first `SourceRecordError` when `onInvalid` is `"fail"`, and any API error.
+ * Streams every record of one issuer. The lists of awards and units are paged at the same time (the
+ * client's one rate limiter keeps them within the quota), and records come in the order their pages
+ * arrive; within a list, in the service's order. Memory stays at one page per list. Throws the first
+ * `SourceRecordError` when `onInvalid` is `"fail"`, and any API error; either stops the other list.
  */
 export async function* streamIssuerRecords(
   client: ApiClient,
@@ -55,28 +58,31 @@ export async function* streamIssuerRecords(
   options: PullOptions = {},
 ): AsyncGenerator<PullItem, void, undefined> {
   const onInvalid = options.onInvalid ?? "fail";
-  for (const kind of options.kinds ?? RECORD_KINDS) {
-    const listOptions: ListOptions = {
-      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
-      ...(options.maxPages === undefined ? {} : { maxPages: options.maxPages }),
-      ...(options.lastModifiedDatetimeAfter === undefined ? {} : { lastModifiedDatetimeAfter: options.lastModifiedDatetimeAfter }),
-      ...(options.lastModifiedDatetimeBefore === undefined ? {} : { lastModifiedDatetimeBefore: options.lastModifiedDatetimeBefore }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    };
-    for await (const page of listPages(client, kind, issuerId, listOptions)) {
-      options.onEvent?.({ type: "page-fetched", issuerId, kind, page: page.page, records: page.items.length, attempts: page.attempts });
-      for (const warning of page.warnings) yield { type: "warning", warning };
-      for (const raw of page.items) {
-        try {
-          const { parsed, warnings } = parseRecord(kind, raw, { issuerId });
-          for (const warning of warnings) yield { type: "warning", warning };
-          yield { type: "record", ...parsed, issuerId, raw };
-        } catch (error) {
-          if (!(error instanceof SourceRecordError) || onInvalid === "fail") throw error;
-          const quarantined: QuarantinedRecord = { issuerId, kind, recordId: recordIdOf(raw), raw, error };
-          options.onEvent?.({ type: "record-quarantined", issuerId, kind, recordId: quarantined.recordId, error });
-          yield { type: "quarantined", ...quarantined };
-        }
+  const stopped = new AbortController();
+  const signal = options.signal === undefined ? stopped.signal : AbortSignal.any([options.signal, stopped.signal]);
+  const listOptions: ListOptions = {
+    ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+    ...(options.maxPages === undefined ? {} : { maxPages: options.maxPages }),
+    ...(options.lastModifiedDatetimeAfter === undefined ? {} : { lastModifiedDatetimeAfter: options.lastModifiedDatetimeAfter }),
+    ...(options.lastModifiedDatetimeBefore === undefined ? {} : { lastModifiedDatetimeBefore: options.lastModifiedDatetimeBefore }),
+    signal,
+  };
+  const lists = (options.kinds ?? RECORD_KINDS).map((kind) => listPages(client, kind, issuerId, listOptions));
+  const pages = interleave(lists, () => stopped.abort(new Error(`the pull of issuer ${JSON.stringify(issuerId)} stopped`)));
+  for await (const page of pages) {
+    const { kind } = page;
+    options.onEvent?.({ type: "page-fetched", issuerId, kind, page: page.page, records: page.items.length, attempts: page.attempts });
+    for (const warning of page.warnings) yield { type: "warning", warning };
+    for (const raw of page.items) {
+      try {
+        const { parsed, warnings } = parseRecord(kind, raw, { issuerId });
+        for (const warning of warnings) yield { type: "warning", warning };
+        yield { type: "record", ...parsed, issuerId, raw };
+      } catch (error) {
+        if (!(error instanceof SourceRecordError) || onInvalid === "fail") throw error;
+        const quarantined: QuarantinedRecord = { issuerId, kind, recordId: recordIdOf(raw), raw, error };
+        options.onEvent?.({ type: "record-quarantined", issuerId, kind, recordId: quarantined.recordId, error });
+        yield { type: "quarantined", ...quarantined };
       }
     }
   }

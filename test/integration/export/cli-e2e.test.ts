@@ -103,16 +103,26 @@ describe("the built CLI as a child process", () => {
     expect(first.code, first.stderr).toBe(0);
     const before = await folderDigest(join(out, "144361"));
 
+    // Killed at states of the run, not after delays: as soon as it starts, and as soon as its
+    // temporary package folder appears (the writing has begun), until one kill lands mid-write.
     let killedMidWrite = 0;
-    for (const killAfterMs of [50, 400, 900]) {
+    for (const killWhen of ["started", "writing", "writing", "writing", "writing"] as const) {
+      if (killWhen === "writing" && killedMidWrite > 0) break;
       const child = spawn(
         process.execPath,
         [BIN, "export", "--base-url", slow.url, "--issuer", "144361", "--out", out, "--generated-at", "2026-01-01T00:00:00Z", "--log", "plain"],
         { cwd: work, stdio: "ignore" },
       );
-      await new Promise((r) => setTimeout(r, killAfterMs));
+      const exited = new Promise((r) => child.once("exit", r));
+      let running = true;
+      void exited.then(() => {
+        running = false;
+      });
+      if (killWhen === "writing") {
+        while (running && !(await readdir(out)).some((n) => n.startsWith(".144361.tmp-"))) await new Promise((r) => setImmediate(r));
+      }
       child.kill("SIGKILL");
-      await new Promise((r) => child.once("exit", r));
+      await exited;
       const names = await readdir(out);
       if (names.some((n) => n.startsWith(".144361.tmp-"))) killedMidWrite += 1;
       if (names.includes("144361")) {
