@@ -21,7 +21,7 @@ export { createApiClient, defaultUserAgent } from "./client/create-client.js";
 export type { ApiClient, ApiClientOptions, ApiResponse, ClientEvent, ClientStats, TimeoutOptions } from "./client/create-client.js";
 export type { Clock } from "./client/clock.js";
 export { createRateLimiter } from "./client/rate-limiter.js";
-export type { RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
+export type { RateLimitPermit, RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
 export type { RetryOptions } from "./client/retry-timing.js";
 export { getRecord, listRecordsPage } from "./client/endpoints.js";
 export {
