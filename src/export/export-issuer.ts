@@ -10,9 +10,9 @@ import { parseUtcDateTime, utcNowRfc3339 } from "../dates.js";
 import { OcfSyncError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
-import { IssuerMappingAccumulator, grantKey } from "../mapping/accumulator.js";
+import { IssuerMappingAccumulator, grantKey, type AccumulatedIssuer, type AddOutcome } from "../mapping/accumulator.js";
 import type { MappingWarning } from "../mapping/errors.js";
-import type { MappingOptions } from "../mapping/types.js";
+import type { MappedRecord, MappingOptions } from "../mapping/types.js";
 import {
   commitPackageFolder,
   createTemporaryPackageFolder,
@@ -54,14 +54,29 @@ export interface ExportOptions extends MappingOptions {
   validateMaxBytes?: number;
   /**
    * Where the records come from instead of the API (`client` is then not used): an incremental sync
-   * feeds the records of its previous pass merged with the changed ones. @default pulled from the API
+   * feeds the records it keeps, most of them already mapped (`MappedRecordItem`). @default pulled from the API
    */
-  records?: AsyncIterable<PullItem>;
+  records?: AsyncIterable<PullItem | MappedRecordItem>;
+  /** Called once every record is in, with the issuer-level objects and verdicts the package is written from. */
+  onMapped?: (issuer: AccumulatedIssuer) => void;
   /** Progress: pull events plus `package-written`. */
   onEvent?: (event: ExportEvent) => void;
   /** A pino-shaped logger: quarantined records (warn), packages written (info). Silent by default. */
   logger?: Logger;
   signal?: AbortSignal;
+}
+
+/**
+ * A record that an earlier run parsed and mapped with the same options (a sync keeps them): written as
+ * if it had been pulled and mapped now.
+ */
+export interface MappedRecordItem {
+  type: "mapped";
+  mapped: MappedRecord;
+  /** The record's `lastModifiedDatetime` (normalized), `""` when it has none. */
+  lastModified: string;
+  /** What parsing the record raised. */
+  warnings: SourceWarning[];
 }
 
 /** Progress events of an export. */
@@ -121,7 +136,7 @@ export class ExportValidationError extends OcfSyncError {
 export const DEFAULT_VALIDATE_MAX_BYTES = 16 * 1024 * 1024;
 
 /** The `lastModifiedDatetime` of a raw record that failed validation, when it is readable; else "". */
-function rawLastModified(raw: unknown): string {
+export function rawLastModified(raw: unknown): string {
   const wrapper = (raw as { lastModifiedDatetime?: { value?: unknown } } | null)?.lastModifiedDatetime;
   if (typeof wrapper?.value !== "string") return "";
   try {
@@ -139,7 +154,7 @@ function rawLastModified(raw: unknown): string {
  * @throws the API error, the first invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
  */
 export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
-  const { outDir, zip = false, onInvalid = "fail", validate = "auto", validateMaxBytes = DEFAULT_VALIDATE_MAX_BYTES, onEvent, signal, logger = silentLogger } = options;
+  const { outDir, zip = false, onInvalid = "fail", validate = "auto", validateMaxBytes = DEFAULT_VALIDATE_MAX_BYTES, onEvent, onMapped, signal, logger = silentLogger } = options;
   const generatedAt = options.generatedAt ?? utcNowRfc3339();
   const name = packageNameFor(issuerId);
   const temporary = await createTemporaryPackageFolder(outDir, name);
@@ -192,10 +207,16 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
         sourceQuarantine.set(outcome.key, entry);
         unmappableRaw.delete(outcome.key);
       } else {
-        const outcome = accumulator.add(item.kind === "restrictedStockAward" ? { kind: item.kind, record: item.record } : { kind: item.kind, record: item.record });
+        let outcome: AddOutcome;
+        if (item.type === "mapped") {
+          warnings.push(...item.warnings);
+          outcome = accumulator.addMapped(item.mapped, item.lastModified);
+        } else {
+          outcome = accumulator.add(item.kind === "restrictedStockAward" ? { kind: item.kind, record: item.record } : { kind: item.kind, record: item.record });
+        }
         if (outcome.status === "stale") continue;
         sourceQuarantine.delete(outcome.key);
-        if (outcome.status === "quarantined") unmappableRaw.set(outcome.key, item.raw);
+        if (outcome.status === "quarantined" && item.type === "record") unmappableRaw.set(outcome.key, item.raw);
         else unmappableRaw.delete(outcome.key);
         if (outcome.replaces !== undefined) {
           writer.retract(entriesByKey.get(outcome.replaces) ?? []);
@@ -207,6 +228,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       }
     }
     const head = accumulator.finish();
+    onMapped?.(head);
     for (const key of head.withdrawn) {
       writer.retract(entriesByKey.get(key) ?? []);
       entriesByKey.delete(key);

@@ -1,5 +1,5 @@
 /** Shared by the sync tests: sample data to mutate, a fresh export to compare with, and a sync runner. */
-import { mkdtemp, readFile, readdir } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
@@ -38,6 +38,16 @@ export async function folderFiles(folder: string): Promise<Map<string, string>> 
   const files = new Map<string, string>();
   for (const name of (await readdir(folder)).sort()) files.set(name, await readFile(join(folder, name), "utf8"));
   return files;
+}
+
+/** The files of a folder with what shows a rewrite: inode, size and modification time. */
+export async function folderStats(folder: string): Promise<Map<string, { ino: number; size: number; mtimeMs: number }>> {
+  const stats = new Map<string, { ino: number; size: number; mtimeMs: number }>();
+  for (const name of (await readdir(folder)).sort()) {
+    const { ino, size, mtimeMs } = await stat(join(folder, name));
+    stats.set(name, { ino, size, mtimeMs });
+  }
+  return stats;
 }
 
 /** Asserts that the synced package of `issuerId` is byte for byte a fresh full export of what the server serves now. */

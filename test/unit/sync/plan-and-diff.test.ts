@@ -6,8 +6,8 @@ import { planPass } from "../../../src/sync/sync.js";
 const previous: IssuerSyncState = {
   issuerId: "7",
   cursor: "2025-03-10T09:30:00.999999Z",
-  snapshot: "7.3.ndjson",
   generation: 3,
+  store: { shards: [3], recent: 3, mapping: "m" },
   records: 7,
   incrementalSinceFull: 2,
   lastPass: "incremental",
@@ -24,6 +24,8 @@ describe("planPass", () => {
   it("pulls everything on a first pass, when asked, every fullEvery-th pass, after a killed full pass, without cursor or snapshot", () => {
     expect(planPass(undefined, false, {})).toEqual({ pass: "full", reason: "first-run" });
     expect(planPass(previous, false, {})).toEqual({ pass: "full", reason: "snapshot-missing" });
+    const { store: _store, ...upgraded } = previous;
+    expect(planPass(upgraded, false, {})).toEqual({ pass: "full", reason: "state-upgraded" });
     expect(planPass(previous, true, { full: true })).toEqual({ pass: "full", reason: "requested" });
     expect(planPass({ ...previous, fullPending: true }, true, {})).toEqual({ pass: "full", reason: "interrupted-full" });
     expect(planPass(previous, true, { fullEvery: 3 })).toEqual({ pass: "full", reason: "periodic" });
