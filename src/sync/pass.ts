@@ -410,6 +410,20 @@ export async function* syncIssuer(
     await saveState();
     yield { type: "state-saved", stateFile, issuerId, cursor, fullPending: false, stage: "records" };
 
+    const outcome = (changes: OcfChangeSet, written: IssuerExport | undefined): IssuerSyncResult => ({
+      issuerId,
+      ok: true,
+      ...plan,
+      pulled,
+      pages,
+      reread,
+      records,
+      changes,
+      package: { name, folder, zip: zip ?? undefined, rewritten: written !== undefined },
+      export: written,
+      cursor,
+    });
+
     // The package: left as it is when it was written from these records with these options.
     const current =
       priorPackage !== undefined &&
@@ -422,19 +436,7 @@ export async function* syncIssuer(
     if (current) {
       await removeAllBut(storeDir, storeFilesOf(stored));
       yield { type: "package-unchanged", issuerId, folder, objects: priorPackage.objects };
-      return {
-        issuerId,
-        ok: true,
-        ...plan,
-        pulled,
-        pages,
-        reread,
-        records,
-        changes: { created: [], changed: [], removed: [], unchanged: priorPackage.objects },
-        package: { name, folder, zip: zip ?? undefined, rewritten: false },
-        export: undefined,
-        cursor,
-      };
+      return outcome({ created: [], changed: [], removed: [], unchanged: priorPackage.objects }, undefined);
     }
 
     // A package written from unchanged records (other options, a deleted folder) still gets its own
@@ -466,19 +468,7 @@ export async function* syncIssuer(
     await saveState();
     yield { type: "state-saved", stateFile, issuerId, cursor, fullPending: false, stage: "package" };
     await removeAllBut(storeDir, storeFilesOf(done));
-    return {
-      issuerId,
-      ok: true,
-      ...plan,
-      pulled,
-      pages,
-      reread,
-      records,
-      changes,
-      package: { name, folder, zip: zip ?? undefined, rewritten: true },
-      export: written,
-      cursor,
-    };
+    return outcome(changes, written);
   } finally {
     await staging.remove().catch(() => {});
   }

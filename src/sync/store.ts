@@ -353,7 +353,7 @@ export async function mergeStaged(staging: Staging, options: MergeOptions): Prom
         result.removed.push(refOf(old));
         changed = true;
       } else {
-        after.set(key, remapAll && old.header.s !== "invalid" ? map({ ...old, mapped: "" }) : old);
+        after.set(key, remapAll ? map({ ...old, mapped: "" }) : old);
       }
     }
     for (const [key, record] of pulled) {

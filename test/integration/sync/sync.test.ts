@@ -1,13 +1,13 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSampleServer, type SampleServer, type WireRecord } from "../../../src/sample-server/server.js";
+import type { SampleServer, WireRecord } from "../../../src/sample-server/server.js";
 import { SyncLockedError } from "../../../src/sync/lock.js";
 import { storeFolderOf } from "../../../src/sync/pass.js";
 import { SyncStateError, readSyncState, snapshotFolderOf } from "../../../src/sync/state.js";
 import { sync } from "../../../src/sync/sync.js";
-import { AS_OF, GENERATED_AT, client, eventsOf, expectSameAsFreshExport, folderFiles, folderStats, freshSampleData, runSync, touch } from "./helpers.js";
+import { AS_OF, GENERATED_AT, client, eventsOf, expectSameAsFreshExport, folderFiles, folderStats, openSyncWorkspace, runSync, touch } from "./helpers.js";
 
 function awardsOf(server: SampleServer, issuerId: string): WireRecord[] {
   const issuer = server.data.issuers.get(issuerId);
@@ -21,10 +21,7 @@ describe("sync against the sample server", () => {
   let outDir: string;
   let stateFile: string;
   beforeEach(async () => {
-    server = await startSampleServer({ port: 0, data: await freshSampleData() });
-    dir = await mkdtemp(join(tmpdir(), "ocf-sync-sync-"));
-    outDir = join(dir, "out");
-    stateFile = join(dir, "state", "sync-state.json");
+    ({ server, dir, outDir, stateFile } = await openSyncWorkspace("ocf-sync-sync-", ["state", "sync-state.json"]));
   });
   afterEach(async () => server.close());
 
