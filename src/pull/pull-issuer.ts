@@ -12,7 +12,7 @@ import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import { interleave } from "./concurrent.js";
-import { listPages, type ListOptions } from "./paginate.js";
+import { listPages, type ListOptions, type ListPage } from "./paginate.js";
 import type { PullEvent } from "./events.js";
 
 /** What to do with a record that fails validation. */
@@ -47,17 +47,12 @@ export type PullItem =
   | { type: "warning"; warning: SourceWarning };
 
 /**
- * Streams every record of one issuer. The lists of awards and units are paged at the same time (the
- * client's one rate limiter keeps them within the quota), and records come in the order their pages
- * arrive; within a list, in the service's order. Memory stays at one page per list. Throws the first
- * `SourceRecordError` when `onInvalid` is `"fail"`, and any API error; either stops the other list.
+ * The pages of an issuer's lists of awards and units (`kinds`), as they arrive: the lists are paged at
+ * the same time (the client's one rate limiter keeps them within the quota), each in the service's
+ * order, with a `page-fetched` event per page. A failing list, or a consumer that stops, stops the
+ * other (its request in flight is aborted).
  */
-export async function* streamIssuerRecords(
-  client: ApiClient,
-  issuerId: string,
-  options: PullOptions = {},
-): AsyncGenerator<PullItem, void, undefined> {
-  const onInvalid = options.onInvalid ?? "fail";
+export async function* issuerPages(client: ApiClient, issuerId: string, options: PullOptions = {}): AsyncGenerator<ListPage, void, undefined> {
   const stopped = new AbortController();
   const signal = options.signal === undefined ? stopped.signal : AbortSignal.any([options.signal, stopped.signal]);
   const listOptions: ListOptions = {
@@ -68,23 +63,44 @@ export async function* streamIssuerRecords(
     signal,
   };
   const lists = (options.kinds ?? RECORD_KINDS).map((kind) => listPages(client, kind, issuerId, listOptions));
-  const pages = interleave(lists, () => stopped.abort(new Error(`the pull of issuer ${JSON.stringify(issuerId)} stopped`)));
-  for await (const page of pages) {
-    const { kind } = page;
-    options.onEvent?.({ type: "page-fetched", issuerId, kind, page: page.page, records: page.items.length, attempts: page.attempts });
+  for await (const page of interleave(lists, () => stopped.abort(new Error(`the pull of issuer ${JSON.stringify(issuerId)} stopped`)))) {
+    options.onEvent?.({ type: "page-fetched", issuerId, kind: page.kind, page: page.page, records: page.items.length, attempts: page.attempts });
+    yield page;
+  }
+}
+
+/**
+ * One record of a page, parsed: its warnings then itself, or (`onInvalid: "quarantine"`) its
+ * quarantine, with a `record-quarantined` event. Throws its `SourceRecordError` under `"fail"`.
+ */
+export function* recordItems(kind: RecordKind, raw: unknown, issuerId: string, options: Pick<PullOptions, "onInvalid" | "onEvent"> = {}): Generator<PullItem, void, undefined> {
+  let result: ReturnType<typeof parseRecord>;
+  try {
+    result = parseRecord(kind, raw, { issuerId });
+  } catch (error) {
+    if (!(error instanceof SourceRecordError) || (options.onInvalid ?? "fail") === "fail") throw error;
+    const quarantined: QuarantinedRecord = { issuerId, kind, recordId: recordIdOf(raw), raw, error };
+    options.onEvent?.({ type: "record-quarantined", issuerId, kind, recordId: quarantined.recordId, error });
+    yield { type: "quarantined", ...quarantined };
+    return;
+  }
+  for (const warning of result.warnings) yield { type: "warning", warning };
+  yield { type: "record", ...result.parsed, issuerId, raw };
+}
+
+/**
+ * Streams every record of one issuer, in the order their pages arrive (`issuerPages`); within a list,
+ * in the service's order. Memory stays at one page per list. Throws the first `SourceRecordError` when
+ * `onInvalid` is `"fail"`, and any API error; either stops the other list.
+ */
+export async function* streamIssuerRecords(
+  client: ApiClient,
+  issuerId: string,
+  options: PullOptions = {},
+): AsyncGenerator<PullItem, void, undefined> {
+  for await (const page of issuerPages(client, issuerId, options)) {
     for (const warning of page.warnings) yield { type: "warning", warning };
-    for (const raw of page.items) {
-      try {
-        const { parsed, warnings } = parseRecord(kind, raw, { issuerId });
-        for (const warning of warnings) yield { type: "warning", warning };
-        yield { type: "record", ...parsed, issuerId, raw };
-      } catch (error) {
-        if (!(error instanceof SourceRecordError) || onInvalid === "fail") throw error;
-        const quarantined: QuarantinedRecord = { issuerId, kind, recordId: recordIdOf(raw), raw, error };
-        options.onEvent?.({ type: "record-quarantined", issuerId, kind, recordId: quarantined.recordId, error });
-        yield { type: "quarantined", ...quarantined };
-      }
-    }
+    for (const raw of page.items) yield* recordItems(page.kind, raw, issuerId, options);
   }
 }
 

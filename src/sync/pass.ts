@@ -28,7 +28,8 @@ import { isMappingError } from "../mapping/errors.js";
 import type { MappingOptions } from "../mapping/types.js";
 import { PACKAGE_FILE_NAMES } from "../ocf/package-files.js";
 import { packageNameFor } from "../ocf/package-folder.js";
-import { streamIssuerRecords, type PullItem } from "../pull/pull-issuer.js";
+import type { PullEvent } from "../pull/events.js";
+import { issuerPages, recordItems, type PullItem } from "../pull/pull-issuer.js";
 import { SourceRecordError, type SourceWarning } from "../source/errors.js";
 import type { RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
@@ -217,18 +218,7 @@ async function* storedItems(storeDir: string, shards: readonly number[], issuerI
         continue;
       }
       withJson ??= await readShard(storeDir, shard, generation);
-      const raw: unknown = JSON.parse((withJson[index] as StoredRecord).raw);
-      const kind = record.header.k;
-      let result: ReturnType<typeof parseRecord>;
-      try {
-        result = parseRecord(kind, raw, { issuerId });
-      } catch (error) {
-        if (!(error instanceof SourceRecordError) || onInvalid === "fail") throw error;
-        yield { type: "quarantined", issuerId, kind, recordId: record.header.i, raw, error };
-        continue;
-      }
-      for (const warning of result.warnings) yield { type: "warning", warning };
-      yield { type: "record", ...result.parsed, issuerId, raw };
+      yield* recordItems(record.header.k, JSON.parse((withJson[index] as StoredRecord).raw), issuerId, { onInvalid });
     }
   }
 }
@@ -299,52 +289,54 @@ export async function* syncIssuer(
   let reread = 0;
   let highWater: UtcDateTime | undefined = previous?.cursor ?? undefined;
   const pending: SyncEvent[] = [];
-  let warnings: SourceWarning[] = [];
+  const onEvent = (event: PullEvent): void => {
+    if (event.type === "page-fetched") {
+      pages += 1;
+      pending.push(event);
+    } else if (event.type === "record-quarantined" && onInvalid === "quarantine") {
+      pending.push(event);
+    }
+  };
   try {
-    for await (const item of streamIssuerRecords(client, issuerId, {
-      // Invalid records are stored like any other, so a failing record does not cost the pull; the
-      // package then quarantines it, or fails, as `onInvalid` says.
-      onInvalid: "quarantine",
+    for await (const page of issuerPages(client, issuerId, {
       ...(plan.pass === "incremental" ? { lastModifiedDatetimeAfter: plan.modifiedAfter } : {}),
       ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
       signal,
-      onEvent: (event) => {
-        if (event.type === "page-fetched") {
-          pages += 1;
-          pending.push(event);
-        } else if (event.type === "record-quarantined" && onInvalid === "quarantine") {
-          pending.push(event);
-        }
-      },
+      onEvent,
     })) {
       yield* pending.splice(0);
-      if (item.type === "warning") {
-        warnings.push(item.warning);
-        continue;
+      const { kind } = page;
+      for (const raw of page.items) {
+        pulled += 1;
+        const rawJson = JSON.stringify(raw);
+        const hash = hashRaw(rawJson);
+        // Held as it is (a re-read of the overlap window): not even parsed.
+        const id = recordIdOf(raw);
+        if (id !== undefined && recent.get(recordKey(kind, id, hash))?.h === hash) {
+          reread += 1;
+          continue;
+        }
+        // Invalid records are stored like any other, so that a failing record does not cost the pull;
+        // the package then quarantines it, or fails, as `onInvalid` says.
+        const warnings: SourceWarning[] = [];
+        for (const item of recordItems(kind, raw, issuerId, { onInvalid: "quarantine", onEvent })) {
+          if (item.type === "warning") {
+            warnings.push(item.warning);
+          } else if (item.type === "quarantined") {
+            const header = invalidHeader(kind, raw, hash);
+            await staging.add({ key: recordKey(kind, header.i, hash), header, mapped: "", raw: rawJson });
+          } else {
+            const modified = item.record.lastModifiedDatetime;
+            if (modified !== undefined && (highWater === undefined || modified > highWater)) highWater = modified;
+            const parsed = { parsed: { kind, record: item.record } as ParsedRecord, warnings };
+            await staging.add(
+              mapNow
+                ? mapped(kind, rawJson, hash, context, parsed)
+                : { key: recordKey(kind, item.record.id, hash), header: { k: kind, i: item.record.id, h: hash, m: modified ?? "", ...(warnings.length === 0 ? {} : { w: warnings }) }, mapped: "", raw: rawJson },
+            );
+          }
+        }
       }
-      pulled += 1;
-      const rawJson = JSON.stringify(item.raw);
-      const hash = hashRaw(rawJson);
-      let record: StoredRecord;
-      if (item.type === "quarantined") {
-        const header = invalidHeader(item.kind, item.raw, hash);
-        record = { key: recordKey(item.kind, header.i, hash), header, mapped: "", raw: rawJson };
-      } else {
-        const modified = item.record.lastModifiedDatetime;
-        if (modified !== undefined && (highWater === undefined || modified > highWater)) highWater = modified;
-        // A record's warnings come just before it; a page's own warnings are not the record's.
-        const own = warnings.filter((w) => w.recordId === item.record.id && w.kind === item.kind);
-        const parsed = { parsed: { kind: item.kind, record: item.record } as ParsedRecord, warnings: own };
-        record = mapNow
-          ? mapped(item.kind, rawJson, hash, context, parsed)
-          : { key: recordKey(item.kind, item.record.id, hash), header: { k: item.kind, i: item.record.id, h: hash, m: modified ?? "", ...(own.length === 0 ? {} : { w: own }) }, mapped: "", raw: rawJson };
-      }
-      warnings = [];
-      if (recent.get(record.key)?.h === hash) {
-        reread += 1;
-        continue;
-      }
-      await staging.add(record);
     }
     yield* pending.splice(0);
 
@@ -381,6 +373,7 @@ export async function* syncIssuer(
     };
     const total = merged?.records ?? previous?.records ?? 0;
     records.unchanged = total - records.created.length - records.modified.length;
+    reread += merged?.unchangedPulled ?? 0;
     yield { type: "records-changed", issuerId, pass: plan.pass, pulled, pages, reread, records };
 
     let nextStore: IssuerStore;

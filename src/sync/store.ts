@@ -18,7 +18,7 @@
  * issuer-level objects of the package written from that generation, to tell what changed in the next.
  */
 import { createHash } from "node:crypto";
-import { appendFile, mkdir, readFile, readdir, rm } from "node:fs/promises";
+import { mkdir, open, readFile, readdir, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { OcfSyncError } from "../errors.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
@@ -202,7 +202,8 @@ export class Staging {
   private readonly dir: string;
   private readonly waiting = new Map<number, string[]>();
   private readonly waitingChars = new Map<number, number>();
-  private readonly written = new Set<number>();
+  /** Bucket files written to, kept open while records arrive. */
+  private readonly files = new Map<number, FileHandle>();
   /** Records staged (a record listed twice counts twice). */
   count = 0;
 
@@ -234,15 +235,19 @@ export class Staging {
     if (lines === undefined || lines.length === 0) return;
     this.waiting.delete(bucket);
     this.waitingChars.delete(bucket);
-    await appendFile(join(this.dir, `${bucket}.stage`), lines.join(""));
-    this.written.add(bucket);
+    let file = this.files.get(bucket);
+    if (file === undefined) {
+      file = await open(join(this.dir, `${bucket}.stage`), "a");
+      this.files.set(bucket, file);
+    }
+    await file.writeFile(lines.join(""));
   }
 
   /** The staged records of the buckets `[from, to)`, in the order they were staged. */
   async records(from: number, to: number): Promise<StoredRecord[]> {
     const records: StoredRecord[] = [];
     for (let bucket = from; bucket < to; bucket += 1) {
-      if (this.written.has(bucket)) {
+      if (this.files.has(bucket)) {
         const path = join(this.dir, `${bucket}.stage`);
         for (const line of await readLines(path)) records.push(parseStageLine(line, path));
       }
@@ -253,11 +258,13 @@ export class Staging {
 
   /** Whether any record was staged in the buckets `[from, to)`. */
   has(from: number, to: number): boolean {
-    for (let bucket = from; bucket < to; bucket += 1) if (this.written.has(bucket) || this.waiting.has(bucket)) return true;
+    for (let bucket = from; bucket < to; bucket += 1) if (this.files.has(bucket) || this.waiting.has(bucket)) return true;
     return false;
   }
 
   async remove(): Promise<void> {
+    for (const file of this.files.values()) await file.close().catch(() => {});
+    this.files.clear();
     await rm(this.dir, { recursive: true, force: true });
   }
 }
@@ -298,6 +305,8 @@ export interface MergeResult {
   created: RecordRef[];
   modified: RecordRef[];
   removed: RecordRef[];
+  /** Records pulled that the store held as they were. */
+  unchangedPulled: number;
   /** `[key, hash, modified]` of the records of rewritten shards modified at or after `recentFrom`. */
   recent: [string, string, string][];
 }
@@ -323,7 +332,7 @@ function newestCopies(staged: readonly StoredRecord[]): Map<string, StoredRecord
 export async function mergeStaged(staging: Staging, options: MergeOptions): Promise<MergeResult> {
   const { storeDir, previous, shardCount, generation, full, remapAll, map, recentFrom, signal } = options;
   const relayout = previous !== undefined && previous.length !== shardCount;
-  const result: MergeResult = { shards: [], rewritten: 0, records: 0, created: [], modified: [], removed: [], recent: [] };
+  const result: MergeResult = { shards: [], rewritten: 0, records: 0, created: [], modified: [], removed: [], unchangedPulled: 0, recent: [] };
   let records = options.previousRecords;
   for (let shard = 0; shard < shardCount; shard += 1) {
     signal?.throwIfAborted();
@@ -358,6 +367,7 @@ export async function mergeStaged(staging: Staging, options: MergeOptions): Prom
     }
     for (const [key, record] of pulled) {
       const old = before.get(key);
+      if (old !== undefined && old.header.h === record.header.h) result.unchangedPulled += 1;
       if (old !== undefined && old.header.h === record.header.h && !remapAll) {
         after.set(key, old); // re-read unchanged: its mapping is kept
         continue;
