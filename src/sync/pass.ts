@@ -364,7 +364,7 @@ export async function* syncIssuer(
             signal,
           });
     await staging.remove();
-    const storeChanged = merged !== undefined && (merged.rewritten > 0 || store === undefined);
+    const storeChanged = merged !== undefined && (merged.rewritten > 0 || store === undefined || remapAll);
     const records: RecordChanges = {
       created: (merged?.created ?? []).sort(compareRefs),
       modified: (merged?.modified ?? []).sort(compareRefs),
