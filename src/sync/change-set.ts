@@ -181,7 +181,8 @@ export async function diffStoredPackages(
     changes.changed.push(...diff.changed);
     for (const ref of diff.created) {
       changes.created.push(ref);
-      createdIn.set(keyOf(ref.objectType, ref.id), group);
+      // With no previous package, nothing can have moved: no need to remember where objects came from.
+      if (before !== undefined) createdIn.set(keyOf(ref.objectType, ref.id), group);
     }
     for (const ref of diff.removed) {
       changes.removed.push(ref);

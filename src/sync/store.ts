@@ -18,7 +18,8 @@
  * issuer-level objects of the package written from that generation, to tell what changed in the next.
  */
 import { createHash } from "node:crypto";
-import { mkdir, open, readFile, readdir, rm, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readFile, readdir, rm, writeFile, type FileHandle } from "node:fs/promises";
+import pLimit from "p-limit";
 import { join } from "node:path";
 import { OcfSyncError } from "../errors.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
@@ -176,10 +177,36 @@ export async function readShard(dir: string, shard: number, generation: number):
   return records;
 }
 
-/** Writes a shard's two files (records sorted by key), each atomically. */
-async function writeShard(dir: string, shard: number, generation: number, records: readonly StoredRecord[]): Promise<void> {
-  await writeFileAtomic(join(dir, outName(shard, generation)), records.map((r) => `${JSON.stringify(r.header)}\t${r.mapped}\n`).join(""));
-  await writeFileAtomic(join(dir, rawName(shard, generation)), records.map((r) => `${r.header.h}\t${r.raw}\n`).join(""));
+/**
+ * Writes a shard's two files (records sorted by key), not yet flushed to disk: see `flushToDisk`. Their
+ * names are new (the pass's generation), so a file cut short by a crash is one no state names.
+ */
+async function writeShard(dir: string, shard: number, generation: number, records: readonly StoredRecord[]): Promise<string[]> {
+  const out = join(dir, outName(shard, generation));
+  const raw = join(dir, rawName(shard, generation));
+  await writeFile(out, records.map((r) => `${JSON.stringify(r.header)}\t${r.mapped}\n`).join(""));
+  await writeFile(raw, records.map((r) => `${r.header.h}\t${r.raw}\n`).join(""));
+  return [out, raw];
+}
+
+/** Files flushed to disk at the same time: their flushes overlap instead of queueing one by one. */
+const FLUSH_CONCURRENCY = 8;
+
+/** Flushes files to disk, several at a time; done before the state names them. */
+async function flushToDisk(paths: readonly string[]): Promise<void> {
+  const flush = pLimit(FLUSH_CONCURRENCY);
+  await Promise.all(
+    paths.map((path) =>
+      flush(async () => {
+        const handle = await open(path, "r+");
+        try {
+          await handle.sync();
+        } finally {
+          await handle.close();
+        }
+      }),
+    ),
+  );
 }
 
 /** A record line as staged: header, mapping and JSON, tab-separated (JSON never holds a raw tab). */
@@ -327,13 +354,15 @@ function newestCopies(staged: readonly StoredRecord[]): Map<string, StoredRecord
 
 /**
  * Merges the staged records into the store: each shard of the new layout is rewritten, under
- * `generation`, when its records change (or all of them, when the layout or the mapping changes).
+ * `generation`, when its records change (or all of them, when the layout or the mapping changes). The
+ * files written are on disk when it returns.
  */
 export async function mergeStaged(staging: Staging, options: MergeOptions): Promise<MergeResult> {
   const { storeDir, previous, shardCount, generation, full, remapAll, map, recentFrom, signal } = options;
   const relayout = previous !== undefined && previous.length !== shardCount;
   const result: MergeResult = { shards: [], rewritten: 0, records: 0, created: [], modified: [], removed: [], unchangedPulled: 0, recent: [] };
   let records = options.previousRecords;
+  const written: string[] = [];
   for (let shard = 0; shard < shardCount; shard += 1) {
     signal?.throwIfAborted();
     const [from, to] = bucketRange(shard, shardCount);
@@ -383,11 +412,12 @@ export async function mergeStaged(staging: Staging, options: MergeOptions): Prom
       continue;
     }
     const sorted = [...after.values()].sort(compareKeys);
-    if (sorted.length > 0) await writeShard(storeDir, shard, generation, sorted);
+    if (sorted.length > 0) written.push(...(await writeShard(storeDir, shard, generation, sorted)));
     result.shards.push(sorted.length === 0 ? 0 : generation);
     result.rewritten += 1;
     for (const record of sorted) if (record.header.m >= recentFrom) result.recent.push([record.key, record.header.h, record.header.m]);
   }
+  await flushToDisk(written);
   result.records = records;
   return result;
 }
