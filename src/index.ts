@@ -148,7 +148,7 @@ export { commitPackageFolder, packageNameFor, recoverPackageFolders, writePackag
 
 // Exporting: pull + map + validate + write, per issuer
 export { ExportValidationError, exportIssuer } from "./export/export-issuer.js";
-export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport } from "./export/export-issuer.js";
+export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport, MappedRecordItem } from "./export/export-issuer.js";
 export { exportIssuers, shardIndexOf, shardOf } from "./export/export-issuers.js";
 export type { ExportManyOptions, IssuerExportResult } from "./export/export-issuers.js";
 
@@ -170,9 +170,10 @@ export { terminalSafe } from "./errors.js";
 
 // Incremental sync: keep packages current with only the changes
 export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync } from "./sync/sync.js";
-export type { IssuerSyncResult, RecordChanges, SyncEvent, SyncOptions } from "./sync/sync.js";
+export type { IssuerSyncResult, PassPlan, RecordChanges, SourceRecordRef, SyncEvent, SyncOptions, SyncedPackage } from "./sync/sync.js";
 export { diffPackageObjects } from "./sync/change-set.js";
 export type { ChangedOcfObject, OcfChangeSet, OcfObjectRef } from "./sync/change-set.js";
 export { SyncLockedError } from "./sync/lock.js";
 export { SyncStateError, readSyncState } from "./sync/state.js";
-export type { IssuerSyncState, SyncState } from "./sync/state.js";
+export type { FullPassReason, IssuerPackageState, IssuerStore, IssuerSyncState, SyncState } from "./sync/state.js";
+export { SyncStoreError } from "./sync/store.js";

@@ -6,8 +6,8 @@
  * What a pass costs follows what changed:
  *
  * - nothing changed: the filtered list requests, the re-read records of the overlap window checked
- *   against the store's recent list (no shard read), and the state file (its counters). No mapping, no
- *   package, no store file is read or written;
+ *   against the store's recent list (no shard read, no record parsed), and the state file (its
+ *   counters). Nothing is mapped, no package or shard file is read or written;
  * - some records changed: those are parsed and mapped, the shards they fall in are rewritten, and the
  *   package is written from the stored mappings of all records (its bytes change, so it is written
  *   whole); the change set compares the stored mappings of the shards that differ;
