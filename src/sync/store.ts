@@ -20,7 +20,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, open, readFile, readdir, rm, writeFile, type FileHandle } from "node:fs/promises";
 import pLimit from "p-limit";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { OcfSyncError } from "../errors.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
 import type { AccumulatedIssuer } from "../mapping/accumulator.js";
@@ -66,7 +66,7 @@ export type ShardGenerations = readonly number[];
 export class SyncStoreError extends OcfSyncError {
   readonly path: string;
   constructor(path: string, message: string, options?: { cause?: unknown }) {
-    super("SYNC_STORE_DAMAGED", `${message}; run the sync with --full to rebuild it`, options);
+    super("SYNC_STORE_DAMAGED", `${message}; delete the folder ${dirname(path)} and the next sync pulls the issuer's records again`, options);
     this.name = "SyncStoreError";
     this.path = path;
   }

@@ -161,6 +161,21 @@ describe("an incremental sync", () => {
     expect(eventsOf(events, "package-unchanged")).toHaveLength(1);
   });
 
+  it("refuses a damaged store file, saying how to start the issuer afresh", async () => {
+    await runSync(server.url, ["7"], { outDir, stateFile });
+    const store = storeFolderOf(stateFile, "7");
+    const shard = (await readdir(store)).find((n) => n.endsWith(".out")) as string;
+    await writeFile(join(store, shard), "not a store line");
+    const [award] = server.data.issuers.get("7")?.awards ?? [];
+    touch(award as WireRecord, "2025-03-10T09:31:00Z");
+    const failed = await runSync(server.url, ["7"], { outDir, stateFile });
+    expect(eventsOf(failed, "issuer-failed")[0]?.error).toMatchObject({ code: "SYNC_STORE_DAMAGED", message: expect.stringContaining(`delete the folder ${store}`) });
+    await rm(store, { recursive: true });
+    const again = await runSync(server.url, ["7"], { outDir, stateFile });
+    expect(eventsOf(again, "issuer-started")[0]).toMatchObject({ pass: "full", reason: "snapshot-missing" });
+    await expectSameAsFreshExport(server.url, "7", outDir);
+  });
+
   it("reads the state of an earlier version: one full pass, then incremental ones", async () => {
     await mkdir(snapshotFolderOf(stateFile), { recursive: true });
     await writeFile(join(snapshotFolderOf(stateFile), "7.3.ndjson"), "");
