@@ -8,7 +8,7 @@
  *   npm run bench -- mapping      mapping + package bytes against JSON.parse + JSON.stringify
  *   npm run bench -- export       full export of 1,000 and 10,000 generated records: speed, peak memory
  *   npm run bench -- pull         only the pull throughput section
- *   npm run bench -- sync         a no-change re-sync against a full export: requests and time
+ *   npm run bench -- sync         the sync on a generated issuer (10,000 and 100,000 records) against a full export
  *   npm run bench -- quota        only the rate-limit section (about 75 s: it must outlast a minute window)
  */
 import { benchExport } from "./export.js";

@@ -1,87 +1,158 @@
 /**
- * A no-change re-sync of the largest sample issuer against a full export of it, measured in the same
- * run: API requests made (the goal is one filtered page per record kind) and wall time, median of
- * five, with the sample server answering at once and with a simulated 100 ms of network latency per
- * request (a remote API). A re-sync still re-maps and rewrites the whole package (an OCF package cannot
- * be mapped back), and reads the old and new packages to compare their objects; what it saves is the
- * pull.
+ * The incremental sync on the generated issuer of `generated-issuer.ts` (40 vesting events a record),
+ * served by the sample server in its own process, each operation in a process of its own and timed
+ * from its start to its end (wall and CPU), medians of interleaved runs:
+ *
+ * - at 10,000 records: a full export (the baseline), and a sync in which nothing changed, as ratios
+ *   to it; requests counted, with those the overlap window's re-reads add; then one changed record;
+ * - at 100,000 records: a first sync, a sync in which nothing changed, one changed record;
+ * - the sample server's full pull at both sizes, per record (its pages cost O(page size)).
+ *
+ * `OCF_SYNC_BENCH_SYNC_SIZES=10000` leaves out the 100,000-record issuer (it takes many minutes).
  */
+import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createApiClient } from "../src/client/create-client.js";
-import { exportIssuer } from "../src/export/export-issuer.js";
-import { startSampleServer, type SampleServer } from "../src/sample-server/server.js";
-import { sync } from "../src/sync/sync.js";
-import { LARGE_ISSUER_ID } from "../samples/generate-large-issuer.js";
+import { join, resolve } from "node:path";
+import { createInterface, type Interface } from "node:readline";
+import { promisify } from "node:util";
+import { GENERATED_ISSUER_ID } from "./generated-issuer.js";
 
+const run = promisify(execFile);
+const ROOT = resolve(import.meta.dirname, "..");
 const RUNS = 5;
-const GENERATED_AT = "2025-07-01T00:00:00Z";
+
+interface Measured {
+  seconds: number;
+  cpuSeconds: number;
+  requests: number;
+  maxRssMb: number;
+  records?: number;
+  pass?: string;
+  pages?: number;
+  reread?: number;
+  modified?: number;
+  package?: string;
+}
+
+interface GeneratedServer {
+  url: string;
+  touch(index: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startGeneratedServer(records: number): Promise<GeneratedServer> {
+  const child: ChildProcess = spawn(process.execPath, ["--max-old-space-size=8192", "--import", "tsx", join(ROOT, "bench/generated-server.ts"), String(records)], {
+    cwd: ROOT,
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  const lines: Interface = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const iterator = lines[Symbol.asyncIterator]();
+  const next = async (): Promise<string> => {
+    const line = await iterator.next();
+    if (line.done === true) throw new Error("the generated sample server stopped");
+    return line.value;
+  };
+  const url = (await next()).replace(/^listening on /, "");
+  return {
+    url,
+    async touch(index) {
+      child.stdin?.write(`touch ${index}\n`);
+      if ((await next()) !== `touched ${index}`) throw new Error("the generated sample server did not change the record");
+    },
+    async close() {
+      const exited = new Promise((done) => child.once("exit", done));
+      child.stdin?.end();
+      await exited;
+    },
+  };
+}
+
+async function inChild(operation: "export" | "sync" | "pull", url: string, outDir: string, stateFile: string): Promise<Measured> {
+  const { stdout } = await run(process.execPath, ["--max-old-space-size=8192", "--import", "tsx", join(ROOT, "bench/sync-child.ts"), operation, url, GENERATED_ISSUER_ID, outDir, stateFile], {
+    cwd: ROOT,
+    maxBuffer: 1 << 20,
+  });
+  return JSON.parse(stdout.trim().split("\n").at(-1) ?? "{}") as Measured;
+}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)] ?? 0;
 }
 
-async function timed(server: SampleServer, task: () => Promise<void>): Promise<{ ms: number; requests: number }> {
-  const before = server.stats().requests;
-  const started = performance.now();
-  await task();
-  return { ms: performance.now() - started, requests: server.stats().requests - before };
-}
-
-async function measure(latencyMs: number): Promise<{ fullMs: number; fullRequests: number; syncMs: number; syncRequests: number; records: number }> {
-  const server = await startSampleServer({ port: 0, latencyMs });
-  const dir = await mkdtemp(join(tmpdir(), "ocf-sync-bench-sync-"));
-  const client = createApiClient({ baseUrl: server.url, rateLimit: false });
-  const stateFile = join(dir, "state.json");
-  const syncOutDir = join(dir, "synced");
-  const runSync = async (): Promise<number> => {
-    let records = 0; // of the issuer after the pass
-    for await (const event of sync(client, [LARGE_ISSUER_ID], { outDir: syncOutDir, stateFile, generatedAt: GENERATED_AT, fullEvery: 0 })) {
-      if (event.type === "records-changed") records = event.records.created.length + event.records.modified.length + event.records.unchanged;
-      if (event.type === "issuer-failed") throw event.error;
-    }
-    return records;
-  };
-  try {
-    const records = await runSync(); // the first, full pass: what later passes start from
-    const full: { ms: number; requests: number }[] = [];
-    const resync: { ms: number; requests: number }[] = [];
-    // Alternated, so that a slow patch of the machine weighs on both alike.
-    for (let i = 0; i < RUNS; i++) {
-      full.push(await timed(server, () => exportIssuer(client, LARGE_ISSUER_ID, { outDir: join(dir, "full"), generatedAt: GENERATED_AT }).then(() => undefined)));
-      resync.push(await timed(server, () => runSync().then(() => undefined)));
-    }
-    return {
-      fullMs: median(full.map((r) => r.ms)),
-      fullRequests: median(full.map((r) => r.requests)),
-      syncMs: median(resync.map((r) => r.ms)),
-      syncRequests: median(resync.map((r) => r.requests)),
-      records,
-    };
-  } finally {
-    await client.close();
-    await server.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+const s = (seconds: number): string => (seconds < 1 ? `${(seconds * 1000).toFixed(0)} ms` : `${seconds.toFixed(1)} s`);
+const mb = (m: Measured): string => `${m.maxRssMb.toFixed(0)} MB`;
 
 export async function benchSync(): Promise<string> {
-  const rows: string[] = [];
-  let records = 0;
-  for (const latencyMs of [0, 100]) {
-    const m = await measure(latencyMs);
-    records = m.records;
-    rows.push(
-      `| ${latencyMs} ms | ${m.fullRequests} | ${m.fullMs.toFixed(0)} ms | ${m.syncRequests} | ${m.syncMs.toFixed(0)} ms | ${(m.syncMs / m.fullMs).toFixed(2)} |`,
-    );
+  const out: string[] = [];
+  const pulls: { records: number; perRecordMs: number; seconds: number }[] = [];
+  const sizes = (process.env.OCF_SYNC_BENCH_SYNC_SIZES ?? "10000,100000").split(",").map(Number);
+  for (const records of sizes) {
+    const server = await startGeneratedServer(records);
+    const dir = await mkdtemp(join(tmpdir(), "ocf-sync-bench-sync-"));
+    const stateFile = join(dir, "state.json");
+    const syncOut = join(dir, "synced");
+    try {
+      const pull = await inChild("pull", server.url, "", "");
+      pulls.push({ records, perRecordMs: (pull.seconds * 1000) / records, seconds: pull.seconds });
+      const first = await inChild("sync", server.url, syncOut, stateFile);
+      if (records < 50_000) {
+        const full: Measured[] = [];
+        const none: Measured[] = [];
+        // Interleaved, so that a slow patch of the machine weighs on both alike.
+        for (let i = 0; i < RUNS; i++) {
+          full.push(await inChild("export", server.url, join(dir, "exported"), ""));
+          none.push(await inChild("sync", server.url, syncOut, stateFile));
+        }
+        await server.touch(7);
+        const one = await inChild("sync", server.url, syncOut, stateFile);
+        const fullWall = median(full.map((m) => m.seconds));
+        const fullCpu = median(full.map((m) => m.cpuSeconds));
+        const noneWall = median(none.map((m) => m.seconds));
+        const noneCpu = median(none.map((m) => m.cpuSeconds));
+        const sample = none[0] as Measured;
+        out.push(
+          `generated issuer, ${records.toLocaleString("en-US")} records (40 vesting events each), sample server in its own process, each operation in its own process, timed from its start to its end; medians of ${RUNS} interleaved runs`,
+          "",
+          "| operation | wall | CPU | requests | peak RSS | ratio to the full export (wall / CPU) |",
+          "|---|---:|---:|---:|---:|---:|",
+          `| baseline: full export | ${s(fullWall)} | ${s(fullCpu)} | ${full[0]?.requests} | ${mb(full[0] as Measured)} | 1 / 1 |`,
+          `| first sync (full pass: pull, map, store, write) | ${s(first.seconds)} | ${s(first.cpuSeconds)} | ${first.requests} | ${mb(first)} | ${(first.seconds / fullWall).toFixed(2)} / ${(first.cpuSeconds / fullCpu).toFixed(2)} |`,
+          `| sync, nothing changed (package left as it is) | ${s(noneWall)} | ${s(noneCpu)} | ${sample.requests} | ${mb(sample)} | **${(noneWall / fullWall).toFixed(3)} / ${(noneCpu / fullCpu).toFixed(3)}** |`,
+          `| sync, one record changed (${one.modified} modified; its shard and the package written) | ${s(one.seconds)} | ${s(one.cpuSeconds)} | ${one.requests} | ${mb(one)} | ${(one.seconds / fullWall).toFixed(2)} / ${(one.cpuSeconds / fullCpu).toFixed(2)} |`,
+          "",
+          `Requests of the sync in which nothing changed: ${sample.requests} = 1 per record kind (2) + ${sample.requests - 2} more pages for the ${sample.reread} records the overlap window (300 s before the cursor) re-reads; those are checked against the store's recent list, not mapped (goal: at most 0.05 of the export in wall and CPU).`,
+          "",
+        );
+      } else {
+        const none = await inChild("sync", server.url, syncOut, stateFile);
+        await server.touch(7);
+        const one = await inChild("sync", server.url, syncOut, stateFile);
+        out.push(
+          `generated issuer, ${records.toLocaleString("en-US")} records: it syncs`,
+          "",
+          "| operation | wall | CPU | requests | peak RSS |",
+          "|---|---:|---:|---:|---:|",
+          `| first sync (full pass) | ${s(first.seconds)} | ${s(first.cpuSeconds)} | ${first.requests} | ${mb(first)} |`,
+          `| sync, nothing changed (${none.reread} re-read in the overlap window) | ${s(none.seconds)} | ${s(none.cpuSeconds)} | ${none.requests} | ${mb(none)} |`,
+          `| sync, one record changed | ${s(one.seconds)} | ${s(one.cpuSeconds)} | ${one.requests} | ${mb(one)} |`,
+          "",
+        );
+      }
+    } finally {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    }
   }
-  return [
-    `sample issuer ${LARGE_ISSUER_ID} (${records} records, 2 record kinds, 50 per page); no-change re-sync after a first full sync; median of ${RUNS}`,
+  const [small, large] = pulls;
+  out.push(
+    "The sample server's full pull of the generated issuer (bare `streamIssuerRecords`, limiter off), per record:",
     "",
-    "| latency per request | full export requests | full export time | re-sync requests | re-sync time | re-sync / full |",
-    "|---:|---:|---:|---:|---:|---:|",
-    ...rows,
-  ].join("\n");
+    "| records | pull time | per record |",
+    "|---:|---:|---:|",
+    ...pulls.map((p) => `| ${p.records.toLocaleString("en-US")} | ${s(p.seconds)} | ${p.perRecordMs.toFixed(3)} ms |`),
+    ...(small !== undefined && large !== undefined ? ["", `Per-record time at 100,000 / at 10,000: ${(large.perRecordMs / small.perRecordMs).toFixed(2)} (1 is linear).`] : []),
+  );
+  return out.join("\n");
 }

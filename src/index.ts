@@ -33,7 +33,7 @@ export type { ApiClient, ApiClientOptions, ApiResponse, ClientEvent, ClientStats
 export type { AuthOptions } from "./client/auth.js";
 export type { Clock } from "./client/clock.js";
 export { createRateLimiter } from "./client/rate-limiter.js";
-export type { RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
+export type { RateLimitPermit, RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
 export type { RetryOptions } from "./client/retry-timing.js";
 export {
   API_ERROR_CODES,
@@ -123,8 +123,8 @@ export type { PackageCounts, PackageProblem, PackageProblemCode, PackageValidati
 
 // Exporting: pull, map, validate and write one package per issuer
 export { ExportValidationError, exportIssuer } from "./export/export-issuer.js";
-export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport } from "./export/export-issuer.js";
-export { exportIssuers, shardOf } from "./export/export-issuers.js";
+export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport, MappedRecordItem } from "./export/export-issuer.js";
+export { exportIssuers, shardIndexOf, shardOf } from "./export/export-issuers.js";
 export type { ExportManyOptions, IssuerExportResult } from "./export/export-issuers.js";
 export { OutputLockedError } from "./export/output-lock.js";
 
@@ -160,13 +160,15 @@ export { NdjsonFormatError } from "./pull/ndjson.js";
 
 // Incremental sync
 export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync } from "./sync/sync.js";
-export type { IssuerSyncResult, PassPlan, RecordChanges, SourceRecordRef, SyncEvent, SyncOptions } from "./sync/sync.js";
+export type { IssuerSyncResult, PassPlan, RecordChanges, SourceRecordRef, SyncEvent, SyncOptions, SyncedPackage } from "./sync/sync.js";
+export { diffPackageObjects } from "./sync/change-set.js";
 export type { ChangedOcfObject, OcfChangeSet, OcfObjectRef } from "./sync/change-set.js";
 export { SyncLockedError } from "./sync/lock.js";
 export type { LockOwner, StaleLock } from "./sync/lock.js";
 export type { StaleLockReason } from "./io/lock-file.js";
-export { SyncStateError } from "./sync/state.js";
-export type { FullPassReason } from "./sync/state.js";
+export { SyncStateError, readSyncState } from "./sync/state.js";
+export type { FullPassReason, IssuerPackageState, IssuerStore, IssuerSyncState, SyncState } from "./sync/state.js";
+export { SyncStoreError } from "./sync/store.js";
 
 // The embedded sample API (the demo, and tests of code built on ocf-sync)
 export { startSampleServer } from "./sample-server/server.js";

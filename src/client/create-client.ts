@@ -23,7 +23,7 @@ import {
   parseErrorBody,
 } from "./errors.js";
 import { type BaseUrl, buildRequestPath, parseBaseUrl } from "./paths.js";
-import { type RateLimiter, createRateLimiter } from "./rate-limiter.js";
+import { type RateLimitPermit, type RateLimiter, createRateLimiter } from "./rate-limiter.js";
 import { DEFAULT_RETRY_POLICY, type RetryOptions, type RetryPolicy, isRetryableStatus, parseRateLimitReset, retryDelay } from "./retry-timing.js";
 import { ATTEMPT_TIMEOUT_CODE, type RawResponse, sendRaw } from "./transport.js";
 
@@ -339,16 +339,18 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return auth === undefined ? text : auth.redact(text);
   }
 
-  /** Waits for the limiter, counting the wait. */
-  async function throttle(signal: AbortSignal | undefined): Promise<void> {
+  /** Waits for the limiter, counting the wait; the permit's `done()` is for when the response is in. */
+  async function throttle(signal: AbortSignal | undefined): Promise<RateLimitPermit | void> {
     if (limiter === undefined) return;
     const before = clock.now();
-    await limiter.acquire(signal === undefined ? {} : { signal });
+    const acquireOptions = signal === undefined ? {} : { signal };
+    const permit = limiter.acquirePermit === undefined ? await limiter.acquire(acquireOptions) : await limiter.acquirePermit(acquireOptions);
     const waited = clock.now() - before;
     if (waited > 0) {
       stats.throttledMs += waited;
       emit({ type: "throttled", waitMs: waited });
     }
+    return permit;
   }
 
   /** The server says the minute's quota is spent: hold every request until it says it resets. */
@@ -368,12 +370,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   ): Promise<AttemptResult> {
     const method = "GET";
     const context = { method, path, attempts: attempt };
-    await throttle(signal);
+    // The server has counted the request once its answer (or a failure) is in: `permit.done()`.
+    const permit = await throttle(signal);
     let authorization: string | undefined;
     if (auth !== undefined) {
       try {
         authorization = await auth.authorization(signal === undefined ? {} : { signal });
       } catch (error) {
+        permit?.done();
         if (isAuthError(error) && error.retryable && !isAborted(signal)) {
           return { kind: "retry", error, reason: `AUTH_FAILED${error.status === undefined ? "" : ` ${error.status}`}` };
         }
@@ -398,6 +402,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         failFastOnLength: is2xx,
       });
     } catch (cause) {
+      permit?.done();
       if (isAborted(signal)) throw cause;
       const durationMs = clock.now() - sentAt;
       const failure = classifyTransportError(cause, timeouts);
@@ -407,6 +412,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (!failure.retryable) throw error;
       return { kind: "retry", error, reason: failure.code };
     }
+    permit?.done();
     const { status } = raw;
     const durationMs = clock.now() - sentAt;
     stats.bytesReceived += raw.body.length;

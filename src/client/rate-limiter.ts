@@ -8,18 +8,37 @@
  * allowed once the grant `perSecond` places back is a full second old (and the one `perMinute` places
  * back a full minute old). That uses the whole quota, and never more, in every window a server could
  * count, fixed or sliding.
+ *
+ * A server counts a request when it arrives, which can be well after the grant: new connections and
+ * an event loop busy parsing another page delayed the first ten requests of a run by tens of
+ * milliseconds, the eleventh (granted a second after them) arrived on time, and the server counted
+ * eleven in one of its clock seconds (the 429 of the quota benchmark). So a request granted through
+ * `acquirePermit` counts as in flight (as if counted right now) until the caller reports its answer in,
+ * and from then on at that moment, the latest the server can have counted it. That leaves no jitter
+ * for the safety margins to cover: a permit's slot is padded by 1 ms only, for the clock's rounding.
  */
 import { abortError, isAborted, raceAbort } from "./abort.js";
 import { type Clock, systemClock } from "./clock.js";
 import { ClientConfigError } from "./errors.js";
 
+/** A request slot granted by `acquirePermit`. */
+export interface RateLimitPermit {
+  /** The request's answer (or failure) is in. Call it exactly once per permit, on every path. */
+  done(): void;
+}
+
 /** Grants request slots within a quota. */
 export interface RateLimiter {
   /**
-   * Resolves when a request may be sent, and counts it. Waiters are served first come, first served.
-   * Rejects with `ABORTED` when `signal` fires before then (the slot is not used).
+   * Resolves when a request may be sent, and counts it from now. Waiters are served first come, first
+   * served. Rejects with `ABORTED` when `signal` fires before then (the slot is not used).
    */
   acquire(options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * As `acquire`, but the slot counts as in flight until `done()`, then from that moment: safe however
+   * long the request takes to reach the server. The client uses it when the limiter has it.
+   */
+  acquirePermit?(options?: { signal?: AbortSignal }): Promise<RateLimitPermit>;
   /**
    * Grants nothing before `epochMs` (on the limiter's clock): used when the server says the quota is
    * spent (a 429, or `X-RateLimit-Remaining-Minute: 0`). A pause never shortens an earlier one.
@@ -44,7 +63,8 @@ export interface RateLimiterOptions {
   /**
    * Extra wait added to the one-second window, so that jitter between granting a request and its
    * arrival (network, or this process's event loop busy parsing another page) cannot bring two
-   * requests the limiter spaced a full window apart into one window of the server's.
+   * requests the limiter spaced a full window apart into one window of the server's. For slots from
+   * `acquire`; a permit's slot (`acquirePermit`, what the client uses) counts from its answer instead.
    * @default 25
    */
   safetyMarginMs?: number;
@@ -84,22 +104,50 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
     throw new ClientConfigError("rateLimit.minuteSafetyMarginMs", minuteMargin, "must be a number >= 0");
   }
   const clock = options.clock ?? systemClock;
-  const keep = Math.max(perSecond, perMinute);
-  // Times of the most recent grants, oldest first; never longer than `keep`.
-  const grants: number[] = [];
+  // The grants that can still be in a window ending now or later, in grant order. `at` is when the
+  // server has counted the request at the latest (`undefined` while it is in flight: now), and the
+  // pads are added to it for each window. (Answers come in any order, so the log is trimmed by time,
+  // not by count: an early grant answered late can outlive later ones.)
+  const grants: { at: number | undefined; secondPad: number; minutePad: number }[] = [];
   let pausedUntil = Number.NEGATIVE_INFINITY;
   // The turn of the last waiter: each acquire waits for the one before it.
   let tail: Promise<void> = Promise.resolve();
 
-  function earliestGrant(): number {
+  /**
+   * The `count`-th latest padded time in the log, a request in flight counting as now: a window
+   * ending now holds fewer than `count` requests once it starts after that time. Answers come in any
+   * order, so the times are sorted unless they are still in grant order (the common case).
+   */
+  function latest(count: number, now: number, pad: "secondPad" | "minutePad"): number {
+    const times = grants.map((g) => (g.at ?? now) + g[pad]);
+    for (let i = 1; i < times.length; i += 1) {
+      if (times[i - 1]! > times[i]!) {
+        times.sort((a, b) => a - b);
+        break;
+      }
+    }
+    return times[times.length - count]!;
+  }
+
+  /** Drops the answered grants that no window ending now or later can hold. */
+  function forgetExpired(now: number): void {
+    const live = grants.filter((g) => g.at === undefined || g.at + g.secondPad + SECOND_MS > now || g.at + g.minutePad + MINUTE_MS > now);
+    if (live.length !== grants.length) grants.splice(0, grants.length, ...live);
+  }
+
+  function earliestGrant(now: number): number {
     let at = pausedUntil;
     const n = grants.length;
-    if (n >= perSecond) at = Math.max(at, grants[n - perSecond]! + SECOND_MS + margin);
-    if (n >= perMinute) at = Math.max(at, grants[n - perMinute]! + MINUTE_MS + minuteMargin);
+    if (n >= perSecond) at = Math.max(at, latest(perSecond, now, "secondPad") + SECOND_MS);
+    if (n >= perMinute) at = Math.max(at, latest(perMinute, now, "minutePad") + MINUTE_MS);
     return at;
   }
 
-  async function acquire(acquireOptions: { signal?: AbortSignal } = {}): Promise<void> {
+  /**
+   * Waits for a slot, then logs it. A request in flight counts as now, which never overstates how
+   * early the next slot can be: a waiter that wakes too early looks again.
+   */
+  async function grant(acquireOptions: { signal?: AbortSignal }, inFlight: boolean): Promise<(typeof grants)[number]> {
     const { signal } = acquireOptions;
     if (isAborted(signal)) throw abortError("Waiting for the rate limiter", signal);
     const previous = tail;
@@ -114,11 +162,12 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       // Loop: a pause may arrive while sleeping, and the clock may wake us a little early.
       for (;;) {
         const now = clock.now();
-        const wait = earliestGrant() - now;
+        const wait = earliestGrant(now) - now;
         if (wait <= 0) {
-          grants.push(now);
-          if (grants.length > keep) grants.splice(0, grants.length - keep);
-          return;
+          const entry = inFlight ? { at: undefined, secondPad: 1, minutePad: 1 } : { at: now, secondPad: margin, minutePad: minuteMargin };
+          grants.push(entry);
+          forgetExpired(now);
+          return entry;
         }
         await clock.sleep(wait, signal);
       }
@@ -133,7 +182,17 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   }
 
   return {
-    acquire,
+    async acquire(acquireOptions = {}) {
+      await grant(acquireOptions, false);
+    },
+    async acquirePermit(acquireOptions = {}) {
+      const entry = await grant(acquireOptions, true);
+      return {
+        done() {
+          entry.at ??= clock.now();
+        },
+      };
+    },
     pauseUntil(epochMs: number): void {
       if (Number.isFinite(epochMs)) pausedUntil = Math.max(pausedUntil, epochMs);
     },

@@ -10,9 +10,9 @@ import { parseUtcDateTime, utcNowRfc3339 } from "../dates.js";
 import { OcfSyncError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
-import { IssuerMappingAccumulator, grantKey } from "../mapping/accumulator.js";
+import { IssuerMappingAccumulator, grantKey, type AccumulatedIssuer, type AddOutcome } from "../mapping/accumulator.js";
 import type { MappingWarning } from "../mapping/errors.js";
-import type { MappingOptions } from "../mapping/types.js";
+import type { MappedRecord, MappingOptions } from "../mapping/types.js";
 import {
   commitPackageFolder,
   createTemporaryPackageFolder,
@@ -28,6 +28,9 @@ import { streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem }
 import { DeferredRecords } from "./deferred-records.js";
 import type { SourceIssue, SourceWarning } from "../source/errors.js";
 import type { RecordKind } from "../source/kinds.js";
+
+/** A record of the pull, parsed (what the mapping takes). */
+type RecordItem = Extract<PullItem, { type: "record" }>;
 
 /** Options of `exportIssuer` and `exportIssuers`. */
 export interface ExportOptions extends MappingOptions {
@@ -56,14 +59,29 @@ export interface ExportOptions extends MappingOptions {
   validateMaxBytes?: number;
   /**
    * Where the records come from instead of the API (`client` is then not used): an incremental sync
-   * feeds the records of its previous pass merged with the changed ones. @default pulled from the API
+   * feeds the records it keeps, most of them already mapped (`MappedRecordItem`). @default pulled from the API
    */
-  records?: AsyncIterable<PullItem>;
+  records?: AsyncIterable<PullItem | MappedRecordItem>;
+  /** Called once every record is in, with the issuer-level objects and verdicts the package is written from. */
+  onMapped?: (issuer: AccumulatedIssuer) => void;
   /** Progress: pull events plus `package-written`. */
   onEvent?: (event: ExportEvent) => void;
   /** A pino-shaped logger: quarantined records (warn), packages written (info). Silent by default. */
   logger?: Logger;
   signal?: AbortSignal;
+}
+
+/**
+ * A record that an earlier run parsed and mapped with the same options (a sync keeps them): written as
+ * if it had been pulled and mapped now.
+ */
+export interface MappedRecordItem {
+  type: "mapped";
+  mapped: MappedRecord;
+  /** The record's `lastModifiedDatetime` (normalized), `""` when it has none. */
+  lastModified: string;
+  /** What parsing the record raised. */
+  warnings: SourceWarning[];
 }
 
 /** Progress events of an export. */
@@ -123,7 +141,7 @@ export class ExportValidationError extends OcfSyncError {
 export const DEFAULT_VALIDATE_MAX_BYTES = 16 * 1024 * 1024;
 
 /** The `lastModifiedDatetime` of a raw record that failed validation, when it is readable; else "". */
-function rawLastModified(raw: unknown): string {
+export function rawLastModified(raw: unknown): string {
   const wrapper = (raw as { lastModifiedDatetime?: { value?: unknown } } | null)?.lastModifiedDatetime;
   if (typeof wrapper?.value !== "string") return "";
   try {
@@ -141,7 +159,7 @@ function rawLastModified(raw: unknown): string {
  * @throws the API error, the first invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
  */
 export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
-  const { outDir, zip = false, onInvalid = "fail", validate = "auto", validateMaxBytes = DEFAULT_VALIDATE_MAX_BYTES, onEvent, signal, logger = silentLogger } = options;
+  const { outDir, zip = false, onInvalid = "fail", validate = "auto", validateMaxBytes = DEFAULT_VALIDATE_MAX_BYTES, onEvent, onMapped, signal, logger = silentLogger } = options;
   const generatedAt = options.generatedAt ?? utcNowRfc3339();
   const name = packageNameFor(issuerId);
   const temporary = await createTemporaryPackageFolder(outDir, name);
@@ -149,7 +167,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
   let pendingZip: Awaited<ReturnType<typeof writePackageZip>> | undefined;
   let pendingReport: AtomicWriteStream | undefined;
   let committed = false;
-  const deferred = new DeferredRecords<PulledRecord>();
+  const deferred = new DeferredRecords<RecordItem>();
   try {
     writer = await StreamingPackageWriter.open(temporary);
     // The package shows the records as of the export (the date of `generatedAt`), unless told otherwise.
@@ -169,15 +187,21 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
         ...(onEvent === undefined ? {} : { onEvent }),
         ...(signal === undefined ? {} : { signal }),
       });
-    const take = async (item: PulledRecord): Promise<void> => {
-      const outcome = accumulator.add(item.kind === "restrictedStockAward" ? { kind: item.kind, record: item.record } : { kind: item.kind, record: item.record });
+    const take = async (item: RecordItem | MappedRecordItem): Promise<void> => {
+      let outcome: AddOutcome;
+      if (item.type === "mapped") {
+        warnings.push(...item.warnings);
+        outcome = accumulator.addMapped(item.mapped, item.lastModified);
+      } else {
+        outcome = accumulator.add(item.kind === "restrictedStockAward" ? { kind: item.kind, record: item.record } : { kind: item.kind, record: item.record });
+      }
       if (outcome.status === "stale") return;
       if (outcome.status === "deferred") {
-        await deferred.push(item);
+        if (item.type !== "mapped") await deferred.push(item);
         return;
       }
       sourceQuarantine.delete(outcome.key);
-      if (outcome.status === "quarantined") unmappableRaw.set(outcome.key, item.raw);
+      if (outcome.status === "quarantined" && item.type !== "mapped") unmappableRaw.set(outcome.key, item.raw);
       else unmappableRaw.delete(outcome.key);
       if (outcome.replaces !== undefined) {
         writer?.retract(entriesByKey.get(outcome.replaces) ?? []);
@@ -223,6 +247,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     accumulator.awardsComplete();
     for await (const item of deferred.drain()) await take(item);
     const head = accumulator.finish();
+    onMapped?.(head);
     for (const key of head.withdrawn) {
       writer.retract(entriesByKey.get(key) ?? []);
       entriesByKey.delete(key);

@@ -14,6 +14,7 @@ import type { OcfIssuer, OcfStakeholder, OcfStockClass, OcfStockPlan, OcfTransac
 import type { RecordKind } from "../source/kinds.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import { mapAward } from "./award.js";
+import type { RecordMappingContext } from "./grant.js";
 import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
 import { mapIssuerObject } from "./issuer.js";
 import { compareText } from "./order.js";
@@ -76,6 +77,11 @@ export function grantKey(kind: RecordKind, recordId: string): string {
   return `${kind}\u0000${recordId}`;
 }
 
+/** One record's OCF objects: `mapAward` or `mapUnit`, by kind. */
+export function mapGrant(grant: SourceGrant, context: RecordMappingContext): MappedRecord {
+  return grant.kind === "restrictedStockAward" ? mapAward(grant.record, context) : mapUnit(grant.record, context);
+}
+
 function isIssuance(tx: OcfTransaction): boolean {
   return tx.object_type === "TX_STOCK_ISSUANCE" || tx.object_type === "TX_EQUITY_COMPENSATION_ISSUANCE";
 }
@@ -131,26 +137,36 @@ export class IssuerMappingAccumulator {
 
   /** Maps one record. Throws its `MappingError` when `onInvalid` is `"fail"`. */
   add(grant: SourceGrant): AddOutcome {
-    const recordId = grant.record.id;
-    const key = grantKey(grant.kind, recordId);
-    const lastModified = grant.record.lastModifiedDatetime ?? "";
     const shareClasses = this.directoryNow();
     if (grant.kind === "restrictedStockUnit" && unitClassUse(grant.record, this.options, shareClasses) === "deferred") {
-      return { status: "deferred", key };
+      return { status: "deferred", key: grantKey(grant.kind, grant.record.id) };
     }
+    return this.keep(grant.kind, grant.record.id, grant.record.lastModifiedDatetime ?? "", () => mapGrant(grant, { issuerId: this.issuerId, options: this.options, shareClasses }));
+  }
+
+  /**
+   * A record already mapped by `mapAward` or `mapUnit` with these options (a sync keeps each record's
+   * mapping between runs): kept exactly as `add` keeps it, without mapping it again. A unit's mapping
+   * must have been made with the names the issuer's awards give class ids (`shareClassNamesOf`).
+   *
+   * @param lastModified the record's `lastModifiedDatetime` (normalized), `""` when it has none
+   */
+  addMapped(mapped: MappedRecord, lastModified: string): AddOutcome {
+    return this.keep(mapped.kind, mapped.recordId, lastModified, () => mapped);
+  }
+
+  private keep(kind: RecordKind, recordId: string, lastModified: string, map: () => MappedRecord): AddOutcome {
+    const key = grantKey(kind, recordId);
     if (!this.claimNewest(key, lastModified)) return { status: "stale", key };
     const replaces = this.kept.has(key) ? { replaces: key } : {};
     this.kept.delete(key);
     this.quarantinedByKey.delete(key);
     let mapped: MappedRecord;
     try {
-      mapped =
-        grant.kind === "restrictedStockAward"
-          ? mapAward(grant.record, { issuerId: this.issuerId, options: this.options })
-          : mapUnit(grant.record, { issuerId: this.issuerId, options: this.options, shareClasses });
+      mapped = map();
     } catch (error) {
       if (!isMappingError(error) || this.onInvalid === "fail") throw error;
-      const quarantined: QuarantinedMapping = { kind: grant.kind, recordId, error };
+      const quarantined: QuarantinedMapping = { kind, recordId, error };
       this.quarantinedByKey.set(key, quarantined);
       return { status: "quarantined", key, quarantined, ...replaces };
     }
@@ -162,10 +178,10 @@ export class IssuerMappingAccumulator {
       if (tx.date > latestDate) latestDate = tx.date;
     }
     for (const terms of mapped.vestingTerms) claims.push(["vestingTerms", terms.id]);
-    if (grant.kind === "restrictedStockAward") {
+    if (kind === "restrictedStockAward") {
       for (const use of mapped.uses.stockClasses) if (use.id !== undefined && use.name !== undefined) this.classNames.set(use.id, use.name);
     }
-    this.kept.set(key, { kind: grant.kind, recordId, lastModified, claims, uses: mapped.uses, warnings: mapped.warnings, latestDate });
+    this.kept.set(key, { kind, recordId, lastModified, claims, uses: mapped.uses, warnings: mapped.warnings, latestDate });
     return { status: "mapped", key, mapped, ...replaces };
   }
 

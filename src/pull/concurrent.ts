@@ -36,3 +36,41 @@ export async function* inCompletionOrder<T, R>(
     yield result;
   }
 }
+
+/**
+ * Yields the items of several async iterables as each source has them, all sources running at once.
+ * Each source is asked for its next item as soon as its previous one is taken, so at most one item per
+ * source waits while the consumer works. When a source fails or the consumer stops early, `stop` is
+ * called (to abort the others' work in flight) and every source is closed before this ends; a
+ * source's failure is then thrown.
+ */
+export async function* interleave<T>(sources: readonly AsyncIterable<T>[], stop: () => void): AsyncGenerator<T, void, undefined> {
+  const iterators = sources.map((source) => source[Symbol.asyncIterator]());
+  const pending = new Map<number, Promise<{ index: number; result: IteratorResult<T, unknown> }>>();
+  const ask = (index: number): void => {
+    pending.set(
+      index,
+      (iterators[index] as AsyncIterator<T>).next().then((result) => ({ index, result })),
+    );
+  };
+  iterators.forEach((_, index) => ask(index));
+  let completed = false;
+  try {
+    while (pending.size > 0) {
+      const { index, result } = await Promise.race(pending.values());
+      if (result.done === true) {
+        pending.delete(index);
+        continue;
+      }
+      ask(index);
+      yield result.value;
+    }
+    completed = true;
+  } finally {
+    if (!completed) {
+      stop();
+      await Promise.allSettled(pending.values());
+      await Promise.allSettled(iterators.map((iterator) => iterator.return?.()));
+    }
+  }
+}

@@ -12,7 +12,8 @@ import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
 import { keepableJson } from "../source/json-limits.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
-import { listPages, type ListOptions } from "./paginate.js";
+import { interleave } from "./concurrent.js";
+import { listPages, type ListOptions, type ListPage } from "./paginate.js";
 import type { PullEvent } from "./events.js";
 
 /** What to do with a record that fails validation. */
@@ -48,40 +49,61 @@ export type PullItem =
   | { type: "warning"; warning: SourceWarning };
 
 /**
- * Streams every record of one issuer: all pages of awards, then all pages of units. Memory stays
- * at one page. Throws the first `SourceRecordError` when `onInvalid` is `"fail"`, and any API error.
+ * The pages of an issuer's lists of awards and units (`kinds`), as they arrive: the lists are paged at
+ * the same time (the client's one rate limiter keeps them within the quota), each in the service's
+ * order, with a `page-fetched` event per page. A failing list, or a consumer that stops, stops the
+ * other (its request in flight is aborted).
+ */
+export async function* issuerPages(client: ApiClient, issuerId: string, options: PullOptions = {}): AsyncGenerator<ListPage, void, undefined> {
+  const stopped = new AbortController();
+  const signal = options.signal === undefined ? stopped.signal : AbortSignal.any([options.signal, stopped.signal]);
+  const listOptions: ListOptions = {
+    ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+    ...(options.maxPages === undefined ? {} : { maxPages: options.maxPages }),
+    ...(options.lastModifiedDatetimeAfter === undefined ? {} : { lastModifiedDatetimeAfter: options.lastModifiedDatetimeAfter }),
+    ...(options.lastModifiedDatetimeBefore === undefined ? {} : { lastModifiedDatetimeBefore: options.lastModifiedDatetimeBefore }),
+    signal,
+  };
+  const lists = (options.kinds ?? RECORD_KINDS).map((kind) => listPages(client, kind, issuerId, listOptions));
+  for await (const page of interleave(lists, () => stopped.abort(new Error(`the pull of issuer ${JSON.stringify(issuerId)} stopped`)))) {
+    options.onEvent?.({ type: "page-fetched", issuerId, kind: page.kind, page: page.page, records: page.items.length, attempts: page.attempts });
+    yield page;
+  }
+}
+
+/**
+ * One record of a page, parsed: its warnings then itself, or (`onInvalid: "quarantine"`) its
+ * quarantine, with a `record-quarantined` event. Throws its `SourceRecordError` under `"fail"`.
+ */
+export function* recordItems(kind: RecordKind, raw: unknown, issuerId: string, options: Pick<PullOptions, "onInvalid" | "onEvent"> = {}): Generator<PullItem, void, undefined> {
+  let result: ReturnType<typeof parseRecord>;
+  try {
+    result = parseRecord(kind, raw, { issuerId });
+  } catch (error) {
+    if (!(error instanceof SourceRecordError) || (options.onInvalid ?? "fail") === "fail") throw error;
+    // A record too deep to serialize is kept cut, so that its report line and snapshot can be written.
+    const quarantined: QuarantinedRecord = { issuerId, kind, recordId: recordIdOf(raw), raw: keepableJson(raw), error };
+    options.onEvent?.({ type: "record-quarantined", issuerId, kind, recordId: quarantined.recordId, error });
+    yield { type: "quarantined", ...quarantined };
+    return;
+  }
+  for (const warning of result.warnings) yield { type: "warning", warning };
+  yield { type: "record", ...result.parsed, issuerId, raw };
+}
+
+/**
+ * Streams every record of one issuer, in the order their pages arrive (`issuerPages`); within a list,
+ * in the service's order. Memory stays at one page per list. Throws the first `SourceRecordError` when
+ * `onInvalid` is `"fail"`, and any API error; either stops the other list.
  */
 export async function* streamIssuerRecords(
   client: ApiClient,
   issuerId: string,
   options: PullOptions = {},
 ): AsyncGenerator<PullItem, void, undefined> {
-  const onInvalid = options.onInvalid ?? "fail";
-  for (const kind of options.kinds ?? RECORD_KINDS) {
-    const listOptions: ListOptions = {
-      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
-      ...(options.maxPages === undefined ? {} : { maxPages: options.maxPages }),
-      ...(options.lastModifiedDatetimeAfter === undefined ? {} : { lastModifiedDatetimeAfter: options.lastModifiedDatetimeAfter }),
-      ...(options.lastModifiedDatetimeBefore === undefined ? {} : { lastModifiedDatetimeBefore: options.lastModifiedDatetimeBefore }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    };
-    for await (const page of listPages(client, kind, issuerId, listOptions)) {
-      options.onEvent?.({ type: "page-fetched", issuerId, kind, page: page.page, records: page.items.length, attempts: page.attempts });
-      for (const warning of page.warnings) yield { type: "warning", warning };
-      for (const raw of page.items) {
-        try {
-          const { parsed, warnings } = parseRecord(kind, raw, { issuerId });
-          for (const warning of warnings) yield { type: "warning", warning };
-          yield { type: "record", ...parsed, issuerId, raw };
-        } catch (error) {
-          if (!(error instanceof SourceRecordError) || onInvalid === "fail") throw error;
-          // A record too deep to serialize is kept cut, so that its report line and snapshot can be written.
-          const quarantined: QuarantinedRecord = { issuerId, kind, recordId: recordIdOf(raw), raw: keepableJson(raw), error };
-          options.onEvent?.({ type: "record-quarantined", issuerId, kind, recordId: quarantined.recordId, error });
-          yield { type: "quarantined", ...quarantined };
-        }
-      }
-    }
+  for await (const page of issuerPages(client, issuerId, options)) {
+    for (const warning of page.warnings) yield { type: "warning", warning };
+    for (const raw of page.items) yield* recordItems(page.kind, raw, issuerId, options);
   }
 }
 

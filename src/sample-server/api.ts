@@ -4,11 +4,11 @@
  * `server.ts`. Behaviour follows the real service as recorded in source-api.md: envelopes (§4),
  * paging (§5), filters (§6) and error bodies (§7).
  */
-import { createHash } from "node:crypto";
-import { compareIso, parseUtcDateTime } from "../dates.js";
+import { parseUtcDateTime } from "../dates.js";
 import { describeValue } from "../errors.js";
 import { COLLECTION_OF, RECORD_KINDS, type RecordKind } from "../source/kinds.js";
 import type { SampleData, WireRecord } from "./data.js";
+import type { ListIndexes } from "./list-index.js";
 import type { JsonReply } from "./oauth.js";
 import { decodePageToken, encodePageToken, type PageTokenScope } from "./page-token.js";
 
@@ -48,6 +48,8 @@ export interface ApiSettings {
   defaultPageSize: number;
   /** Key that signs page tokens. */
   tokenKey: Buffer;
+  /** The indexes pages are served from (one per server). */
+  indexes: ListIndexes;
 }
 
 /** A request to one of the four endpoints, path already split and percent-decoded. */
@@ -84,7 +86,7 @@ export function matchApiRoute(rawPath: string, query: URLSearchParams): ApiReque
 /** Answers a matched request from the current data. */
 export function handleApiRequest(data: SampleData, request: ApiRequest, settings: ApiSettings): JsonReply {
   try {
-    return request.id === undefined ? listRecords(data, request, settings) : getRecord(data, request, request.id);
+    return request.id === undefined ? listRecords(data, request, settings) : getRecord(data, request, request.id, settings);
   } catch (error) {
     if (error instanceof InvalidArgument) return invalidArgument(error.message);
     throw error;
@@ -97,8 +99,9 @@ function recordsOf(data: SampleData, issuerId: string, kind: RecordKind): WireRe
   return kind === "restrictedStockAward" ? issuer.awards : issuer.units;
 }
 
-function getRecord(data: SampleData, request: ApiRequest, id: string): JsonReply {
-  const record = recordsOf(data, request.issuerId, request.kind)?.find((r) => r.id === id);
+function getRecord(data: SampleData, request: ApiRequest, id: string, settings: ApiSettings): JsonReply {
+  const records = recordsOf(data, request.issuerId, request.kind);
+  const record = records === undefined ? undefined : settings.indexes.get(records, COLLECTION_OF[request.kind], id);
   if (record === undefined) return notFound();
   return { status: 200, headers: {}, body: { [request.kind]: record } };
 }
@@ -141,27 +144,6 @@ function parseBound(name: string, text: string | undefined): string | undefined 
   }
 }
 
-/** The normalized `lastModifiedDatetime` of a raw record, or `undefined` when it has none that parses. */
-function modifiedAt(record: WireRecord): string | undefined {
-  const wrapper = record.lastModifiedDatetime;
-  const value = typeof wrapper === "object" && wrapper !== null ? (wrapper as Record<string, unknown>).value : undefined;
-  if (typeof value !== "string") return undefined;
-  try {
-    return parseUtcDateTime(value);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * A fixed order that is neither by id nor by modification time, as the real service promises no
- * order (source-api.md §6): records sort by a hash of their id.
- */
-function orderKey(collection: string, record: WireRecord): string {
-  const id = typeof record.id === "string" ? record.id : JSON.stringify(record);
-  return createHash("sha256").update(`${collection}\u0000${id}`).digest("hex");
-}
-
 function listRecords(data: SampleData, request: ApiRequest, settings: ApiSettings): JsonReply {
   const { query, issuerId, kind } = request;
   const collection = COLLECTION_OF[kind];
@@ -186,23 +168,11 @@ function listRecords(data: SampleData, request: ApiRequest, settings: ApiSetting
 
   const records = recordsOf(data, issuerId, kind);
   if (records === undefined) return notFound();
-  const filtering = after !== undefined || before !== undefined;
-  const matching = records
-    .filter((record) => {
-      if (!filtering) return true;
-      // A record without a usable timestamp cannot satisfy a time filter.
-      const at = modifiedAt(record);
-      if (at === undefined) return false;
-      return (after === undefined || compareIso(at, after) >= 0) && (before === undefined || compareIso(at, before) <= 0);
-    })
-    .map((record) => ({ record, key: orderKey(collection, record) }))
-    .sort((a, b) => compareIso(a.key, b.key))
-    .map(({ record }) => record);
+  const { records: page, total } = settings.indexes.page(records, collection, { after, before, offset, pageSize, firstPage: params.pageToken === undefined });
 
-  const page = matching.slice(offset, offset + pageSize);
   const body: Record<string, unknown> = {};
   // proto3 JSON leaves out an empty repeated field and an empty string (source-api.md §4).
   if (page.length > 0) body[collection] = page;
-  if (offset + pageSize < matching.length) body.nextPageToken = encodePageToken(settings.tokenKey, offset + pageSize, scope);
+  if (offset + pageSize < total) body.nextPageToken = encodePageToken(settings.tokenKey, offset + pageSize, scope);
   return { status: 200, headers: {}, body };
 }

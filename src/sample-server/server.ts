@@ -20,6 +20,7 @@ import {
   rpcStatus,
 } from "./api.js";
 import { loadSampleData, type SampleData } from "./data.js";
+import { ListIndexes } from "./list-index.js";
 import { SampleServerOptionsError, createFaultPlan, type FaultKind, type FaultOptions, type FaultPlan } from "./faults.js";
 import { TOKEN_PATH, TokenAuthority, type JsonReply, type OAuthServerOptions } from "./oauth.js";
 import { FixedWindowQuota, NOMINAL_QUOTA, type QuotaLimits } from "./quota.js";
@@ -43,7 +44,8 @@ export interface SampleServerOptions {
   dataDir?: string;
   /**
    * Records to serve instead of files. The server reads this object afresh on every request, so a
-   * test may change it between requests (add an issuer, edit or remove a record).
+   * test may change it between requests (add an issuer, edit or remove a record). Pages come from an
+   * index built once per collection, which notices such changes (`list-index.ts`).
    */
   data?: SampleData;
   /** When set, every API call needs `Authorization: Bearer <token>` (401 otherwise). */
@@ -185,6 +187,7 @@ export async function startSampleServer(options: SampleServerOptions = {}): Prom
   const settings = {
     defaultPageSize: Math.min(options.defaultPageSize ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE),
     tokenKey: randomBytes(32),
+    indexes: new ListIndexes(),
   };
   const quota = options.quota
     ? new FixedWindowQuota(options.quota, true, now)

@@ -2,10 +2,13 @@
  * What a sync changed in an issuer's package: OCF objects created, changed (with the fields that
  * changed), removed and unchanged. The mapping derives every object id from source ids
  * (`src/mapping/ids.ts`), so an object keeps its id from one export to the next and a diff by id is exact.
+ *
+ * The change set comes from the records, not from the packages: the store keeps each record's mapped
+ * objects, so only the shards that differ between the store the previous package was written from and
+ * the current one are compared, record by record, plus the issuer-level objects kept beside them.
  */
-import { stat } from "node:fs/promises";
-import { manifestFileReferences, normalizePackagePath, parseJsonBytes, readOcfPackage } from "../ocf/package-reader.js";
-import { OcfSyncError } from "../errors.js";
+import type { MappedRecord } from "../mapping/types.js";
+import { readShardMappings, shardOf, type PackageHeadFile, type ShardGenerations, type StoredRecord } from "./store.js";
 
 /** One OCF object, named by its type and id. */
 export interface OcfObjectRef {
@@ -43,38 +46,8 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/**
- * Reads the OCF objects (the manifest's issuer and every item of every listed file) of the package
- * folder at `folder`; an empty map when there is no package there yet.
- * @throws {OcfSyncError} `SYNC_PACKAGE_UNREADABLE` when a listed file is missing or not JSON
- */
-export async function readPackageObjects(folder: string, options: { signal?: AbortSignal } = {}): Promise<PackageObjects> {
-  const objects: PackageObjects = new Map();
-  try {
-    await stat(folder);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return objects;
-    throw error;
-  }
-  const pkg = await readOcfPackage(folder, options);
-  const add = (item: unknown): void => {
-    if (isObject(item) && typeof item.object_type === "string" && typeof item.id === "string") objects.set(keyOf(item.object_type, item.id), item);
-  };
-  add(pkg.manifest.issuer);
-  for (const reference of manifestFileReferences(pkg.manifest)) {
-    const path = normalizePackagePath(reference.filepath);
-    const content = path.ok ? pkg.files.get(path.path) : undefined;
-    const parsed = content?.state === "read" ? parseJsonBytes(content.bytes) : undefined;
-    if (parsed === undefined || !parsed.ok || !isObject(parsed.value) || !Array.isArray(parsed.value.items)) {
-      throw new OcfSyncError("SYNC_PACKAGE_UNREADABLE", `the package ${folder} cannot be compared: its file ${JSON.stringify(reference.filepath)} is missing or not an OCF file`);
-    }
-    for (const item of parsed.value.items) add(item);
-  }
-  return objects;
-}
-
 /** JSON with object keys sorted, so that two objects compare equal whatever their key order. */
-function canonicalJson(value: unknown): string {
+export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (isObject(value)) {
     return `{${Object.keys(value)
@@ -108,4 +81,144 @@ export function diffPackageObjects(before: PackageObjects, after: PackageObjects
     }
   }
   return changes;
+}
+
+/** A package as its store describes it: the shards it was written from and its issuer-level objects. */
+export interface StoredPackage {
+  shards: ShardGenerations;
+  head: PackageHeadFile;
+}
+
+type ObjectMap = Map<string, Readonly<Record<string, unknown>>>;
+
+/** The objects of the head (issuer, stakeholders, classes, plans). */
+function headObjects(head: PackageHeadFile | undefined): PackageObjects {
+  const objects: PackageObjects = new Map();
+  if (head === undefined) return objects;
+  for (const item of [head.issuer, ...head.stakeholders, ...head.stockClasses, ...head.stockPlans] as unknown as { object_type: string; id: string }[]) {
+    objects.set(keyOf(item.object_type, item.id), item as unknown as Readonly<Record<string, unknown>>);
+  }
+  return objects;
+}
+
+/** The objects a record puts in a package: none when it has no mapping or was withdrawn. */
+function recordObjects(record: StoredRecord | undefined, withdrawn: ReadonlySet<string>): string {
+  return record === undefined || withdrawn.has(record.key) ? "" : record.mapped;
+}
+
+function addObjects(into: ObjectMap, mappedJson: string): void {
+  if (mappedJson === "") return;
+  const mapped = JSON.parse(mappedJson) as MappedRecord;
+  for (const item of [...mapped.transactions, ...mapped.vestingTerms] as unknown as { object_type: string; id: string }[]) {
+    into.set(keyOf(item.object_type, item.id), item as unknown as Readonly<Record<string, unknown>>);
+  }
+}
+
+/** The records of the shards of `side` that lie in group `group` of `groups` (a coarser or equal split). */
+async function groupRecords(storeDir: string, shards: ShardGenerations, group: number, groups: number): Promise<Map<string, StoredRecord>> {
+  const records = new Map<string, StoredRecord>();
+  const per = shards.length / groups;
+  for (let shard = group * per; shard < (group + 1) * per; shard += 1) {
+    const generation = shards[shard] ?? 0;
+    if (generation === 0) continue;
+    for (const record of await readShardMappings(storeDir, shard, generation)) records.set(record.key, record);
+  }
+  return records;
+}
+
+function compareRefs(a: OcfObjectRef, b: OcfObjectRef): number {
+  const ka = keyOf(a.objectType, a.id);
+  const kb = keyOf(b.objectType, b.id);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+/**
+ * The change set from the package `before` was written from to the one `after` is written from, and
+ * the number of objects in the new package. Reads only the shards that differ (and those holding a
+ * record whose objects were withdrawn on one side only).
+ *
+ * @param before `undefined` when there was no package: every object is created
+ * @param objectsBefore the number of objects in the previous package
+ */
+export async function diffStoredPackages(
+  storeDir: string,
+  before: StoredPackage | undefined,
+  after: StoredPackage,
+  objectsBefore: number,
+  options: { signal?: AbortSignal } = {},
+): Promise<{ changes: OcfChangeSet; objects: number }> {
+  const beforeShards = before?.shards ?? after.shards.map(() => 0);
+  // Groups are shards of the coarser split (shard counts are powers of two): a group's records are in
+  // whole shards on both sides.
+  const groups = Math.min(beforeShards.length, after.shards.length);
+  const withdrawnBefore = new Set(before?.head.withdrawn ?? []);
+  const withdrawnAfter = new Set(after.head.withdrawn);
+  const recheck = new Set<number>();
+  for (const key of [...withdrawnBefore, ...withdrawnAfter]) {
+    if (withdrawnBefore.has(key) !== withdrawnAfter.has(key)) recheck.add(shardOf(key, groups));
+  }
+
+  const changes: OcfChangeSet = { created: [], changed: [], removed: [], unchanged: 0 };
+  // Where each created and removed object came from, to find objects that moved between groups.
+  const createdIn = new Map<string, number>();
+  const removedIn = new Map<string, number>();
+  for (let group = 0; group < groups; group += 1) {
+    options.signal?.throwIfAborted();
+    const same = beforeShards.length === after.shards.length && beforeShards[group] === after.shards[group];
+    if (same && !recheck.has(group)) continue;
+    const old = await groupRecords(storeDir, beforeShards, group, groups);
+    const now = await groupRecords(storeDir, after.shards, group, groups);
+    const oldObjects: ObjectMap = new Map();
+    const newObjects: ObjectMap = new Map();
+    for (const key of new Set([...old.keys(), ...now.keys()])) {
+      const a = recordObjects(old.get(key), withdrawnBefore);
+      const b = recordObjects(now.get(key), withdrawnAfter);
+      if (a === b) continue;
+      addObjects(oldObjects, a);
+      addObjects(newObjects, b);
+    }
+    const diff = diffPackageObjects(oldObjects, newObjects);
+    changes.changed.push(...diff.changed);
+    for (const ref of diff.created) {
+      changes.created.push(ref);
+      // With no previous package, nothing can have moved: no need to remember where objects came from.
+      if (before !== undefined) createdIn.set(keyOf(ref.objectType, ref.id), group);
+    }
+    for (const ref of diff.removed) {
+      changes.removed.push(ref);
+      removedIn.set(keyOf(ref.objectType, ref.id), group);
+    }
+  }
+
+  // An object whose id moved from one record to another in another group: compare its two versions.
+  const moved = [...removedIn.keys()].filter((key) => createdIn.has(key));
+  if (moved.length > 0) {
+    const oldObjects: ObjectMap = new Map();
+    const newObjects: ObjectMap = new Map();
+    for (const group of new Set(moved.map((key) => removedIn.get(key) as number))) {
+      for (const record of (await groupRecords(storeDir, beforeShards, group, groups)).values()) addObjects(oldObjects, recordObjects(record, withdrawnBefore));
+    }
+    for (const group of new Set(moved.map((key) => createdIn.get(key) as number))) {
+      for (const record of (await groupRecords(storeDir, after.shards, group, groups)).values()) addObjects(newObjects, recordObjects(record, withdrawnAfter));
+    }
+    const diff = diffPackageObjects(
+      new Map(moved.map((key) => [key, oldObjects.get(key) ?? {}])),
+      new Map(moved.map((key) => [key, newObjects.get(key) ?? {}])),
+    );
+    const settled = new Set(moved);
+    changes.created = changes.created.filter((ref) => !settled.has(keyOf(ref.objectType, ref.id)));
+    changes.removed = changes.removed.filter((ref) => !settled.has(keyOf(ref.objectType, ref.id)));
+    changes.changed.push(...diff.changed);
+  }
+
+  const head = diffPackageObjects(headObjects(before?.head), headObjects(after.head));
+  changes.created.push(...head.created);
+  changes.changed.push(...head.changed);
+  changes.removed.push(...head.removed);
+  changes.created.sort(compareRefs);
+  changes.changed.sort(compareRefs);
+  changes.removed.sort(compareRefs);
+  const objects = objectsBefore + changes.created.length - changes.removed.length;
+  changes.unchanged = objects - changes.created.length - changes.changed.length;
+  return { changes, objects };
 }

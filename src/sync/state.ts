@@ -1,24 +1,18 @@
 /**
  * The sync state: one JSON file, written atomically, holding per issuer the cursor of its last complete
- * pass and the name of the snapshot of the records that pass ended with. The snapshots (NDJSON of the
- * raw records, `src/pull/ndjson.ts` lines) live in `<state>.snapshots/`, never inside a package folder:
- * an OCF package cannot be mapped back to the records, and an incremental pass must re-map the
- * unchanged records together with the changed ones.
+ * pass, the files of the records it keeps (`store.ts`, in `<state>.snapshots/<package name>/`) and
+ * what its package was last written from. The state file is the commit point: files are written under
+ * new names first and only the state names them, so a pass killed before the state is saved leaves the
+ * previous state, which names the previous files (and the next run removes the others).
  *
- * The state file is the commit point of an issuer's pass: a snapshot is written under a new name
- * (`<package name>.<generation>.ndjson`) first, and only the state names it. A pass killed before the
- * state is saved leaves the previous state, which names the previous snapshot.
+ * A pass commits twice: once its records are stored (the cursor moves; the package is now behind), and
+ * once the package is written from them. A pass that fails in between keeps what it pulled: the next
+ * run pulls only what changed since, and writes the package.
  */
-import { createReadStream } from "node:fs";
-import { mkdir, readFile, readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
-import { createInterface } from "node:readline";
+import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { OcfSyncError } from "../errors.js";
-import { createAtomicWriteStream, writeFileAtomic } from "../io/atomic-file.js";
-import { packageNameFor } from "../ocf/package-folder.js";
-import type { NdjsonRecordLine } from "../pull/ndjson.js";
-import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
+import { writeFileAtomic } from "../io/atomic-file.js";
 
 /** Why an issuer's pass pulls everything. */
 export type FullPassReason =
@@ -32,8 +26,35 @@ export type FullPassReason =
   | "interrupted-full"
   /** The previous pass saw no record with a modification time, so there is no cursor to filter by. */
   | "no-cursor"
-  /** The snapshot the state names is gone. */
-  | "snapshot-missing";
+  /** The records the state names are gone (or damaged). */
+  | "snapshot-missing"
+  /** The state was written by an earlier version of ocf-sync, which kept records another way. */
+  | "state-upgraded";
+
+/** The records a sync keeps of an issuer: the generation of each shard's files, and of the recent list. */
+export interface IssuerStore {
+  /** Per shard, the generation of its files; `0` for an empty shard. The length is the shard count. */
+  shards: number[];
+  /** The generation of the recent list; `0`: none. */
+  recent: number;
+  /** The mapping code and options the stored mappings were made with (a digest). */
+  mapping: string;
+}
+
+/** The package as last written from the store. */
+export interface IssuerPackageState {
+  /** The store generation it was written from (also that of its head file). */
+  generation: number;
+  /** The store's shards then: the change set of the next package is taken against them. */
+  shards: number[];
+  /** The options it was written with (a digest): other options write it again. */
+  build: string;
+  /** Where it was written. */
+  folder: string;
+  zip: string | null;
+  /** OCF objects in it (the issuer, stakeholders, classes, plans, vesting terms, transactions). */
+  objects: number;
+}
 
 /** What the state keeps of one issuer. */
 export interface IssuerSyncState {
@@ -43,11 +64,9 @@ export interface IssuerSyncState {
    * (`YYYY-MM-DDThh:mm:ss.ffffffZ`), or `null` when no record had one.
    */
   cursor: string | null;
-  /** The snapshot file (in the snapshot folder) of the records as of the last complete pass. */
-  snapshot: string;
-  /** Counts the issuer's complete passes; names the next snapshot. */
+  /** Counts the passes that stored records; names their files. */
   generation: number;
-  /** Source records in the snapshot. */
+  /** Source records kept. */
   records: number;
   /** Incremental passes since the last full one. */
   incrementalSinceFull: number;
@@ -56,29 +75,64 @@ export interface IssuerSyncState {
   syncedAt: string;
   /** Set when a full pass starts and cleared when one completes: a killed full pass is redone. */
   fullPending?: boolean;
+  /** The records kept; absent in a state of an earlier version (the next pass is full). */
+  store?: IssuerStore;
+  /** The package as last written; absent before the first one, and when it is behind `generation`. */
+  package?: IssuerPackageState;
 }
 
 /** The whole state file. */
 export interface SyncState {
-  version: 1;
+  version: 2;
   issuers: IssuerSyncState[];
 }
+
+const generation = z.int().min(0);
+const digest = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
 const IssuerSyncStateSchema = z.strictObject({
   issuerId: z.string().min(1),
   cursor: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/).nullable(),
-  snapshot: z.string().regex(/^[a-z0-9][a-z0-9_.-]*\.\d+\.ndjson$/),
-  generation: z.int().min(1),
+  generation,
   records: z.int().min(0),
   incrementalSinceFull: z.int().min(0),
   lastPass: z.enum(["full", "incremental"]),
   syncedAt: z.string(),
   fullPending: z.boolean().optional(),
+  store: z.strictObject({ shards: z.array(generation).min(1).max(256), recent: generation, mapping: digest }).optional(),
+  package: z
+    .strictObject({
+      generation,
+      shards: z.array(generation).min(1).max(256),
+      build: digest,
+      folder: z.string().min(1),
+      zip: z.string().min(1).nullable(),
+      objects: z.int().min(0),
+    })
+    .optional(),
 });
 
-const SyncStateSchema = z.strictObject({ version: z.literal(1), issuers: z.array(IssuerSyncStateSchema) });
+const SyncStateSchema = z.strictObject({ version: z.literal(2), issuers: z.array(IssuerSyncStateSchema) });
 
-/** The state file or a snapshot cannot be used; it is left as it is. */
+/** A state of version 1: a snapshot file per issuer. Read to keep the cursors; its records are pulled again. */
+const V1StateSchema = z.strictObject({
+  version: z.literal(1),
+  issuers: z.array(
+    z.strictObject({
+      issuerId: z.string().min(1),
+      cursor: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/).nullable(),
+      snapshot: z.string(),
+      generation: z.int().min(1),
+      records: z.int().min(0),
+      incrementalSinceFull: z.int().min(0),
+      lastPass: z.enum(["full", "incremental"]),
+      syncedAt: z.string(),
+      fullPending: z.boolean().optional(),
+    }),
+  ),
+});
+
+/** The state file cannot be used; it is left as it is. */
 export class SyncStateError extends OcfSyncError {
   readonly path: string;
   constructor(path: string, message: string, options?: { cause?: unknown }) {
@@ -100,7 +154,7 @@ export async function readSyncState(stateFile: string, options: { signal?: Abort
   try {
     text = await readFile(stateFile, "utf8");
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 1, issuers: [] };
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 2, issuers: [] };
     throw new SyncStateError(stateFile, `cannot read the sync state ${stateFile}: ${(error as Error).message}`, { cause: error });
   }
   let json: unknown;
@@ -109,7 +163,14 @@ export async function readSyncState(stateFile: string, options: { signal?: Abort
   } catch (error) {
     throw new SyncStateError(stateFile, `the sync state ${stateFile} is not JSON (${(error as Error).message}); it was left as it is`, { cause: error });
   }
-  const parsed = SyncStateSchema.safeParse(json);
+  // A state of version 1 keeps its cursors and counts; without a store, each issuer's next pass is full.
+  const earlier = (json as { version?: unknown } | null)?.version === 1 ? V1StateSchema.safeParse(json) : undefined;
+  const parsed =
+    earlier === undefined
+      ? SyncStateSchema.safeParse(json)
+      : earlier.success
+        ? SyncStateSchema.safeParse({ version: 2, issuers: earlier.data.issuers.map(({ snapshot: _snapshot, ...rest }) => rest) })
+        : earlier;
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new SyncStateError(
@@ -125,110 +186,10 @@ export async function readSyncState(stateFile: string, options: { signal?: Abort
   return parsed.data as SyncState;
 }
 
-/** Writes the state file atomically (a reader sees the previous state or this one, never a mix). */
+/** Writes the state file atomically (a reader sees the previous state or this one, never a mix); one issuer a line. */
 export async function writeSyncState(stateFile: string, state: SyncState, options: { signal?: AbortSignal } = {}): Promise<void> {
   options.signal?.throwIfAborted();
-  const sorted: SyncState = { version: 1, issuers: [...state.issuers].sort((a, b) => (a.issuerId < b.issuerId ? -1 : a.issuerId > b.issuerId ? 1 : 0)) };
-  await writeFileAtomic(stateFile, `${JSON.stringify(sorted, null, 2)}\n`);
-}
-
-/** A source record as a snapshot keeps it: exactly as the service sent it. */
-export interface SnapshotRecord {
-  kind: RecordKind;
-  /** The record's id; `undefined` for a quarantined record without a usable id. */
-  id: string | undefined;
-  raw: unknown;
-}
-
-/** The snapshot file name of an issuer's `generation`-th pass (`packageNameFor` keeps it a safe name). */
-export function snapshotNameFor(issuerId: string, generation: number): string {
-  return `${packageNameFor(issuerId)}.${generation}.ndjson`;
-}
-
-/** Writes a snapshot atomically, one NDJSON line per record. */
-export async function writeSnapshot(
-  folder: string,
-  name: string,
-  issuerId: string,
-  records: Iterable<SnapshotRecord>,
-  options: { signal?: AbortSignal } = {},
-): Promise<void> {
-  options.signal?.throwIfAborted();
-  await mkdir(folder, { recursive: true });
-  const output = createAtomicWriteStream(join(folder, name));
-  try {
-    for (const { kind, id, raw } of records) {
-      options.signal?.throwIfAborted();
-      const line: NdjsonRecordLine = { kind, issuerId, id, record: raw };
-      await output.write(`${JSON.stringify(line)}\n`);
-    }
-    await output.commit();
-  } catch (error) {
-    await output.abort();
-    throw error;
-  }
-}
-
-/**
- * Reads a snapshot; `undefined` when the file does not exist.
- * @throws {SyncStateError} for a line that is not a snapshot record of `issuerId`
- */
-export async function readSnapshot(folder: string, name: string, issuerId: string, options: { signal?: AbortSignal } = {}): Promise<SnapshotRecord[] | undefined> {
-  const path = join(folder, name);
-  const records: SnapshotRecord[] = [];
-  const input = createReadStream(path, { encoding: "utf8" });
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  let lineNumber = 0;
-  try {
-    for await (const line of lines) {
-      options.signal?.throwIfAborted();
-      lineNumber += 1;
-      if (line === "") continue;
-      let parsed: Partial<NdjsonRecordLine>;
-      try {
-        parsed = JSON.parse(line) as Partial<NdjsonRecordLine>;
-      } catch (error) {
-        throw new SyncStateError(path, `snapshot ${path} line ${lineNumber} is not JSON: ${(error as Error).message}`, { cause: error });
-      }
-      if (
-        typeof parsed !== "object" ||
-        parsed === null ||
-        !RECORD_KINDS.includes(parsed.kind as RecordKind) ||
-        parsed.issuerId !== issuerId ||
-        !(parsed.id === undefined || typeof parsed.id === "string") ||
-        !("record" in parsed)
-      ) {
-        throw new SyncStateError(path, `snapshot ${path} line ${lineNumber} is not a record of issuer ${JSON.stringify(issuerId)}`);
-      }
-      records.push({ kind: parsed.kind as RecordKind, id: parsed.id, raw: parsed.record });
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  } finally {
-    lines.close();
-    input.destroy();
-  }
-  return records;
-}
-
-/**
- * Deletes the snapshots of `issuerId` other than `keep`: those of earlier passes, and those a killed
- * pass wrote but never named in the state.
- */
-export async function removeOtherSnapshots(folder: string, issuerId: string, keep: string, options: { signal?: AbortSignal } = {}): Promise<void> {
-  options.signal?.throwIfAborted();
-  const name = packageNameFor(issuerId);
-  let entries: string[];
-  try {
-    entries = await readdir(folder);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return;
-    throw error;
-  }
-  for (const entry of entries) {
-    if (entry === keep || !entry.startsWith(`${name}.`)) continue;
-    // `\d+` cannot hold a dot, so the snapshots of issuer "x" never match those of "x.<hash>".
-    if (/^\d+\.ndjson$/.test(entry.slice(name.length + 1))) await rm(join(folder, entry), { force: true });
-  }
+  const issuers = [...state.issuers].sort((a, b) => (a.issuerId < b.issuerId ? -1 : a.issuerId > b.issuerId ? 1 : 0));
+  const lines = issuers.map((issuer) => `    ${JSON.stringify(issuer)}`);
+  await writeFileAtomic(stateFile, `{\n  "version": 2,\n  "issuers": [${lines.length === 0 ? "" : `\n${lines.join(",\n")}\n  `}]\n}\n`);
 }

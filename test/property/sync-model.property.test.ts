@@ -5,6 +5,7 @@
  * current records, plus the records deleted since the last full pass (no deletions feed, §6) in the
  * version the sync last saw. A full pass must therefore equal a fresh export of the current data.
  */
+import { existsSync } from "node:fs";
 import { mkdtemp, readFile, readdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,7 +15,11 @@ import { createApiClient } from "../../src/client/create-client.js";
 import { epochMsToUtcDateTime } from "../../src/dates.js";
 import { exportIssuer } from "../../src/export/export-issuer.js";
 import { startSampleServer, loadSampleData, type SampleServer, type WireRecord } from "../../src/sample-server/server.js";
+import { diffPackageObjects } from "../../src/sync/change-set.js";
+import { storeFilesOf, storeFolderOf } from "../../src/sync/pass.js";
+import { readSyncState } from "../../src/sync/state.js";
 import { sync, type SyncEvent } from "../../src/sync/sync.js";
+import { packageObjects } from "../integration/sync/helpers.js";
 
 const ISSUER = "7";
 const GENERATED_AT = "2025-07-01T00:00:00Z";
@@ -155,6 +160,8 @@ class Sync implements fc.AsyncCommand<Model, Real> {
     else for (const [key, entry] of model.current) model.view.set(key, entry);
     const viewChanged = JSON.stringify([...model.view.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) !== viewBefore;
 
+    const packageFolder = join(real.outDir, ISSUER);
+    const objectsBefore = existsSync(packageFolder) ? await packageObjects(packageFolder) : new Map();
     const client = createApiClient({ baseUrl: real.server.url, rateLimit: false });
     const events: SyncEvent[] = [];
     try {
@@ -185,10 +192,15 @@ class Sync implements fc.AsyncCommand<Model, Real> {
     }
     expect(await folderFiles(join(real.outDir, ISSUER))).toEqual(await folderFiles(join(freshDir, ISSUER)));
 
+    // The change set, taken from the stored mappings, is the difference of the two packages.
     const written = events.find((e): e is Extract<SyncEvent, { type: "package-written" }> => e.type === "package-written");
-    if (!viewChanged && written !== undefined && written.changes.unchanged > 0) {
-      expect(written.changes).toMatchObject({ created: [], changed: [], removed: [] });
-    }
+    const objectsAfter = await packageObjects(packageFolder);
+    if (written !== undefined) expect(written.changes).toEqual(diffPackageObjects(objectsBefore, objectsAfter));
+    else expect(objectsAfter).toEqual(objectsBefore);
+    if (!viewChanged) expect(written?.changes ?? { created: [], changed: [], removed: [] }).toMatchObject({ created: [], changed: [], removed: [] });
+    // Nothing is kept beside the state but what it names.
+    const state = await readSyncState(real.stateFile);
+    for (const issuer of state.issuers) expect((await readdir(storeFolderOf(real.stateFile, issuer.issuerId))).sort()).toEqual([...storeFilesOf(issuer)].sort());
   }
   toString(): string {
     return this.full ? "sync(full)" : "sync";

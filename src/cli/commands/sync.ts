@@ -13,17 +13,21 @@ export const SYNC_HELP = `Usage: ocf-sync sync --base-url URL (--issuer ID ... |
 
 Keeps the OCF packages in DIR current while pulling only what changed. The first run of an issuer
 pulls everything; later runs pull only records modified since its last complete pass (minus an
-overlap window), merge them with the records of that pass, and rewrite the issuer's package. Then
-prints what changed: OCF objects created, changed (with the fields that changed), removed, unchanged.
+overlap window), map only the records that changed, and rewrite the issuer's package from the kept
+mappings; an issuer with no changed record costs its list requests and nothing else (its package is
+left as it is). Then prints what changed: OCF objects created, changed (with the fields that
+changed), removed, unchanged.
 
 The service has no deletions feed: only a full pass (--full, or every --full-every-th run of an
 issuer) sees records that vanished and reports their objects as removed.
 
-FILE (the state, written atomically) holds each issuer's cursor; FILE.snapshots/ the raw records of
-its last pass (needed to re-map unchanged records); FILE.lock is held while a sync runs, and
-DIR/.ocf-sync.lock as for 'ocf-sync export': a second sync on the same state or folder is refused, and
-the lock of a killed run (or an empty or corrupt lock file) is taken over, saying so. A sync killed at
-any moment leaves the previous packages and state valid; the next run redoes the interrupted work.
+FILE (the state, written atomically) holds each issuer's cursor; FILE.snapshots/ the records of its
+last pass with their mappings, in shards (a change rewrites only its shards); FILE.lock is held while
+a sync runs, and DIR/.ocf-sync.lock as for 'ocf-sync export': a second sync on the same state or folder
+is refused, and the lock of a killed run (or an empty or corrupt lock file) is taken over, saying so.
+A sync killed at any moment leaves the previous packages and state valid; the next run removes what
+it left and redoes the interrupted work. A pass that fails once its records are pulled (an invalid
+record, a package that fails validation) keeps them: the next run does not pull them again.
 
 Options:
   --issuer ID              an issuer to sync; repeat for more
@@ -75,7 +79,8 @@ export function changeSetDocument(results: readonly IssuerSyncResult[]): unknown
             reason: r.reason,
             modifiedAfter: r.pass === "incremental" ? r.modifiedAfter : null,
             cursor: r.cursor,
-            package: r.export.name,
+            package: r.package.name,
+            packageRewritten: r.package.rewritten,
             created: r.changes.created.length,
             changed: r.changes.changed.length,
             removed: r.changes.removed.length,
@@ -83,6 +88,8 @@ export function changeSetDocument(results: readonly IssuerSyncResult[]): unknown
             objects: { created: r.changes.created, changed: r.changes.changed, removed: r.changes.removed },
             records: {
               pulled: r.pulled,
+              pages: r.pages,
+              reread: r.reread,
               created: r.records.created.length,
               modified: r.records.modified.length,
               removed: r.records.removed.length,
@@ -201,16 +208,21 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
         const r = event.records;
         reporter.log(
           "info",
-          `issuer ${JSON.stringify(event.issuerId)}: ${event.pulled} record${event.pulled === 1 ? "" : "s"} pulled; ${r.created.length} new, ${r.modified.length} modified, ${r.removed.length} gone, ${r.unchanged} unchanged`,
-          { issuerId: event.issuerId, pulled: event.pulled, created: r.created.length, modified: r.modified.length, removed: r.removed.length, unchanged: r.unchanged },
+          `issuer ${JSON.stringify(event.issuerId)}: ${event.pulled} record${event.pulled === 1 ? "" : "s"} pulled in ${event.pages} page${event.pages === 1 ? "" : "s"} (${event.reread} re-read unchanged); ${r.created.length} new, ${r.modified.length} modified, ${r.removed.length} gone, ${r.unchanged} unchanged`,
+          { issuerId: event.issuerId, pulled: event.pulled, pages: event.pages, reread: event.reread, created: r.created.length, modified: r.modified.length, removed: r.removed.length, unchanged: r.unchanged },
         );
         break;
       }
       case "package-written":
+        issuersDone += 1;
         reporter.log("info", `issuer ${JSON.stringify(event.issuerId)}: package written to ${event.folder}`, { issuerId: event.issuerId, folder: event.folder });
         break;
-      case "state-saved":
-        if (!event.fullPending) issuersDone += 1;
+      case "package-unchanged":
+        issuersDone += 1;
+        reporter.log("info", `issuer ${JSON.stringify(event.issuerId)}: nothing changed; package left as it is in ${event.folder}`, { issuerId: event.issuerId, folder: event.folder });
+        break;
+      case "leftovers-removed":
+        reporter.log("warn", `removed ${event.files.length} file(s) that an interrupted run had left beside the state`, { files: event.files.length });
         break;
       case "issuer-failed": {
         issuersDone += 1;

@@ -254,4 +254,66 @@ describe("paging rules against a misbehaving server", () => {
     expect(requests).toHaveLength(3);
     await client.close();
   });
+
+  it("pages the awards and the units of one issuer at the same time, through one rate limiter", async () => {
+    // Each list's first page is answered only once the other list's first request is in: a pull that
+    // paged one list after the other would never get its first page.
+    const waiting = new Map<string, () => void>();
+    const seen: string[] = [];
+    handler = (req, res) => {
+      const u = new URL(req.url ?? "/", url);
+      const collection = u.pathname.split("/")[4] ?? "";
+      const token = u.searchParams.get("pageToken");
+      seen.push(`${collection}:${token ?? "first"}`);
+      const answer = (): void =>
+        json(res, token === null ? { [collection]: [{ id: `${collection}-1`, issuerId: "s" }], nextPageToken: "p2" } : { [collection]: [{ id: `${collection}-2`, issuerId: "s" }] });
+      if (token !== null) return answer();
+      const other = [...waiting.entries()].find(([name]) => name !== collection);
+      if (other === undefined) {
+        waiting.set(collection, answer);
+        return;
+      }
+      waiting.delete(other[0]);
+      other[1]();
+      answer();
+    };
+    const client = createApiClient({ baseUrl: url, rateLimit: { perSecond: 1000, perMinute: 100_000 } });
+    try {
+      const pulled = await pullIssuer(client, "s", { onInvalid: "quarantine" });
+      const ids = [...pulled.awards.map((r) => r.id), ...pulled.units.map((r) => r.id), ...pulled.quarantined.map((q) => q.recordId)];
+      expect(ids.sort()).toEqual(["restrictedStockAwards-1", "restrictedStockAwards-2", "restrictedStockUnits-1", "restrictedStockUnits-2"]);
+      expect(seen.slice(0, 2).sort()).toEqual(["restrictedStockAwards:first", "restrictedStockUnits:first"]);
+      expect(client.stats().requests).toBe(4);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("stops the other list, with nothing left in flight, when one list fails", async () => {
+    let pendingUnits: ServerResponse | undefined;
+    let unitsClosed!: () => void;
+    const closed = new Promise<void>((resolve) => {
+      unitsClosed = resolve;
+    });
+    handler = (req, res) => {
+      const u = new URL(req.url ?? "/", url);
+      if (u.pathname.endsWith("/restrictedStockUnits")) {
+        // held until the awards list has failed; the client must give up on it
+        pendingUnits = res;
+        res.on("close", () => unitsClosed());
+        return;
+      }
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ code: 5, message: "Resource not found" }));
+    };
+    const client = createApiClient({ baseUrl: url, rateLimit: false });
+    try {
+      const error = await pullIssuer(client, "s").catch((e: unknown) => e);
+      expect(isOcfSyncError(error) && error.code).toBe("API_NOT_FOUND");
+      await closed; // the held units request was aborted by the client, not left running
+      expect(pendingUnits?.writableEnded).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
 });

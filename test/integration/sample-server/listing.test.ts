@@ -240,6 +240,59 @@ describe("lastModifiedDatetime filters", () => {
     }
   });
 
+  it("see records edited in place, replaced or renamed between listings (the index notices)", async () => {
+    const awards = ctx.server.data.issuers.get("7")?.awards as Timed[];
+    const saved = awards.map((r) => ({ record: r, id: r.id, stamp: r.lastModifiedDatetime, value: r.lastModifiedDatetime.value }));
+    const future = { lastModifiedDatetimeAfter: "2031-01-01T00:00:00Z" };
+    try {
+      expect(await filteredIds("7", "restrictedStockAwards", future)).toEqual([]);
+      const [first, second, third] = awards as [Timed, Timed, Timed];
+      // the wrapper replaced, and the wrapper's value edited in place
+      first.lastModifiedDatetime = { value: "2031-02-01T00:00:00Z" };
+      second.lastModifiedDatetime.value = "2031-03-01T00:00:00Z";
+      expect(await filteredIds("7", "restrictedStockAwards", future)).toEqual([first.id, second.id].sort());
+      // an element replaced (same length) and an id renamed
+      const replacement = { ...third, id: "replacement", lastModifiedDatetime: { value: "2031-04-01T00:00:00Z" } };
+      awards[2] = replacement;
+      first.id = "renamed";
+      expect(await filteredIds("7", "restrictedStockAwards", future)).toEqual(["renamed", second.id, "replacement"].sort());
+      expect((await fetchJson(ctx.agent, `${ctx.server.url}${listPath("7", "restrictedStockAwards")}/renamed`)).status).toBe(200);
+      expect((await fetchJson(ctx.agent, `${ctx.server.url}${listPath("7", "restrictedStockAwards")}/${saved[0]?.id}`)).status).toBe(404);
+      expect(((await fetchJson(ctx.agent, `${ctx.server.url}${listPath("7", "restrictedStockAwards")}/replacement`)).json as { restrictedStockAward: { id: string } }).restrictedStockAward.id).toBe("replacement");
+    } finally {
+      saved.forEach(({ record, id, stamp, value }, i) => {
+        record.id = id;
+        stamp.value = value;
+        record.lastModifiedDatetime = stamp;
+        awards[i] = record;
+      });
+    }
+    expect(await filteredIds("7", "restrictedStockAwards", future)).toEqual([]);
+    expect((await filteredIds("7", "restrictedStockAwards", {})).sort()).toEqual(saved.map((s) => s.id).sort());
+  });
+
+  it("serve a record edited on the page being served as it is now, even mid-listing", async () => {
+    const issuer = ctx.server.data.issuers.get("144361");
+    if (issuer === undefined) throw new Error("missing issuer");
+    const first = await fetchJson(ctx.agent, `${ctx.server.url}${listPath("144361", "restrictedStockAwards")}?pageSize=5`);
+    const token = (first.json as { nextPageToken: string }).nextPageToken;
+    const all = await listPages(ctx.agent, ctx.server.url, "144361", "restrictedStockAwards", { pageSize: "5" });
+    const secondPageIds = idsOf(all[1] ?? {}, "restrictedStockAwards");
+    const target = issuer.awards.find((r) => r.id === secondPageIds[0]) as Timed & { securityLabel?: unknown };
+    const label = target.securityLabel;
+    const stamp = target.lastModifiedDatetime;
+    try {
+      target.securityLabel = "edited";
+      target.lastModifiedDatetime = { value: "2031-01-01T00:00:00Z" };
+      const second = await fetchJson(ctx.agent, `${ctx.server.url}${listPath("144361", "restrictedStockAwards")}?pageSize=5&pageToken=${token}`);
+      const served = (second.json as { restrictedStockAwards: { id: string; securityLabel: string }[] }).restrictedStockAwards;
+      expect(served.find((r) => r.id === target.id)?.securityLabel).toBe("edited");
+    } finally {
+      target.securityLabel = label;
+      target.lastModifiedDatetime = stamp;
+    }
+  });
+
   it("see records changed between requests (the data is read live)", async () => {
     const issuer = ctx.server.data.issuers.get("north wind/eu");
     if (issuer === undefined) throw new Error("missing issuer");

@@ -63,6 +63,17 @@ describe("ocf-sync sync", () => {
     expect(issuer?.unchanged).toBeGreaterThan(0);
   });
 
+  it("says when nothing changed: the package left as it is, the pages asked and the records re-read", async () => {
+    expect((await run()).code).toBe(0);
+    const again = await run("--json");
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('issuer "7": nothing changed; package left as it is');
+    expect(again.stderr).toMatch(/issuer "7": 1 record pulled in 2 pages \(1 re-read unchanged\)/);
+    const [issuer] = (JSON.parse(again.stdout) as { issuers: (IssuerDocument & { packageRewritten: boolean; records: { pages: number; reread: number } })[] }).issuers;
+    expect(issuer).toMatchObject({ pass: "incremental", packageRewritten: false, created: 0, changed: 0, removed: 0, records: { pages: 2, reread: 1 } });
+    expect(issuer?.unchanged).toBeGreaterThan(7);
+  });
+
   it("needs --state, and exits 1 naming the holder when another sync holds the lock", async () => {
     const io = captureIo(dir);
     expect(await runCli(["sync", "--base-url", server.url, "--issuer", "7", "--out", "out"], io)).toBe(2);

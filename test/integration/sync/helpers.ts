@@ -1,12 +1,13 @@
 /** Shared by the sync tests: sample data to mutate, a fresh export to compare with, and a sync runner. */
-import { mkdtemp, readFile, readdir } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
 import { createApiClient, type ApiClient } from "../../../src/client/create-client.js";
 import { exportIssuer } from "../../../src/export/export-issuer.js";
 import { packageNameFor } from "../../../src/ocf/package-folder.js";
-import { loadSampleData, type SampleData, type WireRecord } from "../../../src/sample-server/server.js";
+import { loadSampleData, startSampleServer, type SampleData, type SampleServer, type WireRecord } from "../../../src/sample-server/server.js";
+import type { PackageObjects } from "../../../src/sync/change-set.js";
 import { sync, type SyncEvent, type SyncOptions } from "../../../src/sync/sync.js";
 
 export const GENERATED_AT = "2025-07-01T00:00:00Z";
@@ -19,6 +20,13 @@ export async function freshSampleData(): Promise<SampleData> {
 
 export function client(url: string): ApiClient {
   return createApiClient({ baseUrl: url, rateLimit: false });
+}
+
+/** A sample server with a private copy of the data, and a fresh folder for packages and the state. */
+export async function openSyncWorkspace(prefix: string, stateFile: string[]): Promise<{ server: SampleServer; dir: string; outDir: string; stateFile: string }> {
+  const server = await startSampleServer({ port: 0, data: await freshSampleData() });
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  return { server, dir, outDir: join(dir, "out"), stateFile: join(dir, ...stateFile) };
 }
 
 /** Runs a sync to the end and returns its events. */
@@ -38,6 +46,30 @@ export async function folderFiles(folder: string): Promise<Map<string, string>> 
   const files = new Map<string, string>();
   for (const name of (await readdir(folder)).sort()) files.set(name, await readFile(join(folder, name), "utf8"));
   return files;
+}
+
+/** The files of a folder with what shows a rewrite: inode, size and modification time. */
+export async function folderStats(folder: string): Promise<Map<string, { ino: number; size: number; mtimeMs: number }>> {
+  const stats = new Map<string, { ino: number; size: number; mtimeMs: number }>();
+  for (const name of (await readdir(folder)).sort()) {
+    const { ino, size, mtimeMs } = await stat(join(folder, name));
+    stats.set(name, { ino, size, mtimeMs });
+  }
+  return stats;
+}
+
+/** Every OCF object of a package folder, read from its files (the test's own reader). */
+export async function packageObjects(folder: string): Promise<PackageObjects> {
+  const objects: PackageObjects = new Map();
+  const add = (item: Record<string, unknown>): void => {
+    objects.set(`${String(item.object_type)}\u0000${String(item.id)}`, item);
+  };
+  for (const name of await readdir(folder)) {
+    const json = JSON.parse(await readFile(join(folder, name), "utf8")) as { issuer?: Record<string, unknown>; items?: Record<string, unknown>[] };
+    if (json.issuer !== undefined) add(json.issuer);
+    for (const item of json.items ?? []) add(item);
+  }
+  return objects;
 }
 
 /** Asserts that the synced package of `issuerId` is byte for byte a fresh full export of what the server serves now. */

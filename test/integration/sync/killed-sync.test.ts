@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { packageNameFor } from "../../../src/ocf/package-folder.js";
 import { validatePackageAt } from "../../../src/ocf/validate-package.js";
 import { startSampleServer, type SampleServer, type WireRecord } from "../../../src/sample-server/server.js";
+import { storeFilesOf, storeFolderOf } from "../../../src/sync/pass.js";
 import { readSyncState, snapshotFolderOf } from "../../../src/sync/state.js";
 import { GENERATED_AT, eventsOf, expectSameAsFreshExport, freshSampleData, runSync, touch } from "./helpers.js";
 
@@ -44,7 +45,7 @@ async function exists(path: string): Promise<boolean> {
 async function expectConsistent(outDir: string, stateFile: string): Promise<void> {
   const state = await readSyncState(stateFile);
   for (const issuer of state.issuers) {
-    expect(await exists(join(snapshotFolderOf(stateFile), issuer.snapshot)), issuer.snapshot).toBe(true);
+    for (const file of storeFilesOf(issuer)) expect(await exists(join(storeFolderOf(stateFile, issuer.issuerId), file)), file).toBe(true);
   }
   for (const issuerId of ISSUERS) {
     const folder = join(outDir, packageNameFor(issuerId));
@@ -88,11 +89,17 @@ describe("a sync killed mid-run", () => {
     await expectConsistent(outDir, stateFile);
     const interruptedFull = (await readSyncState(stateFile)).issuers.find((s) => s.issuerId === "7")?.fullPending === true;
 
+    // Killed as the first issuer's records are stored (its pull complete, its shards written, its
+    // state not yet saved). A full pass killed before its state was saved is redone as a full one, so
+    // the deletion is not lost.
+    const storing = await runUntilKilled(base, (line) => line.includes("pulled in"));
+    expect(storing.killed, storing.lines.join("\n")).toBe(true);
+    if (interruptedFull) expect(storing.lines.some((l) => l.includes('issuer \\"7\\": full pass (interrupted-full)'))).toBe(true);
+    await expectConsistent(outDir, stateFile);
+
     // Killed again, later in the run (one issuer at a time, in the order given), as the second issuer starts.
     const second = await runUntilKilled(base, (line) => line.includes('issuer \\"acme-robotics\\": records modified since') || line.includes('issuer \\"acme-robotics\\": full pass'));
     expect(second.killed, second.lines.join("\n")).toBe(true);
-    // A full pass killed before its state was saved is redone as a full one, so the deletion is not lost.
-    if (interruptedFull) expect(second.lines.some((l) => l.includes('issuer \\"7\\": full pass (interrupted-full)'))).toBe(true);
     await expectConsistent(outDir, stateFile);
 
     // Killed as soon as it starts.
@@ -109,6 +116,9 @@ describe("a sync killed mid-run", () => {
     expect((await readdir(outDir)).filter((n) => n.startsWith("."))).toEqual([]);
     const state = await readSyncState(stateFile);
     expect(state.issuers.every((s) => s.fullPending !== true)).toBe(true);
-    expect((await readdir(snapshotFolderOf(stateFile))).sort()).toEqual(state.issuers.map((s) => s.snapshot).sort());
+    // Nothing but what the state names is left beside it.
+    expect((await readdir(snapshotFolderOf(stateFile))).sort()).toEqual(state.issuers.map((s) => packageNameFor(s.issuerId)).sort());
+    for (const issuer of state.issuers) expect((await readdir(storeFolderOf(stateFile, issuer.issuerId))).sort()).toEqual([...storeFilesOf(issuer)].sort());
+    expect((await readdir(dir)).filter((n) => n.startsWith("."))).toEqual([]);
   });
 });

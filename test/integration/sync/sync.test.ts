@@ -1,12 +1,13 @@
-import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
-import { hostname, tmpdir } from "node:os";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { hostname } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startSampleServer, type SampleServer, type WireRecord } from "../../../src/sample-server/server.js";
+import type { SampleServer, WireRecord } from "../../../src/sample-server/server.js";
 import { SyncLockedError } from "../../../src/sync/lock.js";
+import { storeFolderOf } from "../../../src/sync/pass.js";
 import { SyncStateError, readSyncState, snapshotFolderOf } from "../../../src/sync/state.js";
 import { sync } from "../../../src/sync/sync.js";
-import { AS_OF, GENERATED_AT, client, eventsOf, expectSameAsFreshExport, freshSampleData, runSync, touch } from "./helpers.js";
+import { AS_OF, GENERATED_AT, client, eventsOf, expectSameAsFreshExport, folderFiles, folderStats, openSyncWorkspace, runSync, touch } from "./helpers.js";
 
 function awardsOf(server: SampleServer, issuerId: string): WireRecord[] {
   const issuer = server.data.issuers.get(issuerId);
@@ -20,10 +21,7 @@ describe("sync against the sample server", () => {
   let outDir: string;
   let stateFile: string;
   beforeEach(async () => {
-    server = await startSampleServer({ port: 0, data: await freshSampleData() });
-    dir = await mkdtemp(join(tmpdir(), "ocf-sync-sync-"));
-    outDir = join(dir, "out");
-    stateFile = join(dir, "state", "sync-state.json");
+    ({ server, dir, outDir, stateFile } = await openSyncWorkspace("ocf-sync-sync-", ["state", "sync-state.json"]));
   });
   afterEach(async () => server.close());
 
@@ -44,7 +42,10 @@ describe("sync against the sample server", () => {
       ["7", "2025-03-10T09:30:00.000000Z", "full"],
       ["acme-robotics", "2025-05-19T11:02:58.612000Z", "full"],
     ]);
-    expect(await readdir(snapshotFolderOf(stateFile))).toEqual(["7.1.ndjson", "acme-robotics.1.ndjson"]);
+    expect(await readdir(snapshotFolderOf(stateFile))).toEqual(["7", "acme-robotics"]);
+    const storeBefore = await folderFiles(storeFolderOf(stateFile, "7"));
+    const packageBefore = await folderStats(join(outDir, "7"));
+    const stateBefore = await readSyncState(stateFile);
 
     const before = server.stats().requests;
     const second = await runSync(server.url, ["7"], { outDir, stateFile });
@@ -53,12 +54,19 @@ describe("sync against the sample server", () => {
     // cursor 09:30:00 minus the default five minutes, to the second
     expect(start).toMatchObject({ pass: "incremental", modifiedAfter: "2025-03-10T09:25:00Z" });
     const [records] = eventsOf(second, "records-changed");
+    expect(records).toMatchObject({ pages: 2, pulled: 1, reread: 1 });
     expect(records?.records).toMatchObject({ created: [], modified: [], removed: [], unchanged: 7 });
-    const [pkg] = eventsOf(second, "package-written");
-    expect(pkg?.changes).toMatchObject({ created: [], changed: [], removed: [] });
-    expect(pkg?.changes.unchanged).toBeGreaterThan(7);
+    // Nothing changed: the package is left as it is, and nothing of the store is written.
+    expect(eventsOf(second, "package-written")).toEqual([]);
+    const [kept] = eventsOf(second, "package-unchanged");
+    expect(kept?.objects).toBeGreaterThan(7);
+    const [result] = eventsOf(second, "sync-done")[0]?.results ?? [];
+    expect(result).toMatchObject({ ok: true, export: undefined, package: { rewritten: false }, changes: { created: [], changed: [], removed: [], unchanged: kept?.objects } });
+    expect(await folderStats(join(outDir, "7"))).toEqual(packageBefore);
+    expect(await folderFiles(storeFolderOf(stateFile, "7"))).toEqual(storeBefore);
+    const stateAfter = await readSyncState(stateFile);
+    expect(stateAfter.issuers[0]).toEqual({ ...stateBefore.issuers[0], incrementalSinceFull: 1, lastPass: "incremental", syncedAt: stateAfter.issuers[0]?.syncedAt });
     await expectSameAsFreshExport(server.url, "7", outDir);
-    expect(await readdir(snapshotFolderOf(stateFile))).toEqual(["7.2.ndjson", "acme-robotics.1.ndjson"]);
   });
 
   it("picks up created and modified records (out of order, inside the overlap), reports the changed fields, and sees deletions only on a full pass", async () => {

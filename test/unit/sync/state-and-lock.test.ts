@@ -3,16 +3,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { SyncLockedError, acquireSyncLock } from "../../../src/sync/lock.js";
-import {
-  SyncStateError,
-  readSnapshot,
-  readSyncState,
-  removeOtherSnapshots,
-  snapshotNameFor,
-  writeSnapshot,
-  writeSyncState,
-  type SyncState,
-} from "../../../src/sync/state.js";
+import { SyncStateError, readSyncState, writeSyncState, type SyncState } from "../../../src/sync/state.js";
 
 let dir: string;
 beforeEach(async () => {
@@ -21,52 +12,54 @@ beforeEach(async () => {
 
 describe("the state file", () => {
   const state: SyncState = {
-    version: 1,
+    version: 2,
     issuers: [
-      { issuerId: "zeta", cursor: null, snapshot: "zeta.1.ndjson", generation: 1, records: 0, incrementalSinceFull: 0, lastPass: "full", syncedAt: "2026-01-01T00:00:00Z" },
-      { issuerId: "7", cursor: "2025-03-10T09:30:00.000000Z", snapshot: "7.2.ndjson", generation: 2, records: 7, incrementalSinceFull: 1, lastPass: "incremental", syncedAt: "2026-01-01T00:00:00Z", fullPending: true },
+      { issuerId: "zeta", cursor: null, generation: 1, records: 0, incrementalSinceFull: 0, lastPass: "full", syncedAt: "2026-01-01T00:00:00Z", store: { shards: [0], recent: 1, mapping: "abc" } },
+      {
+        issuerId: "7",
+        cursor: "2025-03-10T09:30:00.000000Z",
+        generation: 2,
+        records: 7,
+        incrementalSinceFull: 1,
+        lastPass: "incremental",
+        syncedAt: "2026-01-01T00:00:00Z",
+        fullPending: true,
+        store: { shards: [2, 1], recent: 2, mapping: "abc" },
+        package: { generation: 1, shards: [1, 1], build: "def", folder: "/out/7", zip: null, objects: 30 },
+      },
     ],
   };
 
-  it("round-trips, sorted by issuer, and a missing file is an empty state", async () => {
+  it("round-trips, sorted by issuer, one issuer a line, and a missing file is an empty state", async () => {
     const file = join(dir, "state.json");
-    expect(await readSyncState(file)).toEqual({ version: 1, issuers: [] });
+    expect(await readSyncState(file)).toEqual({ version: 2, issuers: [] });
     await writeSyncState(file, state);
     expect((await readSyncState(file)).issuers.map((s) => s.issuerId)).toEqual(["7", "zeta"]);
-    expect(await readSyncState(file)).toEqual({ version: 1, issuers: [state.issuers[1], state.issuers[0]] });
+    expect(await readSyncState(file)).toEqual({ version: 2, issuers: [state.issuers[1], state.issuers[0]] });
+    expect((await readFile(file, "utf8")).split("\n")).toHaveLength(8);
     expect((await readdir(dir)).filter((n) => n.startsWith("."))).toEqual([]);
+    await writeSyncState(file, { version: 2, issuers: [] });
+    expect(await readSyncState(file)).toEqual({ version: 2, issuers: [] });
   });
 
   it("refuses a file that is not a state, naming where it is wrong", async () => {
     const file = join(dir, "state.json");
-    await writeFile(file, JSON.stringify({ version: 1, issuers: [{ ...state.issuers[0], snapshot: "../../etc/passwd" }] }));
-    await expect(readSyncState(file)).rejects.toThrow(/at issuers\.0\.snapshot/);
-    await writeFile(file, JSON.stringify({ version: 2, issuers: [] }));
+    await writeFile(file, JSON.stringify({ version: 2, issuers: [{ ...state.issuers[0], store: { shards: [1], recent: 1, mapping: "../../etc" } }] }));
+    await expect(readSyncState(file)).rejects.toThrow(/at issuers\.0\.store\.mapping/);
+    await writeFile(file, JSON.stringify({ version: 3, issuers: [] }));
     await expect(readSyncState(file)).rejects.toBeInstanceOf(SyncStateError);
-    await writeFile(file, JSON.stringify({ version: 1, issuers: [state.issuers[0], state.issuers[0]] }));
+    await writeFile(file, JSON.stringify({ version: 2, issuers: [state.issuers[0], state.issuers[0]] }));
     await expect(readSyncState(file)).rejects.toThrow('lists issuer "zeta" twice');
-  });
-});
-
-describe("snapshots", () => {
-  it("keep the raw records exactly, and an issuer id cannot name another path", async () => {
-    const issuerId = "north wind/../eu";
-    const name = snapshotNameFor(issuerId, 4);
-    expect(name).toMatch(/^north-wind-eu\.[0-9a-f]{10}\.4\.ndjson$/);
-    const records = [
-      { kind: "restrictedStockAward" as const, id: "1", raw: { id: "1", quantity: { value: "1.50000000000000000001" } } },
-      { kind: "restrictedStockUnit" as const, id: undefined, raw: { broken: true } },
-    ];
-    await writeSnapshot(dir, name, issuerId, records);
-    expect(await readSnapshot(dir, name, issuerId)).toEqual(records);
-    expect(await readSnapshot(dir, "missing.1.ndjson", issuerId)).toBeUndefined();
-    await expect(readSnapshot(dir, name, "another issuer")).rejects.toThrow('is not a record of issuer "another issuer"');
+    await writeFile(file, JSON.stringify({ version: 1, issuers: [{ issuerId: "7" }] }));
+    await expect(readSyncState(file)).rejects.toThrow(/at issuers\.0\.cursor/);
   });
 
-  it("of other passes are removed, those of other issuers kept", async () => {
-    for (const name of ["x.1.ndjson", "x.2.ndjson", "x.3.ndjson", "x.1234567890.1.ndjson", "x-y.1.ndjson", "state.json"]) await writeFile(join(dir, name), "");
-    await removeOtherSnapshots(dir, "x", "x.2.ndjson");
-    expect((await readdir(dir)).sort()).toEqual(["state.json", "x-y.1.ndjson", "x.1234567890.1.ndjson", "x.2.ndjson"]);
+  it("reads a state of version 1, keeping cursors and counts, without a store (the next pass is full)", async () => {
+    const file = join(dir, "state.json");
+    const v1 = { issuerId: "7", cursor: "2025-03-10T09:30:00.000000Z", snapshot: "7.2.ndjson", generation: 2, records: 7, incrementalSinceFull: 1, lastPass: "incremental", syncedAt: "2026-01-01T00:00:00Z" };
+    await writeFile(file, JSON.stringify({ version: 1, issuers: [v1] }));
+    const { snapshot: _snapshot, ...kept } = v1;
+    expect(await readSyncState(file)).toEqual({ version: 2, issuers: [kept] });
   });
 });
 

@@ -1,0 +1,58 @@
+/**
+ * Digests that say whether what a sync kept still holds: a stored mapping is reused only when it was
+ * made by the same code with the same mapping options, and a package is left as it is only when it was
+ * written with the same options.
+ */
+import { createHash } from "node:crypto";
+import { readFile, readdir } from "node:fs/promises";
+import type { MappingOptions } from "../mapping/types.js";
+import { canonicalJson } from "./change-set.js";
+
+/** A short digest of JSON values (object keys sorted, so their order does not matter). */
+export function digestOf(values: readonly unknown[]): string {
+  return createHash("sha256").update(canonicalJson(values)).digest("base64url").slice(0, 22);
+}
+
+/** The folders (next to this module's own) whose code turns a source record into its OCF objects. */
+const MAPPING_CODE_FOLDERS = ["source", "mapping", "ocf"];
+
+let codeDigest: Promise<string> | undefined;
+
+/**
+ * A digest of the code that parses and maps records: the files of `src/source`, `src/mapping` and
+ * `src/ocf` and those at the top of `src/` (or of `dist/`, as installed). Another version of ocf-sync,
+ * or any edit of that code, maps every kept record again (from its stored JSON, with no request).
+ */
+export function mappingCodeDigest(): Promise<string> {
+  codeDigest ??= (async () => {
+    const root = new URL("../", import.meta.url);
+    const hash = createHash("sha256");
+    const addFolder = async (folder: URL, filesOnly: boolean): Promise<void> => {
+      for (const entry of (await readdir(folder, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        if (entry.isDirectory()) {
+          if (!filesOnly) await addFolder(new URL(`${entry.name}/`, folder), false);
+        } else if (entry.isFile()) {
+          hash.update(`${entry.name}\u0000`).update(await readFile(new URL(entry.name, folder)));
+        }
+      }
+    };
+    await addFolder(root, true);
+    for (const folder of MAPPING_CODE_FOLDERS) await addFolder(new URL(`${folder}/`, root), false);
+    return hash.digest("base64url").slice(0, 22);
+  })();
+  return codeDigest;
+}
+
+/**
+ * The digest a stored mapping is made under. The per-record mapping reads these options, never
+ * `asOf`, which only sets the manifest's date and the issuer's placeholder formation date in the
+ * issuer-level objects (a property test keeps this true).
+ */
+export function mappingDigest(code: string, options: MappingOptions): string {
+  return digestOf([
+    code,
+    options.settlementStockClassName ?? null,
+    options.issuerProfile ?? null,
+    options.stakeholders === undefined ? null : [...options.stakeholders.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  ]);
+}

@@ -1,0 +1,468 @@
+/**
+ * One issuer's pass of a sync: pull (everything, or what changed since the cursor minus the overlap
+ * window), store the records, write the package from the store when it is behind, and tell what
+ * changed. See `sync.ts` for the whole job and `store.ts` for what is kept.
+ *
+ * What a pass costs follows what changed:
+ *
+ * - nothing changed: the filtered list requests, the re-read records of the overlap window checked
+ *   against the store's recent list (no shard read, no record parsed), and the state file (its
+ *   counters). Nothing is mapped, no package or shard file is read or written;
+ * - some records changed: those are parsed and mapped, the shards they fall in are rewritten, and the
+ *   package is written from the stored mappings of all records (its bytes change, so it is written
+ *   whole); the change set compares the stored mappings of the shards that differ;
+ * - the mapping code or options changed: every stored record is mapped again from its stored JSON,
+ *   with no request beyond the pass's own.
+ *
+ * A pass commits twice: the records (cursor, store), then the package. A pass that fails after the
+ * first commit (an invalid record under `onInvalid: "fail"`, a package that fails validation, a full
+ * disk) keeps its records: the next run pulls only what changed since, and writes the package.
+ */
+import { access } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import type { ApiClient } from "../client/create-client.js";
+import { epochMsToUtcDateTime, parseUtcDateTime, toFilterDateTime, utcDateTimeToEpochMs, utcNowRfc3339, type UtcDateTime } from "../dates.js";
+import { exportIssuer, rawLastModified, type IssuerExport, type MappedRecordItem } from "../export/export-issuer.js";
+import { mapGrant, type AccumulatedIssuer } from "../mapping/accumulator.js";
+import { isMappingError } from "../mapping/errors.js";
+import type { MappingOptions } from "../mapping/types.js";
+import { PACKAGE_FILE_NAMES } from "../ocf/package-files.js";
+import { packageNameFor } from "../ocf/package-folder.js";
+import type { PullEvent } from "../pull/events.js";
+import { issuerPages, recordItems, type PullItem } from "../pull/pull-issuer.js";
+import { SourceRecordError, type SourceWarning } from "../source/errors.js";
+import type { RecordKind } from "../source/kinds.js";
+import { parseRecord, recordIdOf } from "../source/parse.js";
+import type { ParsedRecord } from "../source/records.js";
+import { diffStoredPackages, type OcfChangeSet } from "./change-set.js";
+import { digestOf, mappingDigest } from "./fingerprint.js";
+import { snapshotFolderOf, type FullPassReason, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState } from "./state.js";
+import {
+  Staging,
+  hashRaw,
+  headFileName,
+  listFolder,
+  mergeStaged,
+  readHead,
+  readRecent,
+  readShard,
+  readShardMappings,
+  recentFileName,
+  recordKey,
+  removeAllBut,
+  shardCountFor,
+  shardFiles,
+  writeHead,
+  writeRecent,
+  type RecordHeader,
+  type RecordRef,
+  type StoredRecord,
+} from "./store.js";
+import type { SyncEvent, SyncOptions } from "./sync.js";
+
+/** Default of `overlapSeconds`: five minutes of late-committed changes are re-read on every pass. */
+export const DEFAULT_OVERLAP_SECONDS = 300;
+/** Default of `fullEvery`: with nightly syncs, a full pass (which sees deletions) once a week. */
+export const DEFAULT_FULL_EVERY = 7;
+
+/** What changed among an issuer's source records in one pass. Lists are sorted by kind, then id. */
+export interface RecordChanges {
+  created: RecordRef[];
+  modified: RecordRef[];
+  /** Only a full pass can tell: records of the previous pass the service no longer lists. */
+  removed: RecordRef[];
+  unchanged: number;
+}
+
+/** Whether a pass was full or incremental, and why. */
+export type PassPlan =
+  | { pass: "full"; reason: FullPassReason }
+  | { pass: "incremental"; reason: "incremental"; modifiedAfter: string };
+
+/** The issuer's package after a pass. */
+export interface SyncedPackage {
+  /** The folder and zip base name (see `packageNameFor`). */
+  name: string;
+  folder: string;
+  zip: string | undefined;
+  /** Whether this pass wrote it; `false` when it was already current. */
+  rewritten: boolean;
+}
+
+/** The outcome of one issuer's pass. */
+export type IssuerSyncResult =
+  | ({
+      issuerId: string;
+      ok: true;
+      /** Records the pull returned. */
+      pulled: number;
+      /** List requests that returned a page (retries not counted). */
+      pages: number;
+      /** Records the pull returned that the store already held as they are (the overlap window's re-reads). */
+      reread: number;
+      records: RecordChanges;
+      changes: OcfChangeSet;
+      package: SyncedPackage;
+      /** What writing the package produced; `undefined` when it was already current. */
+      export: IssuerExport | undefined;
+      /** The high-water mark after this pass. */
+      cursor: string | null;
+    } & PassPlan)
+  | { issuerId: string; ok: false; error: unknown };
+
+/** The `lastModifiedDatetimeAfter` of an incremental pass: the cursor minus the overlap, to the second. */
+function windowStart(cursor: string, overlapSeconds: number): string {
+  // The filter takes whole seconds and is inclusive: truncating down never skips a record.
+  return toFilterDateTime(epochMsToUtcDateTime(utcDateTimeToEpochMs(cursor) - overlapSeconds * 1000));
+}
+
+/**
+ * Decides an issuer's pass from its state. Exported for tests.
+ *
+ * @param previous the issuer's state, `undefined` before its first pass
+ * @param storeFound whether the records the state names are all there
+ */
+export function planPass(
+  previous: IssuerSyncState | undefined,
+  storeFound: boolean,
+  options: { full?: boolean; fullEvery?: number; overlapSeconds?: number },
+): PassPlan {
+  const fullEvery = options.fullEvery ?? DEFAULT_FULL_EVERY;
+  const overlapSeconds = options.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS;
+  if (previous === undefined) return { pass: "full", reason: "first-run" };
+  if (previous.store === undefined) return { pass: "full", reason: "state-upgraded" };
+  if (!storeFound) return { pass: "full", reason: "snapshot-missing" };
+  if (options.full === true) return { pass: "full", reason: "requested" };
+  if (previous.fullPending === true) return { pass: "full", reason: "interrupted-full" };
+  if (fullEvery > 0 && previous.incrementalSinceFull + 1 >= fullEvery) return { pass: "full", reason: "periodic" };
+  if (previous.cursor === null) return { pass: "full", reason: "no-cursor" };
+  return { pass: "incremental", reason: "incremental", modifiedAfter: windowStart(previous.cursor, overlapSeconds) };
+}
+
+/** The files of the store an issuer's state names: its shards, recent list, and the package's shards and head. */
+export function storeFilesOf(issuer: IssuerSyncState): Set<string> {
+  const files = new Set<string>();
+  if (issuer.store !== undefined) {
+    for (const file of shardFiles(issuer.store.shards)) files.add(file);
+    if (issuer.store.recent !== 0) files.add(recentFileName(issuer.store.recent));
+  }
+  if (issuer.package !== undefined) {
+    for (const file of shardFiles(issuer.package.shards)) files.add(file);
+    files.add(headFileName(issuer.package.generation));
+  }
+  return files;
+}
+
+/** The folder of an issuer's store. */
+export function storeFolderOf(stateFile: string, issuerId: string): string {
+  return join(snapshotFolderOf(stateFile), packageNameFor(issuerId));
+}
+
+function compareRefs(a: RecordRef, b: RecordRef): number {
+  const ka = `${a.kind}\u0000${a.id ?? ""}`;
+  const kb = `${b.kind}\u0000${b.id ?? ""}`;
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return access(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** The header of a record that failed the API schema. */
+function invalidHeader(kind: RecordKind, raw: unknown, hash: string): RecordHeader {
+  const id = recordIdOf(raw);
+  return { k: kind, ...(id === undefined ? {} : { i: id }), h: hash, m: rawLastModified(raw), s: "invalid" };
+}
+
+/**
+ * A stored record with its mapping: from the parsed record when the pull has it, else parsed again
+ * from its JSON. A record that fails parsing or mapping is stored flagged, with no mapping: the
+ * package is written with it quarantined, or fails, as `onInvalid` says.
+ */
+function mapped(kind: RecordKind, rawJson: string, hash: string, context: { issuerId: string; options: MappingOptions }, known?: { parsed: ParsedRecord; warnings: SourceWarning[] }): StoredRecord {
+  const raw: unknown = JSON.parse(rawJson);
+  let parse = known;
+  if (parse === undefined) {
+    try {
+      const result = parseRecord(kind, raw, { issuerId: context.issuerId });
+      parse = { parsed: result.parsed, warnings: result.warnings };
+    } catch (error) {
+      if (!(error instanceof SourceRecordError)) throw error;
+      const header = invalidHeader(kind, raw, hash);
+      return { key: recordKey(kind, header.i, hash), header, mapped: "", raw: rawJson };
+    }
+  }
+  const { parsed, warnings } = parse;
+  const header: RecordHeader = { k: kind, i: parsed.record.id, h: hash, m: parsed.record.lastModifiedDatetime ?? "", ...(warnings.length === 0 ? {} : { w: warnings }) };
+  const key = recordKey(kind, parsed.record.id, hash);
+  try {
+    return { key, header, mapped: JSON.stringify(mapGrant(parsed, context)), raw: rawJson };
+  } catch (error) {
+    if (!isMappingError(error)) throw error;
+    return { key, header: { ...header, s: "unmappable" }, mapped: "", raw: rawJson };
+  }
+}
+
+/** The items an export writes the package from: each stored record, mapped or (if flagged) parsed again. */
+async function* storedItems(storeDir: string, shards: readonly number[], issuerId: string, onInvalid: "fail" | "quarantine"): AsyncGenerator<PullItem | MappedRecordItem, void, undefined> {
+  for (const [shard, generation] of shards.entries()) {
+    if (generation === 0) continue;
+    const records = await readShardMappings(storeDir, shard, generation);
+    let withJson: StoredRecord[] | undefined;
+    for (const [index, record] of records.entries()) {
+      if (record.mapped !== "") {
+        yield { type: "mapped", mapped: JSON.parse(record.mapped), lastModified: record.header.m, warnings: record.header.w ?? [] };
+        continue;
+      }
+      withJson ??= await readShard(storeDir, shard, generation);
+      yield* recordItems(record.header.k, JSON.parse((withJson[index] as StoredRecord).raw), issuerId, { onInvalid });
+    }
+  }
+}
+
+/** Options of one issuer's pass: the sync's, resolved. */
+export type PassOptions = SyncOptions & { generatedAt: string; mappingCode: string; signal: AbortSignal };
+
+function replaceIssuerState(state: SyncState, next: IssuerSyncState): void {
+  const index = state.issuers.findIndex((s) => s.issuerId === next.issuerId);
+  if (index === -1) state.issuers.push(next);
+  else state.issuers[index] = next;
+}
+
+/** One issuer's pass, as events; returns its result. Throws what fails it. */
+export async function* syncIssuer(
+  client: ApiClient,
+  issuerId: string,
+  state: SyncState,
+  saveState: () => Promise<void>,
+  options: PassOptions,
+): AsyncGenerator<SyncEvent, IssuerSyncResult, undefined> {
+  const { stateFile, signal } = options;
+  const onInvalid = options.onInvalid ?? "fail";
+  const name = packageNameFor(issuerId);
+  const storeDir = storeFolderOf(stateFile, issuerId);
+  const previous = state.issuers.find((s) => s.issuerId === issuerId);
+
+  const profile = options.issuerProfileOf?.(issuerId) ?? options.issuerProfile;
+  const directory = options.stakeholdersOf?.(issuerId) ?? options.stakeholders;
+  const mappingOptions: MappingOptions = {
+    ...(profile === undefined ? {} : { issuerProfile: profile }),
+    ...(directory === undefined ? {} : { stakeholders: directory }),
+    ...(options.settlementStockClassName === undefined ? {} : { settlementStockClassName: options.settlementStockClassName }),
+  };
+  const mapping = mappingDigest(options.mappingCode, mappingOptions);
+  const folder = resolve(options.outDir, name);
+  const zip = options.zip === true ? resolve(options.outDir, `${name}.ocf.zip`) : null;
+  const build = digestOf([mapping, options.asOf ?? null, onInvalid, zip]);
+
+  // What the state names must all be there to be used.
+  const present = new Set(await listFolder(storeDir));
+  const usable = (files: Iterable<string>): boolean => [...files].every((file) => present.has(file));
+  const storeFound = previous?.store !== undefined && usable(shardFiles(previous.store.shards)) && (previous.store.recent === 0 || present.has(recentFileName(previous.store.recent)));
+  const plan = planPass(previous, storeFound, options);
+  const store: IssuerStore | undefined = storeFound ? previous?.store : undefined;
+  const priorPackage: IssuerPackageState | undefined =
+    previous?.package !== undefined && usable([...shardFiles(previous.package.shards), headFileName(previous.package.generation)]) ? previous.package : undefined;
+
+  if (plan.pass === "full" && previous !== undefined && previous.fullPending !== true) {
+    // Without this mark, a full pass killed after its records were stored would be followed by an
+    // incremental one that kept the deleted records.
+    replaceIssuerState(state, { ...previous, fullPending: true });
+    await saveState();
+    yield { type: "state-saved", stateFile, issuerId, cursor: previous.cursor, fullPending: true, stage: "full-started" };
+  }
+  yield { type: "issuer-started", issuerId, ...plan };
+
+  // Pull, staging every record the store does not already hold as it is.
+  const remapAll = store !== undefined && store.mapping !== mapping;
+  const recent = store !== undefined && !remapAll && plan.pass === "incremental" ? await readRecent(storeDir, store.recent) : new Map<string, { h: string; m: string }>();
+  // Without a store to compare with, every record is new: map it now (parsed once). Otherwise only
+  // the records that turn out changed are mapped, in the merge.
+  const mapNow = store === undefined || remapAll;
+  const context = { issuerId, options: mappingOptions };
+  const staging = await Staging.open(storeDir);
+  let pulled = 0;
+  let pages = 0;
+  let reread = 0;
+  let highWater: UtcDateTime | undefined = previous?.cursor ?? undefined;
+  const pending: SyncEvent[] = [];
+  const onEvent = (event: PullEvent): void => {
+    if (event.type === "page-fetched") {
+      pages += 1;
+      pending.push(event);
+    } else if (event.type === "record-quarantined" && onInvalid === "quarantine") {
+      pending.push(event);
+    }
+  };
+  try {
+    for await (const page of issuerPages(client, issuerId, {
+      ...(plan.pass === "incremental" ? { lastModifiedDatetimeAfter: plan.modifiedAfter } : {}),
+      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+      signal,
+      onEvent,
+    })) {
+      yield* pending.splice(0);
+      const { kind } = page;
+      for (const raw of page.items) {
+        pulled += 1;
+        const rawJson = JSON.stringify(raw);
+        const hash = hashRaw(rawJson);
+        // Held as it is (a re-read of the overlap window): not even parsed.
+        const id = recordIdOf(raw);
+        if (id !== undefined && recent.get(recordKey(kind, id, hash))?.h === hash) {
+          reread += 1;
+          continue;
+        }
+        // Invalid records are stored like any other, so that a failing record does not cost the pull;
+        // the package then quarantines it, or fails, as `onInvalid` says.
+        const warnings: SourceWarning[] = [];
+        for (const item of recordItems(kind, raw, issuerId, { onInvalid: "quarantine", onEvent })) {
+          if (item.type === "warning") {
+            warnings.push(item.warning);
+          } else if (item.type === "quarantined") {
+            const header = invalidHeader(kind, raw, hash);
+            await staging.add({ key: recordKey(kind, header.i, hash), header, mapped: "", raw: rawJson });
+          } else {
+            const modified = item.record.lastModifiedDatetime;
+            if (modified !== undefined && (highWater === undefined || modified > highWater)) highWater = modified;
+            const parsed = { parsed: { kind, record: item.record } as ParsedRecord, warnings };
+            await staging.add(
+              mapNow
+                ? mapped(kind, rawJson, hash, context, parsed)
+                : { key: recordKey(kind, item.record.id, hash), header: { k: kind, i: item.record.id, h: hash, m: modified ?? "", ...(warnings.length === 0 ? {} : { w: warnings }) }, mapped: "", raw: rawJson },
+            );
+          }
+        }
+      }
+    }
+    yield* pending.splice(0);
+
+    // Store: the shards the staged records fall in (none when nothing changed).
+    const generation = (previous?.generation ?? 0) + 1;
+    const previousCount = store?.shards.length;
+    const estimate = (store === undefined || plan.pass === "full" ? 0 : (previous?.records ?? 0)) + staging.count;
+    const target = shardCountFor(estimate);
+    const shardCount = previousCount === undefined || target >= previousCount * 4 || target * 4 <= previousCount ? target : previousCount;
+    const cursor = highWater ?? null;
+    const recentFrom = cursor === null ? "~" : parseUtcDateTime(windowStart(cursor, options.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS));
+    const merged =
+      store !== undefined && staging.count === 0 && plan.pass === "incremental" && !remapAll
+        ? undefined
+        : await mergeStaged(staging, {
+            storeDir,
+            previous: store?.shards,
+            previousRecords: store === undefined ? 0 : (previous?.records ?? 0),
+            shardCount,
+            generation,
+            full: plan.pass === "full",
+            remapAll,
+            map: (record) => mapped(record.header.k, record.raw, record.header.h, context),
+            recentFrom,
+            signal,
+          });
+    await staging.remove();
+    const storeChanged = merged !== undefined && (merged.rewritten > 0 || store === undefined || remapAll);
+    const records: RecordChanges = {
+      created: (merged?.created ?? []).sort(compareRefs),
+      modified: (merged?.modified ?? []).sort(compareRefs),
+      removed: (merged?.removed ?? []).sort(compareRefs),
+      unchanged: 0,
+    };
+    const total = merged?.records ?? previous?.records ?? 0;
+    records.unchanged = total - records.created.length - records.modified.length;
+    reread += merged?.unchangedPulled ?? 0;
+    yield { type: "records-changed", issuerId, pass: plan.pass, pulled, pages, reread, records };
+
+    let nextStore: IssuerStore;
+    if (storeChanged && merged !== undefined) {
+      const rewritten = new Set<number>();
+      merged.shards.forEach((g, shard) => {
+        if (g === generation) rewritten.add(shard);
+      });
+      const previousRecent = store === undefined || remapAll || shardCount !== previousCount ? new Map<string, { h: string; m: string }>() : recent.size > 0 ? recent : await readRecent(storeDir, store.recent);
+      await writeRecent(storeDir, generation, { previous: previousRecent, rewrittenShards: rewritten, shardCount, added: merged.recent, from: recentFrom });
+      nextStore = { shards: merged.shards, recent: generation, mapping };
+    } else {
+      nextStore = store as IssuerStore;
+    }
+    const stored: IssuerSyncState = {
+      issuerId,
+      cursor,
+      generation: storeChanged ? generation : (previous?.generation ?? generation),
+      records: total,
+      incrementalSinceFull: plan.pass === "full" ? 0 : (previous?.incrementalSinceFull ?? 0) + 1,
+      lastPass: plan.pass,
+      syncedAt: utcNowRfc3339(),
+      store: nextStore,
+      ...(priorPackage === undefined ? {} : { package: priorPackage }),
+    };
+    replaceIssuerState(state, stored);
+    await saveState();
+    yield { type: "state-saved", stateFile, issuerId, cursor, fullPending: false, stage: "records" };
+
+    const outcome = (changes: OcfChangeSet, written: IssuerExport | undefined): IssuerSyncResult => ({
+      issuerId,
+      ok: true,
+      ...plan,
+      pulled,
+      pages,
+      reread,
+      records,
+      changes,
+      package: { name, folder, zip: zip ?? undefined, rewritten: written !== undefined },
+      export: written,
+      cursor,
+    });
+
+    // The package: left as it is when it was written from these records with these options.
+    const current =
+      priorPackage !== undefined &&
+      priorPackage.generation === stored.generation &&
+      priorPackage.build === build &&
+      priorPackage.folder === folder &&
+      priorPackage.zip === zip &&
+      (await exists(join(folder, PACKAGE_FILE_NAMES.manifest))) &&
+      (zip === null || (await exists(zip)));
+    if (current) {
+      await removeAllBut(storeDir, storeFilesOf(stored));
+      yield { type: "package-unchanged", issuerId, folder, objects: priorPackage.objects };
+      return outcome({ created: [], changed: [], removed: [], unchanged: priorPackage.objects }, undefined);
+    }
+
+    // A package written from unchanged records (other options, a deleted folder) still gets its own
+    // generation, so that its head file never replaces the previous package's.
+    const built = generation;
+    const before = priorPackage === undefined ? undefined : { shards: priorPackage.shards, head: await readHead(storeDir, priorPackage.generation) };
+    let head: AccumulatedIssuer | undefined;
+    const { stateFile: _stateFile, concurrency: _concurrency, full: _full, fullEvery: _fullEvery, overlapSeconds: _overlap, pageSize: _pageSize, issuerProfileOf: _profileOf, stakeholdersOf: _stakeholdersOf, mappingCode: _code, ...exportOptions } = options;
+    const written = await exportIssuer(client, issuerId, {
+      ...exportOptions,
+      ...mappingOptions,
+      records: storedItems(storeDir, nextStore.shards, issuerId, onInvalid),
+      onMapped: (issuer) => {
+        head = issuer;
+      },
+    });
+    if (head === undefined) throw new Error("the export wrote a package without settling its issuer-level objects");
+    const headFile = { issuer: head.issuer, stakeholders: head.stakeholders, stockClasses: head.stockClasses, stockPlans: head.stockPlans, withdrawn: head.withdrawn };
+    await writeHead(storeDir, built, headFile);
+    const { changes, objects } = await diffStoredPackages(storeDir, before, { shards: nextStore.shards, head: headFile }, priorPackage?.objects ?? 0, { signal });
+    yield { type: "package-written", issuerId, folder: written.folder, zip: written.zip, transactions: written.transactions, changes };
+
+    const done: IssuerSyncState = {
+      ...stored,
+      generation: built,
+      package: { generation: built, shards: nextStore.shards, build, folder, zip, objects },
+    };
+    replaceIssuerState(state, done);
+    await saveState();
+    yield { type: "state-saved", stateFile, issuerId, cursor, fullPending: false, stage: "package" };
+    await removeAllBut(storeDir, storeFilesOf(done));
+    return outcome(changes, written);
+  } finally {
+    await staging.remove().catch(() => {});
+  }
+}
