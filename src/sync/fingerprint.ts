@@ -52,6 +52,7 @@ export function mappingDigest(code: string, options: MappingOptions): string {
   return digestOf([
     code,
     options.settlementStockClassName ?? null,
+    options.lineage ?? null,
     options.issuerProfile ?? null,
     options.stakeholders === undefined ? null : [...options.stakeholders.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
   ]);

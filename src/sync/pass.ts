@@ -25,6 +25,7 @@ import { epochMsToUtcDateTime, parseUtcDateTime, toFilterDateTime, utcDateTimeTo
 import { exportIssuer, rawLastModified, type IssuerExport, type MappedRecordItem } from "../export/export-issuer.js";
 import { mapGrant, type AccumulatedIssuer } from "../mapping/accumulator.js";
 import { isMappingError } from "../mapping/errors.js";
+import type { ShareClassDirectory } from "../mapping/share-classes.js";
 import type { MappingOptions } from "../mapping/types.js";
 import { PACKAGE_FILE_NAMES } from "../ocf/package-files.js";
 import { packageNameFor } from "../ocf/package-folder.js";
@@ -33,7 +34,7 @@ import { issuerPages, recordItems, type PullItem } from "../pull/pull-issuer.js"
 import { SourceRecordError, type SourceWarning } from "../source/errors.js";
 import type { RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
-import type { ParsedRecord } from "../source/records.js";
+import type { ParsedRecord, RestrictedStockAward } from "../source/records.js";
 import { diffStoredPackages, type OcfChangeSet } from "./change-set.js";
 import { digestOf, mappingDigest } from "./fingerprint.js";
 import { snapshotFolderOf, type FullPassReason, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState } from "./state.js";
@@ -182,7 +183,7 @@ function invalidHeader(kind: RecordKind, raw: unknown, hash: string): RecordHead
  * from its JSON. A record that fails parsing or mapping is stored flagged, with no mapping: the
  * package is written with it quarantined, or fails, as `onInvalid` says.
  */
-function mapped(kind: RecordKind, rawJson: string, hash: string, context: { issuerId: string; options: MappingOptions }, known?: { parsed: ParsedRecord; warnings: SourceWarning[] }): StoredRecord {
+function mapped(kind: RecordKind, rawJson: string, hash: string, context: { issuerId: string; options: MappingOptions; shareClasses?: ShareClassDirectory }, known?: { parsed: ParsedRecord; warnings: SourceWarning[] }): StoredRecord {
   const raw: unknown = JSON.parse(rawJson);
   let parse = known;
   if (parse === undefined) {
@@ -252,6 +253,7 @@ export async function* syncIssuer(
     ...(profile === undefined ? {} : { issuerProfile: profile }),
     ...(directory === undefined ? {} : { stakeholders: directory }),
     ...(options.settlementStockClassName === undefined ? {} : { settlementStockClassName: options.settlementStockClassName }),
+    ...(options.lineage === undefined ? {} : { lineage: options.lineage }),
   };
   const mapping = mappingDigest(options.mappingCode, mappingOptions);
   const folder = resolve(options.outDir, name);
@@ -282,7 +284,15 @@ export async function* syncIssuer(
   // Without a store to compare with, every record is new: map it now (parsed once). Otherwise only
   // the records that turn out changed are mapped, in the merge.
   const mapNow = store === undefined || remapAll;
-  const context = { issuerId, options: mappingOptions };
+  // A unit delivers the class an award of the issuer names by its shareClassId (mapping/share-classes.ts):
+  // the names come from the awards pulled now, on top of those the stored units were mapped with (a full
+  // pass starts afresh). A unit whose class needs them is mapped once the pull is over, in the merge.
+  const pulledClassNames = new Map<string, string>();
+  const classNames = new Map<string, string>(plan.pass === "full" ? [] : Object.entries(store?.classNames ?? {}));
+  const shareClasses: ShareClassDirectory = { nameOf: (id) => classNames.get(id), complete: true };
+  const context = { issuerId, options: mappingOptions, shareClasses };
+  const waitsForAwards = (parsed: ParsedRecord): boolean =>
+    parsed.kind === "restrictedStockUnit" && parsed.record.shareClassId !== undefined && mappingOptions.issuerProfile?.shareClasses?.[parsed.record.shareClassId]?.name === undefined;
   const staging = await Staging.open(storeDir);
   let pulled = 0;
   let pages = 0;
@@ -329,8 +339,12 @@ export async function* syncIssuer(
             const modified = item.record.lastModifiedDatetime;
             if (modified !== undefined && (highWater === undefined || modified > highWater)) highWater = modified;
             const parsed = { parsed: { kind, record: item.record } as ParsedRecord, warnings };
+            if (kind === "restrictedStockAward") {
+              const award = item.record as RestrictedStockAward;
+              if (award.shareClassId !== undefined && award.shareClassName !== undefined) pulledClassNames.set(award.shareClassId, award.shareClassName);
+            }
             await staging.add(
-              mapNow
+              mapNow && !waitsForAwards(parsed.parsed)
                 ? mapped(kind, rawJson, hash, context, parsed)
                 : { key: recordKey(kind, item.record.id, hash), header: { k: kind, i: item.record.id, h: hash, m: modified ?? "", ...(warnings.length === 0 ? {} : { w: warnings }) }, mapped: "", raw: rawJson },
             );
@@ -339,6 +353,15 @@ export async function* syncIssuer(
       }
     }
     yield* pending.splice(0);
+
+    // The awards pulled may name a class anew (or rename one): every stored mapping is made again then,
+    // so that no unit keeps a class the awards no longer give it.
+    let classNamesChanged = false;
+    for (const [id, className] of pulledClassNames) {
+      if (classNames.get(id) !== className) classNamesChanged = true;
+      classNames.set(id, className);
+    }
+    const remapStored = remapAll || (store !== undefined && classNamesChanged && plan.pass === "incremental");
 
     // Store: the shards the staged records fall in (none when nothing changed).
     const generation = (previous?.generation ?? 0) + 1;
@@ -349,7 +372,7 @@ export async function* syncIssuer(
     const cursor = highWater ?? null;
     const recentFrom = cursor === null ? "~" : parseUtcDateTime(windowStart(cursor, options.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS));
     const merged =
-      store !== undefined && staging.count === 0 && plan.pass === "incremental" && !remapAll
+      store !== undefined && staging.count === 0 && plan.pass === "incremental" && !remapStored
         ? undefined
         : await mergeStaged(staging, {
             storeDir,
@@ -358,13 +381,13 @@ export async function* syncIssuer(
             shardCount,
             generation,
             full: plan.pass === "full",
-            remapAll,
+            remapAll: remapStored,
             map: (record) => mapped(record.header.k, record.raw, record.header.h, context),
             recentFrom,
             signal,
           });
     await staging.remove();
-    const storeChanged = merged !== undefined && (merged.rewritten > 0 || store === undefined || remapAll);
+    const storeChanged = merged !== undefined && (merged.rewritten > 0 || store === undefined || remapStored);
     const records: RecordChanges = {
       created: (merged?.created ?? []).sort(compareRefs),
       modified: (merged?.modified ?? []).sort(compareRefs),
@@ -384,7 +407,7 @@ export async function* syncIssuer(
       });
       const previousRecent = store === undefined || remapAll || shardCount !== previousCount ? new Map<string, { h: string; m: string }>() : recent.size > 0 ? recent : await readRecent(storeDir, store.recent);
       await writeRecent(storeDir, generation, { previous: previousRecent, rewrittenShards: rewritten, shardCount, added: merged.recent, from: recentFrom });
-      nextStore = { shards: merged.shards, recent: generation, mapping };
+      nextStore = { shards: merged.shards, recent: generation, mapping, ...(classNames.size === 0 ? {} : { classNames: Object.fromEntries([...classNames].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) }) };
     } else {
       nextStore = store as IssuerStore;
     }

@@ -39,6 +39,11 @@ export interface IssuerStore {
   recent: number;
   /** The mapping code and options the stored mappings were made with (a digest). */
   mapping: string;
+  /**
+   * The names the issuer's awards give share class ids (`shareClassId` → `shareClassName`), as the
+   * stored units were mapped with: a unit delivers the class an award names (mapping/share-classes.ts).
+   */
+  classNames?: Record<string, string>;
 }
 
 /** The package as last written from the store. */
@@ -99,7 +104,14 @@ const IssuerSyncStateSchema = z.strictObject({
   lastPass: z.enum(["full", "incremental"]),
   syncedAt: z.string(),
   fullPending: z.boolean().optional(),
-  store: z.strictObject({ shards: z.array(generation).min(1).max(256), recent: generation, mapping: digest }).optional(),
+  store: z
+    .strictObject({
+      shards: z.array(generation).min(1).max(256),
+      recent: generation,
+      mapping: digest,
+      classNames: z.record(z.string().min(1).max(200), z.string().min(1).max(200)).optional(),
+    })
+    .optional(),
   package: z
     .strictObject({
       generation,

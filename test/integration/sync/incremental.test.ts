@@ -74,6 +74,24 @@ describe("an incremental sync", () => {
     await expectSameAsFreshExport(server.url, "big", outDir);
   });
 
+  it("maps units again when an award renames the class they deliver, so they follow it", async () => {
+    await runSync(server.url, ["7"], { outDir, stateFile });
+    const awards = server.data.issuers.get("7")?.awards ?? [];
+    let minute = 40;
+    for (const award of awards) {
+      if (award.shareClassName !== "Common") continue;
+      award.shareClassName = "Common Stock";
+      touch(award, `2025-03-10T09:${minute++}:00Z`);
+    }
+    const events = await runSync(server.url, ["7"], { outDir, stateFile });
+    expect(eventsOf(events, "issuer-failed")).toEqual([]);
+    const changed = eventsOf(events, "package-written")[0]?.changes;
+    // The units' issuances (never pulled again) now name the renamed class, as a fresh export does.
+    expect(changed?.created.map((o) => o.id)).toContain("stock-class-Common Stock");
+    expect(changed?.changed.map((o) => o.id)).toContain("rsu-8801-issuance");
+    await expectSameAsFreshExport(server.url, "7", outDir);
+  });
+
   it("keeps the records of a pass whose package fails: the next run pulls only what changed since", async () => {
     const [award] = server.data.issuers.get("7")?.awards ?? [];
     if (award === undefined) throw new Error("sample issuer 7 has awards");
@@ -112,27 +130,27 @@ describe("an incremental sync", () => {
       return { requests: server.stats().requests - requests, events };
     };
 
-    // Another settlement class: every record is mapped again, from its stored JSON.
-    const remapped = await count({ outDir, stateFile, settlementStockClassName: "Class B Common" });
+    // Another lineage: every record is mapped again, from its stored JSON (award 2208 loses its balance).
+    const remapped = await count({ outDir, stateFile, lineage: "same-security" as const });
     expect(remapped.requests).toBe(2);
     expect(eventsOf(remapped.events, "package-written")[0]?.changes.changed.length).toBeGreaterThan(0);
     const fresh = await mkdtemp(join(tmpdir(), "ocf-sync-fresh-"));
-    await runSync(server.url, ["7"], { outDir: fresh, stateFile: join(fresh, "state.json"), settlementStockClassName: "Class B Common" });
+    await runSync(server.url, ["7"], { outDir: fresh, stateFile: join(fresh, "state.json"), lineage: "same-security" as const });
     expect(await folderFiles(join(outDir, "7"))).toEqual(await folderFiles(join(fresh, "7")));
 
     // A zip asked for now, then the package folder deleted: written again each time.
-    const zipped = await count({ outDir, stateFile, settlementStockClassName: "Class B Common", zip: true });
+    const zipped = await count({ outDir, stateFile, lineage: "same-security" as const, zip: true });
     expect(zipped.requests).toBe(2);
     expect(eventsOf(zipped.events, "package-written")[0]?.changes).toMatchObject({ created: [], changed: [], removed: [] });
     await stat(join(outDir, "7.ocf.zip"));
     await rm(join(outDir, "7"), { recursive: true });
-    const restored = await count({ outDir, stateFile, settlementStockClassName: "Class B Common", zip: true });
+    const restored = await count({ outDir, stateFile, lineage: "same-security" as const, zip: true });
     expect(restored.requests).toBe(2);
     expect(eventsOf(restored.events, "package-written")).toHaveLength(1);
     expect(await folderFiles(join(outDir, "7"))).toEqual(await folderFiles(join(fresh, "7")));
 
     // And with the same options once more, nothing is written.
-    const still = await count({ outDir, stateFile, settlementStockClassName: "Class B Common", zip: true });
+    const still = await count({ outDir, stateFile, lineage: "same-security" as const, zip: true });
     expect(still.requests).toBe(2);
     expect(eventsOf(still.events, "package-unchanged")).toHaveLength(1);
   });
