@@ -32,6 +32,7 @@ import { packageNameFor } from "../ocf/package-folder.js";
 import type { PullEvent } from "../pull/events.js";
 import { issuerPages, recordItems, type PullItem } from "../pull/pull-issuer.js";
 import { SourceRecordError, type SourceWarning } from "../source/errors.js";
+import { keepableJson } from "../source/json-limits.js";
 import type { RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward } from "../source/records.js";
@@ -318,7 +319,7 @@ export async function* syncIssuer(
       const { kind } = page;
       for (const raw of page.items) {
         pulled += 1;
-        const rawJson = JSON.stringify(raw);
+        const rawJson = storableJson(raw);
         const hash = hashRaw(rawJson);
         // Held as it is (a re-read of the overlap window): not even parsed.
         const id = recordIdOf(raw);
@@ -486,6 +487,20 @@ export async function* syncIssuer(
     await removeAllBut(storeDir, storeFilesOf(done));
     return outcome(changes, written);
   } finally {
-    await staging.remove().catch(() => {});
+    await staging.discard().catch(() => {});
+  }
+}
+
+/**
+ * A raw record's JSON text as the store keeps it: the record itself, or (when it is nested too deep for
+ * `JSON.stringify`) its {@link keepableJson} cut, which parses to a record quarantined for the same reason.
+ * The walk that finds the cut runs only for such a record.
+ */
+function storableJson(raw: unknown): string {
+  try {
+    return JSON.stringify(raw);
+  } catch (error) {
+    if (error instanceof RangeError) return JSON.stringify(keepableJson(raw));
+    throw error;
   }
 }

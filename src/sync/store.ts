@@ -18,7 +18,7 @@
  * issuer-level objects of the package written from that generation, to tell what changed in the next.
  */
 import { createHash } from "node:crypto";
-import { mkdir, open, readFile, readdir, rm, writeFile, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readFile, readdir, rm, rmdir, writeFile, type FileHandle } from "node:fs/promises";
 import pLimit from "p-limit";
 import { dirname, join } from "node:path";
 import { OcfSyncError } from "../errors.js";
@@ -238,10 +238,14 @@ export class Staging {
     this.dir = join(storeDir, ".staging");
   }
 
+  /** The store folder, when `open` made it: removed again when left empty. */
+  private madeStoreDir: string | undefined;
+
   static async open(storeDir: string): Promise<Staging> {
     const staging = new Staging(storeDir);
     await rm(staging.dir, { recursive: true, force: true });
-    await mkdir(staging.dir, { recursive: true });
+    const first = await mkdir(staging.dir, { recursive: true });
+    if (first !== undefined && first.length <= storeDir.length) staging.madeStoreDir = storeDir;
     return staging;
   }
 
@@ -293,6 +297,18 @@ export class Staging {
     for (const file of this.files.values()) await file.close().catch(() => {});
     this.files.clear();
     await rm(this.dir, { recursive: true, force: true });
+    // The pass got as far as storing: the store folder is its own now.
+    this.madeStoreDir = undefined;
+  }
+
+  /**
+   * Removes the staged records of a pass that did not finish; a store folder this staging made is
+   * removed too when empty (a first pass stopped by a deadline or a signal leaves nothing behind).
+   */
+  async discard(): Promise<void> {
+    const made = this.madeStoreDir;
+    await this.remove();
+    if (made !== undefined) await rmdir(made).catch(() => {});
   }
 }
 

@@ -19,7 +19,7 @@
  * one left, and pulls again from the committed cursor, which covers the interrupted work. A killed full
  * pass is redone as full.
  */
-import { rm } from "node:fs/promises";
+import { rm, rmdir } from "node:fs/promises";
 import pLimit from "p-limit";
 import { basename, dirname, join } from "node:path";
 import { withDeadline } from "../client/abort.js";
@@ -243,6 +243,8 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
   } finally {
     stop.abort(new Error("the sync was stopped"));
     await Promise.allSettled(running);
+    // The snapshots folder, when no issuer stored anything in it (a first sync that was stopped).
+    await rmdir(snapshotFolderOf(stateFile)).catch(() => {});
     await outLock?.release();
     await lock.release();
     job.dispose();

@@ -250,7 +250,9 @@ describe("the real process", () => {
       expect(result.stderr).toContain("failed: timed out: the response (headers and whole body) did not arrive within 5000 ms after 2 attempts");
       expect(result.stderr).toContain("FAILED API_TIMEOUT");
       expect(result.stderr).not.toMatch(STACK);
-      expect(server.requests).toHaveLength(2);
+      // Two attempts of each list (awards and units are paged at the same time), and no more.
+      expect(server.requests).toHaveLength(4);
+      expect(new Set(server.requests.map((r) => r.url.replace(/\?.*$/, ""))).size).toBe(2);
     } finally {
       await server.close();
     }
