@@ -10,89 +10,12 @@ import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
-import type { SampleIssuer } from "../src/sample-server/data.js";
 import { startSampleServer } from "../src/sample-server/server.js";
+import { EVENTS, GENERATED_ISSUER_ID, generateIssuer } from "./generated-issuer.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "..");
-const ISSUER = "bench-issuer";
-const EVENTS = 40;
-
-const pad = (n: number): string => String(n).padStart(2, "0");
-
-/** Month `k` after 2021-01 as a calendar date on day `day` (1..28, so always real). */
-function monthDate(k: number, day: number): string {
-  return `${2021 + Math.floor(k / 12)}-${pad((k % 12) + 1)}-${pad(day)}`;
-}
-
-/** A wire record with 40 monthly time-based events; vested up to 2025-06-30. */
-function generated(kind: "award" | "unit", i: number): Record<string, unknown> {
-  const start = i % 24;
-  const day = (i % 28) + 1;
-  const per = 100 + (i % 50);
-  const events = Array.from({ length: EVENTS }, (_, k) => {
-    const date = monthDate(start + k + 1, day);
-    const vested = date <= "2025-06-30";
-    return {
-      id: `${kind}-${i}-e${k}`,
-      vestDate: { value: date },
-      quantity: { value: String(per) },
-      performanceCondition: false,
-      vested,
-      maxQuantity: { value: String(per) },
-      targetQuantity: { value: String(per) },
-      ...(vested ? { vestedQuantity: { value: String(per) } } : {}),
-    };
-  });
-  const vestedTotal = events.filter((e) => e.vested).length * per;
-  const common = {
-    id: `${kind}-${i}`,
-    issuerId: ISSUER,
-    stakeholderId: `sh-${i % 997}`,
-    equityIncentivePlanName: "2021 Equity Incentive Plan",
-    issueDate: { value: monthDate(start, day) },
-    vestingStartDate: { value: monthDate(start, day) },
-    boardApprovalDate: { value: monthDate(start, day) },
-    quantity: { value: String(per * EVENTS) },
-    vestedQuantity: { value: String(vestedTotal) },
-    securityLabel: `${kind === "award" ? "RSA" : "RSU"}-${i}`,
-    vestingEvents: events,
-    vestingSchedule: { name: "40 monthly tranches", startDate: { value: monthDate(start, day) }, endDate: { value: monthDate(start + EVENTS, day) } },
-    lastModifiedDatetime: { value: `2025-06-${pad((i % 28) + 1)}T10:00:${pad(i % 60)}.000000Z` },
-  };
-  if (kind === "award") {
-    return { ...common, shareClassName: "Common", pricePerShare: { currencyCode: { value: "USD" }, amount: { value: "0.0001" } } };
-  }
-  const released = Math.min(vestedTotal, per * 6);
-  return {
-    ...common,
-    releasedQuantity: { value: String(released) },
-    netSettledQuantity: { value: String(released - per) },
-    releasePricePerShare: { currencyCode: { value: "USD" }, amount: { value: "4.25" } },
-    settlements:
-      released === 0
-        ? []
-        : [
-            {
-              settlementDate: { value: "2025-03-15" },
-              releaseQuantity: { value: String(released) },
-              withholdingQuantity: { value: String(per) },
-              netSettlementQuantity: { value: String(released - per) },
-              settlementPrice: { currencyCode: { value: "USD" }, amount: { value: "4.25" } },
-              certificateId: `cert-${i}`,
-              certificateLabel: `CS-${i}`,
-            },
-          ],
-  };
-}
-
-function generateIssuer(records: number): SampleIssuer {
-  const half = Math.floor(records / 2);
-  return {
-    awards: Array.from({ length: half }, (_, i) => generated("award", i)),
-    units: Array.from({ length: records - half }, (_, i) => generated("unit", i)),
-  };
-}
+const ISSUER = GENERATED_ISSUER_ID;
 
 interface ChildResult {
   validated: boolean;
