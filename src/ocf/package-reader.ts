@@ -20,7 +20,6 @@
  * A refused or missing listed file is recorded, not thrown: the validator reports it with the rest.
  * Only an input that is no package at all throws `PackageUnusableError`.
  */
-import { createReadStream } from "node:fs";
 import { open, readdir, realpath, stat } from "node:fs/promises";
 import { basename, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { constants as bufferConstants } from "node:buffer";
@@ -541,13 +540,24 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
   };
 }
 
-/** A file's bytes in chunks of 1 MiB; a read error is reported as the file being unreadable by the caller. */
+/**
+ * A file's bytes in chunks of 1 MiB, read into one buffer that is reused for every chunk (so reading
+ * a large file allocates nothing per chunk): each chunk is valid until the next one is asked for.
+ */
 async function* fileChunks(path: string, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
-  const stream = createReadStream(path, { highWaterMark: 1 << 20, ...(signal === undefined ? {} : { signal }) });
+  const handle = await open(path, "r");
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) yield chunk;
+    const buffer = new Uint8Array(1 << 20);
+    let position = 0;
+    for (;;) {
+      signal?.throwIfAborted();
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) return;
+      position += bytesRead;
+      yield buffer.subarray(0, bytesRead);
+    }
   } finally {
-    stream.destroy();
+    await handle.close();
   }
 }
 

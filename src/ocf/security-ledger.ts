@@ -21,7 +21,7 @@
  * vesting event, release, cancellation, return to pool), so that a package's file order does not
  * matter. Quantities are exact decimals. Every problem names the transaction and the field.
  */
-import { compareDecimalStrings, normalizeSourceDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { compareDecimalStrings, isPositiveDecimal, normalizeSourceDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import { isCalendarDate, type CalendarDate } from "../dates.js";
 import { describeValue } from "../errors.js";
 import { TRANSACTION_KIND_ORDER } from "../mapping/order.js";
@@ -135,9 +135,19 @@ const ISSUANCE_FOR: Readonly<Record<string, string>> = {
 /** Legacy spellings the ledger knows beyond those ocf-sync models (`LEGACY_OBJECT_TYPES`). */
 const MORE_LEGACY: Readonly<Record<string, string>> = { TX_PLAN_SECURITY_EXERCISE: "TX_EQUITY_COMPENSATION_EXERCISE" };
 
-/** The current spelling of an `object_type` (`TX_PLAN_SECURITY_CANCELLATION` → `TX_EQUITY_COMPENSATION_CANCELLATION`). */
+/** The kinds this module knows by name, each mapped to one shared copy of its name. */
+const KNOWN_TYPES: ReadonlyMap<string, string> = new Map(
+  [...ISSUANCE_TYPES, ...Object.keys(TERMINAL_VERB), ...Object.keys(ISSUANCE_FOR), ...TRANSACTION_KIND_ORDER, "TX_VESTING_ACCELERATION"].map((type) => [type, type]),
+);
+
+/**
+ * The current spelling of an `object_type` (`TX_PLAN_SECURITY_CANCELLATION` →
+ * `TX_EQUITY_COMPENSATION_CANCELLATION`); a kind the ledger knows comes back as one shared string,
+ * not the copy a parsed file holds.
+ */
 export function canonicalObjectType(objectType: string): string {
-  return (LEGACY_OBJECT_TYPES as Readonly<Record<string, string>>)[objectType] ?? MORE_LEGACY[objectType] ?? objectType;
+  const current = (LEGACY_OBJECT_TYPES as Readonly<Record<string, string>>)[objectType] ?? MORE_LEGACY[objectType] ?? objectType;
+  return KNOWN_TYPES.get(current) ?? current;
 }
 
 const KIND_RANK: ReadonlyMap<string, number> = new Map(TRANSACTION_KIND_ORDER.map((kind, rank) => [kind, rank]));
@@ -231,7 +241,7 @@ export function objectFindings(value: Readonly<Record<string, unknown>>, entry: 
     if (typeof vesting !== "object" || vesting === null) return;
     const amount = (vesting as { amount?: unknown }).amount;
     if (typeof amount !== "string" || !OCF_NUMERIC_PATTERN.test(amount)) return;
-    if (compareDecimalStrings(amount, "0") <= 0) {
+    if (!isPositiveDecimal(amount)) {
       findings.push({ code: "VESTING_AMOUNT_NOT_POSITIVE", path: `.vestings[${k}].amount`, message: `is ${describeValue(amount)}; a vesting tranche must vest a positive amount` });
     } else {
       amounts.push(amount);
@@ -278,7 +288,7 @@ export function balanceFinding(balanceSecurityId: string, remainder: DecimalStri
 }
 
 /** How a security ended, for messages. */
-interface End {
+export interface ChainEnd {
   date: CalendarDate;
   type: string;
   id: string | undefined;
@@ -287,87 +297,109 @@ interface End {
 }
 
 /**
- * The state of one security as its transactions are applied in order (date, kind, position). Holds
- * a few decimals and the last date and kind: a package's securities can all be followed at once.
+ * What a chain remembers between transactions: the last date and kind applied, three decimals and
+ * how the security ended. Plain data, so that a caller following many securities at once can keep
+ * it in any compact form and hand it back.
+ */
+export interface ChainState {
+  lastDate: string;
+  lastRank: number;
+  /** Documents: released so far. Same security: released, cancelled, repurchased, transferred so far. */
+  used: DecimalString;
+  returnable: DecimalString;
+  returned: DecimalString;
+  overConsumed: boolean;
+  overReturned: boolean;
+  end: ChainEnd | undefined;
+}
+
+/** The state of a security before any transaction on it. */
+export function freshChainState(): ChainState {
+  return { lastDate: "", lastRank: -1, used: "0", returnable: "0", returned: "0", overConsumed: false, overReturned: false, end: undefined };
+}
+
+/**
+ * The rules of one security, applied to its transactions in order (date, kind, position). Its
+ * state is `state` (a fresh one by default), so that a package's securities can all be followed at
+ * once with a few fields each.
  */
 export class SecurityChain {
-  private lastDate = "";
-  private lastRank = -1;
-  /** Documents: released so far. Same security: released, cancelled, repurchased, transferred so far. */
-  private used: DecimalString = "0";
-  private returnable: DecimalString = "0";
-  private returned: DecimalString = "0";
-  private overConsumed = false;
-  private overReturned = false;
-  private end: End | undefined;
-
   constructor(
     private readonly issuance: LedgerIssuance,
     private readonly reading: LineageReading,
+    readonly state: ChainState = freshChainState(),
   ) {}
 
   /** Whether `entry` comes at or after every transaction applied so far, in (date, kind) order. */
   inOrder(entry: LedgerEntry): boolean {
     if (entry.date === undefined) return true;
-    return entry.date > this.lastDate || (entry.date === this.lastDate && sameDayRank(entry.type) >= this.lastRank);
+    const { lastDate, lastRank } = this.state;
+    return entry.date > lastDate || (entry.date === lastDate && sameDayRank(entry.type) >= lastRank);
   }
 
   /** Applies the next transaction of the security (undated ones are skipped: the schemas report them). */
   apply(entry: LedgerEntry, sink: ChainSink): void {
     const { date, type } = entry;
     if (date === undefined) return;
-    this.lastDate = date;
-    this.lastRank = sameDayRank(type);
-    const of = `security ${describeValue(this.issuance.securityId)}`;
+    this.state.lastDate = date;
+    this.state.lastRank = sameDayRank(type);
     const issuedOn = this.issuance.date;
     // The vesting commencement date may precede the grant (ocf-1.2.0.md §7.3): a vesting start is exempt.
     if (issuedOn !== undefined && date < issuedOn && type !== VESTING_START) {
-      sink.problem({ code: "BEFORE_ISSUANCE", path: ".date", message: `is ${date}, before the issuance of ${of} on ${issuedOn}` });
+      sink.problem({ code: "BEFORE_ISSUANCE", path: ".date", message: `is ${date}, before the issuance of ${this.of()} on ${issuedOn}` });
     }
     const quantity = entry.quantity !== undefined && !isNegative(entry.quantity) ? entry.quantity : undefined;
     if (type === RETURN_TO_POOL) {
       // A return to pool refers to an ended security by design: it gives back what a cancellation took.
-      if (quantity !== undefined) this.giveBack(quantity, date, of, sink);
+      if (quantity !== undefined) this.giveBack(quantity, date, sink);
       return;
     }
-    if (this.reading === "documents") this.applyDocuments(entry, date, quantity, of, sink);
-    else this.applySameSecurity(entry, date, quantity, of, sink);
+    if (this.reading === "documents") this.applyDocuments(entry, date, quantity, sink);
+    else this.applySameSecurity(entry, date, quantity, sink);
   }
 
-  private applyDocuments(entry: LedgerEntry, date: CalendarDate, quantity: DecimalString | undefined, of: string, sink: ChainSink): void {
+  /** `security "<id>"`, for messages (built only when there is one to write). */
+  private of(): string {
+    return `security ${describeValue(this.issuance.securityId)}`;
+  }
+
+  private applyDocuments(entry: LedgerEntry, date: CalendarDate, quantity: DecimalString | undefined, sink: ChainSink): void {
     const { type } = entry;
+    const state = this.state;
     const verb = TERMINAL_VERB[type];
-    if (this.end !== undefined) {
-      const ended = `${of} ended on ${this.end.date} (${this.why(this.end)})`;
+    if (state.end !== undefined) {
+      const end = state.end;
+      const ended = `${this.of()} ended on ${end.date} (${why(end)})`;
       if (verb !== undefined) sink.problem({ code: "SECOND_TERMINAL", path: ".date", message: `is a second terminal transaction: ${ended}` });
-      else sink.problem({ code: "AFTER_TERMINAL", path: ".date", message: date === this.end.date ? `acts on ${of} after it ended the same day (${this.why(this.end)})` : `is ${date}, after ${ended}` });
+      else sink.problem({ code: "AFTER_TERMINAL", path: ".date", message: date === end.date ? `acts on ${this.of()} after it ended the same day (${why(end)})` : `is ${date}, after ${ended}` });
       return;
     }
     const issued = this.issuance.quantity;
     if (type === RELEASE) {
       if (quantity === undefined) return;
-      if (issued !== undefined && !this.overConsumed) {
-        const outstanding = minus(issued, this.used);
+      if (issued !== undefined && !state.overConsumed) {
+        const outstanding = minus(issued, state.used);
         if (compareDecimalStrings(quantity, outstanding) > 0) {
-          this.overConsumed = true;
-          sink.problem({ code: "OVER_CONSUMED", path: `.${entry.quantityKey ?? "quantity"}`, message: `releases ${shown(quantity)} of ${of}, more than the ${shown(outstanding)} outstanding${this.issuedNote(issued)}` });
+          state.overConsumed = true;
+          sink.problem({ code: "OVER_CONSUMED", path: `.${entry.quantityKey ?? "quantity"}`, message: `releases ${shown(quantity)} of ${this.of()}, more than the ${shown(outstanding)} outstanding${this.issuedNote(issued)}` });
         }
       }
-      this.used = sumDecimalStrings([this.used, quantity]);
+      state.used = sumDecimalStrings([state.used, quantity]);
       return;
     }
     if (verb === undefined) return;
-    this.end = { date, type, id: entry.id, how: RETRACTIONS.has(type) ? "retracted" : "terminal" };
-    if (RETURNABLE.has(type) && quantity !== undefined) this.returnable = sumDecimalStrings([this.returnable, quantity]);
+    state.end = { date, type, id: entry.id, how: RETRACTIONS.has(type) ? "retracted" : "terminal" };
+    if (RETURNABLE.has(type) && quantity !== undefined) state.returnable = sumDecimalStrings([state.returnable, quantity]);
     const balance = entry.balanceSecurityId;
-    if (balance !== undefined && balance === this.issuance.securityId) {
-      sink.problem({ code: "BALANCE_IS_SELF", path: ".balance_security_id", message: `names ${of} itself; the balance of a partial ${verb.replace(/s$/, "")} is a new security with its own issuance` });
+    if (balance !== undefined && balance === entry.securityId) {
+      sink.problem({ code: "BALANCE_IS_SELF", path: ".balance_security_id", message: `names ${this.of()} itself; the balance of a partial ${verb.replace(/s$/, "")} is a new security with its own issuance` });
       return;
     }
-    if (quantity === undefined || issued === undefined || RETRACTIONS.has(type)) return;
-    const outstanding = minus(issued, this.used);
+    // Over-consumed already by releases: reported once, at the release that crossed the line.
+    if (quantity === undefined || issued === undefined || RETRACTIONS.has(type) || state.overConsumed) return;
+    const outstanding = minus(issued, state.used);
     if (compareDecimalStrings(quantity, outstanding) > 0) {
-      sink.problem({ code: "OVER_CONSUMED", path: `.${entry.quantityKey ?? "quantity"}`, message: `${verb} ${shown(quantity)} of ${of}, more than the ${shown(outstanding)} outstanding${this.issuedNote(issued)}` });
+      sink.problem({ code: "OVER_CONSUMED", path: `.${entry.quantityKey ?? "quantity"}`, message: `${verb} ${shown(quantity)} of ${this.of()}, more than the ${shown(outstanding)} outstanding${this.issuedNote(issued)}` });
       return;
     }
     const remainder = minus(outstanding, quantity);
@@ -376,75 +408,79 @@ export class SecurityChain {
       sink.problem({
         code: "BALANCE_MISSING",
         path: ".balance_security_id",
-        message: `${verb} ${shown(quantity)} of the ${shown(outstanding)} outstanding of ${of} and names no balance security for the other ${shown(remainder)}: read by the OCF documents, this transaction ends ${of}, so what remains must be a new issuance named by balance_security_id`,
+        message: `${verb} ${shown(quantity)} of the ${shown(outstanding)} outstanding of ${this.of()} and names no balance security for the other ${shown(remainder)}: read by the OCF documents, this transaction ends ${this.of()}, so what remains must be a new issuance named by balance_security_id`,
       });
     }
   }
 
-  private applySameSecurity(entry: LedgerEntry, date: CalendarDate, quantity: DecimalString | undefined, of: string, sink: ChainSink): void {
+  private applySameSecurity(entry: LedgerEntry, date: CalendarDate, quantity: DecimalString | undefined, sink: ChainSink): void {
     const { type } = entry;
-    if (this.end !== undefined && date > this.end.date) {
-      sink.problem({ code: "AFTER_TERMINAL", path: ".date", message: `is ${date}, after ${of} ended on ${this.end.date} (${this.why(this.end)})` });
+    const state = this.state;
+    if (state.end !== undefined && date > state.end.date) {
+      sink.problem({ code: "AFTER_TERMINAL", path: ".date", message: `is ${date}, after ${this.of()} ended on ${state.end.date} (${why(state.end)})` });
       return;
     }
     const issued = this.issuance.quantity;
     const verb = TERMINAL_VERB[type];
     if ((type === RELEASE || verb !== undefined) && quantity !== undefined && !RETRACTIONS.has(type)) {
-      this.used = sumDecimalStrings([this.used, quantity]);
-      if (RETURNABLE.has(type)) this.returnable = sumDecimalStrings([this.returnable, quantity]);
+      state.used = sumDecimalStrings([state.used, quantity]);
+      if (RETURNABLE.has(type)) state.returnable = sumDecimalStrings([state.returnable, quantity]);
       // Reported once, at the transaction that crosses the line; an over-consumed security does not
       // "end", so what follows is not reported again as AFTER_TERMINAL.
-      if (issued !== undefined && compareDecimalStrings(this.used, issued) > 0 && !this.overConsumed) {
-        this.overConsumed = true;
+      if (issued !== undefined && compareDecimalStrings(state.used, issued) > 0 && !state.overConsumed) {
+        state.overConsumed = true;
         sink.problem({
           code: "OVER_CONSUMED",
           path: `.${entry.quantityKey ?? "quantity"}`,
-          message: `brings what is released, cancelled, repurchased or transferred of ${of} to ${shown(this.used)}, more than the ${shown(issued)} issued`,
+          message: `brings what is released, cancelled, repurchased or transferred of ${this.of()} to ${shown(state.used)}, more than the ${shown(issued)} issued`,
         });
       }
-      if (issued !== undefined && compareDecimalStrings(this.used, issued) === 0) this.end ??= { date, type, id: entry.id, how: "consumed" };
+      if (issued !== undefined && compareDecimalStrings(state.used, issued) === 0) state.end ??= { date, type, id: entry.id, how: "consumed" };
       const balance = entry.balanceSecurityId;
       if (balance !== undefined) {
-        if (balance === this.issuance.securityId) {
-          sink.problem({ code: "BALANCE_IS_SELF", path: ".balance_security_id", message: `names ${of} itself; a balance security is a new security with its own issuance` });
+        if (balance === entry.securityId) {
+          sink.problem({ code: "BALANCE_IS_SELF", path: ".balance_security_id", message: `names ${this.of()} itself; a balance security is a new security with its own issuance` });
         } else {
-          if (issued !== undefined && !this.overConsumed) sink.balance(balance, minus(issued, this.used));
-          this.end ??= { date, type, id: entry.id, how: "balance", balance };
+          if (issued !== undefined && !state.overConsumed) sink.balance(balance, minus(issued, state.used));
+          state.end ??= { date, type, id: entry.id, how: "balance", balance };
         }
       }
     } else if (RETRACTIONS.has(type)) {
-      this.end ??= { date, type, id: entry.id, how: "retracted" };
+      state.end ??= { date, type, id: entry.id, how: "retracted" };
     }
   }
 
-  private giveBack(quantity: DecimalString, date: CalendarDate, of: string, sink: ChainSink): void {
-    this.returned = sumDecimalStrings([this.returned, quantity]);
-    if (compareDecimalStrings(this.returned, this.returnable) > 0 && !this.overReturned) {
-      this.overReturned = true;
+  private giveBack(quantity: DecimalString, date: CalendarDate, sink: ChainSink): void {
+    const state = this.state;
+    state.returned = sumDecimalStrings([state.returned, quantity]);
+    if (compareDecimalStrings(state.returned, state.returnable) > 0 && !state.overReturned) {
+      state.overReturned = true;
       sink.problem({
         code: "RETURN_TO_POOL_EXCEEDS",
         path: ".quantity",
-        message: `brings what ${of} returns to the pool to ${shown(this.returned)}, more than the ${shown(this.returnable)} cancelled or repurchased by ${date}`,
+        message: `brings what ${this.of()} returns to the pool to ${shown(state.returned)}, more than the ${shown(state.returnable)} cancelled or repurchased by ${date}`,
       });
     }
   }
 
   private issuedNote(issued: DecimalString): string {
-    return this.used === "0" ? ` (issued ${shown(issued)})` : ` (issued ${shown(issued)}, ${shown(this.used)} released before)`;
+    const used = this.state.used;
+    return used === "0" ? ` (issued ${shown(issued)})` : ` (issued ${shown(issued)}, ${shown(used)} released before)`;
   }
+}
 
-  private why(end: End): string {
-    const what = `${end.type} ${describeValue(end.id ?? "?")}`;
-    switch (end.how) {
-      case "consumed":
-        return `fully consumed by ${what}`;
-      case "balance":
-        return `${what} moved the balance to ${describeValue(end.balance ?? "?")}`;
-      case "retracted":
-        return `retracted by ${what}`;
-      case "terminal":
-        return `ended by ${what}`;
-    }
+/** How a security ended, in words. */
+function why(end: ChainEnd): string {
+  const what = `${end.type} ${describeValue(end.id ?? "?")}`;
+  switch (end.how) {
+    case "consumed":
+      return `fully consumed by ${what}`;
+    case "balance":
+      return `${what} moved the balance to ${describeValue(end.balance ?? "?")}`;
+    case "retracted":
+      return `retracted by ${what}`;
+    case "terminal":
+      return `ended by ${what}`;
   }
 }
 

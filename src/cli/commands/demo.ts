@@ -51,7 +51,9 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
   let invalid = 0;
   for (const result of results) {
     if (!result.ok || result.export.zip === undefined) continue;
-    const report = await validatePackageAt(result.export.zip);
+    // TODO(lead, issue 9): the mapping keeps partial cancellations on the same security and does not
+    // declare it yet; drop this reader once packages say "Lineage: …" in Manifest.comments.
+    const report = await validatePackageAt(result.export.zip, { reader: "same-security" });
     if (!report.valid) invalid += 1;
     writeLine(
       io.stderr,

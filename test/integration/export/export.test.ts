@@ -54,7 +54,9 @@ describe("exporting the sample issuers", () => {
       const fromZip = await readOcfPackage(join(out, `${name}.ocf.zip`));
       const fromFolder = await readOcfPackage(join(out, name));
       expect([...fromZip.files.keys()].sort()).toEqual([...fromFolder.files.keys()].sort());
-      const report = await validatePackageAt(join(out, `${name}.ocf.zip`));
+      // TODO(lead, issue 9): the mapping keeps partial cancellations on the same security and does not
+      // declare it yet; drop this reader once packages say "Lineage: …" in Manifest.comments.
+      const report = await validatePackageAt(join(out, `${name}.ocf.zip`), { reader: "same-security" });
       expect(report.problems).toEqual([]);
     }
   });

@@ -51,7 +51,9 @@ async function expectConsistent(outDir: string, stateFile: string): Promise<void
     const aside = (await readdir(outDir)).find((n) => n.startsWith(`.${packageNameFor(issuerId)}.old-`));
     const where = (await exists(folder)) ? folder : aside === undefined ? undefined : join(outDir, aside);
     expect(where, `package of ${issuerId}`).toBeDefined();
-    const report = await validatePackageAt(where ?? "");
+    // TODO(lead, issue 9): the mapping keeps partial cancellations on the same security and does not
+    // declare it yet; drop this reader once packages say "Lineage: …" in Manifest.comments.
+    const report = await validatePackageAt(where ?? "", { reader: "same-security" });
     expect(report.problems, issuerId).toEqual([]);
   }
 }

@@ -1,0 +1,179 @@
+/**
+ * What a streaming check keeps of every security of a package, in typed arrays: its issuance (kind,
+ * date, quantity, vesting terms, where it is) and its chain state between transactions
+ * (`security-ledger.ts`). Strings that many securities share (kinds, dates, quantities, file names)
+ * are stored once and referred to by number; security ids live in a `StringIndex`. A security costs
+ * a few dozen bytes instead of the several hundred a `Map` of objects would, so that checking a
+ * package's lineage takes memory that barely grows with the package.
+ */
+import type { CalendarDate } from "../dates.js";
+import type { DecimalString } from "../decimal.js";
+import { SecurityChain, freshChainState, type ChainEnd, type ChainState, type LedgerIssuance, type LineageReading } from "./security-ledger.js";
+import { StringIndex } from "./string-index.js";
+
+/** One number for each distinct string. */
+class Codes {
+  private readonly byValue = new Map<string, number>();
+  private readonly values: string[] = [];
+  code(value: string): number {
+    let code = this.byValue.get(value);
+    if (code === undefined) {
+      code = this.values.length;
+      this.byValue.set(value, code);
+      this.values.push(value);
+    }
+    return code;
+  }
+  value(code: number): string {
+    return this.values[code] as string;
+  }
+}
+
+const HAS_CHAIN = 1;
+const OVER_CONSUMED = 2;
+const OVER_RETURNED = 4;
+
+/** An issuance as the table gives it back, with where it is. */
+export interface TabledIssuance extends LedgerIssuance {
+  vestingTermsId: string | undefined;
+  file: string;
+  itemIndex: number;
+}
+
+/** What `add` takes of an issuance. */
+export interface IssuanceFields {
+  type: string;
+  date?: CalendarDate | undefined;
+  quantity?: DecimalString | undefined;
+  vestingTermsId?: string | undefined;
+  file: string;
+  itemIndex: number;
+}
+
+export class SecurityTable {
+  private readonly ids = new StringIndex();
+  private readonly codes = new Codes();
+  private capacity = 1024;
+  // Issuance. Optional strings are stored as code + 1, 0 meaning absent.
+  private type = new Uint32Array(this.capacity);
+  private date = new Uint32Array(this.capacity);
+  private quantity = new Uint32Array(this.capacity);
+  private terms = new Uint32Array(this.capacity);
+  private file = new Uint32Array(this.capacity);
+  private item = new Uint32Array(this.capacity);
+  // Chain state.
+  private flags = new Uint8Array(this.capacity);
+  private lastDate = new Uint32Array(this.capacity);
+  private lastRank = new Uint8Array(this.capacity);
+  private used = new Uint32Array(this.capacity);
+  private returnable = new Uint32Array(this.capacity);
+  private returned = new Uint32Array(this.capacity);
+  private readonly ends = new Map<number, ChainEnd>();
+
+  get size(): number {
+    return this.ids.size;
+  }
+
+  /** The index of the security, or -1. */
+  indexOf(securityId: string): number {
+    return this.ids.indexOf(securityId);
+  }
+
+  has(securityId: string): boolean {
+    return this.ids.has(securityId);
+  }
+
+  /** Adds a security by its first issuance; `undefined` when it is already there (a second issuance). */
+  add(securityId: string, fields: IssuanceFields): number | undefined {
+    const before = this.ids.size;
+    const index = this.ids.add(securityId);
+    if (index < before) return undefined;
+    if (index >= this.capacity) this.grow();
+    const optional = (value: string | undefined): number => (value === undefined ? 0 : this.codes.code(value) + 1);
+    this.type[index] = this.codes.code(fields.type);
+    this.date[index] = optional(fields.date);
+    this.quantity[index] = optional(fields.quantity);
+    this.terms[index] = optional(fields.vestingTermsId);
+    this.file[index] = this.codes.code(fields.file);
+    this.item[index] = fields.itemIndex;
+    return index;
+  }
+
+  /** The issuance of security `index` (its id is decoded only if asked for). */
+  issuance(index: number): TabledIssuance {
+    const optional = (code: number): string | undefined => (code === 0 ? undefined : this.codes.value(code - 1));
+    const ids = this.ids;
+    const date = optional(this.date[index] as number);
+    const quantity = optional(this.quantity[index] as number);
+    return {
+      get securityId(): string {
+        return ids.keyAt(index);
+      },
+      type: this.codes.value(this.type[index] as number),
+      ...(date === undefined ? {} : { date: date as CalendarDate }),
+      ...(quantity === undefined ? {} : { quantity }),
+      vestingTermsId: optional(this.terms[index] as number),
+      file: this.codes.value(this.file[index] as number),
+      itemIndex: this.item[index] as number,
+    };
+  }
+
+  /** The quantity issued of security `index`, when valid. */
+  quantityOf(index: number): DecimalString | undefined {
+    const code = this.quantity[index] as number;
+    return code === 0 ? undefined : this.codes.value(code - 1);
+  }
+
+  /** The chain of security `index`, in the state its transactions so far left it. Call `save` after applying. */
+  chain(index: number, reading: LineageReading): SecurityChain {
+    const flags = this.flags[index] as number;
+    let state: ChainState;
+    if ((flags & HAS_CHAIN) === 0) state = freshChainState();
+    else {
+      state = {
+        lastDate: this.codes.value(this.lastDate[index] as number),
+        lastRank: (this.lastRank[index] as number) - 1,
+        used: this.codes.value(this.used[index] as number),
+        returnable: this.codes.value(this.returnable[index] as number),
+        returned: this.codes.value(this.returned[index] as number),
+        overConsumed: (flags & OVER_CONSUMED) !== 0,
+        overReturned: (flags & OVER_RETURNED) !== 0,
+        end: this.ends.get(index),
+      };
+    }
+    return new SecurityChain(this.issuance(index), reading, state);
+  }
+
+  save(index: number, chain: SecurityChain): void {
+    const { state } = chain;
+    this.flags[index] = HAS_CHAIN | (state.overConsumed ? OVER_CONSUMED : 0) | (state.overReturned ? OVER_RETURNED : 0);
+    this.lastDate[index] = this.codes.code(state.lastDate);
+    this.lastRank[index] = state.lastRank + 1;
+    this.used[index] = this.codes.code(state.used);
+    this.returnable[index] = this.codes.code(state.returnable);
+    this.returned[index] = this.codes.code(state.returned);
+    if (state.end !== undefined) this.ends.set(index, state.end);
+  }
+
+  private grow(): void {
+    const capacity = Math.ceil(this.capacity * 1.5);
+    const grown = <T extends Uint32Array | Uint8Array>(array: T): T => {
+      const copy = new (array.constructor as new (length: number) => T)(capacity);
+      copy.set(array);
+      return copy;
+    };
+    this.type = grown(this.type);
+    this.date = grown(this.date);
+    this.quantity = grown(this.quantity);
+    this.terms = grown(this.terms);
+    this.file = grown(this.file);
+    this.item = grown(this.item);
+    this.flags = grown(this.flags);
+    this.lastDate = grown(this.lastDate);
+    this.lastRank = grown(this.lastRank);
+    this.used = grown(this.used);
+    this.returnable = grown(this.returnable);
+    this.returned = grown(this.returned);
+    this.capacity = capacity;
+  }
+}
