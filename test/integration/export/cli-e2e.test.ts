@@ -45,6 +45,11 @@ async function folderDigest(dir: string): Promise<string> {
   return hash.digest("hex");
 }
 
+// TODO(lead, issue 9): the mapping keeps partial cancellations on the same security and does not
+// declare it yet; the validate calls below read our exports with --reader same-security until
+// packages say "Lineage: …" in Manifest.comments.
+const OUR_READING = ["--reader", "same-security"];
+
 describe("the built CLI as a child process", () => {
   let server: { child: ChildProcess; url: string; issuers: string[] };
   let slow: { child: ChildProcess; url: string; issuers: string[] };
@@ -75,10 +80,10 @@ describe("the built CLI as a child process", () => {
     const zips = entries.filter((e) => e.endsWith(".ocf.zip"));
     expect(zips).toHaveLength(5);
     for (const zip of zips) {
-      const checked = await cli(["validate", join("out", zip)], work);
+      const checked = await cli(["validate", join("out", zip), ...OUR_READING], work);
       expect(checked.code, checked.stdout + checked.stderr).toBe(0);
     }
-    const json = await cli(["validate", join("out", "acme-robotics"), "--json"], work);
+    const json = await cli(["validate", join("out", "acme-robotics"), "--json", ...OUR_READING], work);
     expect((JSON.parse(json.stdout) as { valid: boolean }).valid).toBe(true);
   });
 
@@ -119,7 +124,7 @@ describe("the built CLI as a child process", () => {
         // either still the previous package, or the new one complete and valid
         const digest = await folderDigest(join(out, "144361"));
         if (digest !== before) {
-          const checked = await cli(["validate", join(out, "144361")], work);
+          const checked = await cli(["validate", join(out, "144361"), ...OUR_READING], work);
           expect(checked.code, checked.stdout).toBe(0);
         }
       } else {
@@ -136,7 +141,7 @@ describe("the built CLI as a child process", () => {
     const again = await cli(["export", "--base-url", slow.url, "--issuer", "144361", "--out", out, "--log", "plain"], work);
     expect(again.code, again.stderr).toBe(0);
     expect((await readdir(out)).filter((n) => n.startsWith("."))).toEqual([]);
-    expect((await cli(["validate", join(out, "144361")], work)).code).toBe(0);
+    expect((await cli(["validate", join(out, "144361"), ...OUR_READING], work)).code).toBe(0);
     await rm(out, { recursive: true, force: true });
   });
 });
