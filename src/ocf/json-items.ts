@@ -403,13 +403,14 @@ export class JsonItemsScanner {
   }
 }
 
-/** The index of the byte of `bytes` at which UTF-8 decoding first fails (for messages). */
+/** The index of the first byte of the first invalid UTF-8 sequence of `bytes` (for messages). */
 export function firstInvalidUtf8(bytes: Uint8Array): number {
   // In stream mode a decoder holds back an incomplete sequence at the end instead of failing, so
-  // "this prefix decodes" holds for every prefix up to the first bad byte and for none after it.
-  const decodes = (length: number): boolean => {
+  // "this prefix decodes" holds for every prefix up to the byte that makes a sequence invalid and
+  // for none after it.
+  const decodes = (length: number, stream: boolean): boolean => {
     try {
-      new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, length), { stream: true });
+      new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, length), { stream });
       return true;
     } catch {
       return false;
@@ -419,8 +420,11 @@ export function firstInvalidUtf8(bytes: Uint8Array): number {
   let high = bytes.length;
   while (low < high) {
     const mid = (low + high + 1) >> 1;
-    if (decodes(mid)) low = mid;
+    if (decodes(mid, true)) low = mid;
     else high = mid - 1;
   }
-  return low;
+  // Back to where the sequence that went wrong began (it may have started up to three bytes before).
+  let start = low;
+  while (start > 0 && low - start < 3 && !decodes(start, false)) start -= 1;
+  return start;
 }

@@ -133,6 +133,12 @@ export interface ValidatePackageOptions {
    * @default the one the manifest declares (a `Lineage: documents` or `Lineage: same-security` line in its comments), else "documents"
    */
   reader?: LineageReading;
+  /**
+   * The largest single object read (an element of a file's `items`): a larger one is reported
+   * (`VALUE_TOO_LARGE`) and the rest of its file is not read.
+   * @default DEFAULT_MAX_VALUE_BYTES (64 MiB)
+   */
+  maxValueBytes?: number;
 }
 
 /** Options of `validatePackageAt`. */
@@ -340,10 +346,13 @@ class PackageChecker {
   private readonly deferredChains = new Map<string, { entries: LedgerEntry[]; locations: Location[] }>();
   private ordinal = 0;
 
+  readonly maxValueBytes: number | undefined;
+
   constructor(
     private readonly pkg: CheckedPackage,
     options: ValidatePackageOptions,
   ) {
+    this.maxValueBytes = options.maxValueBytes;
     this.fileRank.set(pkg.manifestPath, 0);
     const declared = declaredLineage(pkg.manifest);
     this.lineage =
@@ -829,7 +838,8 @@ class FileCheck implements FileFeeder {
     private readonly again: boolean,
   ) {
     this.recheck = again ? checker.schemaRecheckOf(file.path) : undefined;
-    this.scanner = new JsonItemsScanner({
+    this.scanner = new JsonItemsScanner(
+      {
       member: (key, value) => {
         this.members.set(key, value);
       },
@@ -841,10 +851,12 @@ class FileCheck implements FileFeeder {
         if (this.again) this.checker.itemAgain(this.file, index, value, this.recheck);
         else this.checker.item(this.file, index, value, this.itemsCheckedAs);
       },
-      notAnObject: (value) => {
-        this.notAnObject = { value };
+        notAnObject: (value) => {
+          this.notAnObject = { value };
+        },
       },
-    });
+      checker.maxValueBytes === undefined ? {} : { maxValueBytes: checker.maxValueBytes },
+    );
   }
 
   push(chunk: Uint8Array): void {

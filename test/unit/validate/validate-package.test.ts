@@ -231,6 +231,19 @@ describe("files and the manifest", () => {
     ]);
   });
 
+  it("an object over the size limit: reported, and its file read no further", async () => {
+    const fixture = validFixture();
+    itemOf(fixture, "sh-7001").comments = ["x".repeat(20_000)];
+    const report = validateOcfPackage(await loadFiles(fixtureBytes(fixture)), { maxValueBytes: 10_000 });
+    expect(report.problems.filter((p) => p.code !== "DANGLING_REFERENCE")).toEqual([
+      { code: "VALUE_TOO_LARGE", file: "Stakeholders.ocf.json", jsonPath: "$", message: "holds a value over the limit of 10000 bytes ($.items[1]); it is not read further" },
+    ]);
+    // What the rest of the file held is not seen: every reference to sh-7001 dangles.
+    const dangling = report.problems.filter((p) => p.code === "DANGLING_REFERENCE");
+    expect(dangling.length).toBeGreaterThan(0);
+    for (const p of dangling) expect(p.message).toBe('names stakeholder "sh-7001", which the package does not have');
+  });
+
   it("manifest problems: wrong file_type, an extra key, an invalid issuer (with the issuer's id)", async () => {
     const files = withManifest(fixtureBytes(validFixture()), (manifest) => {
       manifest.file_type = "OCF_STAKEHOLDERS_FILE";
