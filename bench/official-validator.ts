@@ -8,7 +8,7 @@
  *
  *   node --import tsx bench/official-validator.ts SCHEMA_DIR PACKAGE_DIR
  *
- * prints one JSON line: { seconds, items, invalid, maxRssMb }.
+ * prints one JSON line: { seconds, cpuSeconds, items, invalid, maxRssMb }.
  */
 import { Ajv, type AnySchemaObject, type ValidateFunction } from "ajv";
 import addFormatsImport from "ajv-formats";
@@ -66,7 +66,10 @@ export function officialValidate(schemaDir: string, packageDir: string): { items
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [schemaDir = "", packageDir = ""] = process.argv.slice(2);
   const started = performance.now();
+  const cpu = process.cpuUsage();
   const { items, invalid } = officialValidate(schemaDir, packageDir);
   const seconds = (performance.now() - started) / 1000;
-  process.stdout.write(`${JSON.stringify({ seconds, items, invalid, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
+  const used = process.cpuUsage(cpu);
+  const cpuSeconds = (used.user + used.system) / 1e6;
+  process.stdout.write(`${JSON.stringify({ seconds, cpuSeconds, items, invalid, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);
 }

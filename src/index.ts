@@ -115,10 +115,19 @@ export type { SampleServer, SampleServerOptions } from "./sample-server/server.j
 export { createAtomicWriteStream, writeFileAtomic } from "./io/atomic-file.js";
 
 // Reading and validating OCF packages (folders or .ocf.zip)
-export { PackageUnusableError, readOcfPackage, readOcfPackageFromFiles } from "./ocf/package-reader.js";
-export type { LoadedOcfPackage } from "./ocf/package-reader.js";
+export { PackageUnusableError, openOcfPackage, readOcfPackage, readOcfPackageFromFiles } from "./ocf/package-reader.js";
+export type { LoadedOcfPackage, OpenedOcfPackage, StreamedFileContent } from "./ocf/package-reader.js";
 export { PACKAGE_PROBLEM_CODES, validateOcfPackage, validatePackageAt } from "./ocf/validate-package.js";
-export type { PackageProblem, PackageProblemCode, PackageValidationReport } from "./ocf/validate-package.js";
+export type {
+  LineageUsed,
+  PackageProblem,
+  PackageProblemCode,
+  PackageValidationReport,
+  ValidatePackageAtOptions,
+  ValidatePackageOptions,
+} from "./ocf/validate-package.js";
+export { LEDGER_PROBLEM_CODES, LINEAGE_READINGS, checkLineage, declaredLineage } from "./ocf/security-ledger.js";
+export type { CheckLineageOptions, LedgerProblemCode, LineageProblem, LineageReading } from "./ocf/security-ledger.js";
 
 // Mapping to OCF 1.2.0 (pure; see mappings/ for the field-level policy)
 export { mapIssuer } from "./mapping/map-issuer.js";
@@ -140,11 +149,11 @@ export type {
 } from "./mapping/types.js";
 
 // Writing packages
-export { PACKAGE_FILE_NAMES, buildPackageFiles, serializeOcfJson } from "./ocf/package-files.js";
-export type { OcfPackageFiles, PackageContent, PackageFile } from "./ocf/package-files.js";
+export { DEFAULT_MAX_PACKAGE_FILE_BYTES, PACKAGE_FILE_NAMES, buildPackageFiles, packageFileName, serializeOcfJson } from "./ocf/package-files.js";
+export type { OcfPackageFiles, PackageContent, PackageFile, PackageFileOptions } from "./ocf/package-files.js";
 export { StreamingPackageWriter } from "./ocf/package-writer.js";
-export type { PackageHead, WrittenPackageFile } from "./ocf/package-writer.js";
-export { commitPackageFolder, packageNameFor, recoverPackageFolders, writePackageZip } from "./ocf/package-folder.js";
+export type { FinishedPackage, PackageHead, PackageWriterOptions, WrittenPackageFile } from "./ocf/package-writer.js";
+export { ZipTooLargeError, commitPackageFolder, packageNameFor, recoverPackageFolders, writePackageZip } from "./ocf/package-folder.js";
 
 // Exporting: pull + map + validate + write, per issuer
 export { ExportValidationError, exportIssuer } from "./export/export-issuer.js";

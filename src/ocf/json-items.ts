@@ -14,6 +14,8 @@
  * sequence, a syntax error, the file ending early, or a single value over `maxValueBytes`.
  */
 
+import { isAscii } from "node:buffer";
+
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -22,6 +24,16 @@ const LBRACE = 0x7b;
 const RBRACE = 0x7d;
 const LBRACKET = 0x5b;
 const RBRACKET = 0x5d;
+
+/**
+ * `bytes` as text, or an exception when they are not UTF-8. ASCII (nearly every OCF file) is read
+ * as Latin-1, which for ASCII is the same text and takes a copy instead of a decode: fifty times
+ * faster, and decoding is a large share of reading a package.
+ */
+function utf8Text(decoder: { decode(bytes: Uint8Array): string }, bytes: Uint8Array): string {
+  if (isAscii(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+  return decoder.decode(bytes);
+}
 
 /** Whether `c` is JSON whitespace (space, tab, line feed, carriage return). */
 function isSpace(c: number): boolean {
@@ -126,6 +138,8 @@ export class JsonItemsScanner {
     }
     let i = 0;
     const n = chunk.length;
+    // Where a batch of items may be tried (see `startItems`); past `n` once a try failed in this chunk.
+    let batchFrom = 0;
     while (i < n && !this.stopped()) {
       if (this.capturing) {
         i = this.capture(chunk, i);
@@ -180,12 +194,18 @@ export class JsonItemsScanner {
             this.state = "comma-or-end";
             i++;
           } else {
-            this.begin("item", chunk, i);
+            const next = this.startItems(chunk, i, batchFrom);
+            batchFrom = next > i ? next : n;
+            i = next;
           }
           break;
         case "items-value":
           if (c === RBRACKET) return this.syntax("expected a value after the comma (JSON allows no trailing comma)", i);
-          this.begin("item", chunk, i);
+          {
+            const next = this.startItems(chunk, i, batchFrom);
+            batchFrom = next > i ? next : n;
+            i = next;
+          }
           break;
         case "items-comma-or-end":
           if (c === COMMA) this.state = "items-value";
@@ -217,6 +237,35 @@ export class JsonItemsScanner {
       const where = this.capturing ? (this.target === "item" ? ` inside $.items[${this.itemIndex}]` : " inside a value") : "";
       return this.fail("not-json", `is not JSON (the file ends early${where}, at byte ${this.offset})`);
     }
+  }
+
+  /**
+   * At the start of an element of `items`: parses as many whole elements as the rest of the chunk
+   * holds with one `JSON.parse`, or starts scanning the one element byte by byte. Returns where to
+   * go on. A batch runs from here to the last `}` that a `,` follows in the chunk: when
+   * `[` + that text + `]` parses, the text is a run of whole elements (a cut inside a string leaves
+   * it unterminated, a cut inside an object leaves it unbalanced, so neither parses); when it does
+   * not, the chunk is scanned byte by byte as usual, which finds and words any error. Most of a
+   * package file is read this way, in native code.
+   */
+  private startItems(chunk: Uint8Array, i: number, batchFrom: number): number {
+    const end = i >= batchFrom && chunk[i] === LBRACE ? lastElementEnd(chunk, i) : -1;
+    if (end > i && end - i <= this.maxValueBytes) {
+      let elements: unknown;
+      try {
+        elements = JSON.parse(`[${utf8Text(this.decoder, chunk.subarray(i, end + 1))}]`);
+      } catch {
+        elements = undefined;
+      }
+      if (Array.isArray(elements)) {
+        for (const element of elements) this.handler.item(this.itemIndex++, element, -1, -1);
+        // Past the comma after the last element of the batch: the next element is expected.
+        this.state = "items-value";
+        return chunk.indexOf(COMMA, end) + 1;
+      }
+    }
+    this.begin("item", chunk, i);
+    return i;
   }
 
   private expectKey(c: number, chunk: Uint8Array, i: number): number {
@@ -349,7 +398,7 @@ export class JsonItemsScanner {
     }
     let text: string;
     try {
-      text = this.decoder.decode(bytes);
+      text = utf8Text(this.decoder, bytes);
     } catch {
       this.fail("not-json", `is not UTF-8 text (an invalid byte sequence at byte ${startByte + firstInvalidUtf8(bytes)})`);
       return end;
@@ -401,6 +450,25 @@ export class JsonItemsScanner {
     this.parts = [];
     this.error ??= { kind, message };
   }
+}
+
+/**
+ * Where a run of whole elements starting at `chunk[from]` (a `{`) may end: the last `}` of the chunk
+ * that sits at the start of a line indented as the element's own first line and that a `,` follows,
+ * as pretty-printed JSON closes an element of `items`; -1 if none. Only a guess, checked by parsing.
+ */
+function lastElementEnd(chunk: Uint8Array, from: number): number {
+  const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+  const lineStart = bytes.lastIndexOf(0x0a, from) + 1;
+  if (lineStart === 0) return -1;
+  for (let k = lineStart; k < from; k++) if (bytes[k] !== 0x20 && bytes[k] !== 0x09) return -1;
+  const closer = Buffer.concat([Buffer.from([0x0a]), bytes.subarray(lineStart, from), Buffer.from([RBRACE])]);
+  const at = bytes.lastIndexOf(closer);
+  if (at <= from) return -1;
+  const end = at + closer.length - 1;
+  let j = end + 1;
+  while (j < bytes.length && isSpace(bytes[j] as number)) j++;
+  return bytes[j] === COMMA ? end : -1;
 }
 
 /** The index of the first byte of the first invalid UTF-8 sequence of `bytes` (for messages). */

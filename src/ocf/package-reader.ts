@@ -22,7 +22,7 @@
  */
 import { open, readdir, realpath, stat } from "node:fs/promises";
 import { basename, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
-import { constants as bufferConstants } from "node:buffer";
+import { constants as bufferConstants, isAscii } from "node:buffer";
 import { OcfSyncError, describeValue } from "../errors.js";
 import { firstInvalidUtf8 } from "./json-items.js";
 import { OcfManifestSchema } from "./schemas.js";
@@ -199,7 +199,8 @@ export function parseJsonBytes(bytes: Uint8Array): JsonParseResult {
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    // ASCII is the same text read as Latin-1, and that is a copy rather than a decode.
+    text = isAscii(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1") : new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
     return { ok: false, message: `is not UTF-8 text (an invalid byte sequence at byte ${firstInvalidUtf8(bytes)})` };
   }

@@ -198,10 +198,10 @@ export function ledgerEntryOf(value: Readonly<Record<string, unknown>>): LedgerE
 
 /** What an issuance gives its security. */
 export interface LedgerIssuance {
-  securityId: string;
-  type: string;
-  date?: CalendarDate;
-  quantity?: DecimalString;
+  readonly securityId: string;
+  readonly type: string;
+  readonly date?: CalendarDate | undefined;
+  readonly quantity?: DecimalString | undefined;
 }
 
 /** A problem about one object, relative to it: `path` is `".quantity"`, `".vestings[2].amount"`, … */
@@ -209,6 +209,20 @@ export interface LedgerFinding {
   code: LedgerProblemCode;
   path: string;
   message: string;
+}
+
+/**
+ * A whole number above zero written plainly (`"100"`): the common case of a tranche, told by its
+ * characters alone; anything else (a fraction, a sign, leading zeros) is left to `isPositiveDecimal`.
+ */
+function isPositiveWhole(text: string): boolean {
+  const first = text.charCodeAt(0);
+  if (first < 0x31 || first > 0x39) return false;
+  for (let i = 1; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return false;
+  }
+  return true;
 }
 
 function isNegative(value: DecimalString): boolean {
@@ -241,7 +255,7 @@ export function objectFindings(value: Readonly<Record<string, unknown>>, entry: 
     if (typeof vesting !== "object" || vesting === null) return;
     const amount = (vesting as { amount?: unknown }).amount;
     if (typeof amount !== "string" || !OCF_NUMERIC_PATTERN.test(amount)) return;
-    if (!isPositiveDecimal(amount)) {
+    if (!isPositiveWhole(amount) && !isPositiveDecimal(amount)) {
       findings.push({ code: "VESTING_AMOUNT_NOT_POSITIVE", path: `.vestings[${k}].amount`, message: `is ${describeValue(amount)}; a vesting tranche must vest a positive amount` });
     } else {
       amounts.push(amount);

@@ -35,9 +35,9 @@ const OVER_RETURNED = 4;
 
 /** An issuance as the table gives it back, with where it is. */
 export interface TabledIssuance extends LedgerIssuance {
-  vestingTermsId: string | undefined;
-  file: string;
-  itemIndex: number;
+  readonly vestingTermsId: string | undefined;
+  readonly file: string;
+  readonly itemIndex: number;
 }
 
 /** What `add` takes of an issuance. */
@@ -48,6 +48,35 @@ export interface IssuanceFields {
   vestingTermsId?: string | undefined;
   file: string;
   itemIndex: number;
+}
+
+/** A security's issuance as the table holds it, each field read when asked for. */
+class IssuanceView implements TabledIssuance {
+  constructor(
+    private readonly table: SecurityTable,
+    private readonly index: number,
+  ) {}
+  get securityId(): string {
+    return this.table.securityIdAt(this.index);
+  }
+  get type(): string {
+    return this.table.field("type", this.index) as string;
+  }
+  get date(): CalendarDate | undefined {
+    return this.table.optional("date", this.index) as CalendarDate | undefined;
+  }
+  get quantity(): DecimalString | undefined {
+    return this.table.optional("quantity", this.index);
+  }
+  get vestingTermsId(): string | undefined {
+    return this.table.optional("terms", this.index);
+  }
+  get file(): string {
+    return this.table.field("file", this.index) as string;
+  }
+  get itemIndex(): number {
+    return this.table.field("item", this.index) as number;
+  }
 }
 
 export class SecurityTable {
@@ -99,23 +128,26 @@ export class SecurityTable {
     return index;
   }
 
-  /** The issuance of security `index` (its id is decoded only if asked for). */
+  /** The issuance of security `index`, read from the table as it is asked for (its id is decoded only for a message). */
   issuance(index: number): TabledIssuance {
-    const optional = (code: number): string | undefined => (code === 0 ? undefined : this.codes.value(code - 1));
-    const ids = this.ids;
-    const date = optional(this.date[index] as number);
-    const quantity = optional(this.quantity[index] as number);
-    return {
-      get securityId(): string {
-        return ids.keyAt(index);
-      },
-      type: this.codes.value(this.type[index] as number),
-      ...(date === undefined ? {} : { date: date as CalendarDate }),
-      ...(quantity === undefined ? {} : { quantity }),
-      vestingTermsId: optional(this.terms[index] as number),
-      file: this.codes.value(this.file[index] as number),
-      itemIndex: this.item[index] as number,
-    };
+    return new IssuanceView(this, index);
+  }
+
+  /** @internal for `IssuanceView` */
+  securityIdAt(index: number): string {
+    return this.ids.keyAt(index);
+  }
+
+  /** @internal for `IssuanceView` */
+  field(name: "type" | "file" | "item", index: number): string | number {
+    if (name === "item") return this.item[index] as number;
+    return this.codes.value((name === "type" ? this.type : this.file)[index] as number);
+  }
+
+  /** @internal for `IssuanceView`: an optional string field. */
+  optional(name: "date" | "quantity" | "terms", index: number): string | undefined {
+    const code = (name === "date" ? this.date : name === "quantity" ? this.quantity : this.terms)[index] as number;
+    return code === 0 ? undefined : this.codes.value(code - 1);
   }
 
   /** The quantity issued of security `index`, when valid. */

@@ -241,20 +241,32 @@ const SECURITY_STEP = { object: 0, kind: 1, condition: 2, chain: 3 } as const;
 interface Location {
   file: string;
   index: number;
-  /** JSON path of the object in its file, e.g. `$.items[3]`. */
-  at: string;
+  /** JSON path of the object in its file when it is not `$.items[index]` (the issuer: `$.issuer`). */
+  at?: string;
   itemId: string | undefined;
+}
+
+/** The JSON path of an object in its file, made only when a problem is reported. */
+function pathOf(location: Location): string {
+  return location.at ?? `$.items[${location.index}]`;
 }
 
 /** The spaces of ids that references resolve in. */
 type Space = "stakeholder" | "stockClass" | "stockPlan" | "legend" | "vestingTerms" | "security";
 
-/** One reference an object makes. */
+/** One reference an object makes: what it names, where, and (for the message) as what. */
 interface Reference {
   space: Space;
   id: string;
   path: string;
-  message: string;
+  /** "stakeholder", "as the balance security", …; `undefined` for the security a transaction acts on. */
+  what: string | undefined;
+}
+
+function danglingMessage(reference: Reference): string {
+  return reference.what === undefined
+    ? `names security ${describeValue(reference.id)}, but no issuance in the package creates it`
+    : `names ${reference.what} ${describeValue(reference.id)}, which the package does not have`;
 }
 
 /** What a transaction needs of its security beyond the chain: the conditions of its vesting terms. */
@@ -371,7 +383,7 @@ class PackageChecker {
   }
 
   private addAt(code: PackageProblemCode, location: Location, subPath: string, message: string, phase: number, sub: number, security?: string): void {
-    this.add(code, location, `${location.at}${subPath}`, message, phase, sub, security);
+    this.add(code, location, `${pathOf(location)}${subPath}`, message, phase, sub, security);
   }
 
   private manifestProblem(code: PackageProblemCode, jsonPath: string, message: string, sub: number, itemId?: string): void {
@@ -552,7 +564,7 @@ class PackageChecker {
   private addSchemaIssues(location: Location, verdict: { ok: true } | { ok: false; issues: OcfIssue[] }, itemIdAt: (path: string) => string | undefined): void {
     if (verdict.ok) return;
     for (const issue of verdict.issues) {
-      const path = location.index < 0 ? issue.path : `${location.at}${issue.path.slice(1)}`;
+      const path = location.index < 0 ? issue.path : `${pathOf(location)}${issue.path.slice(1)}`;
       this.add("SCHEMA", { file: location.file, index: location.index, itemId: location.index < 0 ? itemIdAt(issue.path) : location.itemId }, path, issue.message, PHASE.file, 0);
     }
   }
@@ -561,7 +573,7 @@ class PackageChecker {
   item(file: ListedFile, index: number, value: unknown, schemaType: OcfItemsFileType | undefined): void {
     const record = isRecord(value) ? value : undefined;
     const id = record === undefined ? undefined : typeof record.id === "string" ? record.id : undefined;
-    const location: Location = { file: file.path, index, at: `$.items[${index}]`, itemId: id };
+    const location: Location = { file: file.path, index, itemId: id };
     if (schemaType !== undefined) this.addSchemaIssues(location, validateOcfFileItem(schemaType, value), () => id);
     if (record === undefined) return;
     const rawType = record.object_type;
@@ -582,7 +594,7 @@ class PackageChecker {
   itemAgain(file: ListedFile, index: number, value: unknown, recheck: { type: OcfItemsFileType | undefined } | undefined): void {
     const record = isRecord(value) ? value : undefined;
     const id = record === undefined ? undefined : typeof record.id === "string" ? record.id : undefined;
-    const location: Location = { file: file.path, index, at: `$.items[${index}]`, itemId: id };
+    const location: Location = { file: file.path, index, itemId: id };
     if (recheck?.type !== undefined) this.addSchemaIssues(location, validateOcfFileItem(recheck.type, value), () => id);
     if (record === undefined) return;
     const rawType = record.object_type;
@@ -687,15 +699,14 @@ class PackageChecker {
    * noted; second pass, the ids never seen are reported, in the order the references come.
    */
   private checkReferences(type: string | undefined, record: Readonly<Record<string, unknown>>, location: Location, again: boolean): void {
-    const references = referencesOf(type, record);
-    references.forEach((reference, sub) => {
+    forEachReference(type, record, (reference, sub) => {
       if (!again) {
         if (this.isDefined(reference.space, reference.id)) return;
         let ids = this.unresolved.get(reference.space);
         if (ids === undefined) this.unresolved.set(reference.space, (ids = new StringIndex()));
         ids.add(reference.id);
       } else if (this.missing?.get(reference.space)?.has(reference.id) === true) {
-        this.addAt("DANGLING_REFERENCE", location, reference.path, reference.message, PHASE.references, sub);
+        this.addAt("DANGLING_REFERENCE", location, reference.path, danglingMessage(reference), PHASE.references, sub);
       }
     });
   }
@@ -815,7 +826,7 @@ class PackageChecker {
       if (first === undefined) continue;
       for (const dup of later) {
         const scope = first.type === dup.type ? "" : " (ids must be unique across the package, not only per object type)";
-        this.addAt("DUPLICATE_ID", dup.location, ".id", `${describeValue(id)} is already the id of the ${first.type ?? "object"} at ${first.location.file} ${first.location.at}${scope}`, PHASE.ids, 0);
+        this.addAt("DUPLICATE_ID", dup.location, ".id", `${describeValue(id)} is already the id of the ${first.type ?? "object"} at ${first.location.file} ${pathOf(first.location)}${scope}`, PHASE.ids, 0);
       }
     }
     this.missing = undefined;
@@ -878,18 +889,17 @@ class FileCheck implements FileFeeder {
   }
 }
 
-/** The references an object makes, in the order they are reported. */
-function referencesOf(type: string | undefined, record: Readonly<Record<string, unknown>>): Reference[] {
-  const references: Reference[] = [];
+/** Calls `visit` with each reference an object makes, in the order they are reported. */
+function forEachReference(type: string | undefined, record: Readonly<Record<string, unknown>>, visit: (reference: Reference, order: number) => void): void {
+  let order = 0;
   const refer = (key: string, space: Space, what: string): void => {
     const value = record[key];
-    const named =
-      typeof value === "string"
-        ? [{ id: value, path: `.${key}` }]
-        : Array.isArray(value)
-          ? value.flatMap((v: unknown, j) => (typeof v === "string" ? [{ id: v, path: `.${key}[${j}]` }] : []))
-          : [];
-    for (const { id, path } of named) references.push({ space, id, path, message: `names ${what} ${describeValue(id)}, which the package does not have` });
+    if (typeof value === "string") visit({ space, id: value, path: `.${key}`, what }, order++);
+    else if (Array.isArray(value)) {
+      value.forEach((v: unknown, j) => {
+        if (typeof v === "string") visit({ space, id: v, path: `.${key}[${j}]`, what }, order++);
+      });
+    }
   };
   switch (type) {
     case "STOCK_PLAN":
@@ -913,16 +923,13 @@ function referencesOf(type: string | undefined, record: Readonly<Record<string, 
     default:
       break;
   }
-  if (type === undefined || !type.startsWith("TX_")) return references;
+  if (type === undefined || !type.startsWith("TX_")) return;
   if (!ISSUANCE_TYPES.has(type)) {
     const security = record.security_id;
-    if (typeof security === "string") {
-      references.push({ space: "security", id: security, path: ".security_id", message: `names security ${describeValue(security)}, but no issuance in the package creates it` });
-    }
+    if (typeof security === "string") visit({ space: "security", id: security, path: ".security_id", what: undefined }, order++);
   }
   refer("resulting_security_ids", "security", "as a resulting security");
   refer("balance_security_id", "security", "as the balance security");
-  return references;
 }
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
