@@ -31,35 +31,26 @@ async function unusable(promise: Promise<unknown>): Promise<PackageUnusableError
   return error as PackageUnusableError;
 }
 
-/** The zip with the CRC-32 of `name` in the central directory changed. */
-function withWrongCrc(zip: Uint8Array, name: string): Uint8Array {
+/** The zip with the 32-bit field at `offset` of `name`'s central directory entry changed by `change`. */
+function withCentralField(zip: Uint8Array, name: string, offset: number, change: (value: number) => number): Uint8Array {
   const copy = zip.slice();
   const view = new DataView(copy.buffer);
   for (let i = 0; i + 46 <= copy.length; i += 1) {
     if (view.getUint32(i, true) !== 0x02014b50) continue;
     const nameLength = view.getUint16(i + 28, true);
     if (new TextDecoder().decode(copy.subarray(i + 46, i + 46 + nameLength)) === name) {
-      view.setUint32(i + 16, view.getUint32(i + 16, true) ^ 1, true);
+      view.setUint32(i + offset, change(view.getUint32(i + offset, true)), true);
       return copy;
     }
   }
   throw new Error(`no central directory entry for ${name}`);
 }
 
+/** The zip with the CRC-32 of `name` in the central directory changed. */
+const withWrongCrc = (zip: Uint8Array, name: string): Uint8Array => withCentralField(zip, name, 16, (crc) => crc ^ 1);
+
 /** The zip with the declared (uncompressed) size of `name` in the central directory set to `size`. */
-function withDeclaredSize(zip: Uint8Array, name: string, size: number): Uint8Array {
-  const copy = zip.slice();
-  const view = new DataView(copy.buffer);
-  for (let i = 0; i + 46 <= copy.length; i += 1) {
-    if (view.getUint32(i, true) !== 0x02014b50) continue;
-    const nameLength = view.getUint16(i + 28, true);
-    if (new TextDecoder().decode(copy.subarray(i + 46, i + 46 + nameLength)) === name) {
-      view.setUint32(i + 24, size, true);
-      return copy;
-    }
-  }
-  throw new Error(`no central directory entry for ${name}`);
-}
+const withDeclaredSize = (zip: Uint8Array, name: string, size: number): Uint8Array => withCentralField(zip, name, 24, () => size);
 
 describe("valid packages", () => {
   it("reads a folder and a zip of the same package alike, and both are valid", async () => {
