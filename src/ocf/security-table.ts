@@ -29,9 +29,8 @@ class Codes {
   }
 }
 
-const HAS_CHAIN = 1;
-const OVER_CONSUMED = 2;
-const OVER_RETURNED = 4;
+const OVER_CONSUMED = 1;
+const OVER_RETURNED = 2;
 
 /** An issuance as the table gives it back, with where it is. */
 export interface TabledIssuance extends LedgerIssuance {
@@ -90,13 +89,16 @@ export class SecurityTable {
   private terms = new Uint32Array(this.capacity);
   private file = new Uint32Array(this.capacity);
   private item = new Uint32Array(this.capacity);
-  // Chain state.
-  private flags = new Uint8Array(this.capacity);
-  private lastDate = new Uint32Array(this.capacity);
-  private lastRank = new Uint8Array(this.capacity);
-  private used = new Uint32Array(this.capacity);
-  private returnable = new Uint32Array(this.capacity);
-  private returned = new Uint32Array(this.capacity);
+  /** Chain state, only for securities that have had a transaction: slot + 1 per security, 0 for none. */
+  private chainSlot = new Uint32Array(this.capacity);
+  private chains = 0;
+  private chainCapacity = 256;
+  private flags = new Uint8Array(this.chainCapacity);
+  private lastDate = new Uint32Array(this.chainCapacity);
+  private lastRank = new Uint8Array(this.chainCapacity);
+  private used = new Uint32Array(this.chainCapacity);
+  private returnable = new Uint32Array(this.chainCapacity);
+  private returned = new Uint32Array(this.chainCapacity);
   private readonly ends = new Map<number, ChainEnd>();
 
   get size(): number {
@@ -158,16 +160,17 @@ export class SecurityTable {
 
   /** The chain of security `index`, in the state its transactions so far left it. Call `save` after applying. */
   chain(index: number, reading: LineageReading): SecurityChain {
-    const flags = this.flags[index] as number;
+    const slot = (this.chainSlot[index] as number) - 1;
     let state: ChainState;
-    if ((flags & HAS_CHAIN) === 0) state = freshChainState();
+    if (slot < 0) state = freshChainState();
     else {
+      const flags = this.flags[slot] as number;
       state = {
-        lastDate: this.codes.value(this.lastDate[index] as number),
-        lastRank: (this.lastRank[index] as number) - 1,
-        used: this.codes.value(this.used[index] as number),
-        returnable: this.codes.value(this.returnable[index] as number),
-        returned: this.codes.value(this.returned[index] as number),
+        lastDate: this.codes.value(this.lastDate[slot] as number),
+        lastRank: (this.lastRank[slot] as number) - 1,
+        used: this.codes.value(this.used[slot] as number),
+        returnable: this.codes.value(this.returnable[slot] as number),
+        returned: this.codes.value(this.returned[slot] as number),
         overConsumed: (flags & OVER_CONSUMED) !== 0,
         overReturned: (flags & OVER_RETURNED) !== 0,
         end: this.ends.get(index),
@@ -178,34 +181,48 @@ export class SecurityTable {
 
   save(index: number, chain: SecurityChain): void {
     const { state } = chain;
-    this.flags[index] = HAS_CHAIN | (state.overConsumed ? OVER_CONSUMED : 0) | (state.overReturned ? OVER_RETURNED : 0);
-    this.lastDate[index] = this.codes.code(state.lastDate);
-    this.lastRank[index] = state.lastRank + 1;
-    this.used[index] = this.codes.code(state.used);
-    this.returnable[index] = this.codes.code(state.returnable);
-    this.returned[index] = this.codes.code(state.returned);
+    let slot = (this.chainSlot[index] as number) - 1;
+    if (slot < 0) {
+      if (this.chains === this.chainCapacity) this.growChains();
+      slot = this.chains++;
+      this.chainSlot[index] = slot + 1;
+    }
+    this.flags[slot] = (state.overConsumed ? OVER_CONSUMED : 0) | (state.overReturned ? OVER_RETURNED : 0);
+    this.lastDate[slot] = this.codes.code(state.lastDate);
+    this.lastRank[slot] = state.lastRank + 1;
+    this.used[slot] = this.codes.code(state.used);
+    this.returnable[slot] = this.codes.code(state.returnable);
+    this.returned[slot] = this.codes.code(state.returned);
     if (state.end !== undefined) this.ends.set(index, state.end);
   }
 
   private grow(): void {
     const capacity = Math.ceil(this.capacity * 1.5);
-    const grown = <T extends Uint32Array | Uint8Array>(array: T): T => {
-      const copy = new (array.constructor as new (length: number) => T)(capacity);
-      copy.set(array);
-      return copy;
-    };
-    this.type = grown(this.type);
-    this.date = grown(this.date);
-    this.quantity = grown(this.quantity);
-    this.terms = grown(this.terms);
-    this.file = grown(this.file);
-    this.item = grown(this.item);
-    this.flags = grown(this.flags);
-    this.lastDate = grown(this.lastDate);
-    this.lastRank = grown(this.lastRank);
-    this.used = grown(this.used);
-    this.returnable = grown(this.returnable);
-    this.returned = grown(this.returned);
+    this.type = grown(this.type, capacity);
+    this.date = grown(this.date, capacity);
+    this.quantity = grown(this.quantity, capacity);
+    this.terms = grown(this.terms, capacity);
+    this.file = grown(this.file, capacity);
+    this.item = grown(this.item, capacity);
+    this.chainSlot = grown(this.chainSlot, capacity);
     this.capacity = capacity;
   }
+
+  private growChains(): void {
+    const capacity = Math.ceil(this.chainCapacity * 1.5);
+    this.flags = grown(this.flags, capacity);
+    this.lastDate = grown(this.lastDate, capacity);
+    this.lastRank = grown(this.lastRank, capacity);
+    this.used = grown(this.used, capacity);
+    this.returnable = grown(this.returnable, capacity);
+    this.returned = grown(this.returned, capacity);
+    this.chainCapacity = capacity;
+  }
+}
+
+/** A copy of `array` with room for `capacity` entries. */
+function grown<T extends Uint32Array | Uint8Array>(array: T, capacity: number): T {
+  const copy = new (array.constructor as new (length: number) => T)(capacity);
+  copy.set(array);
+  return copy;
 }

@@ -307,9 +307,9 @@ class NumberList {
     }
     this.values[this.length++] = value;
   }
-  /** The values that occur more than once. */
+  /** The values that occur more than once (sorts the list in place: its order is not needed after). */
   repeated(): Set<number> {
-    const sorted = this.values.slice(0, this.length).sort();
+    const sorted = this.values.subarray(0, this.length).sort();
     const repeats = new Set<number>();
     for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) repeats.add(sorted[i] as number);
     return repeats;
