@@ -1,19 +1,25 @@
 /**
  * Runs one export in its own process, so that its peak memory (max RSS) is its own and not the sample
- * server's or the benchmark driver's. Prints one JSON line: seconds, records, maxRssMb.
+ * server's or the benchmark driver's. Prints one JSON line: seconds, records, transactions, maxRssMb.
  *
- *   node --import tsx bench/export-child.ts URL ISSUER OUT_DIR auto|always|never
+ *   node --import tsx bench/export-child.ts --url URL OUT_DIR auto|always|never
+ *   node --import tsx bench/export-child.ts --generated RECORDS OUT_DIR auto|always|never
+ *
+ * `--generated` feeds the generated issuer's records from this process (parsed from JSON text one
+ * at a time, as pages are), so that the export is measured without HTTP and without a server.
  */
 import { createApiClient } from "../src/client/create-client.js";
 import { exportIssuer } from "../src/export/export-issuer.js";
+import { GENERATED_ISSUER_ID, generatedPullItems } from "./generated-issuer.js";
 
-const [url = "", issuerId = "", outDir = "", validate = "auto"] = process.argv.slice(2);
-const client = createApiClient({ baseUrl: url, rateLimit: false });
+const [mode = "", source = "", outDir = "", validate = "auto"] = process.argv.slice(2);
+const client = createApiClient({ baseUrl: mode === "--url" ? source : "http://127.0.0.1:9", rateLimit: false });
 const started = performance.now();
-const result = await exportIssuer(client, issuerId, {
+const result = await exportIssuer(client, GENERATED_ISSUER_ID, {
   outDir,
   generatedAt: "2025-06-30T00:00:00Z",
   validate: validate === "auto" ? "auto" : validate === "always",
+  ...(mode === "--generated" ? { records: generatedPullItems(Number(source)) } : {}),
 });
 const seconds = (performance.now() - started) / 1000;
 await client.close();
@@ -22,6 +28,7 @@ process.stdout.write(
     seconds,
     records: result.awards + result.units,
     transactions: result.transactions,
+    files: result.files.length,
     maxRssMb: process.resourceUsage().maxRSS / 1024,
     validated: result.validated,
   })}\n`,

@@ -6,7 +6,8 @@
  *   npm run bench                 all sections
  *   npm run bench -- parse        only record parsing against a JSON round trip
  *   npm run bench -- mapping      mapping + package bytes against JSON.parse + JSON.stringify
- *   npm run bench -- export       full export of 1,000 and 10,000 generated records: speed, peak memory
+ *   npm run bench -- export       export of 10,000 and 100,000 generated records: peak memory, time against the floor
+ *   npm run bench -- validate     validate against the official validator's approach; peak memory at 10,000 and 100,000 records
  *   npm run bench -- pull         only the pull throughput section
  *   npm run bench -- sync         the sync on a generated issuer (10,000 and 100,000 records) against a full export
  *   npm run bench -- quota        only the rate-limit section (about 75 s: it must outlast a minute window)
@@ -17,11 +18,13 @@ import { benchParse } from "./parse.js";
 import { benchPullThroughput } from "./pull-throughput.js";
 import { benchQuotaShare } from "./quota-share.js";
 import { benchSync } from "./sync.js";
+import { benchValidate } from "./validate.js";
 
 const sections: Record<string, () => Promise<string>> = {
   parse: benchParse,
   mapping: benchMapping,
   export: benchExport,
+  validate: benchValidate,
   pull: benchPullThroughput,
   quota: benchQuotaShare,
   sync: benchSync,

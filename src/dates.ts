@@ -42,10 +42,33 @@ function isRealDay(match: RegExpExecArray): boolean {
   return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
-/** True when `text` is `YYYY-MM-DD` and names a day that exists (2024-02-29 yes, 2023-02-29 no). */
+/** The value of the ASCII digit at `text[i]`, or -1. */
+function digitAt(text: string, i: number): number {
+  const c = text.charCodeAt(i) - 0x30;
+  return c >= 0 && c <= 9 ? c : -1;
+}
+
+/**
+ * True when `text` is `YYYY-MM-DD` and names a day that exists (2024-02-29 yes, 2023-02-29 no).
+ * Read character by character rather than with `CALENDAR_DATE`: validating a package checks every
+ * date of every object (dozens per issuance), and this is several times faster; the property tests
+ * hold it to the same answers as `parseCalendarDate`.
+ */
 export function isCalendarDate(text: string): text is CalendarDate {
-  const m = CALENDAR_DATE.exec(text);
-  return m !== null && isRealDay(m);
+  if (text.length !== 10 || text.charCodeAt(4) !== 0x2d || text.charCodeAt(7) !== 0x2d) return false;
+  const y1 = digitAt(text, 0);
+  const y2 = digitAt(text, 1);
+  const y3 = digitAt(text, 2);
+  const y4 = digitAt(text, 3);
+  const m1 = digitAt(text, 5);
+  const m2 = digitAt(text, 6);
+  const d1 = digitAt(text, 8);
+  const d2 = digitAt(text, 9);
+  if ((y1 | y2 | y3 | y4 | m1 | m2 | d1 | d2) < 0) return false;
+  const year = y1 * 1000 + y2 * 100 + y3 * 10 + y4;
+  const month = m1 * 10 + m2;
+  const day = d1 * 10 + d2;
+  return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month);
 }
 
 /** Checks a calendar date from the wire; throws `DATE_FORMAT` for anything but a real `YYYY-MM-DD` day. */

@@ -115,11 +115,13 @@ export type * from "./ocf/types.js";
 export { buildPackageFiles } from "./ocf/package-files.js";
 export type { OcfPackageFiles, PackageContent, PackageFile, PackageFileOptions } from "./ocf/package-files.js";
 export type { WrittenPackageFile } from "./ocf/package-writer.js";
-export { packageNameFor } from "./ocf/package-folder.js";
+export { ZipTooLargeError, packageNameFor } from "./ocf/package-folder.js";
 export { PackageUnusableError } from "./ocf/package-reader.js";
 export type { ReadOcfPackageOptions } from "./ocf/package-reader.js";
 export { PACKAGE_PROBLEM_CODES, validatePackageAt } from "./ocf/validate-package.js";
-export type { PackageCounts, PackageProblem, PackageProblemCode, PackageValidationReport } from "./ocf/validate-package.js";
+export type { LineageUsed, PackageCounts, PackageProblem, PackageProblemCode, PackageValidationReport, ValidatePackageAtOptions } from "./ocf/validate-package.js";
+export { LINEAGE_READINGS, checkLineage, declaredLineage } from "./ocf/security-ledger.js";
+export type { CheckLineageOptions, LedgerProblemCode, LineageProblem } from "./ocf/security-ledger.js";
 
 // Exporting: pull, map, validate and write one package per issuer
 export { ExportValidationError, exportIssuer } from "./export/export-issuer.js";
@@ -133,8 +135,8 @@ export { checkSourceConsistency } from "./reconcile/consistency.js";
 export { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "./reconcile/load.js";
 export { reconcileOcfWithOcf } from "./reconcile/ocf-vs-ocf.js";
 export { reconcileSourceWithOcf } from "./reconcile/source-vs-ocf.js";
-export { declaredReading, replayPackage } from "./reconcile/replay.js";
-export type { Reading, ReplayedPackage, ReplayedSecurity } from "./reconcile/replay.js";
+export { replayPackage } from "./reconcile/replay.js";
+export type { ReplayedPackage, ReplayedSecurity } from "./reconcile/replay.js";
 export { ReconcileInputError } from "./reconcile/package-objects.js";
 export type { PackageObjects } from "./reconcile/package-objects.js";
 export { reconciliationCsv, renderReconciliationText } from "./reconcile/render.js";

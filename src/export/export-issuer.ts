@@ -49,14 +49,21 @@ export interface ExportOptions extends MappingOptions {
   generatedAt?: string;
   /**
    * Re-read and fully validate each package before it is put in place (schemas, md5 sums, references,
-   * dates, quantities). Every object is always checked against the OCF schemas as it is mapped; this
-   * adds the package-level checks, and holds the package in memory while it runs. `true` re-reads every
-   * package; `"auto"` re-reads packages up to `validateMaxBytes`, so that memory stays bounded however
-   * large an issuer is; `false` never. @default "auto"
+   * dates, quantities, lineage). Every object is always checked against the OCF schemas as it is
+   * mapped; this adds the package-level checks. The re-read streams the package object by object, so
+   * its memory does not grow with the package. `true` re-reads every package; `"auto"` re-reads
+   * packages up to `validateMaxBytes` (every package, unless that is set); `false` never.
+   * @default "auto"
    */
   validate?: boolean | "auto";
-  /** With `validate: "auto"`, the largest package (bytes on disk) that is re-read. @default 16 MiB */
+  /** With `validate: "auto"`, the largest package (bytes on disk) that is re-read. @default no limit */
   validateMaxBytes?: number;
+  /**
+   * The largest file of objects in the package: a longer list (transactions, …) is split over
+   * several files, `Transactions.ocf.json`, `Transactions.2.ocf.json`, … in order.
+   * @default DEFAULT_MAX_PACKAGE_FILE_BYTES (64 MiB)
+   */
+  maxFileBytes?: number;
   /**
    * Where the records come from instead of the API (`client` is then not used): an incremental sync
    * feeds the records it keeps, most of them already mapped (`MappedRecordItem`). @default pulled from the API
@@ -137,8 +144,11 @@ export class ExportValidationError extends OcfSyncError {
   }
 }
 
-/** Packages up to this size are re-read and fully validated by default (`validate: "auto"`). */
-export const DEFAULT_VALIDATE_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * Packages up to this size are re-read and fully validated by default (`validate: "auto"`): all of
+ * them, since the re-read streams with flat memory. A bound saves the time on very large packages.
+ */
+export const DEFAULT_VALIDATE_MAX_BYTES = Number.POSITIVE_INFINITY;
 
 /** The `lastModifiedDatetime` of a raw record that failed validation, when it is readable; else "". */
 export function rawLastModified(raw: unknown): string {
@@ -169,17 +179,22 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
   let committed = false;
   const deferred = new DeferredRecords<RecordItem>();
   try {
-    writer = await StreamingPackageWriter.open(temporary);
+    const out = await StreamingPackageWriter.open(temporary, options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes });
+    writer = out;
     // The package shows the records as of the export (the date of `generatedAt`), unless told otherwise.
     const accumulator = new IssuerMappingAccumulator(issuerId, { ...options, onInvalid, asOf: options.asOf ?? generatedAt.slice(0, 10) });
-    const entriesByKey = new Map<string, Awaited<ReturnType<StreamingPackageWriter["addRecord"]>>>();
+    // Records in the package, counted as they come and go (nothing is kept per record here: the
+    // writer leaves out a replaced record by its key).
+    const live = { awards: 0, units: 0 };
+    const count = (key: string, delta: number): void => {
+      if (key.startsWith("restrictedStockAward\u0000")) live.awards += delta;
+      else live.units += delta;
+    };
     const warnings: SourceWarning[] = [];
     const sourceQuarantine = new Map<string, ExportQuarantine>();
     const unidentified: ExportQuarantine[] = [];
     // The raw JSON of records that parsed but could not be mapped, for the report.
     const unmappableRaw = new Map<string, unknown>();
-    let awards = 0;
-    let units = 0;
     const source =
       options.records ??
       streamIssuerRecords(client, issuerId, {
@@ -204,11 +219,12 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       if (outcome.status === "quarantined" && item.type !== "mapped") unmappableRaw.set(outcome.key, item.raw);
       else unmappableRaw.delete(outcome.key);
       if (outcome.replaces !== undefined) {
-        writer?.retract(entriesByKey.get(outcome.replaces) ?? []);
-        entriesByKey.delete(outcome.replaces);
+        out.retract(outcome.replaces);
+        count(outcome.replaces, -1);
       }
       if (outcome.status === "mapped") {
-        entriesByKey.set(outcome.key, await (writer as StreamingPackageWriter).addRecord(outcome.mapped.transactions, outcome.mapped.vestingTerms));
+        await out.addRecord(outcome.key, outcome.mapped.transactions, outcome.mapped.vestingTerms);
+        count(outcome.key, 1);
         pausePoint("pulling");
       }
     };
@@ -234,8 +250,8 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
         const outcome = accumulator.addInvalid(item.kind, item.recordId, rawLastModified(item.raw));
         if (outcome.status === "stale") continue;
         if (outcome.replaces !== undefined) {
-          writer.retract(entriesByKey.get(outcome.replaces) ?? []);
-          entriesByKey.delete(outcome.replaces);
+          out.retract(outcome.replaces);
+          count(outcome.replaces, -1);
         }
         sourceQuarantine.set(outcome.key, entry);
         unmappableRaw.delete(outcome.key);
@@ -249,21 +265,17 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     const head = accumulator.finish();
     onMapped?.(head);
     for (const key of head.withdrawn) {
-      writer.retract(entriesByKey.get(key) ?? []);
-      entriesByKey.delete(key);
+      out.retract(key);
+      count(key, -1);
     }
-    for (const key of entriesByKey.keys()) {
-      if (key.startsWith("restrictedStockAward\u0000")) awards += 1;
-      else units += 1;
-    }
+    const { awards, units } = live;
     const quarantined: ExportQuarantine[] = [...sourceQuarantine.values(), ...unidentified];
     for (const q of head.quarantined) {
       logger.warn({ issuerId, kind: q.kind, recordId: q.recordId, code: q.error.code }, q.error.message);
       const raw = unmappableRaw.get(grantKey(q.kind, q.recordId));
       quarantined.push({ kind: q.kind, recordId: q.recordId, code: q.error.code, message: q.error.message, ...(raw === undefined ? {} : { raw }) });
     }
-    const transactions = writer.transactionCount;
-    const { files } = await writer.finish(head, { generatedAt });
+    const { files, transactions } = await out.finish(head, { generatedAt });
     writer = undefined;
 
     const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
@@ -272,6 +284,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       logger.info({ issuerId, bytes, validateMaxBytes }, "package larger than validateMaxBytes: not re-read (every object was checked as it was mapped)");
     }
     if (reread) {
+      // Read as the package declares its lineage (Manifest.comments), as any reader of it would.
       const report = await validatePackageAt(temporary, signal === undefined ? {} : { signal });
       if (!report.valid) throw new ExportValidationError(issuerId, report.problems);
     }

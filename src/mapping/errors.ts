@@ -21,6 +21,11 @@ export const MAPPING_ERROR_CODES = [
   "MAPPING_INVALID_OPTION",
   /** The mapping built an object that fails ocf-sync's OCF 1.2.0 schemas; nothing invalid is returned. */
   "MAPPING_INVALID_OUTPUT",
+  /**
+   * The transactions built from the record do not read consistently under the package's lineage (the
+   * lineage rules of `ocf-sync validate`); nothing inconsistent is returned.
+   */
+  "MAPPING_INVALID_LINEAGE",
 ] as const;
 /** The `code` of a {@link MappingError}. */
 export type MappingErrorCode = (typeof MAPPING_ERROR_CODES)[number];

@@ -16,7 +16,7 @@ import { quoted } from "./quote.js";
 import { RecordContext } from "./record-context.js";
 import type { ShareClassDirectory } from "./share-classes.js";
 import type { MappedRecord, MappingOptions, StockClassUse } from "./types.js";
-import { assertValidOcf } from "./validate.js";
+import { assertConsistentLineage, assertValidOcf } from "./validate.js";
 import { neverEarnedEvents, type GrantVesting } from "./vesting.js";
 
 /** Where a record is mapped: its issuer, and the options of the mapping. */
@@ -237,6 +237,7 @@ export function finishGrant(basics: GrantBasics, record: GrantFields & { settlem
   const { transactions, vestingTerms } = parts.chain;
   sortIfNeeded(transactions, compareTransactions);
   assertValidOcf(ctx.at(), [...transactions, ...vestingTerms]);
+  assertConsistentLineage(ctx.at(), transactions, parts.chain.lineage);
   const { plan, stockClass } = parts;
   return {
     kind: ctx.record.kind,

@@ -76,6 +76,8 @@ export interface GrantChainInput {
 export interface GrantChain {
   transactions: OcfTransaction[];
   vestingTerms: OcfVestingTerms[];
+  /** The lineage the chain is written in (what `finishGrant` checks it against). */
+  lineage: Lineage;
 }
 
 /** The id of the synthetic tranche a balance security's vesting starts with. */
@@ -127,7 +129,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     issueOriginal();
     for (const s of settlements) releaseOn(s, security);
     acceptOn(security);
-    return { transactions, vestingTerms };
+    return { transactions, vestingTerms, lineage };
   }
 
   const d = cancellation.date;
@@ -182,7 +184,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     transactions.push(cancelled, ...pool);
     for (const s of settlements) releaseOn(s, security);
     acceptOn(security);
-    return { transactions, vestingTerms };
+    return { transactions, vestingTerms, lineage };
   }
 
   if (balance === undefined) {
@@ -197,7 +199,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     transactions.push(cancelled, ...pool);
     for (const s of settlements) releaseOn(s, security);
     acceptOn(security);
-    return { transactions, vestingTerms };
+    return { transactions, vestingTerms, lineage };
   }
 
   // Documents: the remainder lives on a new issuance from the cancellation date on, and so do the
@@ -227,7 +229,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   for (const s of before) releaseOn(s, security);
   for (const s of after) releaseOn(s, balance);
   acceptOn(input.acceptance !== undefined && input.acceptance.date > d ? balance : security);
-  return { transactions, vestingTerms };
+  return { transactions, vestingTerms, lineage };
 }
 
 /** The earned events still to vest after `d`: dated later, or milestones not yet met (no date). */

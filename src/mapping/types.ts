@@ -13,6 +13,7 @@ import type {
 } from "../ocf/schemas.js";
 import type { RecordKind } from "../source/kinds.js";
 import type { MappingError, MappingWarning } from "./errors.js";
+import type { Lineage } from "../ocf/security-ledger.js";
 
 /**
  * What is known about a share class beyond what the API gives (a name on awards, an id on some
@@ -123,8 +124,7 @@ export interface MapIssuerOptions extends MappingOptions {
   onInvalid?: "fail" | "quarantine";
 }
 
-/** How a package carries what survives a partial cancellation; see `MappingOptions.lineage`. */
-export type Lineage = "documents" | "same-security";
+export type { Lineage };
 
 /**
  * A share class a record uses. `key` identifies it within the issuer: the class name when one is

@@ -4,6 +4,8 @@
  * invalid object never reaches a file.
  */
 import { isValidOcfObject, validateOcfObject } from "../ocf/schemas.js";
+import { checkLineage, type Lineage } from "../ocf/security-ledger.js";
+import type { OcfTransaction } from "../ocf/types.js";
 import { MappingError, type MappingLocation } from "./errors.js";
 
 /** Throws `MAPPING_INVALID_OUTPUT` at `location` for the first object that fails the schemas. */
@@ -21,4 +23,19 @@ export function assertValidOcf(location: MappingLocation, objects: Iterable<{ id
       { value: object },
     );
   }
+}
+
+/**
+ * Throws `MAPPING_INVALID_LINEAGE` at `location` when one record's transactions do not read
+ * consistently under `lineage` (the rules `ocf-sync validate` applies to a package: nothing after a
+ * security ends, balances that exist and match, nothing consumed beyond what is outstanding). The
+ * mapping is built to satisfy them; this is the net under it, so that a record the rules reject is
+ * quarantined on its own instead of failing its whole package at validation.
+ */
+export function assertConsistentLineage(location: MappingLocation, transactions: readonly OcfTransaction[], lineage: Lineage): void {
+  const problems = checkLineage(transactions as readonly (OcfTransaction & Readonly<Record<string, unknown>>)[], { reading: lineage });
+  const first = problems[0];
+  if (first === undefined) return;
+  const all = problems.map((p) => `${p.object.object_type} ${JSON.stringify(p.object.id)} ${p.jsonPath}: ${p.message} [${p.code}]`).join("; ");
+  throw new MappingError("MAPPING_INVALID_LINEAGE", location, `the transactions built from it do not read consistently as ${lineage} (${all})`, { value: first.object });
 }

@@ -7,6 +7,14 @@
  * Layout: flat, every file beside the manifest, with the conventional names below (the official
  * validator and OCF-Tools find the manifest by the name `Manifest.ocf.json`). JSON is written with a
  * two-space indent and a final newline, keys in the order the objects were built.
+ *
+ * A list whose file would pass `maxFileBytes` (64 MiB by default) is split over several files, in
+ * order, each as full as the bound allows: `Transactions.ocf.json`, `Transactions.2.ocf.json`, … The
+ * manifest lists them in that order (`transactions_files` is an array), so the order of the objects
+ * runs on across the files. Why 64 MiB: far below what one JavaScript string can hold (512 MiB), so
+ * that any reader that parses a file whole (the official validator, OCF-Tools) can, with room for
+ * the parsed objects; and large enough that up to about 20,000 records a package has one file per
+ * list, as it always had.
  */
 import { createHash } from "node:crypto";
 import { OcfSyncError } from "../errors.js";
@@ -46,7 +54,16 @@ export interface PackageFileOptions {
   generatedAt: string;
   /** The manifest's `comments`. @default none (the key is left out) */
   comments?: readonly string[];
+  /**
+   * The largest file of objects written, in bytes: a longer list is split over several files. A
+   * file always holds at least one object, so one object larger than this gets a file of its own.
+   * @default DEFAULT_MAX_PACKAGE_FILE_BYTES (64 MiB)
+   */
+  maxFileBytes?: number;
 }
+
+/** Default of `maxFileBytes`: see the module comment for why. */
+export const DEFAULT_MAX_PACKAGE_FILE_BYTES = 64 * 1024 * 1024;
 
 /** One file of the package. */
 export interface PackageFile {
@@ -87,6 +104,76 @@ export function serializeOcfJson(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
+/** The lists of objects a package writes, in manifest order, each with its `file_type`. */
+export const PACKAGE_LISTS = [
+  ["stockPlans", "OCF_STOCK_PLANS_FILE"],
+  ["stockClasses", "OCF_STOCK_CLASSES_FILE"],
+  ["vestingTerms", "OCF_VESTING_TERMS_FILE"],
+  ["transactions", "OCF_TRANSACTIONS_FILE"],
+  ["stakeholders", "OCF_STAKEHOLDERS_FILE"],
+] as const satisfies readonly (readonly [keyof ManifestFileLists, string])[];
+export type PackageList = (typeof PACKAGE_LISTS)[number][0];
+
+/**
+ * The name of part `part` (1, 2, …) of a list's files: the conventional name for the first,
+ * `Transactions.2.ocf.json` and so on after it.
+ */
+export function packageFileName(list: PackageList, part: number): string {
+  const first = PACKAGE_FILE_NAMES[list];
+  return part === 1 ? first : first.replace(/\.ocf\.json$/, `.${part}.ocf.json`);
+}
+
+/**
+ * The text of one object inside a `{ file_type, items }` file, as `serializeOcfJson` of the whole
+ * file writes it: the object pretty-printed, every line indented by four spaces.
+ */
+export function itemText(object: unknown): string {
+  return `    ${JSON.stringify(object, null, 2).replaceAll("\n", "\n    ")}`;
+}
+
+/** What comes before the first object of a `{ file_type, items }` file. */
+export function itemsFileHead(fileType: string): string {
+  return `{\n  "file_type": ${JSON.stringify(fileType)},\n  "items": [\n`;
+}
+
+/** What separates two objects, and what follows the last. */
+export const ITEM_SEPARATOR = ",\n";
+export const ITEMS_FILE_TAIL = "\n  ]\n}\n";
+
+/**
+ * Decides where a list's objects are split into files: every object goes into the current file
+ * unless that would take the file past `maxBytes` (counting the closing bytes), and a file holds at
+ * least one object. The one rule for the in-memory builder and the streaming writer alike.
+ */
+export class ItemsFileSplitter {
+  private bytes = 0;
+  private items = 0;
+  private readonly headBytes: number;
+  private static readonly SEPARATOR_BYTES = ITEM_SEPARATOR.length;
+  private static readonly TAIL_BYTES = ITEMS_FILE_TAIL.length;
+
+  constructor(
+    fileType: string,
+    private readonly maxBytes: number,
+  ) {
+    this.headBytes = Buffer.byteLength(itemsFileHead(fileType), "utf8");
+  }
+
+  /** Counts the next object (`itemBytes` of UTF-8); true when it starts a new file. */
+  next(itemBytes: number): boolean {
+    const fits = this.bytes + ItemsFileSplitter.SEPARATOR_BYTES + itemBytes + ItemsFileSplitter.TAIL_BYTES <= this.maxBytes;
+    if (this.items === 0 || !fits) {
+      const startsNew = this.items > 0;
+      this.bytes = this.headBytes + itemBytes;
+      this.items = 1;
+      return startsNew;
+    }
+    this.bytes += ItemsFileSplitter.SEPARATOR_BYTES + itemBytes;
+    this.items += 1;
+    return false;
+  }
+}
+
 /** Lower-case hex MD5 of the UTF-8 bytes of `text`. */
 export function md5Hex(text: string): string {
   return createHash("md5").update(text, "utf8").digest("hex");
@@ -103,26 +190,30 @@ export function md5Hex(text: string): string {
  */
 export function buildPackageFiles(content: PackageContent, options: PackageFileOptions): OcfPackageFiles {
   const itemFiles: PackageFile[] = [];
-  const listed = (path: string, fileType: string, items: readonly unknown[]): OcfFileReference[] => {
-    if (items.length === 0) return [];
-    const text = serializeOcfJson({ file_type: fileType, items });
-    const file = { path, content: text, md5: md5Hex(text) };
-    itemFiles.push(file);
-    return [{ filepath: file.path, md5: file.md5 }];
+  const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_PACKAGE_FILE_BYTES;
+  const listed = (list: PackageList, fileType: string, items: readonly unknown[]): OcfFileReference[] => {
+    const references: OcfFileReference[] = [];
+    const splitter = new ItemsFileSplitter(fileType, maxBytes);
+    let texts: string[] = [];
+    const close = (): void => {
+      const text = `${itemsFileHead(fileType)}${texts.join(ITEM_SEPARATOR)}${ITEMS_FILE_TAIL}`;
+      const file = { path: packageFileName(list, references.length + 1), content: text, md5: md5Hex(text) };
+      itemFiles.push(file);
+      references.push({ filepath: file.path, md5: file.md5 });
+      texts = [];
+    };
+    for (const item of items) {
+      const text = itemText(item);
+      if (splitter.next(Buffer.byteLength(text, "utf8"))) close();
+      texts.push(text);
+    }
+    if (texts.length > 0) close();
+    return references;
   };
-  // Built in the order of the manifest keys below, which is also the order of `files`.
-  const stockPlansFiles = listed(PACKAGE_FILE_NAMES.stockPlans, "OCF_STOCK_PLANS_FILE", content.stockPlans);
-  const stockClassesFiles = listed(PACKAGE_FILE_NAMES.stockClasses, "OCF_STOCK_CLASSES_FILE", content.stockClasses);
-  const vestingTermsFiles = listed(PACKAGE_FILE_NAMES.vestingTerms, "OCF_VESTING_TERMS_FILE", content.vestingTerms);
-  const transactionsFiles = listed(PACKAGE_FILE_NAMES.transactions, "OCF_TRANSACTIONS_FILE", content.transactions);
-  const stakeholdersFiles = listed(PACKAGE_FILE_NAMES.stakeholders, "OCF_STAKEHOLDERS_FILE", content.stakeholders);
-  const manifest = buildManifest(content, options, {
-    stockPlans: stockPlansFiles,
-    stockClasses: stockClassesFiles,
-    vestingTerms: vestingTermsFiles,
-    transactions: transactionsFiles,
-    stakeholders: stakeholdersFiles,
-  });
+  // Built in the order of the manifest keys, which is also the order of `files`.
+  const lists = {} as ManifestFileLists;
+  for (const [list, fileType] of PACKAGE_LISTS) lists[list] = listed(list, fileType, content[list]);
+  const manifest = buildManifest(content, options, lists);
   const manifestText = serializeOcfJson(manifest);
   return {
     manifest,

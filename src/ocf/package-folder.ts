@@ -15,7 +15,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Zip, ZipDeflate } from "fflate";
-import { errnoOf, fileSystemError } from "../errors.js";
+import { OcfSyncError, errnoOf, fileSystemError } from "../errors.js";
 import { createAtomicWriteStream } from "../io/atomic-file.js";
 import { makeFolder, syncFolder } from "../io/folders.js";
 import { pausePoint } from "../pause-point.js";
@@ -165,11 +165,23 @@ export async function recoverPackageFolders(outDir: string, options: { signal?: 
   return restored;
 }
 
+/** Thrown when a package cannot be zipped: a zip over 4 GiB or with more than 65,535 files needs Zip64, which the writer lacks. */
+export class ZipTooLargeError extends OcfSyncError {
+  constructor(message: string) {
+    super("ZIP64_UNSUPPORTED", message);
+    this.name = "ZipTooLargeError";
+  }
+}
+
+/** The largest offset or size a zip without Zip64 can record. */
+const ZIP32_LIMIT = 0xffffffff;
+
 /**
  * Writes a flat `.ocf.zip` of the given files (every file at the zip root, as the OCF tutorials do)
  * under a temporary name; it takes its real name only on `commit()`, so that the caller can put it in
  * place together with the package folder. Entry times come from `modified` so that the same package
- * gives the same zip bytes.
+ * gives the same zip bytes. A package split into several files is zipped whole; without Zip64 the
+ * zip must stay under 4 GiB and 65,535 files (`ZipTooLargeError`, and nothing is left behind).
  */
 export async function writePackageZip(
   zipPath: string,
@@ -177,8 +189,16 @@ export async function writePackageZip(
   modified: Date,
   options: { signal?: AbortSignal | undefined } = {},
 ): Promise<{ commit(): Promise<void>; abort(): Promise<void> }> {
+  if (files.length + 1 > 0xffff) throw new ZipTooLargeError(`a package of ${files.length} files cannot be zipped without Zip64 (at most 65,535 entries)`);
   const output = createAtomicWriteStream(zipPath, options);
   const chunks: Uint8Array[] = [];
+  let written = 0;
+  const put = async (chunk: Uint8Array): Promise<void> => {
+    written += chunk.length;
+    // fflate writes 32-bit offsets and sizes: past 4 GiB they would wrap and the zip would be corrupt.
+    if (written > ZIP32_LIMIT) throw new ZipTooLargeError(`the zip of this package would pass 4 GiB, which needs Zip64 (not supported); the package folder is complete`);
+    await output.write(chunk);
+  };
   let failure: Error | undefined;
   let ended = false;
   const zip = new Zip((error, data, final) => {
@@ -195,9 +215,12 @@ export async function writePackageZip(
       const entry = new ZipDeflate(file.path, { level: 6 });
       entry.mtime = entryTime;
       zip.add(entry);
+      let size = 0;
       for await (const chunk of readFileChunks(file.source)) {
+        size += chunk.length;
+        if (size > ZIP32_LIMIT) throw new ZipTooLargeError(`${file.path} is over 4 GiB, which a zip without Zip64 cannot hold; the package folder is complete`);
         entry.push(chunk);
-        while (chunks.length > 0) await output.write(chunks.shift() as Uint8Array);
+        while (chunks.length > 0) await put(chunks.shift() as Uint8Array);
         if (failure !== undefined) throw failure;
       }
       entry.push(new Uint8Array(0), true);
@@ -205,7 +228,7 @@ export async function writePackageZip(
     zip.end();
     if (failure !== undefined) throw failure;
     if (!ended) throw new Error("zip stream did not finish");
-    while (chunks.length > 0) await output.write(chunks.shift() as Uint8Array);
+    while (chunks.length > 0) await put(chunks.shift() as Uint8Array);
     // On disk now, so that committing is only a rename, right after the folder's.
     await output.flush();
   } catch (error) {

@@ -1,29 +1,44 @@
 /**
  * Reads an OCF package, without judging it: from a folder holding `Manifest.ocf.json`, from a flat
  * `.ocf.zip` (every file at the zip root, as the OCF tutorials ship them; ocf-1.2.0.md §2.3), or from
- * files in memory. `validateOcfPackage` does the judging.
+ * files in memory. `validatePackageAt` and `validateOcfPackage` do the judging.
+ *
+ * Two ways in: `openOcfPackage` reads the manifest and hands out every other file as a stream of
+ * chunks (a zip entry is inflated as it is read), so that a package of any size is read with flat
+ * memory; `readOcfPackage` is the convenience that reads every listed file whole (for packages that
+ * fit in memory, e.g. to reconcile them).
  *
  * What the reader refuses, so that a hostile package cannot make it read outside the package or
  * exhaust memory:
- * - a file (the zip itself, a zip entry once inflated, a file of the folder) over `maxFileBytes`;
+ * - a manifest over 64 MiB, and with `maxFileBytes` any file over that size (a zip entry once
+ *   inflated, a file of the folder); `readOcfPackage` applies 256 MiB by default;
  * - a manifest `filepath` or zip entry name that is absolute, holds a `..` segment leading out of
  *   the package, a backslash or a NUL (`normalizePackagePath`); in a folder also a symbolic link
  *   leading out of the package;
- * - more than 10,000 files, or folders nested deeper than 8 levels.
+ * - more than 10,000 files, or folders nested deeper than 8 levels;
+ * - a zip entry that inflates to another size than it declares or fails its CRC-32 (a corrupt zip).
  * A refused or missing listed file is recorded, not thrown: the validator reports it with the rest.
  * Only an input that is no package at all throws `PackageUnusableError`.
  */
 import { open, readdir, realpath, stat } from "node:fs/promises";
 import { basename, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
-import { unzipSync } from "fflate";
+import { constants as bufferConstants, isAscii } from "node:buffer";
 import { OcfSyncError, describeValue } from "../errors.js";
+import { firstInvalidUtf8 } from "./json-items.js";
 import { OcfManifestSchema } from "./schemas.js";
+import { ZipFormatError, ZipReader, type ZipEntry } from "./zip-reader.js";
 
 /** The manifest's name; OCF-Tools and ocf-sync's writer use it, and a package is found by it. */
 export const MANIFEST_FILE_NAME = "Manifest.ocf.json";
 
-/** Default of `maxFileBytes`: 256 MiB, far above the largest file of a 10,000-record issuer. */
+/**
+ * Default of `maxFileBytes` for `readOcfPackage`, which holds every file in memory: 256 MiB, four
+ * times the size ocf-sync's writer splits files at. Streaming reads have no default limit.
+ */
 export const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
+
+/** The manifest is parsed whole: one larger than this is no OCF manifest (it lists files, it holds no objects but the issuer). */
+export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 
 /** A folder or zip with more files than this is not read: no OCF package comes near it. */
 const MAX_FILES = 10_000;
@@ -76,14 +91,32 @@ export interface LoadedOcfPackage {
   refused: readonly RefusedEntry[];
 }
 
-/** Options of `readOcfPackage`. */
+/** A file of the package opened for reading in chunks, or why it cannot be. */
+export type StreamedFileContent =
+  | Exclude<PackageFileContent, { state: "read" }>
+  | {
+      state: "stream";
+      /** Its size in bytes (inflated, for a zip entry). */
+      size: number;
+      /** Its bytes, in order. A chunk may be reused once the next one is asked for. */
+      chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+    };
+
+/** A package whose manifest is read and whose other files are opened one at a time (`openOcfPackage`). */
+export interface OpenedOcfPackage extends Omit<LoadedOcfPackage, "files"> {
+  /** Opens a file of the package by its package path (`normalizePackagePath`). */
+  open(path: string): Promise<StreamedFileContent>;
+  /** Releases the zip file, if any. */
+  close(): Promise<void>;
+}
+
+/** Options of `readOcfPackage` and `openOcfPackage`. */
 export interface ReadOcfPackageOptions {
   signal?: AbortSignal;
   /**
-   * The largest file read, in bytes: the zip itself, each zip entry once inflated, each file of a
-   * folder. A larger manifest or zip makes the package unusable; a larger listed file is recorded
-   * as `too-large`.
-   * @default DEFAULT_MAX_FILE_BYTES (256 MiB)
+   * The largest file read, in bytes: each zip entry once inflated, each file of a folder. A larger
+   * manifest makes the package unusable; a larger listed file is recorded as `too-large`.
+   * @default DEFAULT_MAX_FILE_BYTES (256 MiB) for `readOcfPackage`; no limit for `openOcfPackage`
    */
   maxFileBytes?: number;
 }
@@ -155,13 +188,21 @@ export function normalizePackagePath(name: string): { ok: true; path: string } |
 /** The outcome of decoding a file as UTF-8 JSON. */
 export type JsonParseResult = { ok: true; value: unknown } | { ok: false; message: string };
 
-/** Parses `bytes` as UTF-8 JSON; says why not (bad UTF-8, a byte order mark, a syntax error). */
+/**
+ * Parses `bytes` as UTF-8 JSON; says why not (bad UTF-8 and where, a byte order mark, a syntax
+ * error, or a file too large to be one JavaScript string).
+ */
 export function parseJsonBytes(bytes: Uint8Array): JsonParseResult {
+  // UTF-8 never takes fewer bytes than UTF-16 code units, so only a file this large can fail to fit.
+  if (bytes.length > bufferConstants.MAX_STRING_LENGTH) {
+    return { ok: false, message: `has ${bytes.length} bytes, too large to parse whole (one JavaScript string holds at most ${bufferConstants.MAX_STRING_LENGTH} characters; 'ocf-sync validate' reads such files item by item)` };
+  }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+    // ASCII is the same text read as Latin-1, and that is a copy rather than a decode.
+    text = isAscii(bytes) ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1") : new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
   } catch {
-    return { ok: false, message: "is not UTF-8 text" };
+    return { ok: false, message: `is not UTF-8 text (an invalid byte sequence at byte ${firstInvalidUtf8(bytes)})` };
   }
   if (text.startsWith("\uFEFF")) return { ok: false, message: "starts with a byte order mark, which JSON does not allow" };
   try {
@@ -177,9 +218,10 @@ interface PackageSource {
   location: string;
   paths: readonly string[];
   refused: readonly RefusedEntry[];
-  read(path: string): Promise<PackageFileContent>;
+  open(path: string): Promise<StreamedFileContent>;
   /** Why the manifest is not there, for the unusable-input message. */
   noManifestMessage(): string;
+  close(): Promise<void>;
 }
 
 /**
@@ -194,8 +236,32 @@ interface PackageSource {
  * const report = validateOcfPackage(pkg);
  */
 export async function readOcfPackage(path: string, options: ReadOcfPackageOptions = {}): Promise<LoadedOcfPackage> {
+  const opened = await openOcfPackage(path, { ...options, maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES });
+  try {
+    return await readWhole(opened, options.signal);
+  } finally {
+    await opened.close();
+  }
+}
+
+/**
+ * Opens the package at `path` for reading file by file: reads and parses the manifest, and opens any
+ * other file on request as a stream of chunks (`open`). Nothing but the manifest is held in memory.
+ * Close it when done.
+ *
+ * @throws {PackageUnusableError} as `readOcfPackage`.
+ * @example
+ * const pkg = await openOcfPackage("out/issuer-7.ocf.zip");
+ * try {
+ *   const file = await pkg.open("Transactions.ocf.json");
+ *   if (file.state === "stream") for await (const chunk of file.chunks) hash.update(chunk);
+ * } finally {
+ *   await pkg.close();
+ * }
+ */
+export async function openOcfPackage(path: string, options: ReadOcfPackageOptions = {}): Promise<OpenedOcfPackage> {
   const { signal } = options;
-  const limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const limit = options.maxFileBytes ?? Number.POSITIVE_INFINITY;
   signal?.throwIfAborted();
   const location = resolve(path);
   let info;
@@ -204,13 +270,14 @@ export async function readOcfPackage(path: string, options: ReadOcfPackageOption
   } catch (error) {
     throw new PackageUnusableError(location, `cannot read ${location}: ${describeFsError(error)}`, { cause: error });
   }
-  const source = info.isDirectory()
-    ? await folderSource(location, limit, signal)
-    : info.isFile()
-      ? await zipSource(location, info.size, limit, signal)
-      : undefined;
+  const source = info.isDirectory() ? await folderSource(location, limit, signal) : info.isFile() ? await zipSource(location, limit, signal) : undefined;
   if (source === undefined) throw notAPackage(location);
-  return assemble(source, signal);
+  try {
+    return await withManifest(source, Math.min(limit, MAX_MANIFEST_BYTES), signal);
+  } catch (error) {
+    await source.close();
+    throw error;
+  }
 }
 
 /**
@@ -231,27 +298,32 @@ export async function readOcfPackageFromFiles(
   }));
   const { accepted, refused } = admitEntries(named.map((f) => f.name));
   const byPath = new Map([...accepted].map(([path, index]) => [path, named[index]?.bytes ?? new Uint8Array()]));
-  return assemble(
+  const opened = await withManifest(
     {
       container: "memory",
       location,
       paths: [...byPath.keys()].sort(),
       refused,
-      read: async (path) => {
+      open: async (path) => {
         const bytes = byPath.get(path);
         if (bytes === undefined) return { state: "missing" };
         if (bytes.length > limit) return { state: "too-large", size: bytes.length, limit };
-        return { state: "read", bytes };
+        return { state: "stream", size: bytes.length, chunks: [bytes] };
       },
       noManifestMessage: () => `${location} has no ${MANIFEST_FILE_NAME}`,
+      close: async () => {},
     },
+    Math.min(limit, MAX_MANIFEST_BYTES),
     options.signal,
   );
+  return readWhole(opened, options.signal);
 }
 
-async function assemble(source: PackageSource, signal: AbortSignal | undefined): Promise<LoadedOcfPackage> {
+/** Reads and parses the manifest of `source`. */
+async function withManifest(source: PackageSource, manifestLimit: number, signal: AbortSignal | undefined): Promise<OpenedOcfPackage> {
   signal?.throwIfAborted();
-  const manifestContent = await source.read(MANIFEST_FILE_NAME);
+  const opened = await source.open(MANIFEST_FILE_NAME);
+  const manifestContent = opened.state === "stream" ? await collect(opened, manifestLimit, signal) : opened;
   if (manifestContent.state !== "read") {
     throw new PackageUnusableError(source.location, manifestProblem(source, manifestContent));
   }
@@ -264,22 +336,46 @@ async function assemble(source: PackageSource, signal: AbortSignal | undefined):
       `${MANIFEST_FILE_NAME} in ${source.location} is ${describeValue(manifest, 40)}, not a JSON object: not an OCF manifest`,
     );
   }
-  const files = new Map<string, PackageFileContent>();
-  for (const reference of manifestFileReferences(manifest as Record<string, unknown>)) {
-    const normalized = normalizePackagePath(reference.filepath);
-    if (!normalized.ok || files.has(normalized.path)) continue;
-    signal?.throwIfAborted();
-    files.set(normalized.path, await source.read(normalized.path));
-  }
   return {
     container: source.container,
     location: source.location,
     manifestPath: MANIFEST_FILE_NAME,
     manifest: manifest as Record<string, unknown>,
-    files,
     paths: source.paths,
     refused: source.refused,
+    open: (path) => source.open(path),
+    close: () => source.close(),
   };
+}
+
+/** Every file the manifest lists, read whole. */
+async function readWhole(opened: OpenedOcfPackage, signal: AbortSignal | undefined): Promise<LoadedOcfPackage> {
+  const files = new Map<string, PackageFileContent>();
+  for (const reference of manifestFileReferences(opened.manifest)) {
+    const normalized = normalizePackagePath(reference.filepath);
+    if (!normalized.ok || files.has(normalized.path) || normalized.path === opened.manifestPath) continue;
+    signal?.throwIfAborted();
+    const content = await opened.open(normalized.path);
+    files.set(normalized.path, content.state === "stream" ? await collect(content, Number.POSITIVE_INFINITY, signal) : content);
+  }
+  const { open: _open, close: _close, ...rest } = opened;
+  return { ...rest, files };
+}
+
+/** The whole of a streamed file, when it is within `limit` bytes. */
+async function collect(content: Extract<StreamedFileContent, { state: "stream" }>, limit: number, signal: AbortSignal | undefined): Promise<PackageFileContent> {
+  if (content.size > limit) return { state: "too-large", size: content.size, limit };
+  const bytes = new Uint8Array(content.size);
+  let filled = 0;
+  for await (const chunk of content.chunks) {
+    signal?.throwIfAborted();
+    // A folder file growing while it is read is cut at the size seen when it was opened. The loop
+    // runs to the end all the same: a zip entry is checked (size, CRC-32) once it is read through.
+    const room = Math.min(chunk.length, content.size - filled);
+    bytes.set(chunk.subarray(0, room), filled);
+    filled += room;
+  }
+  return { state: "read", bytes: filled === content.size ? bytes : bytes.subarray(0, filled) };
 }
 
 function manifestProblem(source: PackageSource, content: Exclude<PackageFileContent, { state: "read" }>): string {
@@ -321,72 +417,57 @@ function admitEntries(names: readonly (string | undefined)[]): { accepted: Map<s
 const ZIP_LOCAL_HEADER = [0x50, 0x4b, 0x03, 0x04];
 const ZIP_EMPTY_ARCHIVE = [0x50, 0x4b, 0x05, 0x06];
 
-async function zipSource(location: string, size: number, limit: number, signal: AbortSignal | undefined): Promise<PackageSource> {
-  if (size > limit) throw new PackageUnusableError(location, `${location} has ${size} bytes, over the limit of ${limit}`);
-  let data: Uint8Array;
+/** Whether the file at `location` starts like a zip (told by its content, not its name). */
+async function looksLikeZip(location: string): Promise<boolean> {
+  const first = new Uint8Array(4);
+  const handle = await open(location, "r");
   try {
-    data = await readBounded(location, size, signal);
+    const { bytesRead } = await handle.read(first, 0, 4, 0);
+    const startsWith = (magic: readonly number[]): boolean => bytesRead === 4 && magic.every((byte, i) => first[i] === byte);
+    return startsWith(ZIP_LOCAL_HEADER) || startsWith(ZIP_EMPTY_ARCHIVE);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function zipSource(location: string, limit: number, signal: AbortSignal | undefined): Promise<PackageSource> {
+  let zip: ZipReader;
+  try {
+    if (!(await looksLikeZip(location))) throw notAPackage(location);
+    zip = await ZipReader.open(location, { maxEntries: MAX_FILES, ...(signal === undefined ? {} : { signal }) });
   } catch (error) {
-    if (signal?.aborted === true) throw error;
+    if (error instanceof PackageUnusableError || signal?.aborted === true) throw error;
+    if (error instanceof ZipFormatError) throw unreadableZip(location, error);
     throw new PackageUnusableError(location, `cannot read ${location}: ${describeFsError(error)}`, { cause: error });
   }
-  const startsWith = (magic: readonly number[]): boolean => magic.every((byte, i) => data[i] === byte);
-  if (!startsWith(ZIP_LOCAL_HEADER) && !startsWith(ZIP_EMPTY_ARCHIVE)) throw notAPackage(location);
-  interface EntryInfo {
-    name: string;
-    compressedSize: number;
-    originalSize: number;
-    compression: number;
-  }
-  const entries: EntryInfo[] = [];
-  try {
-    // A first pass over the central directory only: the filter declines every entry, so nothing is inflated.
-    unzipSync(data, {
-      filter: (file) => {
-        if (entries.length >= MAX_FILES) throw new Error(`more than ${MAX_FILES} entries`);
-        entries.push({ name: file.name, compressedSize: file.size, originalSize: file.originalSize, compression: file.compression });
-        return false;
-      },
-    });
-  } catch (error) {
-    throw unreadableZip(location, error);
-  }
-  for (const entry of entries) {
-    if (!plausibleSizes(entry.compression, entry.compressedSize, entry.originalSize)) {
-      throw unreadableZip(
-        location,
-        new Error(`entry ${describeValue(entry.name)} declares ${entry.originalSize} bytes but holds ${entry.compressedSize} compressed`),
-      );
-    }
-  }
+  const entries = zip.entries;
   // Folder entries (names ending in "/") carry no data; nothing is ever extracted to disk, so they are harmless.
   const { accepted, refused } = admitEntries(entries.map((e) => (e.name.endsWith("/") ? undefined : e.name)));
+  /** The entry's bytes; a corrupt entry makes the whole zip unusable, as a truncated one does. */
+  async function* chunksOf(entry: ZipEntry): AsyncGenerator<Uint8Array> {
+    try {
+      yield* zip.chunks(entry, signal);
+    } catch (error) {
+      if (error instanceof ZipFormatError) throw unreadableZip(location, error);
+      throw error;
+    }
+  }
   return {
     container: "zip",
     location,
     paths: [...accepted.keys()].sort(),
     refused,
-    read: async (path) => {
+    open: async (path) => {
       signal?.throwIfAborted();
       const index = accepted.get(path);
       const entry = index === undefined ? undefined : entries[index];
-      if (index === undefined || entry === undefined) return { state: "missing" };
-      if (entry.originalSize > limit) return { state: "too-large", size: entry.originalSize, limit };
-      if (entry.compression !== 0 && entry.compression !== 8) {
-        return { state: "unreadable", reason: `zip compression method ${entry.compression} is not supported (only stored and deflate)` };
+      if (entry === undefined) return { state: "missing" };
+      if (entry.size > limit) return { state: "too-large", size: entry.size, limit };
+      if (entry.encrypted) return { state: "unreadable", reason: "the zip entry is encrypted" };
+      if (entry.method !== 0 && entry.method !== 8) {
+        return { state: "unreadable", reason: `zip compression method ${entry.method} is not supported (only stored and deflate)` };
       }
-      let position = 0;
-      let inflated: Uint8Array | undefined;
-      try {
-        // fflate inflates into a buffer of the declared size and never grows it, so a lying size cannot exhaust memory.
-        inflated = Object.values(unzipSync(data, { filter: () => position++ === index }))[0];
-      } catch (error) {
-        throw unreadableZip(location, error);
-      }
-      if (inflated === undefined || inflated.length !== entry.originalSize) {
-        throw unreadableZip(location, new Error(`entry ${describeValue(entry.name)} inflates to ${inflated?.length ?? 0} bytes, not the ${entry.originalSize} it declares`));
-      }
-      return { state: "read", bytes: inflated };
+      return { state: "stream", size: entry.size, chunks: chunksOf(entry) };
     },
     noManifestMessage: () => {
       const nested = [...accepted.keys()].find((p) => posix.basename(p) === MANIFEST_FILE_NAME);
@@ -395,21 +476,8 @@ async function zipSource(location: string, size: number, limit: number, signal: 
         (nested === undefined ? "" : ` (it has ${nested}; ocf-sync reads flat zips, with every file at the root)`)
       );
     },
+    close: () => zip.close(),
   };
-}
-
-/**
- * Whether an entry's declared sizes can be true. An entry inflates into a buffer of its declared size,
- * so a size declared too small cannot exhaust memory; but inflating still runs through the whole
- * compressed entry, which deflate can expand up to 1032 times, for nothing. Deflate never grows data
- * by more than zlib's `deflateBound` (about 0.03% plus a few bytes), so more compressed bytes than
- * that betray a lie. Other methods are refused when read.
- */
-function plausibleSizes(compression: number, compressedSize: number, originalSize: number): boolean {
-  if (!Number.isSafeInteger(compressedSize) || !Number.isSafeInteger(originalSize) || compressedSize < 0 || originalSize < 0) return false;
-  if (compression === 0) return compressedSize === originalSize;
-  if (compression === 8) return compressedSize <= originalSize + Math.ceil(originalSize / 1000) + 64;
-  return true;
 }
 
 function notAPackage(location: string): PackageUnusableError {
@@ -448,7 +516,7 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
     location,
     paths: paths.sort(),
     refused: [],
-    read: async (path) => {
+    open: async (path) => {
       signal?.throwIfAborted();
       let target: string;
       try {
@@ -462,35 +530,39 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
         const info = await stat(target);
         if (!info.isFile()) return { state: "not-a-file" };
         if (info.size > limit) return { state: "too-large", size: info.size, limit };
-        return { state: "read", bytes: await readBounded(target, info.size, signal) };
+        return { state: "stream", size: info.size, chunks: fileChunks(target, signal) };
       } catch (error) {
         if (signal?.aborted === true) throw error;
         return fsErrorContent(error);
       }
     },
     noManifestMessage: () => `${location} holds no ${MANIFEST_FILE_NAME}: not an OCF package folder`,
+    close: async () => {},
   };
 }
 
-/** Reads at most `size` bytes (the size seen by `stat`), so a file growing meanwhile cannot push past the limit. */
-async function readBounded(path: string, size: number, signal: AbortSignal | undefined): Promise<Uint8Array> {
+/**
+ * A file's bytes in chunks of 1 MiB, read into one buffer that is reused for every chunk (so reading
+ * a large file allocates nothing per chunk): each chunk is valid until the next one is asked for.
+ */
+async function* fileChunks(path: string, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
   const handle = await open(path, "r");
   try {
-    const buffer = new Uint8Array(size);
-    let filled = 0;
-    while (filled < size) {
+    const buffer = new Uint8Array(1 << 20);
+    let position = 0;
+    for (;;) {
       signal?.throwIfAborted();
-      const { bytesRead } = await handle.read(buffer, filled, size - filled, filled);
-      if (bytesRead === 0) break;
-      filled += bytesRead;
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      if (bytesRead === 0) return;
+      position += bytesRead;
+      yield buffer.subarray(0, bytesRead);
     }
-    return filled === size ? buffer : buffer.subarray(0, filled);
   } finally {
     await handle.close();
   }
 }
 
-function fsErrorContent(error: unknown): PackageFileContent {
+function fsErrorContent(error: unknown): Exclude<PackageFileContent, { state: "read" }> {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "ENOENT" || code === "ENOTDIR") return { state: "missing" };
   if (code === "EISDIR") return { state: "not-a-file" };

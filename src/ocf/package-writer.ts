@@ -1,18 +1,35 @@
 /**
- * Writes an OCF package to disk, streaming: transactions and vesting terms go to a spool file as the
- * records are mapped, with only their sort keys kept in memory, and the package files are written from
- * the spool in the canonical order at the end. Memory grows with the largest record, not with the
- * number of records (plus a few dozen bytes of sort key per transaction).
+ * Writes an OCF package to disk, streaming, with memory that does not grow with the number of
+ * records: transactions and vesting terms are serialized as the records are mapped and gathered in a
+ * bounded buffer; a full buffer is sorted and written to disk as one run (one large write, not one
+ * per object); at the end the runs are merged in the canonical order straight into the package
+ * files, which are split at `maxFileBytes` (`Transactions.ocf.json`, `Transactions.2.ocf.json`, …).
+ * Nothing per record stays in memory: a record replaced by a later copy is left out at the merge by
+ * its key, and only keys that were replaced are remembered.
  *
- * The bytes are exactly those of `buildPackageFiles` for the same objects (two-space JSON, final
- * newline), so an export and a golden package can be compared byte for byte.
+ * The bytes are exactly those of `buildPackageFiles` for the same objects and bound (two-space JSON,
+ * final newline, the same splitting), so an export and a golden package can be compared byte for byte.
  */
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { open, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { compareText, TRANSACTION_KIND_ORDER } from "../mapping/order.js";
-import { PACKAGE_FILE_NAMES, buildManifest, serializeOcfJson } from "./package-files.js";
+import {
+  DEFAULT_MAX_PACKAGE_FILE_BYTES,
+  ITEM_SEPARATOR,
+  ITEMS_FILE_TAIL,
+  ItemsFileSplitter,
+  PACKAGE_FILE_NAMES,
+  PACKAGE_LISTS,
+  buildManifest,
+  itemText,
+  itemsFileHead,
+  packageFileName,
+  serializeOcfJson,
+  type ManifestFileLists,
+  type PackageList,
+} from "./package-files.js";
 import {
   type OcfFileReference,
   type OcfIssuer,
@@ -25,21 +42,6 @@ import {
 } from "./schemas.js";
 
 const KIND_RANK: ReadonlyMap<string, number> = new Map(TRANSACTION_KIND_ORDER.map((kind, rank) => [kind, rank]));
-
-/** Where one spooled object lives, and what it sorts by. */
-interface SpoolEntry {
-  date: string;
-  rank: number;
-  id: string;
-  offset: number;
-  length: number;
-  /** Set when a later copy of the same source record replaced it. */
-  dead?: true;
-}
-
-function compareEntries(a: SpoolEntry, b: SpoolEntry): number {
-  return compareText(a.date, b.date) || a.rank - b.rank || compareText(a.id, b.id);
-}
 
 /** A file written by the package writer, with the MD5 of its bytes. */
 export interface WrittenPackageFile {
@@ -59,13 +61,32 @@ export interface PackageHead {
   manifestComments?: readonly string[];
 }
 
-/** Indents every line but the first of a pretty-printed JSON value, to nest it in `items`. */
-function nested(json: string): string {
-  return `    ${json.replaceAll("\n", "\n    ")}`;
+/** Options of `StreamingPackageWriter.open`. */
+export interface PackageWriterOptions {
+  /** See `PackageFileOptions.maxFileBytes`. @default DEFAULT_MAX_PACKAGE_FILE_BYTES (64 MiB) */
+  maxFileBytes?: number;
+  /**
+   * How many bytes of serialized objects are gathered before they are sorted and written to disk as
+   * one run: the bound on the writer's memory.
+   * @default DEFAULT_RUN_BYTES (16 MiB)
+   */
+  runBytes?: number;
+}
+
+/** Default of `runBytes`: a few thousand records' objects; the merge then reads each run 256 KiB at a time. */
+export const DEFAULT_RUN_BYTES = 16 * 1024 * 1024;
+
+/** What a written package holds. */
+export interface FinishedPackage {
+  manifest: OcfManifest;
+  /** The manifest first, then the files it lists, in manifest order. */
+  files: WrittenPackageFile[];
+  /** Transactions written (those of replaced and withdrawn records left out). */
+  transactions: number;
 }
 
 /** Writes all of `buffer` at `position`, however many calls the file system needs (a short write is not an error). */
-async function writeAll(handle: FileHandle, buffer: Buffer, position: number): Promise<void> {
+async function writeAll(handle: FileHandle, buffer: Uint8Array, position: number): Promise<void> {
   let done = 0;
   while (done < buffer.length) {
     const { bytesWritten } = await handle.write(buffer, done, buffer.length - done, position + done);
@@ -74,32 +95,39 @@ async function writeAll(handle: FileHandle, buffer: Buffer, position: number): P
   }
 }
 
-/** Appends text to a file, hashing it; returns the bytes written. */
+const OUTPUT_BUFFER_BYTES = 1 << 20;
+
+/** Appends text and bytes to a new file through a 1 MiB buffer, hashing them. */
 class HashingFile {
   private readonly hash: Hash = createHash("md5");
   private position = 0;
-  private pending: string[] = [];
-  private pendingBytes = 0;
+  private readonly buffer = Buffer.allocUnsafe(OUTPUT_BUFFER_BYTES);
+  private used = 0;
   private constructor(private readonly handle: FileHandle) {}
 
   static async create(path: string): Promise<HashingFile> {
     return new HashingFile(await open(path, "wx"));
   }
 
-  async write(text: string): Promise<void> {
-    this.pending.push(text);
-    this.pendingBytes += text.length;
-    if (this.pendingBytes >= 1 << 16) await this.flush();
+  async write(data: string | Uint8Array): Promise<void> {
+    const bytes = typeof data === "string" ? Buffer.byteLength(data, "utf8") : data.length;
+    if (this.used + bytes > this.buffer.length) await this.flush();
+    if (bytes > this.buffer.length) return this.put(typeof data === "string" ? Buffer.from(data, "utf8") : data);
+    if (typeof data === "string") this.buffer.write(data, this.used, "utf8");
+    else this.buffer.set(data, this.used);
+    this.used += bytes;
   }
 
   private async flush(): Promise<void> {
-    if (this.pending.length === 0) return;
-    const buffer = Buffer.from(this.pending.join(""), "utf8");
-    this.pending = [];
-    this.pendingBytes = 0;
-    this.hash.update(buffer);
-    await writeAll(this.handle, buffer, this.position);
-    this.position += buffer.length;
+    if (this.used === 0) return;
+    await this.put(this.buffer.subarray(0, this.used));
+    this.used = 0;
+  }
+
+  private async put(bytes: Uint8Array): Promise<void> {
+    this.hash.update(bytes);
+    await writeAll(this.handle, bytes, this.position);
+    this.position += bytes.length;
   }
 
   async close(): Promise<{ md5: string; bytes: number }> {
@@ -118,44 +146,253 @@ class HashingFile {
   }
 }
 
-/** The spool: an append-only file of pretty-printed objects plus their keys in memory. */
-class Spool {
-  readonly entries: SpoolEntry[] = [];
-  private position = 0;
-  private constructor(private readonly handle: FileHandle) {}
+/** One serialized object, with what it sorts by and the record it came from. */
+interface Spooled {
+  date: string;
+  rank: number;
+  id: string;
+  /** The record's key (see `StreamingPackageWriter.addRecord`). */
+  key: string;
+  /** The order the record was added in: a copy added before the record was replaced is left out. */
+  serial: number;
+  /** The object's UTF-8 text (`itemText`). */
+  text: Uint8Array;
+}
 
-  static async create(path: string): Promise<Spool> {
-    return new Spool(await open(path, "w+"));
+/** A spooled object whose text is still in the sorter's buffer. */
+interface Buffered extends Omit<Spooled, "text"> {
+  offset: number;
+  length: number;
+}
+
+/** Canonical order: date, kind, id; the serial settles what only replaced copies could tie on. */
+function compareSpooled(a: Omit<Spooled, "text">, b: Omit<Spooled, "text">): number {
+  return compareText(a.date, b.date) || a.rank - b.rank || compareText(a.id, b.id) || a.serial - b.serial;
+}
+
+/** Fixed part of a run record: serial u32, rank u8, then the byte lengths of date (u16), id, key and text (u32 each). */
+const RECORD_HEAD = 4 + 1 + 2 + 4 + 4 + 4;
+
+/**
+ * Sorts serialized objects of any total size. Texts go straight into one buffer of `runBytes`
+ * outside the JavaScript heap (so they never pile up there for the garbage collector), their sort
+ * keys beside it; a full buffer is sorted and written to disk as one run, and the runs are merged at
+ * the end. With everything in one buffer, no file is written.
+ */
+class ExternalSorter {
+  /** Grows up to `runBytes` (a package with few vesting terms never needs much). */
+  private bytes: Buffer;
+  private used = 0;
+  private keys: Buffered[] = [];
+  /** Where a run is laid out before its one write (kept for the next run). */
+  private out: Buffer | undefined;
+  private readonly runs: { path: string; bytes: number }[] = [];
+
+  constructor(
+    private readonly dir: string,
+    private readonly name: string,
+    private readonly runBytes: number,
+  ) {
+    this.bytes = Buffer.allocUnsafe(Math.min(1 << 16, runBytes));
   }
 
-  async add(object: { id: string; object_type: string; date?: string }): Promise<SpoolEntry> {
-    const buffer = Buffer.from(nested(JSON.stringify(object, null, 2)), "utf8");
-    await writeAll(this.handle, buffer, this.position);
-    const entry: SpoolEntry = {
-      date: object.date ?? "",
-      rank: KIND_RANK.get(object.object_type) ?? TRANSACTION_KIND_ORDER.length,
-      id: object.id,
-      offset: this.position,
-      length: buffer.length,
-    };
-    this.position += buffer.length;
-    this.entries.push(entry);
-    return entry;
-  }
-
-  async read(entry: SpoolEntry): Promise<string> {
-    const buffer = Buffer.allocUnsafe(entry.length);
-    let done = 0;
-    while (done < entry.length) {
-      const { bytesRead } = await this.handle.read(buffer, done, entry.length - done, entry.offset + done);
-      if (bytesRead === 0) throw new Error("the spool file ended early");
-      done += bytesRead;
+  async add(item: Omit<Spooled, "text">, text: string): Promise<void> {
+    const length = Buffer.byteLength(text, "utf8");
+    if (this.used + length > this.bytes.length && this.bytes.length < this.runBytes) {
+      const larger = Buffer.allocUnsafe(Math.min(this.runBytes, Math.max(this.bytes.length * 2, this.used + length)));
+      this.bytes.copy(larger, 0, 0, this.used);
+      this.bytes = larger;
     }
-    return buffer.toString("utf8");
+    if (this.used + length > this.bytes.length && this.keys.length > 0) await this.writeRun();
+    if (length > this.bytes.length) {
+      // An object larger than the whole buffer makes a run of its own.
+      this.keys.push({ ...item, offset: 0, length });
+      await this.writeRun(Buffer.from(text, "utf8"));
+      return;
+    }
+    this.bytes.write(text, this.used, "utf8");
+    this.keys.push({ ...item, offset: this.used, length });
+    this.used += length;
+  }
+
+  /** Every object added, in canonical order, those for which `live` is false left out. */
+  async *sorted(live: (item: Omit<Spooled, "text">) => boolean): AsyncGenerator<Spooled> {
+    if (this.runs.length === 0) {
+      for (const key of this.keys.sort(compareSpooled)) {
+        if (live(key)) yield { ...key, text: this.bytes.subarray(key.offset, key.offset + key.length) };
+      }
+      this.keys = [];
+      this.used = 0;
+      return;
+    }
+    if (this.keys.length > 0) await this.writeRun();
+    const readerBytes = Math.max(1 << 16, Math.min(1 << 20, Math.floor((32 << 20) / this.runs.length)));
+    const readers: RunReader[] = [];
+    try {
+      for (const run of this.runs) readers.push(await RunReader.open(join(this.dir, run.path), run.bytes, readerBytes));
+      const heap = new MergeHeap();
+      for (const reader of readers) {
+        const first = await reader.next();
+        if (first !== undefined) heap.push({ item: first, reader });
+      }
+      for (let top = heap.pop(); top !== undefined; top = heap.pop()) {
+        if (live(top.item)) yield top.item;
+        const next = await top.reader.next();
+        if (next !== undefined) heap.push({ item: next, reader: top.reader });
+      }
+    } finally {
+      for (const reader of readers) await reader.close();
+    }
+  }
+
+  /** Sorts what is buffered and writes it as one run, in one write. */
+  private async writeRun(alone?: Buffer): Promise<void> {
+    const keys = this.keys.sort(compareSpooled);
+    const sizes = keys.map((key) => [Buffer.byteLength(key.date), Buffer.byteLength(key.id), Buffer.byteLength(key.key)] as const);
+    const total = keys.reduce((sum, key, i) => {
+      const [date, id, k] = sizes[i] as readonly [number, number, number];
+      return sum + RECORD_HEAD + date + id + k + key.length;
+    }, 0);
+    if (this.out === undefined || this.out.length < total) this.out = Buffer.allocUnsafe(Math.max(total, this.runBytes + (this.runBytes >> 3)));
+    const out = this.out;
+    let at = 0;
+    keys.forEach((key, i) => {
+      const [date, id, k] = sizes[i] as readonly [number, number, number];
+      at = out.writeUInt32LE(key.serial, at);
+      at = out.writeUInt8(key.rank, at);
+      at = out.writeUInt16LE(date, at);
+      at = out.writeUInt32LE(id, at);
+      at = out.writeUInt32LE(k, at);
+      at = out.writeUInt32LE(key.length, at);
+      at += out.write(key.date, at, "utf8");
+      at += out.write(key.id, at, "utf8");
+      at += out.write(key.key, at, "utf8");
+      at += (alone ?? this.bytes).copy(out, at, key.offset, key.offset + key.length);
+    });
+    this.keys = [];
+    this.used = 0;
+    const path = `.${this.name}.run-${this.runs.length + 1}`;
+    const handle = await open(join(this.dir, path), "wx");
+    try {
+      await writeAll(handle, out.subarray(0, total), 0);
+    } finally {
+      await handle.close();
+    }
+    this.runs.push({ path, bytes: total });
+  }
+
+  /** Deletes the run files. */
+  async discard(): Promise<void> {
+    this.keys = [];
+    this.used = 0;
+    this.out = undefined;
+    for (const run of this.runs.splice(0)) await rm(join(this.dir, run.path), { force: true });
+  }
+}
+
+/** Reads the records of one run in order, `bufferBytes` at a time. */
+class RunReader {
+  private buffer: Buffer;
+  private start = 0;
+  private end = 0;
+  private position = 0;
+
+  private constructor(
+    private readonly handle: FileHandle,
+    private readonly size: number,
+    bufferBytes: number,
+  ) {
+    this.buffer = Buffer.allocUnsafe(bufferBytes);
+  }
+
+  static async open(path: string, size: number, bufferBytes: number): Promise<RunReader> {
+    return new RunReader(await open(path, "r"), size, bufferBytes);
+  }
+
+  async next(): Promise<Spooled | undefined> {
+    if (!(await this.ensure(RECORD_HEAD))) return undefined;
+    const b = this.buffer;
+    const at = this.start;
+    const serial = b.readUInt32LE(at);
+    const rank = b.readUInt8(at + 4);
+    const dateBytes = b.readUInt16LE(at + 5);
+    const idBytes = b.readUInt32LE(at + 7);
+    const keyBytes = b.readUInt32LE(at + 11);
+    const textBytes = b.readUInt32LE(at + 15);
+    const length = RECORD_HEAD + dateBytes + idBytes + keyBytes + textBytes;
+    if (!(await this.ensure(length))) throw new Error("a spool run of the package writer ended early");
+    let from = this.start + RECORD_HEAD;
+    const take = (n: number): string => this.buffer.toString("utf8", from, (from += n));
+    const date = take(dateBytes);
+    const id = take(idBytes);
+    const key = take(keyBytes);
+    // A copy: the buffer is reused for the next records.
+    const text = Uint8Array.prototype.slice.call(this.buffer, from, from + textBytes);
+    this.start += length;
+    return { date, rank, id, key, serial, text };
+  }
+
+  /** Makes `n` bytes from `start` available; false at the end of the run. */
+  private async ensure(n: number): Promise<boolean> {
+    if (this.end - this.start >= n) return true;
+    if (this.end - this.start === 0 && this.position >= this.size) return false;
+    if (n > this.buffer.length) {
+      const larger = Buffer.allocUnsafe(n);
+      this.buffer.copy(larger, 0, this.start, this.end);
+      this.buffer = larger;
+    } else {
+      this.buffer.copy(this.buffer, 0, this.start, this.end);
+    }
+    this.end -= this.start;
+    this.start = 0;
+    while (this.end < n && this.position < this.size) {
+      const { bytesRead } = await this.handle.read(this.buffer, this.end, Math.min(this.buffer.length - this.end, this.size - this.position), this.position);
+      if (bytesRead === 0) break;
+      this.end += bytesRead;
+      this.position += bytesRead;
+    }
+    return this.end >= n;
   }
 
   async close(): Promise<void> {
     await this.handle.close();
+  }
+}
+
+/** A binary min-heap of run heads, by canonical order. */
+class MergeHeap {
+  private readonly items: { item: Spooled; reader: RunReader }[] = [];
+
+  push(entry: { item: Spooled; reader: RunReader }): void {
+    const items = this.items;
+    items.push(entry);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (compareSpooled((items[parent] as typeof entry).item, entry.item) <= 0) break;
+      items[i] = items[parent] as typeof entry;
+      i = parent;
+    }
+    items[i] = entry;
+  }
+
+  pop(): { item: Spooled; reader: RunReader } | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (top === undefined || last === undefined || items.length === 0) return top;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= items.length) break;
+      const right = left + 1;
+      const child = right < items.length && compareSpooled((items[right] as typeof last).item, (items[left] as typeof last).item) < 0 ? right : left;
+      if (compareSpooled((items[child] as typeof last).item, last.item) >= 0) break;
+      items[i] = items[child] as typeof last;
+      i = child;
+    }
+    items[i] = last;
+    return top;
   }
 }
 
@@ -164,108 +401,125 @@ class Spool {
  * renamed into place afterwards; see `commitPackageFolder`).
  */
 export class StreamingPackageWriter {
+  private serial = 0;
+  /** Records replaced or withdrawn: key → the serial from which copies count again. */
+  private readonly retracted = new Map<string, number>();
+
   private constructor(
     private readonly dir: string,
-    private readonly transactions: Spool,
-    private readonly vestingTerms: Spool,
+    private readonly maxFileBytes: number,
+    private readonly transactions: ExternalSorter,
+    private readonly vestingTerms: ExternalSorter,
   ) {}
 
-  /** Opens the spools inside `dir` (they are removed by `finish`). */
-  static async open(dir: string): Promise<StreamingPackageWriter> {
-    const transactions = await Spool.create(join(dir, ".transactions.spool"));
-    try {
-      return new StreamingPackageWriter(dir, transactions, await Spool.create(join(dir, ".vesting-terms.spool")));
-    } catch (error) {
-      await transactions.close().catch(() => {});
-      throw error;
+  /** Prepares a writer into `dir` (its spool runs are removed by `finish`). */
+  static async open(dir: string, options: PackageWriterOptions = {}): Promise<StreamingPackageWriter> {
+    const runBytes = options.runBytes ?? DEFAULT_RUN_BYTES;
+    return new StreamingPackageWriter(
+      dir,
+      options.maxFileBytes ?? DEFAULT_MAX_PACKAGE_FILE_BYTES,
+      new ExternalSorter(dir, "transactions", runBytes),
+      new ExternalSorter(dir, "vesting-terms", runBytes),
+    );
+  }
+
+  /**
+   * Adds one record's transactions and vesting terms under `key` (any string naming the source
+   * record, e.g. its kind and id). A later `retract(key)` leaves them out.
+   */
+  async addRecord(key: string, transactions: readonly OcfTransaction[], vestingTerms: readonly OcfVestingTerms[]): Promise<void> {
+    const serial = this.serial++;
+    for (const tx of transactions) {
+      await this.transactions.add({ date: tx.date, rank: KIND_RANK.get(tx.object_type) ?? TRANSACTION_KIND_ORDER.length, id: tx.id, key, serial }, itemText(tx));
     }
+    for (const terms of vestingTerms) await this.vestingTerms.add({ date: "", rank: 0, id: terms.id, key, serial }, itemText(terms));
+  }
+
+  /** Leaves out everything added so far under `key` (a later copy of the record may be added again). */
+  retract(key: string): void {
+    this.retracted.set(key, this.serial);
   }
 
   /**
-   * Adds one record's transactions and vesting terms. Returns a handle that `retract` takes, for when
-   * a later copy of the same source record replaces this one.
+   * Writes every file and the manifest, flushed to disk, and removes the spool. The files are exactly
+   * those `buildPackageFiles` would build from the same objects and `maxFileBytes`.
    */
-  async addRecord(transactions: readonly OcfTransaction[], vestingTerms: readonly OcfVestingTerms[]): Promise<SpoolEntry[]> {
-    const added: SpoolEntry[] = [];
-    for (const tx of transactions) added.push(await this.transactions.add(tx));
-    for (const terms of vestingTerms) added.push(await this.vestingTerms.add(terms));
-    return added;
-  }
-
-  /** Leaves a previously added record out of the package. */
-  retract(entries: readonly SpoolEntry[]): void {
-    for (const entry of entries) entry.dead = true;
-  }
-
-  /** Number of transactions spooled and still live. */
-  get transactionCount(): number {
-    return this.transactions.entries.filter((e) => e.dead !== true).length;
-  }
-
-  /**
-   * Writes every file and the manifest, flushed to disk, and removes the spools. The files are exactly
-   * those `buildPackageFiles` would build from the same objects.
-   */
-  async finish(head: PackageHead, options: { generatedAt: string; comments?: readonly string[] }): Promise<{ manifest: OcfManifest; files: WrittenPackageFile[] }> {
+  async finish(head: PackageHead, options: { generatedAt: string; comments?: readonly string[] }): Promise<FinishedPackage> {
     const files: WrittenPackageFile[] = [];
-    const listed = async (path: string, fill: (file: HashingFile) => Promise<void>): Promise<OcfFileReference[]> => {
-      const written = await this.writeFile(path, fill);
-      files.push(written);
-      return [{ filepath: path, md5: written.md5 }];
-    };
-    const small = async (path: string, fileType: string, items: readonly unknown[]): Promise<OcfFileReference[]> =>
-      items.length === 0 ? [] : listed(path, (file) => file.write(serializeOcfJson({ file_type: fileType, items })));
-    const spooled = async (path: string, fileType: string, spool: Spool, sort: (a: SpoolEntry, b: SpoolEntry) => number): Promise<OcfFileReference[]> => {
-      const live = spool.entries.filter((e) => e.dead !== true).sort(sort);
-      if (live.length === 0) return [];
-      return listed(path, async (file) => {
-        await file.write(`{\n  "file_type": ${JSON.stringify(fileType)},\n  "items": [\n`);
-        for (let i = 0; i < live.length; i++) {
-          await file.write(await spool.read(live[i] as SpoolEntry));
-          await file.write(i === live.length - 1 ? "\n" : ",\n");
+    const live = (item: Omit<Spooled, "text">): boolean => item.serial >= (this.retracted.get(item.key) ?? 0);
+    let transactions = 0;
+    const listed = async (list: PackageList, fileType: string, items: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>): Promise<OcfFileReference[]> => {
+      const references: OcfFileReference[] = [];
+      const splitter = new ItemsFileSplitter(fileType, this.maxFileBytes);
+      let file: { path: string; handle: HashingFile } | undefined;
+      const close = async (): Promise<void> => {
+        if (file === undefined) return;
+        await file.handle.write(ITEMS_FILE_TAIL);
+        const written = await this.close(file.path, file.handle);
+        files.push(written);
+        references.push({ filepath: written.path, md5: written.md5 });
+        file = undefined;
+      };
+      try {
+        for await (const text of items) {
+          const bytes = typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.length;
+          if (splitter.next(bytes)) await close();
+          if (file === undefined) {
+            const path = packageFileName(list, references.length + 1);
+            file = { path, handle: await HashingFile.create(join(this.dir, path)) };
+            await file.handle.write(itemsFileHead(fileType));
+          } else {
+            await file.handle.write(ITEM_SEPARATOR);
+          }
+          await file.handle.write(text);
         }
-        await file.write("  ]\n}\n");
-      });
+        await close();
+      } catch (error) {
+        await file?.handle.abandon();
+        throw error;
+      }
+      return references;
+    };
+    const texts = async function* (sorter: ExternalSorter, count: boolean): AsyncGenerator<string | Uint8Array> {
+      for await (const item of sorter.sorted(live)) {
+        if (count) transactions += 1;
+        yield item.text;
+      }
+    };
+    const sources: Record<PackageList, AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>> = {
+      stockPlans: head.stockPlans.map(itemText),
+      stockClasses: head.stockClasses.map(itemText),
+      vestingTerms: texts(this.vestingTerms, false),
+      transactions: texts(this.transactions, true),
+      stakeholders: head.stakeholders.map(itemText),
     };
     try {
-      const stockPlansFiles = await small(PACKAGE_FILE_NAMES.stockPlans, "OCF_STOCK_PLANS_FILE", head.stockPlans);
-      const stockClassesFiles = await small(PACKAGE_FILE_NAMES.stockClasses, "OCF_STOCK_CLASSES_FILE", head.stockClasses);
-      const vestingTermsFiles = await spooled(PACKAGE_FILE_NAMES.vestingTerms, "OCF_VESTING_TERMS_FILE", this.vestingTerms, (a, b) => compareText(a.id, b.id));
-      const transactionsFiles = await spooled(PACKAGE_FILE_NAMES.transactions, "OCF_TRANSACTIONS_FILE", this.transactions, compareEntries);
-      const stakeholdersFiles = await small(PACKAGE_FILE_NAMES.stakeholders, "OCF_STAKEHOLDERS_FILE", head.stakeholders);
-      const manifest = buildManifest(head, options, {
-        stockPlans: stockPlansFiles,
-        stockClasses: stockClassesFiles,
-        vestingTerms: vestingTermsFiles,
-        transactions: transactionsFiles,
-        stakeholders: stakeholdersFiles,
-      });
-      const written = await this.writeFile(PACKAGE_FILE_NAMES.manifest, (file) => file.write(serializeOcfJson(manifest)));
-      return { manifest, files: [written, ...files] };
+      const lists = {} as ManifestFileLists;
+      for (const [list, fileType] of PACKAGE_LISTS) lists[list] = await listed(list, fileType, sources[list]);
+      const manifest = buildManifest(head, options, lists);
+      const manifestFile = await HashingFile.create(join(this.dir, PACKAGE_FILE_NAMES.manifest));
+      try {
+        await manifestFile.write(serializeOcfJson(manifest));
+      } catch (error) {
+        await manifestFile.abandon();
+        throw error;
+      }
+      const written = await this.close(PACKAGE_FILE_NAMES.manifest, manifestFile);
+      return { manifest, files: [written, ...files], transactions };
     } finally {
       await this.discardSpools();
     }
   }
 
-  /** Writes one file of the package, flushed to disk, with its md5; closes it on failure too. */
-  private async writeFile(path: string, fill: (file: HashingFile) => Promise<void>): Promise<WrittenPackageFile> {
-    const file = await HashingFile.create(join(this.dir, path));
-    try {
-      await fill(file);
-    } catch (error) {
-      await file.abandon();
-      throw error;
-    }
+  private async close(path: string, file: HashingFile): Promise<WrittenPackageFile> {
     const { md5, bytes } = await file.close();
     return { path, md5, bytes };
   }
 
-  /** Closes and deletes the spool files (also on failure). */
+  /** Deletes the spool runs (also on failure). */
   async discardSpools(): Promise<void> {
-    await this.transactions.close().catch(() => {});
-    await this.vestingTerms.close().catch(() => {});
-    await rm(join(this.dir, ".transactions.spool"), { force: true });
-    await rm(join(this.dir, ".vesting-terms.spool"), { force: true });
+    await this.transactions.discard();
+    await this.vestingTerms.discard();
   }
 }
 

@@ -292,6 +292,51 @@ export function validateOcfFile(file: unknown): OcfValidationResult<OcfFile> {
   return run(schema, file);
 }
 
+/** The schema every item of each `{ file_type, items }` file must meet (what `validateOcfFile` checks each item against). */
+const ITEM_SCHEMA_OF_FILE_TYPE = {
+  OCF_STAKEHOLDERS_FILE: objects.OcfStakeholderSchema,
+  OCF_STOCK_CLASSES_FILE: objects.OcfStockClassSchema,
+  OCF_STOCK_PLANS_FILE: objects.OcfStockPlanSchema,
+  OCF_STOCK_LEGEND_TEMPLATES_FILE: objects.OcfStockLegendTemplateSchema,
+  OCF_VESTING_TERMS_FILE: objects.OcfVestingTermsSchema,
+  OCF_VALUATIONS_FILE: objects.OcfValuationSchema,
+  OCF_TRANSACTIONS_FILE: transactions.OcfTransactionSchema,
+} as const satisfies Record<files.OcfItemsFileType, z.ZodType<OcfObject, unknown>>;
+
+/** The one `object_type` each items file holds; `undefined` for the transactions file, which holds every `TX_*`. */
+const OBJECT_TYPE_OF_FILE_TYPE: Readonly<Record<files.OcfItemsFileType, string | undefined>> = {
+  OCF_STAKEHOLDERS_FILE: "STAKEHOLDER",
+  OCF_STOCK_CLASSES_FILE: "STOCK_CLASS",
+  OCF_STOCK_PLANS_FILE: "STOCK_PLAN",
+  OCF_STOCK_LEGEND_TEMPLATES_FILE: "STOCK_LEGEND_TEMPLATE",
+  OCF_VESTING_TERMS_FILE: "VESTING_TERMS",
+  OCF_VALUATIONS_FILE: "VALUATION",
+  OCF_TRANSACTIONS_FILE: undefined,
+};
+
+/**
+ * Checks one item of a `{ file_type, items }` file of type `fileType`: the verdict and the issues
+ * `validateOcfFile` gives that item inside its file, with paths relative to the item (`$.quantity`
+ * for the file's `$.items[3].quantity`). For reading a file item by item. A valid item takes the
+ * compiled fast path of `isValidOcfObject`.
+ */
+export function validateOcfFileItem(fileType: files.OcfItemsFileType, item: unknown): { ok: true } | { ok: false; issues: OcfIssue[] } {
+  if (isValidOcfObject(item)) {
+    const objectType = (item as { object_type: string }).object_type;
+    const canonical = (LEGACY_OBJECT_TYPES as Record<string, string | undefined>)[objectType] ?? objectType;
+    const holds = OBJECT_TYPE_OF_FILE_TYPE[fileType];
+    if (holds === undefined ? canonical.startsWith("TX_") : canonical === holds) return { ok: true };
+  }
+  const schema: z.ZodType<OcfObject, unknown> = ITEM_SCHEMA_OF_FILE_TYPE[fileType];
+  const verdict = run(schema, item);
+  return verdict.ok ? { ok: true } : verdict;
+}
+
+/** Whether `fileType` is a `{ file_type, items }` file type ocf-sync models. */
+export function isItemsFileType(fileType: unknown): fileType is files.OcfItemsFileType {
+  return typeof fileType === "string" && Object.hasOwn(ITEM_SCHEMA_OF_FILE_TYPE, fileType);
+}
+
 function lookup<T>(table: Readonly<Record<string, T>>, key: string): T | undefined {
   return Object.hasOwn(table, key) ? table[key] : undefined;
 }

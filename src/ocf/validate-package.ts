@@ -1,41 +1,62 @@
 /**
- * Checks a whole OCF package as read by `readOcfPackage`: pure, no I/O. Reports every problem found,
- * each with its file, the id of the object concerned and a JSON path inside that file.
+ * Checks a whole OCF package and reports every problem found, each with its file, the id of the
+ * object concerned and a JSON path inside that file.
  *
  * Beyond the schemas (which see one object at a time) it checks what only the whole package shows:
- * the manifest's file list and MD5s, that references resolve, that ids are unique, and that the
- * transactions of each security make sense in time and quantity.
+ * the manifest's file list and MD5s, that references resolve, that ids are unique, and the lineage of
+ * every security (`security-ledger.ts`: dates, quantities, terminal transactions and balance
+ * securities, read by the OCF documents or, when the package declares it, on the same security).
  *
- * Quantity policy (ocf-1.2.0.md §9, §10.3, §10.5): OCF calls cancellations, releases, repurchases and
- * transfers terminal, but ocf-sync keeps the balance of a partial release or cancellation on the same
- * security (OCF #531). So a security is over-consumed only when the sum of those quantities exceeds the
- * issued quantity; it ends when that sum reaches the issued quantity, when a transaction names a
- * `balance_security_id` (the strict reading: the balance moved to a new security), or at a retraction.
- * Nothing but a return to pool may follow the end. Comparisons are exact decimals. Dates: nothing on a
- * security is dated before its issuance, except a vesting start, whose vesting commencement date may
- * precede the grant (ocf-1.2.0.md §7.3).
+ * It reads a package file by file and each file object by object (`json-items.ts`), in one pass, and
+ * keeps only what the checks need: a 53-bit hash per id, the ids of stakeholders, classes, plans,
+ * legends and vesting terms, and a few fields per security. A package in date order (every package
+ * ocf-sync writes) is checked in that one pass. What one pass cannot settle (a reference to an object
+ * that comes later and never appears, two ids with one hash, a security whose transactions are not in
+ * date order in the file, a transaction before its security's issuance) is settled by a second pass
+ * over the files, which looks only at what is in question; problems come out the same either way.
  */
-import { createHash } from "node:crypto";
-import { compareIso, isCalendarDate } from "../dates.js";
-import { Dec, formatDecimal } from "../decimal.js";
+import { createHash, type Hash } from "node:crypto";
 import { describeValue } from "../errors.js";
+import type { DecimalString } from "../decimal.js";
+import { JsonItemsScanner } from "./json-items.js";
 import {
   manifestFileReferences,
   normalizePackagePath,
-  parseJsonBytes,
-  readOcfPackage,
+  openOcfPackage,
   type LoadedOcfPackage,
+  type ManifestFileReference,
+  type PackageFileContent,
   type ReadOcfPackageOptions,
+  type StreamedFileContent,
 } from "./package-reader.js";
-import { FILE_TYPES, LEGACY_OBJECT_TYPES, MANIFEST_KEY_OF, OCF_NUMERIC_PATTERN, validateOcfFile, type OcfIssue } from "./schemas.js";
+import { SecurityTable, type TabledIssuance } from "./security-table.js";
+import { StringIndex } from "./string-index.js";
+import { isItemsFileType, MANIFEST_KEY_OF, validateOcfFile, validateOcfFileItem, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
+import {
+  ISSUANCE_TYPES,
+  LEDGER_PROBLEM_CODES,
+  SecurityChain,
+  balanceFinding,
+  canonicalObjectType,
+  declaredLineage,
+  kindFinding,
+  ledgerEntryOf,
+  objectFindings,
+  sortChain,
+  type ChainSink,
+  type LedgerEntry,
+  type LedgerFinding,
+  type Lineage,
+} from "./security-ledger.js";
 
-/** Every problem code `validateOcfPackage` reports, with what it means. Codes are stable. */
+/** Every problem code the validator reports, with what it means. Codes are stable. */
 export const PACKAGE_PROBLEM_CODES = {
   SCHEMA: "a file or object is not valid against ocf-sync's OCF 1.2.0 schemas",
   WRONG_FILE_TYPE: "a file's file_type is not the one of the manifest list it is in",
-  NOT_JSON: "a listed file is not UTF-8 JSON",
+  NOT_JSON: "a listed file is not UTF-8 JSON (from the first bad byte on, it is not read)",
   FILE_MISSING: "the manifest lists a file the package does not have",
   FILE_TOO_LARGE: "a listed file is over the size limit and was not read",
+  VALUE_TOO_LARGE: "a single value (an object of items) of a listed file is over the size limit; the rest of the file is not read",
   FILE_UNREADABLE: "a listed file could not be read",
   UNSAFE_PATH: "a manifest filepath or zip entry is absolute, leads out of the package, or is otherwise unsafe",
   LISTED_TWICE: "the manifest lists one file more than once",
@@ -46,14 +67,18 @@ export const PACKAGE_PROBLEM_CODES = {
   DUPLICATE_SECURITY_ID: "two issuances create the same security_id",
   DANGLING_REFERENCE: "an id names an object (or a security, or a vesting condition) the package does not have",
   VESTING_TRIGGER_MISMATCH: "a vesting start or event names a condition with another kind of trigger",
-  WRONG_SECURITY_KIND: "a stock transaction acts on an equity compensation security or the other way round",
-  BEFORE_ISSUANCE: "a transaction is dated before the issuance of its security (a vesting start may be: vesting can commence before the grant)",
-  OVER_CONSUMED: "releases, cancellations, repurchases and transfers of a security add up to more than was issued",
-  AFTER_TERMINAL: "a transaction is dated after its security ended (fully consumed, retracted, or moved to a balance security)",
-  RETURN_TO_POOL_EXCEEDS: "more of a security is returned to the pool than was cancelled or repurchased",
-  NEGATIVE_QUANTITY: "a quantity is negative",
-  VESTING_AMOUNT_NOT_POSITIVE: "a vesting tranche vests zero or a negative amount",
-  VESTING_SUM: "the vesting tranches of an issuance add up to more than its quantity",
+  WRONG_SECURITY_KIND: LEDGER_PROBLEM_CODES.WRONG_SECURITY_KIND,
+  BEFORE_ISSUANCE: LEDGER_PROBLEM_CODES.BEFORE_ISSUANCE,
+  OVER_CONSUMED: LEDGER_PROBLEM_CODES.OVER_CONSUMED,
+  AFTER_TERMINAL: LEDGER_PROBLEM_CODES.AFTER_TERMINAL,
+  SECOND_TERMINAL: LEDGER_PROBLEM_CODES.SECOND_TERMINAL,
+  BALANCE_MISSING: LEDGER_PROBLEM_CODES.BALANCE_MISSING,
+  BALANCE_MISMATCH: LEDGER_PROBLEM_CODES.BALANCE_MISMATCH,
+  BALANCE_IS_SELF: LEDGER_PROBLEM_CODES.BALANCE_IS_SELF,
+  RETURN_TO_POOL_EXCEEDS: LEDGER_PROBLEM_CODES.RETURN_TO_POOL_EXCEEDS,
+  NEGATIVE_QUANTITY: LEDGER_PROBLEM_CODES.NEGATIVE_QUANTITY,
+  VESTING_AMOUNT_NOT_POSITIVE: LEDGER_PROBLEM_CODES.VESTING_AMOUNT_NOT_POSITIVE,
+  VESTING_SUM: LEDGER_PROBLEM_CODES.VESTING_SUM,
 } as const;
 /** A stable problem code, e.g. `"OVER_CONSUMED"`; see `PACKAGE_PROBLEM_CODES`. */
 export type PackageProblemCode = keyof typeof PACKAGE_PROBLEM_CODES;
@@ -84,6 +109,13 @@ export interface PackageCounts {
   securities: number;
 }
 
+/** Which lineage reading a validation applied, and why that one. */
+export interface LineageUsed {
+  reading: Lineage;
+  /** `"declared"` by the manifest's comments, given as an `"option"`, or the `"default"` (documents). */
+  from: "declared" | "option" | "default";
+}
+
 /** The verdict on a package. */
 export interface PackageValidationReport {
   /** True when there is no problem. */
@@ -91,7 +123,157 @@ export interface PackageValidationReport {
   /** Every problem, grouped by file (manifest first, then in manifest order) and by object. */
   problems: PackageProblem[];
   counts: PackageCounts;
+  lineage: LineageUsed;
 }
+
+/** Options of `validateOcfPackage`. */
+export interface ValidatePackageOptions {
+  /**
+   * The lineage reading to check the package by (`security-ledger.ts`).
+   * @default the one the manifest declares (a `Lineage: documents` or `Lineage: same-security` line in its comments), else "documents"
+   */
+  reader?: Lineage;
+  /**
+   * The largest single object read (an element of a file's `items`): a larger one is reported
+   * (`VALUE_TOO_LARGE`) and the rest of its file is not read.
+   * @default DEFAULT_MAX_VALUE_BYTES (64 MiB)
+   */
+  maxValueBytes?: number;
+}
+
+/** Options of `validatePackageAt`. */
+export interface ValidatePackageAtOptions extends ReadOcfPackageOptions, ValidatePackageOptions {}
+
+/**
+ * Checks a package read whole by `readOcfPackage` or `readOcfPackageFromFiles` (see the module
+ * comment for what is checked) and returns every problem. Never throws on bad content.
+ *
+ * @example
+ * const report = validateOcfPackage(await readOcfPackage("out/issuer-7"));
+ * for (const p of report.problems) console.log(p.file, p.itemId ?? "-", p.jsonPath, p.message);
+ */
+export function validateOcfPackage(pkg: LoadedOcfPackage, options: ValidatePackageOptions = {}): PackageValidationReport {
+  const checker = new PackageChecker(pkg, options);
+  const contentOf = (file: ListedFile): PackageFileContent => pkg.files.get(file.path) ?? { state: "missing" };
+  const feed = (content: PackageFileContent, feeder: FileFeeder): void => {
+    if (content.state === "read") feeder.push(content.bytes);
+    feeder.end();
+  };
+  for (const file of checker.firstPass()) {
+    const content = contentOf(file);
+    const feeder = checker.opened(file, content.state === "read" ? { state: "stream", size: content.bytes.length, chunks: [] } : content);
+    if (feeder !== undefined) feed(content, feeder);
+  }
+  for (const file of checker.secondPass()) feed(contentOf(file), checker.reread(file));
+  return checker.report();
+}
+
+/**
+ * Reads the package at `path` (a folder or a zip) file by file, each file object by object, and
+ * checks it, with memory that does not grow with the size of the package's files.
+ *
+ * @throws {PackageUnusableError} when `path` is no package at all (see `readOcfPackage`).
+ * @example
+ * const report = await validatePackageAt("out/issuer-7.ocf.zip");
+ * if (!report.valid) console.log(`${report.problems.length} problems (lineage read as ${report.lineage.reading})`);
+ */
+export async function validatePackageAt(path: string, options: ValidatePackageAtOptions = {}): Promise<PackageValidationReport> {
+  const { signal } = options;
+  const pkg = await openOcfPackage(path, options);
+  try {
+    const checker = new PackageChecker(pkg, options);
+    const feed = async (content: StreamedFileContent, feeder: FileFeeder): Promise<void> => {
+      if (content.state === "stream") {
+        for await (const chunk of content.chunks) {
+          signal?.throwIfAborted();
+          feeder.push(chunk);
+        }
+      }
+      feeder.end();
+    };
+    for (const file of checker.firstPass()) {
+      const content = await pkg.open(file.path);
+      const feeder = checker.opened(file, content);
+      if (feeder !== undefined) await feed(content, feeder);
+    }
+    for (const file of checker.secondPass()) await feed(await pkg.open(file.path), checker.reread(file));
+    return checker.report();
+  } finally {
+    await pkg.close();
+  }
+}
+
+/** A package as the checker sees it: its manifest and the files around it. */
+type CheckedPackage = Omit<LoadedOcfPackage, "files">;
+
+/** A listed file the checker reads: its package path and manifest entry. */
+interface ListedFile {
+  path: string;
+  reference: ManifestFileReference;
+  /** Its position among the manifest's file references (for the order of the manifest's problems). */
+  position: number;
+}
+
+/** Takes a file's bytes in chunks. */
+interface FileFeeder {
+  push(chunk: Uint8Array): void;
+  end(): void;
+}
+
+/** The sort keys of a problem: object, check, and the order found. The file's rank is looked up when the report is made. */
+interface StoredProblem {
+  problem: PackageProblem;
+  /** Index in the file's `items`; -1 for the file itself (and the issuer inside the manifest). */
+  index: number;
+  phase: number;
+  sub: number;
+  seq: number;
+  /** For problems of a security's chain: the security (its chain may be recomputed). */
+  security?: string;
+}
+
+/** The order of the checks, as the problems of one object are listed. */
+const PHASE = { file: 0, securityIds: 1, ids: 2, references: 3, securities: 4 } as const;
+/** Within the securities phase. */
+const SECURITY_STEP = { object: 0, kind: 1, condition: 2, chain: 3 } as const;
+
+/** Where an object is. */
+interface Location {
+  file: string;
+  index: number;
+  /** JSON path of the object in its file when it is not `$.items[index]` (the issuer: `$.issuer`). */
+  at?: string;
+  itemId: string | undefined;
+}
+
+/** The JSON path of an object in its file, made only when a problem is reported. */
+function pathOf(location: Location): string {
+  return location.at ?? `$.items[${location.index}]`;
+}
+
+/** The spaces of ids that references resolve in. */
+type Space = "stakeholder" | "stockClass" | "stockPlan" | "legend" | "vestingTerms" | "security";
+
+/** One reference an object makes: what it names, where, and (for the message) as what. */
+interface Reference {
+  space: Space;
+  id: string;
+  path: string;
+  /** "stakeholder", "as the balance security", …; `undefined` for the security a transaction acts on. */
+  what: string | undefined;
+}
+
+function danglingMessage(reference: Reference): string {
+  return reference.what === undefined
+    ? `names security ${describeValue(reference.id)}, but no issuance in the package creates it`
+    : `names ${reference.what} ${describeValue(reference.id)}, which the package does not have`;
+}
+
+/** What a transaction needs of its security beyond the chain: the conditions of its vesting terms. */
+const TRIGGER_FOR: Readonly<Record<string, string>> = {
+  TX_VESTING_START: "VESTING_START_DATE",
+  TX_VESTING_EVENT: "VESTING_EVENT",
+};
 
 /** The `file_type` each manifest list holds; financings and documents files are not modelled, but have a list. */
 const FILE_TYPE_OF_KEY: ReadonlyMap<string, string> = new Map([
@@ -100,537 +282,654 @@ const FILE_TYPE_OF_KEY: ReadonlyMap<string, string> = new Map([
   ["documents_files", "OCF_DOCUMENTS_FILE"],
 ]);
 
-const ITEMS_FILE_TYPES: ReadonlySet<string> = new Set(FILE_TYPES.filter((t) => t !== "OCF_MANIFEST_FILE"));
-
-/** Transactions that create a security. Warrants and convertibles are not modelled, but still create their security_id. */
-const ISSUANCES: ReadonlySet<string> = new Set([
-  "TX_STOCK_ISSUANCE",
-  "TX_EQUITY_COMPENSATION_ISSUANCE",
-  "TX_WARRANT_ISSUANCE",
-  "TX_CONVERTIBLE_ISSUANCE",
-]);
-
-/** Transactions whose quantity leaves the security. */
-const CONSUMING: ReadonlySet<string> = new Set([
-  "TX_STOCK_CANCELLATION",
-  "TX_EQUITY_COMPENSATION_CANCELLATION",
-  "TX_STOCK_REPURCHASE",
-  "TX_EQUITY_COMPENSATION_RELEASE",
-  "TX_STOCK_TRANSFER",
-  "TX_EQUITY_COMPENSATION_TRANSFER",
-]);
-
-/** Consuming transactions whose shares a `TX_STOCK_PLAN_RETURN_TO_POOL` may give back to a pool. */
-const RETURNABLE: ReadonlySet<string> = new Set(["TX_STOCK_CANCELLATION", "TX_EQUITY_COMPENSATION_CANCELLATION", "TX_STOCK_REPURCHASE"]);
-
-const RETRACTIONS: ReadonlySet<string> = new Set(["TX_STOCK_RETRACTION", "TX_EQUITY_COMPENSATION_RETRACTION"]);
-
-const RETURN_TO_POOL = "TX_STOCK_PLAN_RETURN_TO_POOL";
-
-/** The issuance a transaction of each side needs; vesting and return to pool act on either. */
-const ISSUANCE_FOR: Readonly<Record<string, string>> = {
-  TX_STOCK_CANCELLATION: "TX_STOCK_ISSUANCE",
-  TX_STOCK_REPURCHASE: "TX_STOCK_ISSUANCE",
-  TX_STOCK_RETRACTION: "TX_STOCK_ISSUANCE",
-  TX_STOCK_ACCEPTANCE: "TX_STOCK_ISSUANCE",
-  TX_STOCK_TRANSFER: "TX_STOCK_ISSUANCE",
-  TX_EQUITY_COMPENSATION_CANCELLATION: "TX_EQUITY_COMPENSATION_ISSUANCE",
-  TX_EQUITY_COMPENSATION_RELEASE: "TX_EQUITY_COMPENSATION_ISSUANCE",
-  TX_EQUITY_COMPENSATION_RETRACTION: "TX_EQUITY_COMPENSATION_ISSUANCE",
-  TX_EQUITY_COMPENSATION_ACCEPTANCE: "TX_EQUITY_COMPENSATION_ISSUANCE",
-  TX_EQUITY_COMPENSATION_TRANSFER: "TX_EQUITY_COMPENSATION_ISSUANCE",
-};
-
-/** The trigger type the condition named by each vesting transaction must have. */
-const TRIGGER_FOR: Readonly<Record<string, string>> = {
-  TX_VESTING_START: "VESTING_START_DATE",
-  TX_VESTING_EVENT: "VESTING_EVENT",
-};
-
-/** One object of the package, where it is. */
-interface Item {
-  file: string;
-  /** Index in the file's `items`; -1 for the issuer inside the manifest. */
-  index: number;
-  /** JSON path of the object in its file, e.g. `$.items[3]`. */
-  at: string;
-  value: Readonly<Record<string, unknown>>;
-  id: string | undefined;
-  /** `object_type`, legacy spellings mapped to the current name. */
-  type: string | undefined;
+/** A 53-bit hash of a string (two 32-bit FNV-style lanes), exact in a float64. Equal hashes are confirmed on the strings. */
+function idHash(id: string): number {
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c ^ id.length;
+  for (let i = 0; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 13;
+  }
+  return (a >>> 0) * 0x200000 + ((b >>> 0) >>> 11);
 }
 
-/**
- * Checks a package read by `readOcfPackage` (see the module comment for what is checked) and
- * returns every problem. Never throws on bad content.
- *
- * @example
- * const report = validateOcfPackage(await readOcfPackage("out/issuer-7"));
- * for (const p of report.problems) console.log(p.file, p.itemId ?? "-", p.jsonPath, p.message);
- */
-export function validateOcfPackage(pkg: LoadedOcfPackage): PackageValidationReport {
-  const checker = new PackageChecker(pkg);
-  checker.run();
-  return checker.report();
-}
-
-/**
- * Reads the package at `path` and checks it: `readOcfPackage` then `validateOcfPackage`.
- *
- * @throws {PackageUnusableError} when `path` is no package at all (see `readOcfPackage`).
- */
-export async function validatePackageAt(path: string, options: ReadOcfPackageOptions = {}): Promise<PackageValidationReport> {
-  return validateOcfPackage(await readOcfPackage(path, options));
-}
-
-/** Lookups over the objects of a package, built once. */
-interface PackageIndex {
-  /** Objects by (current) `object_type`, in package order. */
-  byType: ReadonlyMap<string, readonly Item[]>;
-  vestingTerms: ReadonlyMap<string, Item>;
-  /** The first issuance of each security_id. */
-  issuances: ReadonlyMap<string, Item>;
+/** A growable list of float64s, 8 bytes an entry. */
+class NumberList {
+  private values = new Float64Array(1024);
+  length = 0;
+  push(value: number): void {
+    if (this.length === this.values.length) {
+      const grown = new Float64Array(Math.ceil(this.values.length * 1.5));
+      grown.set(this.values);
+      this.values = grown;
+    }
+    this.values[this.length++] = value;
+  }
+  /** The values that occur more than once (sorts the list in place: its order is not needed after). */
+  repeated(): Set<number> {
+    const sorted = this.values.subarray(0, this.length).sort();
+    const repeats = new Set<number>();
+    for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) repeats.add(sorted[i] as number);
+    return repeats;
+  }
 }
 
 class PackageChecker {
-  private readonly problems: { problem: PackageProblem; itemIndex: number }[] = [];
-  /** Sort rank of each file: the manifest, then listed files in manifest order, then the rest. */
+  private readonly stored: StoredProblem[] = [];
+  /** Rank of each file read: the manifest, then listed files in manifest order. Others come last. */
   private readonly fileRank = new Map<string, number>();
-  private readonly items: Item[] = [];
-  private filesRead = 1;
-  private securities = 0;
+  private readonly lineage: LineageUsed;
+  private readonly listed: ListedFile[] = [];
+  private readonly streamed: ListedFile[] = [];
 
-  constructor(private readonly pkg: LoadedOcfPackage) {
+  private filesRead = 1;
+  private objects = 0;
+  private transactions = 0;
+  private readonly objectsByType = new Map<string, number>();
+
+  private readonly idHashes = new NumberList();
+  private readonly defined: Record<Exclude<Space, "security">, StringIndex> = {
+    stakeholder: new StringIndex(),
+    stockClass: new StringIndex(),
+    stockPlan: new StringIndex(),
+    legend: new StringIndex(),
+    vestingTerms: new StringIndex(),
+  };
+  /** Conditions of each vesting terms (the first of each id): condition id → trigger type. */
+  private readonly conditions = new Map<string, Map<string, unknown>>();
+  private readonly securities = new SecurityTable();
+  /** Ids named before the object they name was seen; at the end, those never seen are dangling. */
+  private readonly unresolved = new Map<Space, StringIndex>();
+  /** Securities whose chain is settled in the second pass (not in date order, or named before their issuance). */
+  private readonly deferred = new Set<string>();
+  /** Transactions (by ordinal) whose security or vesting terms were not known when they were read. */
+  private readonly later = new Map<number, "kind" | "condition">();
+  /** Balance securities named before their issuance was seen. */
+  private readonly pendingBalances: { location: Location; balance: string; remainder: DecimalString; security: string }[] = [];
+  /** Files whose items were checked against a schema their `file_type`, read later, overrides. */
+  private readonly recheckSchema = new Map<string, OcfItemsFileType | undefined>();
+
+  // Second pass: what is in question.
+  private missing: Map<Space, Set<string>> | undefined;
+  private suspects: Set<number> | undefined;
+  private readonly suspectIds: { id: string; type: string | undefined; location: Location }[] = [];
+  private readonly deferredChains = new Map<string, { entries: LedgerEntry[]; locations: Location[] }>();
+  private ordinal = 0;
+
+  readonly maxValueBytes: number | undefined;
+
+  constructor(
+    private readonly pkg: CheckedPackage,
+    options: ValidatePackageOptions,
+  ) {
+    this.maxValueBytes = options.maxValueBytes;
     this.fileRank.set(pkg.manifestPath, 0);
+    const declared = declaredLineage(pkg.manifest);
+    this.lineage =
+      options.reader !== undefined
+        ? { reading: options.reader, from: "option" }
+        : declared !== undefined
+          ? { reading: declared, from: "declared" }
+          : { reading: "documents", from: "default" };
   }
 
-  run(): void {
-    this.checkManifest();
-    this.checkListedFiles();
-    const index = this.buildIndex();
-    this.securities = index.issuances.size;
-    this.checkIds(index);
-    this.checkReferences(index);
-    this.checkSecurities(index);
+  // ---- recording -----------------------------------------------------------------------------
+
+  private add(code: PackageProblemCode, where: { file: string; index: number; itemId?: string | undefined }, jsonPath: string, message: string, phase: number, sub: number, security?: string): void {
+    const problem: PackageProblem = { code, file: where.file, ...(where.itemId === undefined ? {} : { itemId: where.itemId }), jsonPath, message };
+    this.stored.push({ problem, index: where.index, phase, sub, seq: this.stored.length, ...(security === undefined ? {} : { security }) });
+  }
+
+  private addAt(code: PackageProblemCode, location: Location, subPath: string, message: string, phase: number, sub: number, security?: string): void {
+    this.add(code, location, `${pathOf(location)}${subPath}`, message, phase, sub, security);
+  }
+
+  private manifestProblem(code: PackageProblemCode, jsonPath: string, message: string, sub: number, itemId?: string): void {
+    this.add(code, { file: this.pkg.manifestPath, index: -1, itemId }, jsonPath, message, PHASE.file, sub);
+  }
+
+  // ---- the manifest and the files it lists ---------------------------------------------------
+
+  /** Checks the manifest and its file list; returns the files to read, in manifest order. */
+  firstPass(): readonly ListedFile[] {
+    const { manifest, manifestPath } = this.pkg;
+    let checked: unknown = manifest;
+    if (manifest.file_type !== "OCF_MANIFEST_FILE") {
+      this.manifestProblem("WRONG_FILE_TYPE", "$.file_type", `is ${describeValue(manifest.file_type)}; ${manifestPath} must be "OCF_MANIFEST_FILE"`, 0);
+      checked = { ...manifest, file_type: "OCF_MANIFEST_FILE" };
+    }
+    const issuer = manifest.issuer;
+    const issuerId = isRecord(issuer) && typeof issuer.id === "string" ? issuer.id : undefined;
+    if (issuerId !== undefined) this.idHashes.push(idHash(issuerId));
+    this.addSchemaIssues({ file: manifestPath, index: -1, at: "$", itemId: undefined }, validateOcfFile(checked), (path) => (path.startsWith("$.issuer") ? issuerId : undefined));
+    // The manifest counts as listed: listing it under a *_files key is reported as listing it again.
+    const firstListing = new Map<string, string>([[manifestPath, "$"]]);
+    manifestFileReferences(manifest).forEach((reference, position) => {
+      const at = `${reference.jsonPath}.filepath`;
+      const sub = position + 1;
+      const normalized = normalizePackagePath(reference.filepath);
+      if (!normalized.ok) {
+        this.manifestProblem("UNSAFE_PATH", at, `${describeValue(reference.filepath)} ${normalized.reason}; it is not read`, sub);
+        return;
+      }
+      const first = firstListing.get(normalized.path);
+      if (first !== undefined) {
+        const message = first === "$" ? "lists the manifest itself" : `lists ${describeValue(normalized.path)} again (first at ${first}); it is checked once`;
+        this.manifestProblem("LISTED_TWICE", at, message, sub);
+        return;
+      }
+      firstListing.set(normalized.path, reference.jsonPath);
+      this.listed.push({ path: normalized.path, reference, position });
+    });
+    for (const path of this.pkg.paths) {
+      if (/\.ocf\.json$/i.test(path) && !firstListing.has(path)) {
+        this.add("UNLISTED_FILE", { file: path, index: -1 }, "$", `is in the package but not listed in ${manifestPath}`, PHASE.file, 0);
+      }
+    }
+    for (const entry of this.pkg.refused) this.add(entry.code, { file: entry.path, index: -1 }, "$", `${entry.reason}; it is not read`, PHASE.file, 0);
+    return this.listed;
+  }
+
+  /** Records what opening a listed file gave; returns where its bytes go when it can be read. */
+  opened(file: ListedFile, content: StreamedFileContent): FileFeeder | undefined {
+    const at = `${file.reference.jsonPath}.filepath`;
+    const sub = file.position + 1;
+    const path = describeValue(file.path);
+    switch (content.state) {
+      case "missing":
+        this.manifestProblem("FILE_MISSING", at, `lists ${path}, which is not in the package`, sub);
+        return undefined;
+      case "not-a-file":
+        this.manifestProblem("FILE_MISSING", at, `lists ${path}, which is not a file`, sub);
+        return undefined;
+      case "too-large":
+        this.manifestProblem("FILE_TOO_LARGE", at, `lists ${path}, which has ${content.size} bytes, over the limit of ${content.limit}; it is not read`, sub);
+        return undefined;
+      case "outside":
+        this.manifestProblem("UNSAFE_PATH", at, `lists ${path}, a link leading out of the package; it is not read`, sub);
+        return undefined;
+      case "unreadable":
+        this.manifestProblem("FILE_UNREADABLE", at, `lists ${path}, which cannot be read: ${content.reason}`, sub);
+        return undefined;
+      case "stream":
+        break;
+    }
+    this.filesRead += 1;
+    this.fileRank.set(file.path, this.fileRank.size);
+    this.streamed.push(file);
+    return new FileCheck(this, file, createHash("md5"), false);
+  }
+
+  /** The files to read again for what one pass could not settle (none for a package in order). */
+  secondPass(): readonly ListedFile[] {
+    this.settlePendingBalances();
+    const missing = new Map<Space, Set<string>>();
+    for (const [space, ids] of this.unresolved) {
+      const gone = new Set<string>();
+      for (let i = 0; i < ids.size; i++) {
+        const id = ids.keyAt(i);
+        if (!this.isDefined(space, id)) gone.add(id);
+      }
+      if (gone.size > 0) missing.set(space, gone);
+    }
+    const suspects = this.idHashes.repeated();
+    if (missing.size === 0 && suspects.size === 0 && this.deferred.size === 0 && this.later.size === 0 && this.recheckSchema.size === 0) return [];
+    this.missing = missing;
+    this.suspects = suspects;
+    // Chains that will be recomputed from every transaction of their security.
+    const chainOf = (problem: StoredProblem): boolean => problem.security !== undefined && this.deferred.has(problem.security);
+    this.dropStored((p) => chainOf(p) || (p.phase === PHASE.file && p.index >= 0 && this.recheckSchema.has(p.problem.file)));
+    this.ordinal = 0;
+    const issuer = this.pkg.manifest.issuer;
+    if (isRecord(issuer) && typeof issuer.id === "string" && suspects.has(idHash(issuer.id))) {
+      this.suspectIds.push({ id: issuer.id, type: "ISSUER", location: { file: this.pkg.manifestPath, index: -1, at: "$.issuer", itemId: issuer.id } });
+    }
+    return this.streamed;
+  }
+
+  /** Reads a file again in the second pass. */
+  reread(file: ListedFile): FileFeeder {
+    return new FileCheck(this, file, undefined, true);
   }
 
   report(): PackageValidationReport {
-    // Grouped by file and object for reading; within one object, in the order the checks found them
-    // (Array.prototype.sort is stable).
-    const rank = (p: PackageProblem): number => this.fileRank.get(p.file) ?? this.fileRank.size;
-    const problems = this.problems
-      .sort((a, b) => rank(a.problem) - rank(b.problem) || a.itemIndex - b.itemIndex)
+    if (this.missing !== undefined) this.finishSecondPass();
+    const rank = (p: StoredProblem): number => this.fileRank.get(p.problem.file) ?? this.fileRank.size;
+    const problems = this.stored
+      .sort((a, b) => rank(a) - rank(b) || a.index - b.index || a.phase - b.phase || a.sub - b.sub || a.seq - b.seq)
       .map((entry) => entry.problem);
-    const objectsByType: Record<string, number> = {};
-    for (const item of this.items) {
-      if (item.index < 0) continue;
-      const type = item.type ?? "(no object_type)";
-      objectsByType[type] = (objectsByType[type] ?? 0) + 1;
-    }
-    const objects = this.items.filter((item) => item.index >= 0);
     return {
       valid: problems.length === 0,
       problems,
       counts: {
         files: this.filesRead,
-        objects: objects.length,
-        objectsByType,
-        transactions: objects.filter((item) => item.type?.startsWith("TX_") === true).length,
-        securities: this.securities,
+        objects: this.objects,
+        objectsByType: Object.fromEntries(this.objectsByType),
+        transactions: this.transactions,
+        securities: this.securities.size,
       },
+      lineage: this.lineage,
     };
   }
 
-  private add(code: PackageProblemCode, file: string, jsonPath: string, message: string, itemId?: string): void {
-    const itemIndex = itemIndexOf(jsonPath) ?? -1;
-    this.problems.push({ problem: { code, file, ...(itemId === undefined ? {} : { itemId }), jsonPath, message }, itemIndex });
+  private dropStored(drop: (problem: StoredProblem) => boolean): void {
+    let kept = 0;
+    for (const problem of this.stored) if (!drop(problem)) this.stored[kept++] = problem;
+    this.stored.length = kept;
   }
 
-  private addAt(code: PackageProblemCode, item: Item, subPath: string, message: string): void {
-    this.add(code, item.file, `${item.at}${subPath}`, message, item.id);
-  }
+  // ---- one file ----------------------------------------------------------------------------
 
-  // ---- files -------------------------------------------------------------------------------
-
-  private checkManifest(): void {
-    const { manifest, manifestPath } = this.pkg;
-    let checked: unknown = manifest;
-    if (manifest.file_type !== "OCF_MANIFEST_FILE") {
-      this.add("WRONG_FILE_TYPE", manifestPath, "$.file_type", `is ${describeValue(manifest.file_type)}; ${manifestPath} must be "OCF_MANIFEST_FILE"`);
-      checked = { ...manifest, file_type: "OCF_MANIFEST_FILE" };
+  /** Called by `FileCheck` once the whole file is read (first pass). */
+  fileRead(file: ListedFile, result: { md5: string | undefined; error: { kind: string; message: string } | undefined; members: Map<string, unknown>; itemsArray: boolean; itemsCheckedAs: OcfItemsFileType | undefined; notAnObject: { value: unknown } | undefined }): void {
+    const { reference, path } = file;
+    const md5 = reference.md5;
+    if (result.md5 !== undefined && typeof md5 === "string" && /^[0-9a-fA-F]{32}$/.test(md5) && result.md5 !== md5.toLowerCase()) {
+      this.manifestProblem("MD5_MISMATCH", `${reference.jsonPath}.md5`, `is ${md5}, but the MD5 of ${describeValue(path)} is ${result.md5}`, file.position + 1);
     }
-    const issuer = manifest.issuer;
-    const issuerItem = isRecord(issuer) ? this.addItem(manifestPath, -1, "$.issuer", issuer) : undefined;
-    this.addSchemaIssues(manifestPath, validateOcfFile(checked), (path) => (path.startsWith("$.issuer") ? issuerItem?.id : undefined));
-  }
-
-  private checkListedFiles(): void {
-    const { pkg } = this;
-    // The manifest counts as listed: listing it under a *_files key is reported as listing it again.
-    const firstListing = new Map<string, string>([[pkg.manifestPath, "$"]]);
-    for (const reference of manifestFileReferences(pkg.manifest)) {
-      const at = `${reference.jsonPath}.filepath`;
-      const normalized = normalizePackagePath(reference.filepath);
-      if (!normalized.ok) {
-        this.add("UNSAFE_PATH", pkg.manifestPath, at, `${describeValue(reference.filepath)} ${normalized.reason}; it is not read`);
-        continue;
-      }
-      const path = normalized.path;
-      const first = firstListing.get(path);
-      if (first !== undefined) {
-        const message = first === "$" ? "lists the manifest itself" : `lists ${describeValue(path)} again (first at ${first}); it is checked once`;
-        this.add("LISTED_TWICE", pkg.manifestPath, at, message);
-        continue;
-      }
-      firstListing.set(path, reference.jsonPath);
-      const content = pkg.files.get(path) ?? { state: "missing" };
-      switch (content.state) {
-        case "missing":
-          this.add("FILE_MISSING", pkg.manifestPath, at, `lists ${describeValue(path)}, which is not in the package`);
-          continue;
-        case "not-a-file":
-          this.add("FILE_MISSING", pkg.manifestPath, at, `lists ${describeValue(path)}, which is not a file`);
-          continue;
-        case "too-large":
-          this.add("FILE_TOO_LARGE", pkg.manifestPath, at, `lists ${describeValue(path)}, which has ${content.size} bytes, over the limit of ${content.limit}; it is not read`);
-          continue;
-        case "outside":
-          this.add("UNSAFE_PATH", pkg.manifestPath, at, `lists ${describeValue(path)}, a link leading out of the package; it is not read`);
-          continue;
-        case "unreadable":
-          this.add("FILE_UNREADABLE", pkg.manifestPath, at, `lists ${describeValue(path)}, which cannot be read: ${content.reason}`);
-          continue;
-        case "read":
-          break;
-      }
-      this.filesRead += 1;
-      this.fileRank.set(path, this.fileRank.size);
-      const md5 = reference.md5;
-      if (typeof md5 === "string" && /^[0-9a-fA-F]{32}$/.test(md5)) {
-        const actual = createHash("md5").update(content.bytes).digest("hex");
-        if (actual !== md5.toLowerCase()) {
-          this.add("MD5_MISMATCH", pkg.manifestPath, `${reference.jsonPath}.md5`, `is ${md5}, but the MD5 of ${describeValue(path)} is ${actual}`);
-        }
-      }
-      const parsed = parseJsonBytes(content.bytes);
-      if (!parsed.ok) {
-        this.add("NOT_JSON", path, "$", parsed.message);
-        continue;
-      }
-      this.checkItemsFile(path, parsed.value, reference.key);
+    if (result.error !== undefined) {
+      // What came before the error was checked object by object; the file as a whole cannot be.
+      this.add(result.error.kind === "too-large" ? "VALUE_TOO_LARGE" : "NOT_JSON", { file: path, index: -1 }, "$", result.error.message, PHASE.file, 0);
+      return;
     }
-    for (const path of pkg.paths) {
-      if (/\.ocf\.json$/i.test(path) && !firstListing.has(path)) {
-        this.add("UNLISTED_FILE", path, "$", `is in the package but not listed in ${pkg.manifestPath}`);
-      }
-    }
-    for (const entry of pkg.refused) this.add(entry.code, entry.path, "$", `${entry.reason}; it is not read`);
-  }
-
-  private checkItemsFile(path: string, value: unknown, key: string): void {
-    const expected = FILE_TYPE_OF_KEY.get(key) ?? "";
-    let checked = value;
-    if (isRecord(value) && value.file_type !== expected) {
-      this.add("WRONG_FILE_TYPE", path, "$.file_type", `is ${describeValue(value.file_type)}, but the manifest lists this file in ${key}, which holds ${expected} files`);
+    const expected = FILE_TYPE_OF_KEY.get(reference.key) ?? "";
+    // The file as `validateOcfFile` sees it, its items already checked one by one.
+    const skeleton: unknown = result.notAnObject !== undefined ? result.notAnObject.value : { ...Object.fromEntries(result.members), ...(result.itemsArray ? { items: [] } : {}) };
+    let checked = skeleton;
+    if (isRecord(skeleton) && skeleton.file_type !== expected) {
+      this.add("WRONG_FILE_TYPE", { file: path, index: -1 }, "$.file_type", `is ${describeValue(skeleton.file_type)}, but the manifest lists this file in ${reference.key}, which holds ${expected} files`, PHASE.file, 0);
       // A known type is checked as what it says it is; anything else as what the manifest says it should be.
-      if (typeof value.file_type !== "string" || !ITEMS_FILE_TYPES.has(value.file_type)) checked = { ...value, file_type: expected };
+      if (!isItemsFileType(skeleton.file_type)) checked = { ...skeleton, file_type: expected };
     }
-    const ids = new Map<number, string | undefined>();
-    if (isRecord(value) && Array.isArray(value.items)) {
-      value.items.forEach((item: unknown, index) => {
-        if (isRecord(item)) ids.set(index, this.addItem(path, index, `$.items[${index}]`, item).id);
-      });
-    }
-    this.addSchemaIssues(path, validateOcfFile(checked), (jsonPath) => ids.get(itemIndexOf(jsonPath) ?? -1));
+    this.addSchemaIssues({ file: path, index: -1, at: "$", itemId: undefined }, validateOcfFile(checked), () => undefined);
+    // Items read before the file said its type were checked as the type the manifest expects.
+    const itemsType = isRecord(skeleton) ? this.itemsTypeOf(file, skeleton.file_type) : undefined;
+    if (result.itemsArray && itemsType !== result.itemsCheckedAs) this.recheckSchema.set(path, itemsType);
   }
 
-  private addItem(file: string, index: number, at: string, value: Readonly<Record<string, unknown>>): Item {
-    const rawType = value.object_type;
-    const type = typeof rawType === "string" ? ((LEGACY_OBJECT_TYPES as Record<string, string>)[rawType] ?? rawType) : undefined;
-    const item: Item = { file, index, at, value, id: stringAt(value, "id"), type };
-    this.items.push(item);
-    return item;
+  /** The item schema a file's items are checked against, from what is known of it so far. */
+  itemsTypeOf(file: ListedFile, declared: unknown): OcfItemsFileType | undefined {
+    if (isItemsFileType(declared)) return declared;
+    const expected = FILE_TYPE_OF_KEY.get(file.reference.key);
+    return isItemsFileType(expected) ? expected : undefined;
   }
 
-  private addSchemaIssues(file: string, verdict: { ok: true } | { ok: false; issues: OcfIssue[] }, itemIdAt: (path: string) => string | undefined): void {
+  /** In the second pass: the schema to check a file's items against again, if any. */
+  schemaRecheckOf(path: string): { type: OcfItemsFileType | undefined } | undefined {
+    return this.recheckSchema.has(path) ? { type: this.recheckSchema.get(path) } : undefined;
+  }
+
+  private addSchemaIssues(location: Location, verdict: { ok: true } | { ok: false; issues: OcfIssue[] }, itemIdAt: (path: string) => string | undefined): void {
     if (verdict.ok) return;
-    for (const issue of verdict.issues) this.add("SCHEMA", file, issue.path, issue.message, itemIdAt(issue.path));
+    for (const issue of verdict.issues) {
+      const path = location.index < 0 ? issue.path : `${pathOf(location)}${issue.path.slice(1)}`;
+      this.add("SCHEMA", { file: location.file, index: location.index, itemId: location.index < 0 ? itemIdAt(issue.path) : location.itemId }, path, issue.message, PHASE.file, 0);
+    }
+  }
+
+  /** One element of a file's `items` (first pass). */
+  item(file: ListedFile, index: number, value: unknown, schemaType: OcfItemsFileType | undefined): void {
+    const record = isRecord(value) ? value : undefined;
+    const id = record === undefined ? undefined : typeof record.id === "string" ? record.id : undefined;
+    const location: Location = { file: file.path, index, itemId: id };
+    if (schemaType !== undefined) this.addSchemaIssues(location, validateOcfFileItem(schemaType, value), () => id);
+    if (record === undefined) return;
+    const rawType = record.object_type;
+    const type = typeof rawType === "string" ? canonicalObjectType(rawType) : undefined;
+    this.objects += 1;
+    const counted = type ?? "(no object_type)";
+    this.objectsByType.set(counted, (this.objectsByType.get(counted) ?? 0) + 1);
+    if (type?.startsWith("TX_") === true) this.transactions += 1;
+    if (id !== undefined) this.idHashes.push(idHash(id));
+    const ordinal = this.ordinal++;
+    // Definitions first: an object may name itself (an issuance among its own resulting securities).
+    this.define(type, record, location, id);
+    this.checkReferences(type, record, location, false);
+    if (type?.startsWith("TX_") === true) this.transaction(record, location, ordinal);
+  }
+
+  /** One element of a file's `items`, read again for what is in question. */
+  itemAgain(file: ListedFile, index: number, value: unknown, recheck: { type: OcfItemsFileType | undefined } | undefined): void {
+    const record = isRecord(value) ? value : undefined;
+    const id = record === undefined ? undefined : typeof record.id === "string" ? record.id : undefined;
+    const location: Location = { file: file.path, index, itemId: id };
+    if (recheck?.type !== undefined) this.addSchemaIssues(location, validateOcfFileItem(recheck.type, value), () => id);
+    if (record === undefined) return;
+    const rawType = record.object_type;
+    const type = typeof rawType === "string" ? canonicalObjectType(rawType) : undefined;
+    const ordinal = this.ordinal++;
+    if (id !== undefined && this.suspects?.has(idHash(id)) === true) this.suspectIds.push({ id, type, location });
+    this.checkReferences(type, record, location, true);
+    if (type?.startsWith("TX_") !== true || ISSUANCE_TYPES.has(type)) return;
+    const entry = ledgerEntryOf(record);
+    const later = this.later.get(ordinal);
+    const security = entry.securityId === undefined ? -1 : this.securities.indexOf(entry.securityId);
+    if (later !== undefined && security !== -1) this.securityChecks(entry, record, location, this.securities.issuance(security), later === "kind");
+    if (entry.securityId !== undefined && this.deferred.has(entry.securityId)) {
+      let chain = this.deferredChains.get(entry.securityId);
+      if (chain === undefined) this.deferredChains.set(entry.securityId, (chain = { entries: [], locations: [] }));
+      chain.entries.push(entry);
+      chain.locations.push(location);
+    }
   }
 
   // ---- ids and references ------------------------------------------------------------------
 
-  private buildIndex(): PackageIndex {
-    const byType = new Map<string, Item[]>();
-    const vestingTerms = new Map<string, Item>();
-    const issuances = new Map<string, Item>();
-    for (const item of this.items) {
-      if (item.type === undefined) continue;
-      let list = byType.get(item.type);
-      if (list === undefined) byType.set(item.type, (list = []));
-      list.push(item);
-      if (item.type === "VESTING_TERMS" && item.id !== undefined && !vestingTerms.has(item.id)) vestingTerms.set(item.id, item);
-      if (!ISSUANCES.has(item.type)) continue;
-      const security = stringAt(item.value, "security_id");
-      if (security === undefined) continue;
-      const earlier = issuances.get(security);
-      if (earlier === undefined) issuances.set(security, item);
-      else this.addAt("DUPLICATE_SECURITY_ID", item, ".security_id", `${describeValue(security)} is already created by the issuance at ${earlier.file} ${earlier.at}`);
-    }
-    return { byType, vestingTerms, issuances };
+  private isDefined(space: Space, id: string): boolean {
+    return space === "security" ? this.securities.has(id) : this.defined[space].has(id);
   }
 
-  private checkIds(index: PackageIndex): void {
-    const first = new Map<string, Item>();
-    for (const item of this.items) {
-      if (item.id === undefined) continue;
-      const earlier = first.get(item.id);
-      if (earlier === undefined) {
-        first.set(item.id, item);
-        continue;
-      }
-      const scope = earlier.type === item.type ? "" : " (ids must be unique across the package, not only per object type)";
-      this.addAt("DUPLICATE_ID", item, ".id", `${describeValue(item.id)} is already the id of the ${earlier.type ?? "object"} at ${earlier.file} ${earlier.at}${scope}`);
+  private define(type: string | undefined, record: Readonly<Record<string, unknown>>, location: Location, id: string | undefined): void {
+    switch (type) {
+      case "STAKEHOLDER":
+        if (id !== undefined) this.defined.stakeholder.add(id);
+        return;
+      case "STOCK_CLASS":
+        if (id !== undefined) this.defined.stockClass.add(id);
+        return;
+      case "STOCK_PLAN":
+        if (id !== undefined) this.defined.stockPlan.add(id);
+        return;
+      case "STOCK_LEGEND_TEMPLATE":
+        if (id !== undefined) this.defined.legend.add(id);
+        return;
+      case "VESTING_TERMS":
+        this.vestingTerms(record, location, id);
+        return;
+      default:
+        break;
     }
-    for (const terms of index.byType.get("VESTING_TERMS") ?? []) {
-      const seen = new Set<string>();
-      for (const { condition, index: k } of conditionsOf(terms)) {
-        const id = stringAt(condition, "id");
-        if (id === undefined) continue;
-        if (seen.has(id)) this.addAt("DUPLICATE_ID", terms, `.vesting_conditions[${k}].id`, `${describeValue(id)} is the id of another condition of these VestingTerms`);
-        seen.add(id);
-      }
-    }
-  }
-
-  private checkReferences(index: PackageIndex): void {
-    const ids = (type: string): ReadonlySet<string> => new Set((index.byType.get(type) ?? []).flatMap((item) => item.id ?? []));
-    const stakeholders = ids("STAKEHOLDER");
-    const stockClasses = ids("STOCK_CLASS");
-    const stockPlans = ids("STOCK_PLAN");
-    const legends = ids("STOCK_LEGEND_TEMPLATE");
-    const { vestingTerms, issuances } = index;
-    const refer = (item: Item, key: string, targets: ReadonlySet<string> | ReadonlyMap<string, unknown>, what: string): void => {
-      const value = item.value[key];
-      const named =
-        typeof value === "string"
-          ? [{ id: value, path: `.${key}` }]
-          : Array.isArray(value)
-            ? value.flatMap((v: unknown, j) => (typeof v === "string" ? [{ id: v, path: `.${key}[${j}]` }] : []))
-            : [];
-      for (const { id, path } of named) {
-        if (!targets.has(id)) this.addAt("DANGLING_REFERENCE", item, path, `names ${what} ${describeValue(id)}, which the package does not have`);
-      }
-    };
-
-    for (const item of this.items) {
-      switch (item.type) {
-        case "STOCK_PLAN":
-          refer(item, "stock_class_ids", stockClasses, "stock class");
-          refer(item, "stock_class_id", stockClasses, "stock class");
-          break;
-        case "VALUATION":
-          refer(item, "stock_class_id", stockClasses, "stock class");
-          break;
-        case "VESTING_TERMS":
-          this.checkConditionGraph(item);
-          break;
-        case "TX_STOCK_ISSUANCE":
-        case "TX_EQUITY_COMPENSATION_ISSUANCE":
-          refer(item, "stakeholder_id", stakeholders, "stakeholder");
-          refer(item, "stock_class_id", stockClasses, "stock class");
-          refer(item, "stock_plan_id", stockPlans, "stock plan");
-          refer(item, "vesting_terms_id", vestingTerms, "vesting terms");
-          refer(item, "stock_legend_ids", legends, "stock legend template");
-          break;
-        case RETURN_TO_POOL:
-          refer(item, "stock_plan_id", stockPlans, "stock plan");
-          break;
-        default:
-          break;
-      }
-      if (item.type === undefined || !item.type.startsWith("TX_")) continue;
-      if (!ISSUANCES.has(item.type)) {
-        const security = stringAt(item.value, "security_id");
-        if (security !== undefined && !issuances.has(security)) {
-          this.addAt("DANGLING_REFERENCE", item, ".security_id", `names security ${describeValue(security)}, but no issuance in the package creates it`);
-        }
-      }
-      refer(item, "resulting_security_ids", issuances, "as a resulting security");
-      refer(item, "balance_security_id", issuances, "as the balance security");
+    if (type === undefined || !ISSUANCE_TYPES.has(type)) return;
+    const securityId = record.security_id;
+    if (typeof securityId !== "string") return;
+    const entry = ledgerEntryOf(record);
+    const terms = record.vesting_terms_id;
+    const added = this.securities.add(securityId, {
+      type: entry.type,
+      date: entry.date,
+      quantity: entry.quantity,
+      vestingTermsId: typeof terms === "string" ? terms : undefined,
+      file: location.file,
+      itemIndex: location.index,
+    });
+    if (added === undefined) {
+      const earlier = this.securities.issuance(this.securities.indexOf(securityId));
+      this.addAt("DUPLICATE_SECURITY_ID", location, ".security_id", `${describeValue(securityId)} is already created by the issuance at ${earlier.file} $.items[${earlier.itemIndex}]`, PHASE.securityIds, 0);
     }
   }
 
-  /** `relative_to_condition_id` and `next_condition_ids` name conditions of the same VestingTerms. */
-  private checkConditionGraph(terms: Item): void {
-    const conditions = conditionsOf(terms);
-    const known = new Set(conditions.flatMap(({ condition }) => stringAt(condition, "id") ?? []));
-    const check = (id: unknown, path: string): void => {
-      if (typeof id === "string" && !known.has(id)) {
-        this.addAt("DANGLING_REFERENCE", terms, path, `names condition ${describeValue(id)}, which these VestingTerms do not have`);
+  private vestingTerms(record: Readonly<Record<string, unknown>>, location: Location, id: string | undefined): void {
+    const conditions = conditionsOf(record);
+    const seen = new Set<string>();
+    for (const { condition, index } of conditions) {
+      const conditionId = stringAt(condition, "id");
+      if (conditionId === undefined) continue;
+      if (seen.has(conditionId)) this.addAt("DUPLICATE_ID", location, `.vesting_conditions[${index}].id`, `${describeValue(conditionId)} is the id of another condition of these VestingTerms`, PHASE.ids, 1);
+      seen.add(conditionId);
+    }
+    // `relative_to_condition_id` and `next_condition_ids` name conditions of the same VestingTerms.
+    let sub = 0;
+    const check = (target: unknown, path: string): void => {
+      if (typeof target === "string" && !seen.has(target)) {
+        this.addAt("DANGLING_REFERENCE", location, path, `names condition ${describeValue(target)}, which these VestingTerms do not have`, PHASE.references, sub);
       }
+      sub += 1;
     };
     for (const { condition, index } of conditions) {
       const at = `.vesting_conditions[${index}]`;
       const trigger = condition.trigger;
       if (isRecord(trigger)) check(trigger.relative_to_condition_id, `${at}.trigger.relative_to_condition_id`);
       const next = condition.next_condition_ids;
-      if (Array.isArray(next)) next.forEach((id: unknown, j) => check(id, `${at}.next_condition_ids[${j}]`));
+      if (Array.isArray(next)) next.forEach((target: unknown, j) => check(target, `${at}.next_condition_ids[${j}]`));
     }
+    if (id === undefined || this.defined.vestingTerms.has(id)) return;
+    this.defined.vestingTerms.add(id);
+    const triggers = new Map<string, unknown>();
+    for (const { condition } of conditions) {
+      const conditionId = stringAt(condition, "id");
+      if (conditionId !== undefined && !triggers.has(conditionId)) triggers.set(conditionId, isRecord(condition.trigger) ? condition.trigger.type : undefined);
+    }
+    this.conditions.set(id, triggers);
   }
 
-  // ---- securities --------------------------------------------------------------------------
-
-  private checkSecurities(index: PackageIndex): void {
-    const onSecurity = new Map<string, Item[]>();
-    for (const item of this.items) {
-      if (item.type === undefined || !item.type.startsWith("TX_")) continue;
-      const quantity = decimalAt(item.value, "quantity");
-      if (quantity !== undefined && quantity.isNegative() && !quantity.isZero()) {
-        this.addAt("NEGATIVE_QUANTITY", item, ".quantity", `is ${describeValue(item.value.quantity)}; a quantity cannot be negative`);
-      }
-      if (ISSUANCES.has(item.type)) {
-        this.checkVestings(item);
-        continue;
-      }
-      const security = stringAt(item.value, "security_id");
-      if (security === undefined || !index.issuances.has(security)) continue;
-      let list = onSecurity.get(security);
-      if (list === undefined) onSecurity.set(security, (list = []));
-      list.push(item);
-    }
-    for (const [security, transactions] of onSecurity) {
-      const issuance = index.issuances.get(security);
-      if (issuance !== undefined) this.checkTimeline(index, security, issuance, transactions);
-    }
-  }
-
-  private checkVestings(issuance: Item): void {
-    const vestings = issuance.value.vestings;
-    if (!Array.isArray(vestings)) return;
-    let total = new Dec(0);
-    vestings.forEach((vesting: unknown, k) => {
-      if (!isRecord(vesting)) return;
-      const amount = decimalAt(vesting, "amount");
-      if (amount === undefined) return;
-      if (amount.lte(0)) {
-        this.addAt("VESTING_AMOUNT_NOT_POSITIVE", issuance, `.vestings[${k}].amount`, `is ${describeValue(vesting.amount)}; a vesting tranche must vest a positive amount`);
-      } else {
-        total = total.plus(amount);
+  /**
+   * The references of an object, resolved as far as is known: first pass, an id not seen yet is
+   * noted; second pass, the ids never seen are reported, in the order the references come.
+   */
+  private checkReferences(type: string | undefined, record: Readonly<Record<string, unknown>>, location: Location, again: boolean): void {
+    forEachReference(type, record, (reference, sub) => {
+      if (!again) {
+        if (this.isDefined(reference.space, reference.id)) return;
+        let ids = this.unresolved.get(reference.space);
+        if (ids === undefined) this.unresolved.set(reference.space, (ids = new StringIndex()));
+        ids.add(reference.id);
+      } else if (this.missing?.get(reference.space)?.has(reference.id) === true) {
+        this.addAt("DANGLING_REFERENCE", location, reference.path, danglingMessage(reference), PHASE.references, sub);
       }
     });
-    const quantity = decimalAt(issuance.value, "quantity");
-    if (quantity !== undefined && total.gt(quantity)) {
-      this.addAt("VESTING_SUM", issuance, ".vestings", `vest ${formatDecimal(total)} in total, more than the quantity ${formatDecimal(quantity)}`);
-    }
   }
 
-  /** Kinds, vesting conditions, dates and quantities of every transaction on one security. */
-  private checkTimeline(index: PackageIndex, security: string, issuance: Item, transactions: readonly Item[]): void {
-    const issuedOn = dateAt(issuance.value, "date");
-    const issued = decimalAt(issuance.value, "quantity");
-    const of = `security ${describeValue(security)}`;
-    for (const tx of transactions) {
-      const needed = tx.type === undefined ? undefined : ISSUANCE_FOR[tx.type];
-      if (needed !== undefined && issuance.type !== needed) {
-        this.addAt("WRONG_SECURITY_KIND", tx, ".security_id", `names ${of}, created by a ${issuance.type ?? "?"}; a ${tx.type ?? "?"} acts on a security created by a ${needed}`);
-      }
-      const trigger = tx.type === undefined ? undefined : TRIGGER_FOR[tx.type];
-      if (trigger !== undefined) this.checkVestingCondition(index, tx, issuance, trigger, of);
-    }
+  // ---- securities -------------------------------------------------------------------------
 
-    // Same-day order: what leaves the security on a day counts before what that day returns to the pool.
-    const dated = transactions
-      .flatMap((tx) => {
-        const date = dateAt(tx.value, "date");
-        return date === undefined ? [] : [{ tx, date }];
-      })
-      .sort((a, b) => compareIso(a.date, b.date) || Number(a.tx.type === RETURN_TO_POOL) - Number(b.tx.type === RETURN_TO_POOL));
-    let consumed = new Dec(0);
-    let returnable = new Dec(0);
-    let returned = new Dec(0);
-    let overConsumed = false;
-    let overReturned = false;
-    let end: { date: string; why: string } | undefined;
-    for (const { tx, date } of dated) {
-      // The vesting commencement date may precede the grant (ocf-1.2.0.md §7.3): a vesting start is exempt.
-      if (issuedOn !== undefined && compareIso(date, issuedOn) < 0 && tx.type !== "TX_VESTING_START") {
-        this.addAt("BEFORE_ISSUANCE", tx, ".date", `is ${date}, before the issuance of ${of} on ${issuedOn}`);
-      }
-      // A return to pool refers to an ended security by design: it gives back what a cancellation took.
-      if (end !== undefined && compareIso(date, end.date) > 0 && tx.type !== RETURN_TO_POOL) {
-        this.addAt("AFTER_TERMINAL", tx, ".date", `is ${date}, after ${of} ended on ${end.date} (${end.why})`);
-        continue;
-      }
-      const quantity = decimalAt(tx.value, "quantity");
-      const usable = quantity !== undefined && !quantity.isNegative() ? quantity : undefined;
-      const what = `${tx.type ?? "transaction"} ${describeValue(tx.id ?? "?")}`;
-      if (tx.type !== undefined && CONSUMING.has(tx.type) && usable !== undefined) {
-        consumed = consumed.plus(usable);
-        if (RETURNABLE.has(tx.type)) returnable = returnable.plus(usable);
-        // Reported once, at the transaction that crosses the line; an over-consumed security does not
-        // "end", so what follows is not reported again as AFTER_TERMINAL.
-        if (issued !== undefined && consumed.gt(issued) && !overConsumed) {
-          overConsumed = true;
-          this.addAt(
-            "OVER_CONSUMED",
-            tx,
-            ".quantity",
-            `brings what is released, cancelled, repurchased or transferred of ${of} to ${formatDecimal(consumed)}, more than the ${formatDecimal(issued)} issued`,
-          );
-        }
-        if (issued !== undefined && consumed.eq(issued)) end ??= { date, why: `fully consumed by ${what}` };
-        const balance = tx.value.balance_security_id;
-        if (typeof balance === "string") end ??= { date, why: `${what} moved the balance to ${describeValue(balance)}` };
-      }
-      if (tx.type !== undefined && RETRACTIONS.has(tx.type)) end ??= { date, why: `retracted by ${what}` };
-      if (tx.type === RETURN_TO_POOL && usable !== undefined) {
-        returned = returned.plus(usable);
-        if (returned.gt(returnable) && !overReturned) {
-          overReturned = true;
-          this.addAt(
-            "RETURN_TO_POOL_EXCEEDS",
-            tx,
-            ".quantity",
-            `brings what ${of} returns to the pool to ${formatDecimal(returned)}, more than the ${formatDecimal(returnable)} cancelled or repurchased by ${date}`,
-          );
-        }
-      }
+  private transaction(record: Readonly<Record<string, unknown>>, location: Location, ordinal: number): void {
+    const entry = ledgerEntryOf(record);
+    for (const finding of objectFindings(record, entry)) this.addAt(finding.code, location, finding.path, finding.message, PHASE.securities, SECURITY_STEP.object);
+    if (ISSUANCE_TYPES.has(entry.type) || entry.securityId === undefined) return;
+    const index = this.securities.indexOf(entry.securityId);
+    if (index === -1) {
+      // Named before its issuance (or never issued: a dangling reference). The second pass decides.
+      this.later.set(ordinal, "kind");
+      this.deferred.add(entry.securityId);
+      return;
     }
+    const security = this.securities.issuance(index);
+    if (!this.securityChecks(entry, record, location, security, true)) this.later.set(ordinal, "condition");
+    if (this.deferred.has(entry.securityId)) return;
+    const chain = this.securities.chain(index, this.lineage.reading);
+    if (!chain.inOrder(entry)) {
+      // Not in (date, kind) order in the package: followed again in the second pass, from all its transactions.
+      this.deferred.add(entry.securityId);
+      return;
+    }
+    chain.apply(entry, this.chainSink(location, entry.securityId));
+    this.securities.save(index, chain);
   }
 
-  /** A vesting start or event names a condition of its security's VestingTerms, with the right trigger. */
-  private checkVestingCondition(index: PackageIndex, tx: Item, issuance: Item, trigger: string, of: string): void {
-    const conditionId = stringAt(tx.value, "vesting_condition_id");
-    if (conditionId === undefined) return;
-    const termsId = stringAt(issuance.value, "vesting_terms_id");
+  /**
+   * The kind of security a transaction acts on, and the vesting condition it names. Returns false
+   * when the condition could not be checked yet (its vesting terms not seen so far).
+   */
+  private securityChecks(entry: LedgerEntry, record: Readonly<Record<string, unknown>>, location: Location, security: TabledIssuance, withKind: boolean): boolean {
+    if (withKind) {
+      const kind = kindFinding(entry, security.type);
+      if (kind !== undefined) this.addAt(kind.code, location, kind.path, kind.message, PHASE.securities, SECURITY_STEP.kind);
+    }
+    const trigger = TRIGGER_FOR[entry.type];
+    const conditionId = record.vesting_condition_id;
+    if (trigger === undefined || typeof conditionId !== "string") return true;
+    const termsId = security.vestingTermsId;
+    const step = SECURITY_STEP.condition;
     if (termsId === undefined) {
-      this.addAt("DANGLING_REFERENCE", tx, ".vesting_condition_id", `names condition ${describeValue(conditionId)}, but the issuance of ${of} has no vesting_terms_id`);
-      return;
+      this.addAt("DANGLING_REFERENCE", location, ".vesting_condition_id", `names condition ${describeValue(conditionId)}, but the issuance of security ${describeValue(security.securityId)} has no vesting_terms_id`, PHASE.securities, step);
+      return true;
     }
-    // Terms the package does not have are reported at the issuance already.
-    const terms = index.vestingTerms.get(termsId);
-    if (terms === undefined) return;
-    const found = conditionsOf(terms).find(({ condition }) => condition.id === conditionId);
-    if (found === undefined) {
-      this.addAt("DANGLING_REFERENCE", tx, ".vesting_condition_id", `names condition ${describeValue(conditionId)}, which VestingTerms ${describeValue(termsId)} does not have`);
-      return;
+    const triggers = this.conditions.get(termsId);
+    // Terms the package does not have are reported at the issuance; terms not seen yet are checked in
+    // the second pass (`missing` is set once the first pass is over).
+    if (triggers === undefined) return this.missing !== undefined;
+    if (!triggers.has(conditionId)) {
+      this.addAt("DANGLING_REFERENCE", location, ".vesting_condition_id", `names condition ${describeValue(conditionId)}, which VestingTerms ${describeValue(termsId)} does not have`, PHASE.securities, step);
+      return true;
     }
-    const actual = isRecord(found.condition.trigger) ? found.condition.trigger.type : undefined;
+    const actual = triggers.get(conditionId);
     if (actual !== trigger) {
       this.addAt(
         "VESTING_TRIGGER_MISMATCH",
-        tx,
+        location,
         ".vesting_condition_id",
-        `names condition ${describeValue(conditionId)} of VestingTerms ${describeValue(termsId)}, whose trigger is ${describeValue(actual)}; a ${tx.type ?? "?"} needs a ${trigger} condition`,
+        `names condition ${describeValue(conditionId)} of VestingTerms ${describeValue(termsId)}, whose trigger is ${describeValue(actual)}; a ${entry.type} needs a ${trigger} condition`,
+        PHASE.securities,
+        step,
       );
     }
+    return true;
+  }
+
+  private chainSink(location: Location, security: string): ChainSink {
+    return {
+      problem: (finding: LedgerFinding) => this.addAt(finding.code, location, finding.path, finding.message, PHASE.securities, SECURITY_STEP.chain, security),
+      balance: (balance, remainder) => {
+        if (this.securities.has(balance)) this.checkBalance(location, balance, remainder, security);
+        else this.pendingBalances.push({ location, balance, remainder, security });
+      },
+    };
+  }
+
+  private checkBalance(location: Location, balance: string, remainder: DecimalString, security: string): void {
+    const finding = balanceFinding(balance, remainder, this.securities.quantityOf(this.securities.indexOf(balance)), `security ${describeValue(security)}`);
+    if (finding !== undefined) this.addAt(finding.code, location, finding.path, finding.message, PHASE.securities, SECURITY_STEP.chain, security);
+  }
+
+  /** Balance securities issued after the transaction that names them (a balance never issued is a dangling reference). */
+  private settlePendingBalances(): void {
+    for (const pending of this.pendingBalances.splice(0)) {
+      if (!this.deferred.has(pending.security) && this.securities.has(pending.balance)) {
+        this.checkBalance(pending.location, pending.balance, pending.remainder, pending.security);
+      }
+    }
+  }
+
+  private finishSecondPass(): void {
+    // Chains of securities not in date order: every transaction, sorted.
+    for (const [securityId, { entries, locations }] of this.deferredChains) {
+      const index = this.securities.indexOf(securityId);
+      if (index === -1) continue;
+      const chain = new SecurityChain(this.securities.issuance(index), this.lineage.reading);
+      const positions = sortChain(
+        entries.map((_, i) => i),
+        entries,
+      );
+      for (const i of positions) chain.apply(entries[i] as LedgerEntry, this.chainSink(locations[i] as Location, securityId));
+    }
+    this.deferredChains.clear();
+    this.settlePendingBalances();
+    // Ids with one hash: the same id (reported at every object after the first), or a rare collision.
+    const byId = new Map<string, { type: string | undefined; location: Location }[]>();
+    for (const { id, type, location } of this.suspectIds) {
+      let list = byId.get(id);
+      if (list === undefined) byId.set(id, (list = []));
+      list.push({ type, location });
+    }
+    for (const [id, [first, ...later]] of byId) {
+      if (first === undefined) continue;
+      for (const dup of later) {
+        const scope = first.type === dup.type ? "" : " (ids must be unique across the package, not only per object type)";
+        this.addAt("DUPLICATE_ID", dup.location, ".id", `${describeValue(id)} is already the id of the ${first.type ?? "object"} at ${first.location.file} ${pathOf(first.location)}${scope}`, PHASE.ids, 0);
+      }
+    }
+    this.missing = undefined;
   }
 }
 
-/** The index N of a path under `$.items[N]`. */
-function itemIndexOf(jsonPath: string): number | undefined {
-  const match = /^\$\.items\[(\d+)\]/.exec(jsonPath);
-  return match?.[1] === undefined ? undefined : Number(match[1]);
+/** Reads one listed file: its MD5, its members and its items, each as soon as it is complete. */
+class FileCheck implements FileFeeder {
+  private readonly scanner: JsonItemsScanner;
+  private readonly members = new Map<string, unknown>();
+  private itemsArray = false;
+  private itemsCheckedAs: OcfItemsFileType | undefined;
+  private notAnObject: { value: unknown } | undefined;
+  private readonly recheck: { type: OcfItemsFileType | undefined } | undefined;
+
+  constructor(
+    private readonly checker: PackageChecker,
+    private readonly file: ListedFile,
+    private readonly md5: Hash | undefined,
+    private readonly again: boolean,
+  ) {
+    this.recheck = again ? checker.schemaRecheckOf(file.path) : undefined;
+    this.scanner = new JsonItemsScanner(
+      {
+      member: (key, value) => {
+        this.members.set(key, value);
+      },
+      itemsStart: () => {
+        this.itemsArray = true;
+        this.itemsCheckedAs = this.checker.itemsTypeOf(this.file, this.members.get("file_type"));
+      },
+      item: (index, value) => {
+        if (this.again) this.checker.itemAgain(this.file, index, value, this.recheck);
+        else this.checker.item(this.file, index, value, this.itemsCheckedAs);
+      },
+        notAnObject: (value) => {
+          this.notAnObject = { value };
+        },
+      },
+      checker.maxValueBytes === undefined ? {} : { maxValueBytes: checker.maxValueBytes },
+    );
+  }
+
+  push(chunk: Uint8Array): void {
+    this.md5?.update(chunk);
+    this.scanner.push(chunk);
+  }
+
+  end(): void {
+    this.scanner.end();
+    if (this.again) return;
+    this.checker.fileRead(this.file, {
+      md5: this.md5?.digest("hex"),
+      error: this.scanner.error,
+      members: this.members,
+      itemsArray: this.itemsArray,
+      itemsCheckedAs: this.itemsCheckedAs,
+      notAnObject: this.notAnObject,
+    });
+  }
+}
+
+/** Calls `visit` with each reference an object makes, in the order they are reported. */
+function forEachReference(type: string | undefined, record: Readonly<Record<string, unknown>>, visit: (reference: Reference, order: number) => void): void {
+  let order = 0;
+  const refer = (key: string, space: Space, what: string): void => {
+    const value = record[key];
+    if (typeof value === "string") visit({ space, id: value, path: `.${key}`, what }, order++);
+    else if (Array.isArray(value)) {
+      value.forEach((v: unknown, j) => {
+        if (typeof v === "string") visit({ space, id: v, path: `.${key}[${j}]`, what }, order++);
+      });
+    }
+  };
+  switch (type) {
+    case "STOCK_PLAN":
+      refer("stock_class_ids", "stockClass", "stock class");
+      refer("stock_class_id", "stockClass", "stock class");
+      break;
+    case "VALUATION":
+      refer("stock_class_id", "stockClass", "stock class");
+      break;
+    case "TX_STOCK_ISSUANCE":
+    case "TX_EQUITY_COMPENSATION_ISSUANCE":
+      refer("stakeholder_id", "stakeholder", "stakeholder");
+      refer("stock_class_id", "stockClass", "stock class");
+      refer("stock_plan_id", "stockPlan", "stock plan");
+      refer("vesting_terms_id", "vestingTerms", "vesting terms");
+      refer("stock_legend_ids", "legend", "stock legend template");
+      break;
+    case "TX_STOCK_PLAN_RETURN_TO_POOL":
+      refer("stock_plan_id", "stockPlan", "stock plan");
+      break;
+    default:
+      break;
+  }
+  if (type === undefined || !type.startsWith("TX_")) return;
+  if (!ISSUANCE_TYPES.has(type)) {
+    const security = record.security_id;
+    if (typeof security === "string") visit({ space: "security", id: security, path: ".security_id", what: undefined }, order++);
+  }
+  refer("resulting_security_ids", "security", "as a resulting security");
+  refer("balance_security_id", "security", "as the balance security");
 }
 
 function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
@@ -642,20 +941,8 @@ function stringAt(value: Readonly<Record<string, unknown>>, key: string): string
   return typeof found === "string" ? found : undefined;
 }
 
-/** The OCF Numeric at `key` as an exact decimal; undefined when absent or malformed (the schema reports that). */
-function decimalAt(value: Readonly<Record<string, unknown>>, key: string): Dec | undefined {
-  const found = value[key];
-  return typeof found === "string" && OCF_NUMERIC_PATTERN.test(found) ? new Dec(found) : undefined;
-}
-
-/** The calendar date at `key`; undefined when absent or not a real `YYYY-MM-DD` day (the schema reports that). */
-function dateAt(value: Readonly<Record<string, unknown>>, key: string): string | undefined {
-  const found = value[key];
-  return typeof found === "string" && isCalendarDate(found) ? found : undefined;
-}
-
-function conditionsOf(terms: Item): { condition: Readonly<Record<string, unknown>>; index: number }[] {
-  const conditions = terms.value.vesting_conditions;
+function conditionsOf(terms: Readonly<Record<string, unknown>>): { condition: Readonly<Record<string, unknown>>; index: number }[] {
+  const conditions = terms.vesting_conditions;
   if (!Array.isArray(conditions)) return [];
   return conditions.flatMap((condition: unknown, index) => (isRecord(condition) ? [{ condition, index }] : []));
 }

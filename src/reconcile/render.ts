@@ -91,7 +91,7 @@ export function renderReconciliationText(report: ReconciliationReport, table: Ta
 
 /** Which reading the OCF side was read with, and why, in one sentence. */
 export function readingSentence(report: ReconciliationReport): string {
-  const why = { option: "chosen with --reader", package: "declared by the package", default: "the default: the package declares none" }[report.reading.source];
+  const why = { option: "chosen with --reader", declared: "declared by the package", default: "the default: the package declares none" }[report.reading.from];
   const what =
     report.reading.reading === "documents"
       ? "documents reading (a cancellation ends its security; what remains lives on its balance security)"

@@ -26,20 +26,15 @@
 import { compareIso, isCalendarDate, type CalendarDate } from "../dates.js";
 import { Dec, formatDecimal, type DecimalString } from "../decimal.js";
 import { OCF_NUMERIC_PATTERN } from "../ocf/schemas.js";
+import { declaredLineage, type Lineage } from "../ocf/security-ledger.js";
 import { isRecord, stringAt, type JsonRecord, type PackageObjects } from "./package-objects.js";
 import { mergeTranches } from "./tranches.js";
 import type { Figures, Tranche } from "./types.js";
 
 /** How a package's partial cancellations are read; see the module comment. */
-export type Reading = "documents" | "same-security";
-
 /** The reading a package declares in its manifest comments (`Lineage: documents|same-security`), if any. */
-export function declaredReading(pkg: Pick<PackageObjects, "manifestComments">): Reading | undefined {
-  for (const comment of pkg.manifestComments ?? []) {
-    if (/^Lineage: same-security\b/.test(comment)) return "same-security";
-    if (/^Lineage: documents\b/.test(comment)) return "documents";
-  }
-  return undefined;
+export function packageLineage(pkg: Pick<PackageObjects, "manifestComments">): Lineage | undefined {
+  return declaredLineage({ comments: pkg.manifestComments ?? [] });
 }
 
 /** One grant of a package, replayed: its chain of securities from its first issuance. */
@@ -62,7 +57,7 @@ export interface ReplayedSecurity {
 
 /** A replayed package. */
 export interface ReplayedPackage {
-  reading: Reading;
+  reading: Lineage;
   /** Grants by the security id of their first issuance, in package order. */
   securities: Map<string, ReplayedSecurity>;
   /** Lineage problems under the reading (an act on an ended security, a balance that does not add up, …). */
@@ -114,7 +109,7 @@ interface SecurityState {
  * Replays every grant of `pkg` under `reading` (default: what the package declares, else the
  * documents). Malformed values (not OCF Numeric, not a date) count as absent.
  */
-export function replayPackage(pkg: PackageObjects, reading: Reading = declaredReading(pkg) ?? "documents"): ReplayedPackage {
+export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLineage(pkg) ?? "documents"): ReplayedPackage {
   const notes: string[] = [];
   const problems: string[] = [];
   const states = new Map<string, SecurityState>();
@@ -230,7 +225,7 @@ export function replayPackage(pkg: PackageObjects, reading: Reading = declaredRe
   return { reading, securities, problems, holdings: held, notes };
 }
 
-function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecurityState>, reading: Reading, terms: ReadonlyMap<string, JsonRecord>, notes: string[]): ReplayedSecurity {
+function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecurityState>, reading: Lineage, terms: ReadonlyMap<string, JsonRecord>, notes: string[]): ReplayedSecurity {
   const chain: SecurityState[] = [];
   for (let at: SecurityState | undefined = root; at !== undefined && !chain.includes(at); ) {
     chain.push(at);

@@ -14,7 +14,8 @@ import { SELL_TO_COVER_STAKEHOLDER_ID, securityIdOf } from "../mapping/ids.js";
 import type { ParsedRecord } from "../source/records.js";
 import { checkSourceConsistency } from "./consistency.js";
 import { ReconcileInputError, type PackageObjects } from "./package-objects.js";
-import { declaredReading, replayPackage, type Reading, type ReplayedPackage } from "./replay.js";
+import { packageLineage, replayPackage, type ReplayedPackage } from "./replay.js";
+import type { Lineage } from "../ocf/security-ledger.js";
 import { sourceGrant, sourceHoldings } from "./source-figures.js";
 import { stringAt } from "./package-objects.js";
 import { cumulativeCurve, describeTranches, trancheDifference, vestedBy } from "./tranches.js";
@@ -176,11 +177,11 @@ export function readingFor(options: ReconcileOptions, packages: readonly Package
     if (options.reader !== "documents" && options.reader !== "same-security") {
       throw new ReconcileInputError(`reader ${describeValue(options.reader)} is neither "documents" nor "same-security"`);
     }
-    return { reading: options.reader, source: "option" };
+    return { reading: options.reader, from: "option" };
   }
-  const declared = new Set(packages.map((p) => declaredReading(p)).filter((r): r is Reading => r !== undefined));
+  const declared = new Set(packages.map((p) => packageLineage(p)).filter((r): r is Lineage => r !== undefined));
   const [only] = declared;
-  return declared.size === 1 && only !== undefined ? { reading: only, source: "package" } : { reading: "documents", source: "default" };
+  return declared.size === 1 && only !== undefined ? { reading: only, from: "declared" } : { reading: "documents", from: "default" };
 }
 
 /** The grants of a package by the `custom_id` of their first issuance, where it is unique. */

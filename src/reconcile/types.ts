@@ -7,7 +7,8 @@ import type { DecimalString } from "../decimal.js";
 import { describeValue } from "../errors.js";
 import { LABEL_OF, type RecordKind } from "../source/kinds.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
-import type { Reading } from "./replay.js";
+import type { Lineage } from "../ocf/security-ledger.js";
+import type { LineageUsed } from "../ocf/validate-package.js";
 
 /**
  * The figures of one grant, as the source's counters state them or as a replay of OCF transactions
@@ -123,7 +124,7 @@ export interface ReconciliationReport {
    * How the OCF packages were read: `"documents"` (a cancellation ends its security; what remains is
    * the balance security) or `"same-security"` (OCF #531), and why that reading.
    */
-  reading: { reading: Reading; source: "option" | "package" | "default" };
+  reading: LineageUsed;
   /** Every difference, source-vs-OCF or OCF-vs-OCF first, then the source's own consistency. */
   differences: Difference[];
   /** Cumulative vested shares of the issuer over time, per side (for the chart). */
@@ -154,7 +155,7 @@ export interface ReconcileOptions {
    * `"same-security"` (OCF #531: outstanding = issued − released − cancelled on one security).
    * @default what the package declares in its manifest comments (`Lineage: …`), else `"documents"`
    */
-  reader?: Reading;
+  reader?: Lineage;
 }
 
 /** One issuer's source records, as pulled from the API or read from a pull's NDJSON. */

@@ -4,9 +4,12 @@
  * serialized, or the bytes after the manifest's MD5s are computed.
  *
  * Content: two stakeholders, one stock class, one plan, two vesting terms, and
- * - RSA `rsa-77` (20,000 shares): acceptance, vesting start, repurchase of 15,000 returned to the pool;
+ * - RSA `rsa-77` (20,000 shares): acceptance, vesting start, repurchase of 15,000 returned to the pool,
+ *   the other 5,000 on the balance security `rsa-77-b` (the last transaction in the file);
  * - RSU `rsu-8550` (1,500 units): vesting start, a milestone event, a release of 375 with the stock
  *   issuance of the delivered shares, and a cancellation of the other 1,125 returned to the pool.
+ * It reads the same under both lineage readings (a repurchase names its balance; a release keeps
+ * the rest on its security), and its transactions are not in date order, as other systems' may not be.
  */
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -15,7 +18,7 @@ import { dirname, join } from "node:path";
 import { zipSync } from "fflate";
 import { afterAll, beforeAll } from "vitest";
 import { readOcfPackageFromFiles, type LoadedOcfPackage } from "../../src/ocf/package-reader.js";
-import { example, exampleManifest } from "./ocf-examples.js";
+import { example, exampleManifest, exampleWithout } from "./ocf-examples.js";
 
 type Json = Record<string, unknown>;
 
@@ -73,7 +76,7 @@ export function validFixture(): PackageFixture {
           example("TX_STOCK_ISSUANCE", { vesting_terms_id: "4yr-1yr-cliff" }), // 0
           example("TX_STOCK_ACCEPTANCE"), // 1
           example("TX_VESTING_START"), // 2
-          example("TX_STOCK_REPURCHASE"), // 3
+          example("TX_STOCK_REPURCHASE", { balance_security_id: "rsa-77-b" }), // 3
           example("TX_STOCK_PLAN_RETURN_TO_POOL", { id: "rsa-77-return", security_id: "rsa-77", quantity: "15000" }), // 4
           example("TX_EQUITY_COMPENSATION_ISSUANCE", {
             stakeholder_id: "sh-7001",
@@ -99,6 +102,15 @@ export function validFixture(): PackageFixture {
           }, // 9
           example("TX_EQUITY_COMPENSATION_CANCELLATION"), // 10
           example("TX_STOCK_PLAN_RETURN_TO_POOL"), // 11
+          {
+            ...exampleWithout("TX_STOCK_ISSUANCE", "vestings"),
+            id: "rsa-77-balance-issuance",
+            security_id: "rsa-77-b",
+            date: "2016-09-01",
+            custom_id: "CS-16-B",
+            quantity: "5000",
+            comments: ["Balance of rsa-77 after the repurchase of 15000 unvested shares: vested, so no vestings."],
+          }, // 12
         ],
       },
     ],

@@ -56,6 +56,7 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
   let invalid = 0;
   for (const result of run.results) {
     if (!result.ok || result.export.zip === undefined) continue;
+    // Read as the package declares its lineage, as any reader of it would.
     const report = await validatePackageAt(result.export.zip);
     if (!report.valid) invalid += 1;
     writeLine(

@@ -45,7 +45,7 @@ Options:
                            quarantine: leave the record out, list it in the report, and go on
   --generated-at TIME      the manifest's generated_at (RFC 3339); default: now. Fix it for byte-identical reruns
   --validate MODE          re-read each package and run every package check before putting it in place:
-                           auto (default: packages up to 16 MiB, so memory stays bounded), always, never;
+                           auto (default: every package; the re-read streams, so memory stays flat), always, never;
                            every object is checked against the OCF schemas as it is mapped in any case
   --no-validate            the same as --validate never
   --json                   print the summary as one JSON document on standard output:

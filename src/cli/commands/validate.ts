@@ -1,12 +1,13 @@
 import { resolve } from "node:path";
 import { terminalSafe } from "../../errors.js";
 import { PackageUnusableError } from "../../ocf/package-reader.js";
+import { LINEAGE_READINGS, type Lineage } from "../../ocf/security-ledger.js";
 import { validatePackageAt, type PackageValidationReport } from "../../ocf/validate-package.js";
 import { parseCommandArgs } from "../args.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import { renderTable } from "../table.js";
 
-export const VALIDATE_HELP = `Usage: ocf-sync validate PATH [--json]
+export const VALIDATE_HELP = `Usage: ocf-sync validate PATH [--json] [--reader documents|same-security]
 
 Checks an OCF 1.2.0 package: a folder holding Manifest.ocf.json, or a flat .ocf.zip (every file at
 the zip root). Reports every problem, not only the first, each with its file, object id and JSON path:
@@ -16,14 +17,27 @@ the zip root). Reports every problem, not only the first, each with its file, ob
   - the manifest's file list: each file is there and its MD5 matches; no *.ocf.json file is unlisted;
   - references resolve (stakeholder, stock class, stock plan, vesting terms, vesting condition, the
     security of every transaction, resulting and balance securities); ids are unique;
-  - no transaction is dated before its issuance (a vesting start may be), or after its security
-    ended (fully consumed, retracted, or moved to a balance security); no security is
-    over-consumed (releases, cancellations, repurchases and transfers never exceed what was issued),
-    nor returned to the pool beyond what was cancelled or repurchased.
+  - the lineage of every security, its transactions taken by date, then kind (issuance, acceptance,
+    vesting start, vesting event, release, cancellation, return to pool), whatever the file order:
+    nothing dated before its issuance (a vesting start may be); vestings adding up to at most the
+    quantity; no more released, cancelled or returned to the pool than there is; and
+      documents (OCF TraversingTransactions, the default): a cancellation, repurchase, transfer,
+        retraction (…) ends its security; what it leaves outstanding must be a new issuance named by
+        balance_security_id, of exactly that quantity; after it, only a return to pool may act on
+        the security. A release does not end it (OCF 1.2.0 gives it no balance security).
+      same-security (OCF #531): partial cancellations stay on the security; it ends when nothing is
+        outstanding, at a retraction, or when a balance security is named.
+    A package declares its reading with a Manifest comments line "Lineage: documents" or
+    "Lineage: same-security"; the report says which reading it used.
+
+Files are read object by object, so a package of any size is checked with the same memory.
 
 Options:
-  --json    print the report as one JSON document on standard output:
-            { "path", "valid", "counts", "problems": [{ "code", "file", "itemId", "jsonPath", "message" }] }
+  --reader R  check the lineage by reading R (documents or same-security) whatever the package
+              declares
+  --json      print the report as one JSON document on standard output:
+              { "path", "valid", "counts", "lineage": { "reading", "from" },
+                "problems": [{ "code", "file", "itemId", "jsonPath", "message" }] }
 
 Exit status: 0 valid, 1 problems found, 2 unusable input (not a folder or zip, unreadable zip, no
 manifest, manifest not JSON) or a usage error.
@@ -31,13 +45,14 @@ manifest, manifest not JSON) or a usage error.
 Examples:
   ocf-sync validate out/7                # the package 'ocf-sync export --issuer 7 --out out' writes
   ocf-sync validate out/7.ocf.zip        # and its zip, with --zip
+  ocf-sync validate theirs.ocf.zip --reader same-security   # a package from elsewhere, read as OCF #531
   ocf-sync validate out/north-wind-eu.85249f7815 --json | jq '.problems[] | select(.code == "OVER_CONSUMED")'`;
 
-/** `ocf-sync validate PATH [--json]`: exit 0 valid, 1 problems found, 2 unusable input or usage error. */
+/** `ocf-sync validate PATH [--json] [--reader R]`: exit 0 valid, 1 problems found, 2 unusable input or usage error. */
 export async function validateCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("validate", {
     args: [...argv],
-    options: { json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    options: { json: { type: "boolean" }, reader: { type: "string" }, help: { type: "boolean", short: "h" } },
     allowPositionals: true,
     strict: true,
   });
@@ -49,10 +64,17 @@ export async function validateCommand(argv: readonly string[], io: CliIo): Promi
   if (target === undefined || extra.length > 0) {
     throw new UsageError(`takes exactly one PATH (a package folder or .ocf.zip), got ${positionals.length}\nRun 'ocf-sync validate --help' for the options.`);
   }
+  const reader = values.reader;
+  if (reader !== undefined && !(LINEAGE_READINGS as readonly string[]).includes(reader)) {
+    throw new UsageError(`--reader must be ${LINEAGE_READINGS.join(" or ")}, got ${JSON.stringify(reader)}`);
+  }
   const path = resolve(io.cwd, target);
   let report: PackageValidationReport;
   try {
-    report = await validatePackageAt(path, io.signal === undefined ? {} : { signal: io.signal });
+    report = await validatePackageAt(path, {
+      ...(io.signal === undefined ? {} : { signal: io.signal }),
+      ...(reader === undefined ? {} : { reader: reader as Lineage }),
+    });
   } catch (error) {
     if (!(error instanceof PackageUnusableError)) throw error;
     if (values.json === true) {
@@ -81,13 +103,15 @@ export function renderReport(path: string, report: PackageValidationReport): str
     `${plural(counts.files, "file", "files")}, ${plural(counts.objects, "object", "objects")}` +
     (byType === "" ? "" : ` (${terminalSafe(byType)})`) +
     `, ${plural(counts.securities, "security", "securities")}`;
-  if (report.valid) return `valid: ${terminalSafe(path)}\n${contents}`;
+  const { reading, from } = report.lineage;
+  const lineage = `lineage read as ${reading} (${from === "declared" ? "declared in Manifest.comments" : from === "option" ? "--reader" : "the default: the manifest declares none"})`;
+  if (report.valid) return `valid: ${terminalSafe(path)}\n${contents}\n${lineage}`;
   const table = renderTable(problems, [
     { header: "file", value: (p) => terminalSafe(p.file) },
     { header: "item", value: (p) => (p.itemId === undefined ? "-" : terminalSafe(p.itemId)) },
     { header: "path", value: (p) => terminalSafe(p.jsonPath) },
     { header: "problem", value: (p) => `${terminalSafe(p.message)} [${p.code}]` },
   ]);
-  return `${table}\n\nINVALID: ${plural(problems.length, "problem", "problems")} in ${terminalSafe(path)}\n${contents}`;
+  return `${table}\n\nINVALID: ${plural(problems.length, "problem", "problems")} in ${terminalSafe(path)}\n${contents}\n${lineage}`;
 }
 

@@ -69,7 +69,7 @@ describe("ocf-sync validate", () => {
   it("has help with examples, and is listed in the program's help", async () => {
     const help = await validate("--help");
     expect(help.code).toBe(0);
-    expect(help.stdout).toContain("Usage: ocf-sync validate PATH [--json]");
+    expect(help.stdout).toContain("Usage: ocf-sync validate PATH [--json] [--reader documents|same-security]");
     expect(help.stdout).toContain("Examples:");
     expect(help.stdout).toContain("Exit status: 0 valid, 1 problems found, 2 unusable input");
     const io = captureIo(tmp.path());
@@ -93,11 +93,36 @@ describe("ocf-sync validate", () => {
       const result = await validate(path);
       expect(result).toMatchObject({ code: 0, stderr: "" });
       expect(result.stdout).toBe(
-        `valid: ${path}\n6 files, 18 objects (1 STOCK_PLAN, 1 STOCK_CLASS, 2 VESTING_TERMS, 2 TX_STOCK_ISSUANCE, 1 TX_STOCK_ACCEPTANCE, ` +
+        `valid: ${path}\n6 files, 19 objects (1 STOCK_PLAN, 1 STOCK_CLASS, 2 VESTING_TERMS, 3 TX_STOCK_ISSUANCE, 1 TX_STOCK_ACCEPTANCE, ` +
           "2 TX_VESTING_START, 1 TX_STOCK_REPURCHASE, 2 TX_STOCK_PLAN_RETURN_TO_POOL, 1 TX_EQUITY_COMPENSATION_ISSUANCE, 1 TX_VESTING_EVENT, " +
-          "1 TX_EQUITY_COMPENSATION_RELEASE, 1 TX_EQUITY_COMPENSATION_CANCELLATION, 2 STAKEHOLDER), 3 securities\n",
+          "1 TX_EQUITY_COMPENSATION_RELEASE, 1 TX_EQUITY_COMPENSATION_CANCELLATION, 2 STAKEHOLDER), 4 securities\n" +
+          "lineage read as documents (the default: the manifest declares none)\n",
       );
     }
+  });
+
+  it("--reader chooses the lineage reading over the package's declaration, and the report says which it used", async () => {
+    const fixture = validFixture();
+    // Two partial cancellations on one security: fine on the same security, not by the documents.
+    itemOf(fixture, "rsu-8550-cancellation").quantity = "1000";
+    itemOf(fixture, "rsu-8550-return").quantity = "1000";
+    fixture.files[4]?.items.push(example("TX_EQUITY_COMPENSATION_CANCELLATION", { id: "second", date: "2016-10-01", quantity: "125" }));
+    fixture.manifest.comments = ["Lineage: same-security (OCF #531)"];
+    const folder = await writePackageFolder(fresh(), fixtureBytes(fixture));
+    const declared = await validate(folder);
+    expect(declared.code).toBe(0);
+    expect(declared.stdout).toContain("lineage read as same-security (declared in Manifest.comments)\n");
+    const strict = await validate(folder, "--reader", "documents", "--json");
+    expect(strict.code).toBe(1);
+    const report = JSON.parse(strict.stdout) as { lineage: unknown; problems: PackageProblem[] };
+    expect(report.lineage).toEqual({ reading: "documents", from: "option" });
+    expect(report.problems.map((p) => [p.code, p.itemId])).toEqual([
+      ["BALANCE_MISSING", "rsu-8550-cancellation"],
+      ["SECOND_TERMINAL", "second"],
+    ]);
+    const bad = await validate(folder, "--reader", "strict");
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--reader must be documents or same-security, got "strict"');
   });
 
   it("resolves PATH against the working directory", async () => {

@@ -31,20 +31,26 @@ async function unusable(promise: Promise<unknown>): Promise<PackageUnusableError
   return error as PackageUnusableError;
 }
 
-/** The zip with the declared (uncompressed) size of `name` in the central directory set to `size`. */
-function withDeclaredSize(zip: Uint8Array, name: string, size: number): Uint8Array {
+/** The zip with the 32-bit field at `offset` of `name`'s central directory entry changed by `change`. */
+function withCentralField(zip: Uint8Array, name: string, offset: number, change: (value: number) => number): Uint8Array {
   const copy = zip.slice();
   const view = new DataView(copy.buffer);
   for (let i = 0; i + 46 <= copy.length; i += 1) {
     if (view.getUint32(i, true) !== 0x02014b50) continue;
     const nameLength = view.getUint16(i + 28, true);
     if (new TextDecoder().decode(copy.subarray(i + 46, i + 46 + nameLength)) === name) {
-      view.setUint32(i + 24, size, true);
+      view.setUint32(i + offset, change(view.getUint32(i + offset, true)), true);
       return copy;
     }
   }
   throw new Error(`no central directory entry for ${name}`);
 }
+
+/** The zip with the CRC-32 of `name` in the central directory changed. */
+const withWrongCrc = (zip: Uint8Array, name: string): Uint8Array => withCentralField(zip, name, 16, (crc) => crc ^ 1);
+
+/** The zip with the declared (uncompressed) size of `name` in the central directory set to `size`. */
+const withDeclaredSize = (zip: Uint8Array, name: string, size: number): Uint8Array => withCentralField(zip, name, 24, () => size);
 
 describe("valid packages", () => {
   it("reads a folder and a zip of the same package alike, and both are valid", async () => {
@@ -181,6 +187,13 @@ describe("bounds: what the reader will not read", () => {
     const tiny = fresh(".ocf.zip");
     await writeFile(tiny, withDeclaredSize(zip, "Transactions.ocf.json", 3));
     expect((await unusable(readOcfPackage(tiny))).message).toMatch(/entry "Transactions.ocf.json" declares 3 bytes but holds \d+ compressed/);
+  });
+
+  it("a zip entry that does not match its CRC-32 makes the zip unusable, for the whole read and the streaming check alike", async () => {
+    const path = fresh(".ocf.zip");
+    await writeFile(path, withWrongCrc(zipBytes(fixtureBytes(validFixture())), "Transactions.ocf.json"));
+    expect((await unusable(readOcfPackage(path))).message).toMatch(/entry "Transactions.ocf.json" fails its CRC-32 check/);
+    expect((await unusable(validatePackageAt(path))).message).toMatch(/entry "Transactions.ocf.json" fails its CRC-32 check/);
   });
 
   it("in a folder: a link leading out of the package is not followed; a folder is not a file; unlisted files are found in subfolders", async () => {

@@ -75,7 +75,7 @@ describe("reconcileOcfWithOcf", () => {
     const ours = await samplePackage("7");
     const withoutBalance = await samplePackage("7", (txs) => txs.filter((t) => t.security_id !== "rsa-2208-balance"));
     const report = reconcileOcfWithOcf(ours, withoutBalance);
-    expect(report.reading).toEqual({ reading: "documents", source: "package" });
+    expect(report.reading).toEqual({ reading: "documents", from: "declared" });
     expect(report.differences.map(brief)).toContainEqual(["OCF_LINEAGE", undefined, "lineage", null, 'rsa-2208-cancellation: its balance_security_id "rsa-2208-balance" is no issuance of the package']);
     expect(report.differences.map(brief)).toContainEqual(["FIELD_MISMATCH", "rsa-2208", "outstanding", "19000", "0"]);
     const holder = report.holders.find((h) => h.stakeholderId === "stakeholder-5187");

@@ -19,7 +19,7 @@ const report: ReconciliationReport = {
     { stakeholderId: "stakeholder-<1>", expected: { shares: "1234567.5", units: "0" }, actual: { shares: "1234567.5", units: "0" } },
     { stakeholderId: "stakeholder-2", expected: { shares: "19000", units: "10" }, actual: { shares: "0", units: "10" } },
   ],
-  reading: { reading: "documents", source: "package" },
+  reading: { reading: "documents", from: "declared" },
   differences: [
     {
       section: "source-vs-ocf",

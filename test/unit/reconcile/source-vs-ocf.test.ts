@@ -21,7 +21,7 @@ describe("reconcileSourceWithOcf on the sample data", () => {
     const { forfeited: _f, expired: _e, ...comparable } = report.totals.expected;
     expect(comparable).toEqual(report.totals.actual);
     expect(report.asOf).toBe("2025-06-30");
-    expect(report.reading).toEqual({ reading: "documents", source: "package" });
+    expect(report.reading).toEqual({ reading: "documents", from: "declared" });
     expect(report.holders.length > 0).toBe(issuerId !== "zeta%labs");
     expect(report.holders.every((h) => h.expected.shares === h.actual.shares && h.expected.units === h.actual.units)).toBe(true);
   });
@@ -154,7 +154,7 @@ describe("reconcileSourceWithOcf on doctored packages", () => {
 
   it("reads a package with the reading asked for: the documents package under same-security shows its balances as grants of their own", async () => {
     const report = reconcileSourceWithOcf(await sampleSource("7"), await samplePackage("7"), { reader: "same-security" });
-    expect(report.reading).toEqual({ reading: "same-security", source: "option" });
+    expect(report.reading).toEqual({ reading: "same-security", from: "option" });
     expect(report.differences.map((d) => [d.code, d.securityId])).toEqual([["EXTRA_IN_OCF", "rsa-2208-balance"]]);
   });
 });

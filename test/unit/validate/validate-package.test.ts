@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MANIFEST_FILE_LIST_KEYS, readOcfPackageFromFiles, type InMemoryPackageFile } from "../../../src/ocf/package-reader.js";
+import type { Lineage } from "../../../src/ocf/security-ledger.js";
 import { validateOcfPackage, type PackageProblem } from "../../../src/ocf/validate-package.js";
 import { example } from "../../helpers/ocf-examples.js";
 import {
@@ -23,15 +24,15 @@ import { expectOfficiallyValidFiles } from "../../helpers/official-ocf.js";
 const MANIFEST = "Manifest.ocf.json";
 const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 
-async function problemsOf(files: ReadonlyMap<string, Uint8Array>): Promise<PackageProblem[]> {
-  return validateOcfPackage(await loadFiles(files)).problems;
+async function problemsOf(files: ReadonlyMap<string, Uint8Array>, reader?: Lineage): Promise<PackageProblem[]> {
+  return validateOcfPackage(await loadFiles(files), reader === undefined ? {} : { reader }).problems;
 }
 
 /** The problems of the fixture after `change`; compared without messages, which have their own tests. */
-async function problemsAfter(change: (fixture: PackageFixture) => void): Promise<Omit<PackageProblem, "message">[]> {
+async function problemsAfter(change: (fixture: PackageFixture) => void, reader?: Lineage): Promise<Omit<PackageProblem, "message">[]> {
   const fixture = validFixture();
   change(fixture);
-  return (await problemsOf(fixtureBytes(fixture))).map(({ message: _message, ...rest }) => rest);
+  return (await problemsOf(fixtureBytes(fixture), reader)).map(({ message: _message, ...rest }) => rest);
 }
 
 const at = (code: string, fixture: PackageFixture, id: string, field?: string) => ({ code, ...locate(fixture, id, field) });
@@ -41,14 +42,15 @@ describe("a valid package", () => {
     const report = validateOcfPackage(await loadFiles(fixtureBytes(validFixture())));
     expect(report.problems).toEqual([]);
     expect(report.valid).toBe(true);
+    expect(report.lineage).toEqual({ reading: "documents", from: "default" });
     expect(report.counts).toEqual({
       files: 6,
-      objects: 18,
+      objects: 19,
       objectsByType: {
         STOCK_PLAN: 1,
         STOCK_CLASS: 1,
         VESTING_TERMS: 2,
-        TX_STOCK_ISSUANCE: 2,
+        TX_STOCK_ISSUANCE: 3,
         TX_STOCK_ACCEPTANCE: 1,
         TX_VESTING_START: 2,
         TX_STOCK_REPURCHASE: 1,
@@ -59,8 +61,8 @@ describe("a valid package", () => {
         TX_EQUITY_COMPENSATION_CANCELLATION: 1,
         STAKEHOLDER: 2,
       },
-      transactions: 12,
-      securities: 3,
+      transactions: 13,
+      securities: 4,
     });
   });
 
@@ -132,6 +134,7 @@ describe("each corruption gives exactly its problems", () => {
       at("DANGLING_REFERENCE", fixture, "rsa-77-return", "stock_plan_id"),
       at("DANGLING_REFERENCE", fixture, "rsu-8550-issuance", "stock_plan_id"),
       at("DANGLING_REFERENCE", fixture, "rsu-8550-return", "stock_plan_id"),
+      at("DANGLING_REFERENCE", fixture, "rsa-77-balance-issuance", "stock_plan_id"),
     ]);
   });
 
@@ -224,6 +227,19 @@ describe("files and the manifest", () => {
     expect(problems.filter((p) => p.code === "SCHEMA")).toEqual([
       { code: "SCHEMA", file: "VestingTerms.ocf.json", jsonPath: "$", message: "must be a JSON object with a file_type, got [1,2]" },
     ]);
+  });
+
+  it("an object over the size limit: reported, and its file read no further", async () => {
+    const fixture = validFixture();
+    itemOf(fixture, "sh-7001").comments = ["x".repeat(20_000)];
+    const report = validateOcfPackage(await loadFiles(fixtureBytes(fixture)), { maxValueBytes: 10_000 });
+    expect(report.problems.filter((p) => p.code !== "DANGLING_REFERENCE")).toEqual([
+      { code: "VALUE_TOO_LARGE", file: "Stakeholders.ocf.json", jsonPath: "$", message: "holds a value over the limit of 10000 bytes ($.items[1]); it is not read further" },
+    ]);
+    // What the rest of the file held is not seen: every reference to sh-7001 dangles.
+    const dangling = report.problems.filter((p) => p.code === "DANGLING_REFERENCE");
+    expect(dangling.length).toBeGreaterThan(0);
+    for (const p of dangling) expect(p.message).toBe('names stakeholder "sh-7001", which the package does not have');
   });
 
   it("manifest problems: wrong file_type, an extra key, an invalid issuer (with the issuer's id)", async () => {
@@ -368,49 +384,23 @@ describe("references", () => {
   it("a stock transaction on an equity compensation security", async () => {
     const fixture = validFixture();
     const add = (f: PackageFixture) =>
-      f.files[4]?.items.push(example("TX_STOCK_CANCELLATION", { id: "wrong-side", security_id: "rsu-8550", date: "2016-07-01", quantity: "0" }));
+      f.files[4]?.items.push(example("TX_STOCK_ACCEPTANCE", { id: "wrong-side", security_id: "rsu-8550", date: "2016-07-01" }));
     add(fixture);
     expect(await problemsAfter(add)).toEqual([at("WRONG_SECURITY_KIND", fixture, "wrong-side", "security_id")]);
   });
 });
 
-describe("quantities over time", () => {
-  it("nothing but a return to pool follows a security that ended", async () => {
-    const fixture = validFixture();
-    const items = fixture.files[4]?.items ?? [];
-    // rsu-8550 is fully consumed on 2016-09-01; a return to pool later is fine, an acceptance is not.
-    items.push(example("TX_STOCK_PLAN_RETURN_TO_POOL", { id: "late-return", quantity: "0", date: "2017-01-01" }));
-    items.push(example("TX_EQUITY_COMPENSATION_ACCEPTANCE", { id: "late-acceptance", date: "2017-01-01" }));
-    // rsa-77 is retracted, then cancelled.
-    items.push(example("TX_STOCK_RETRACTION", { id: "rsa-77-retraction", date: "2017-01-01" }));
-    items.push(example("TX_STOCK_CANCELLATION", { id: "after-retraction", date: "2017-02-01", quantity: "1" }));
-    const problems = (await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId, p.jsonPath, p.message]);
-    expect(problems).toEqual([
-      ["AFTER_TERMINAL", "late-acceptance", locate(fixture, "late-acceptance", "date").jsonPath,
-        'is 2017-01-01, after security "rsu-8550" ended on 2016-09-01 (fully consumed by TX_EQUITY_COMPENSATION_CANCELLATION "rsu-8550-cancellation")'],
-      ["AFTER_TERMINAL", "after-retraction", locate(fixture, "after-retraction", "date").jsonPath,
-        'is 2017-02-01, after security "rsa-77" ended on 2017-01-01 (retracted by TX_STOCK_RETRACTION "rsa-77-retraction")'],
-    ]);
-  });
-
-  it("a balance security ends the original one (the strict reading of OCF §9)", async () => {
-    const fixture = validFixture();
-    const change = (f: PackageFixture) => {
-      itemOf(f, "rsa-77-repurchase").balance_security_id = "rsu-8550-shares-1";
-      f.files[4]?.items.push(example("TX_STOCK_ACCEPTANCE", { id: "late", date: "2016-10-01" }));
-    };
-    change(fixture);
-    expect(await problemsAfter(change)).toEqual([at("AFTER_TERMINAL", fixture, "late", "date")]);
-  });
-
+describe("quantities over time, either reading", () => {
   it("no more returns to the pool than was cancelled or repurchased, by each day", async () => {
     const fixture = validFixture();
-    expect(await problemsAfter((f) => (itemOf(f, "rsa-77-return").quantity = "15000.5"))).toEqual([
-      at("RETURN_TO_POOL_EXCEEDS", fixture, "rsa-77-return", "quantity"),
-    ]);
-    expect(await problemsAfter((f) => (itemOf(f, "rsa-77-return").date = "2016-08-31"))).toEqual([
-      at("RETURN_TO_POOL_EXCEEDS", fixture, "rsa-77-return", "quantity"),
-    ]);
+    for (const reader of ["documents", "same-security"] as const) {
+      expect(await problemsAfter((f) => (itemOf(f, "rsa-77-return").quantity = "15000.5"), reader)).toEqual([
+        at("RETURN_TO_POOL_EXCEEDS", fixture, "rsa-77-return", "quantity"),
+      ]);
+      expect(await problemsAfter((f) => (itemOf(f, "rsa-77-return").date = "2016-08-31"), reader)).toEqual([
+        at("RETURN_TO_POOL_EXCEEDS", fixture, "rsa-77-return", "quantity"),
+      ]);
+    }
   });
 
   it("negative quantities and vesting amounts, and vestings adding up to more than the quantity", async () => {
@@ -421,27 +411,204 @@ describe("quantities over time", () => {
       { date: "2017-06-01", amount: "-1" },
       { date: "2018-06-01", amount: "20000.0000000001" },
     ];
-    const problems = (await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId, p.jsonPath, p.message]);
-    expect(problems).toEqual([
-      ["VESTING_AMOUNT_NOT_POSITIVE", "rsa-77-issuance", "$.items[0].vestings[0].amount", 'is "0"; a vesting tranche must vest a positive amount'],
-      ["VESTING_AMOUNT_NOT_POSITIVE", "rsa-77-issuance", "$.items[0].vestings[1].amount", 'is "-1"; a vesting tranche must vest a positive amount'],
-      ["VESTING_SUM", "rsa-77-issuance", "$.items[0].vestings", "vest 20000.0000000001 in total, more than the quantity 20000"],
-      ["NEGATIVE_QUANTITY", "negative", locate(fixture, "negative", "quantity").jsonPath, 'is "-5"; a quantity cannot be negative'],
-    ]);
+    for (const reader of ["documents", "same-security"] as const) {
+      const problems = (await problemsOf(fixtureBytes(fixture), reader)).map((p) => [p.code, p.itemId, p.jsonPath, p.message]);
+      expect(problems).toEqual([
+        ["VESTING_AMOUNT_NOT_POSITIVE", "rsa-77-issuance", "$.items[0].vestings[0].amount", 'is "0"; a vesting tranche must vest a positive amount'],
+        ["VESTING_AMOUNT_NOT_POSITIVE", "rsa-77-issuance", "$.items[0].vestings[1].amount", 'is "-1"; a vesting tranche must vest a positive amount'],
+        ["VESTING_SUM", "rsa-77-issuance", "$.items[0].vestings", "vest 20000.0000000001 in total, more than the quantity 20000"],
+        ["NEGATIVE_QUANTITY", "negative", locate(fixture, "negative", "quantity").jsonPath, 'is "-5"; a quantity cannot be negative'],
+      ]);
+    }
   });
 
   it("vestings that add up to less than the quantity are fine (later tranches may be milestone-based)", async () => {
     expect(await problemsAfter((f) => (itemOf(f, "rsa-77-issuance").vestings = [{ date: "2016-06-01", amount: "1" }]))).toEqual([]);
   });
 
+  it("a balance security of another quantity than what remains", async () => {
+    const fixture = validFixture();
+    const change = (f: PackageFixture) => {
+      itemOf(f, "rsa-77-repurchase").balance_security_id = "rsu-8550-shares-1";
+      f.files[4]?.items.push(example("TX_STOCK_ACCEPTANCE", { id: "late", date: "2016-10-01" }));
+    };
+    change(fixture);
+    for (const reader of ["documents", "same-security"] as const) {
+      expect(await problemsAfter(change, reader)).toEqual([at("BALANCE_MISMATCH", fixture, "rsa-77-repurchase", "balance_security_id"), at("AFTER_TERMINAL", fixture, "late", "date")]);
+    }
+    const [mismatch] = await problemsOf(fixtureBytes(fixture));
+    expect(mismatch?.message).toBe('names balance security "rsu-8550-shares-1", issued 300, but 5000 of security "rsa-77" remain after this transaction');
+  });
+
+  it("a transaction that names its own security as its balance", async () => {
+    const fixture = validFixture();
+    const change = (f: PackageFixture) => (itemOf(f, "rsa-77-repurchase").balance_security_id = "rsa-77");
+    for (const reader of ["documents", "same-security"] as const) {
+      expect(await problemsAfter(change, reader)).toEqual([at("BALANCE_IS_SELF", fixture, "rsa-77-repurchase", "balance_security_id")]);
+    }
+  });
+});
+
+describe("the documents reading (OCF TraversingTransactions): a terminal transaction ends its security", () => {
+  it("is the default, and says so", async () => {
+    const report = validateOcfPackage(await loadFiles(fixtureBytes(validFixture())));
+    expect(report.lineage).toEqual({ reading: "documents", from: "default" });
+  });
+
+  it("a partial repurchase without a balance security", async () => {
+    const fixture = validFixture();
+    const change = (f: PackageFixture) => {
+      delete itemOf(f, "rsa-77-repurchase").balance_security_id;
+      f.files[4]!.items = f.files[4]!.items.filter((item) => item.id !== "rsa-77-balance-issuance");
+    };
+    change(fixture);
+    expect(await problemsAfter(change)).toEqual([at("BALANCE_MISSING", fixture, "rsa-77-repurchase", "balance_security_id")]);
+    expect((await problemsOf(fixtureBytes(fixture)))[0]?.message).toBe(
+      'repurchases 15000 of the 20000 outstanding of security "rsa-77" and names no balance security for the other 5000: read by the OCF documents, this transaction ends security "rsa-77", so what remains must be a new issuance named by balance_security_id',
+    );
+    // The same package read on the same security (OCF #531) is fine: the 5000 stay on rsa-77.
+    expect(await problemsAfter(change, "same-security")).toEqual([]);
+  });
+
+  it("two partial cancellations: the second acts on an ended security", async () => {
+    const fixture = validFixture();
+    const change = (f: PackageFixture) => {
+      itemOf(f, "rsu-8550-cancellation").quantity = "1000";
+      itemOf(f, "rsu-8550-return").quantity = "1000";
+      f.files[4]?.items.push(example("TX_EQUITY_COMPENSATION_CANCELLATION", { id: "second", date: "2016-10-01", quantity: "125" }));
+    };
+    change(fixture);
+    expect(await problemsAfter(change)).toEqual([at("BALANCE_MISSING", fixture, "rsu-8550-cancellation", "balance_security_id"), at("SECOND_TERMINAL", fixture, "second", "date")]);
+    const messages = (await problemsOf(fixtureBytes(fixture))).map((p) => p.message);
+    expect(messages[1]).toBe('is a second terminal transaction: security "rsu-8550" ended on 2016-09-01 (ended by TX_EQUITY_COMPENSATION_CANCELLATION "rsu-8550-cancellation")');
+    // Read on the same security, two partial cancellations that add up are fine.
+    expect(await problemsAfter(change, "same-security")).toEqual([]);
+  });
+
+  it("nothing but a return to pool may act on an ended security, whatever its date", async () => {
+    const fixture = validFixture();
+    const items = fixture.files[4]?.items ?? [];
+    items.push(example("TX_STOCK_PLAN_RETURN_TO_POOL", { id: "late-return", quantity: "0", date: "2017-01-01" }));
+    items.push(example("TX_EQUITY_COMPENSATION_ACCEPTANCE", { id: "late-acceptance", date: "2017-01-01" }));
+    items.push(example("TX_VESTING_EVENT", { id: "same-day-event", security_id: "rsu-8550", date: "2016-09-01", vesting_condition_id: "milestone" }));
+    items.push(example("TX_STOCK_RETRACTION", { id: "rsa-77-retraction", date: "2017-01-01" }));
+    const problems = (await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId, p.message]);
+    expect(problems).toEqual([
+      ["AFTER_TERMINAL", "late-acceptance", 'is 2017-01-01, after security "rsu-8550" ended on 2016-09-01 (ended by TX_EQUITY_COMPENSATION_CANCELLATION "rsu-8550-cancellation")'],
+      ["SECOND_TERMINAL", "rsa-77-retraction", 'is a second terminal transaction: security "rsa-77" ended on 2016-09-01 (ended by TX_STOCK_REPURCHASE "rsa-77-repurchase")'],
+    ]);
+  });
+
+  it("a vesting event on the day of the cancellation comes before it (same-day kind order), whatever the file order", async () => {
+    expect(
+      await problemsAfter((f) => f.files[4]?.items.push(example("TX_VESTING_EVENT", { id: "same-day", security_id: "rsu-8550", date: "2016-09-01", vesting_condition_id: "milestone" }))),
+    ).toEqual([]);
+  });
+
+  it("a release does not end its security (OCF 1.2.0 gives it no balance): what is outstanding shrinks", async () => {
+    const fixture = validFixture();
+    // 1500 issued, 375 released: 1125 outstanding, all cancelled. One more unit cancelled is too many.
+    itemOf(fixture, "rsu-8550-cancellation").quantity = "1126";
+    itemOf(fixture, "rsu-8550-return").quantity = "1126";
+    expect((await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId, p.message])).toEqual([
+      ["OVER_CONSUMED", "rsu-8550-cancellation", 'cancels 1126 of security "rsu-8550", more than the 1125 outstanding (issued 1500, 375 released before)'],
+    ]);
+  });
+
+  it("a release over what is outstanding is reported once, at the release", async () => {
+    const fixture = validFixture();
+    expect(await problemsAfter((f) => (itemOf(f, "rsu-8550-release-1").quantity = "1600"))).toEqual([at("OVER_CONSUMED", fixture, "rsu-8550-release-1", "quantity")]);
+  });
+
+  it("a partial cancellation with its balance: the balance must hold exactly what remains, and later transactions act on it", async () => {
+    const fixture = validFixture();
+    const change = (f: PackageFixture, balance: string) => {
+      itemOf(f, "rsu-8550-cancellation").quantity = "1000";
+      itemOf(f, "rsu-8550-cancellation").balance_security_id = "rsu-8550-b";
+      itemOf(f, "rsu-8550-return").quantity = "1000";
+      f.files[4]?.items.push(
+        example("TX_EQUITY_COMPENSATION_ISSUANCE", { id: "rsu-8550-b-issuance", security_id: "rsu-8550-b", date: "2016-09-01", quantity: balance, stakeholder_id: "sh-7001" }),
+        example("TX_EQUITY_COMPENSATION_RELEASE", { id: "rsu-8550-b-release", security_id: "rsu-8550-b", date: "2016-12-01", settlement_date: "2016-12-01", quantity: "125", resulting_security_ids: [] }),
+      );
+    };
+    expect(await problemsAfter((f) => change(f, "125"))).toEqual([]);
+    const fixture2 = validFixture();
+    change(fixture2, "120");
+    expect((await problemsOf(fixtureBytes(fixture2))).map((p) => [p.code, p.itemId, p.jsonPath, p.message])).toEqual([
+      ["BALANCE_MISMATCH", "rsu-8550-cancellation", locate(fixture2, "rsu-8550-cancellation", "balance_security_id").jsonPath, 'names balance security "rsu-8550-b", issued 120, but 125 of security "rsu-8550" remain after this transaction'],
+      ["OVER_CONSUMED", "rsu-8550-b-release", locate(fixture2, "rsu-8550-b-release", "quantity").jsonPath, 'releases 125 of security "rsu-8550-b", more than the 120 outstanding (issued 120)'],
+    ]);
+    void fixture;
+  });
+
+  it("a balance the package does not issue is a dangling reference, reported once", async () => {
+    const fixture = validFixture();
+    const change = (f: PackageFixture) => (f.files[4]!.items = f.files[4]!.items.filter((item) => item.id !== "rsa-77-balance-issuance"));
+    change(fixture);
+    expect(await problemsAfter(change)).toEqual([at("DANGLING_REFERENCE", fixture, "rsa-77-repurchase", "balance_security_id")]);
+  });
+
+  it("same-day order does not depend on file order: a return to pool listed before its cancellation", async () => {
+    const fixture = validFixture();
+    const items = fixture.files[4]!.items;
+    const cancellation = items.findIndex((item) => item.id === "rsu-8550-cancellation");
+    const [moved] = items.splice(cancellation, 1);
+    items.push(moved!);
+    expect(await problemsOf(fixtureBytes(fixture))).toEqual([]);
+  });
+});
+
+describe("the same-security reading (OCF #531)", () => {
+  const declared = (reading: string) => (f: PackageFixture) => (f.manifest.comments = ["Generated by a test.", `Lineage: ${reading} (how this package reads)`]);
+
+  it("is used when the manifest declares it, and the report says so; an option overrides the declaration", async () => {
+    const fixture = validFixture();
+    declared("same-security")(fixture);
+    delete itemOf(fixture, "rsa-77-repurchase").balance_security_id;
+    fixture.files[4]!.items = fixture.files[4]!.items.filter((item) => item.id !== "rsa-77-balance-issuance");
+    const report = validateOcfPackage(await loadFiles(fixtureBytes(fixture)));
+    expect([report.lineage, report.problems]).toEqual([{ reading: "same-security", from: "declared" }, []]);
+    const strict = validateOcfPackage(await loadFiles(fixtureBytes(fixture)), { reader: "documents" });
+    expect([strict.lineage, strict.problems.map((p) => p.code)]).toEqual([{ reading: "documents", from: "option" }, ["BALANCE_MISSING"]]);
+    const other = validFixture();
+    declared("documents")(other);
+    expect(validateOcfPackage(await loadFiles(fixtureBytes(other))).lineage).toEqual({ reading: "documents", from: "declared" });
+  });
+
   it("names the totals in the over-consumption message", async () => {
     const fixture = validFixture();
     itemOf(fixture, "rsu-8550-cancellation").quantity = "1125.5";
-    expect(await problemsOf(fixtureBytes(fixture))).toEqual([
+    expect(await problemsOf(fixtureBytes(fixture), "same-security")).toEqual([
       {
         ...at("OVER_CONSUMED", fixture, "rsu-8550-cancellation", "quantity"),
         message: 'brings what is released, cancelled, repurchased or transferred of security "rsu-8550" to 1500.5, more than the 1500 issued',
       },
+    ]);
+  });
+
+  it("a release over the issued quantity", async () => {
+    const fixture = validFixture();
+    expect(await problemsAfter((f) => (itemOf(f, "rsu-8550-release-1").quantity = "1600"), "same-security")).toEqual([at("OVER_CONSUMED", fixture, "rsu-8550-release-1", "quantity")]);
+  });
+
+  it("nothing but a return to pool follows a security that ended (used up, retracted, or moved to a balance)", async () => {
+    const fixture = validFixture();
+    const items = fixture.files[4]?.items ?? [];
+    // rsu-8550 is fully consumed on 2016-09-01; a return to pool later is fine, an acceptance is not.
+    items.push(example("TX_STOCK_PLAN_RETURN_TO_POOL", { id: "late-return", quantity: "0", date: "2017-01-01" }));
+    items.push(example("TX_EQUITY_COMPENSATION_ACCEPTANCE", { id: "late-acceptance", date: "2017-01-01" }));
+    // rsa-77-b is retracted, then cancelled; rsa-77 moved its balance to rsa-77-b on 2016-09-01.
+    items.push(example("TX_STOCK_RETRACTION", { id: "rsa-77-b-retraction", security_id: "rsa-77-b", date: "2017-01-01" }));
+    items.push(example("TX_STOCK_CANCELLATION", { id: "after-retraction", security_id: "rsa-77-b", date: "2017-02-01", quantity: "1" }));
+    items.push(example("TX_STOCK_ACCEPTANCE", { id: "after-balance", date: "2017-02-01" }));
+    const problems = (await problemsOf(fixtureBytes(fixture), "same-security")).map((p) => [p.code, p.itemId, p.jsonPath, p.message]);
+    expect(problems).toEqual([
+      ["AFTER_TERMINAL", "late-acceptance", locate(fixture, "late-acceptance", "date").jsonPath,
+        'is 2017-01-01, after security "rsu-8550" ended on 2016-09-01 (fully consumed by TX_EQUITY_COMPENSATION_CANCELLATION "rsu-8550-cancellation")'],
+      ["AFTER_TERMINAL", "after-retraction", locate(fixture, "after-retraction", "date").jsonPath,
+        'is 2017-02-01, after security "rsa-77-b" ended on 2017-01-01 (retracted by TX_STOCK_RETRACTION "rsa-77-b-retraction")'],
+      ["AFTER_TERMINAL", "after-balance", locate(fixture, "after-balance", "date").jsonPath,
+        'is 2017-02-01, after security "rsa-77" ended on 2016-09-01 (TX_STOCK_REPURCHASE "rsa-77-repurchase" moved the balance to "rsa-77-b")'],
     ]);
   });
 });

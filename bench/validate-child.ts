@@ -1,0 +1,17 @@
+/**
+ * Runs one `validatePackageAt` in its own process, for its time and peak memory alone. Prints one
+ * JSON line: seconds and cpuSeconds (the validation, after the modules are loaded), valid, objects,
+ * maxRssMb.
+ *
+ *   node --import tsx bench/validate-child.ts PACKAGE
+ */
+import { validatePackageAt } from "../src/ocf/validate-package.js";
+
+const [path = ""] = process.argv.slice(2);
+const started = performance.now();
+const cpu = process.cpuUsage();
+const report = await validatePackageAt(path);
+const seconds = (performance.now() - started) / 1000;
+const used = process.cpuUsage(cpu);
+const cpuSeconds = (used.user + used.system) / 1e6;
+process.stdout.write(`${JSON.stringify({ seconds, cpuSeconds, valid: report.valid, problems: report.problems.length, objects: report.counts.objects, maxRssMb: process.resourceUsage().maxRSS / 1024 })}\n`);

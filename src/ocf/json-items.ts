@@ -1,0 +1,498 @@
+/**
+ * A push parser for the `{ "file_type": …, "items": [ … ] }` files of an OCF package: it takes a
+ * file's bytes in chunks of any size and hands over each top-level member and each element of
+ * `items` as soon as it is complete, parsed. Memory follows the largest single object, never the
+ * file: a package file of any size is read with the same few megabytes.
+ *
+ * The scanner itself only finds where each value begins and ends (tracking strings, escapes and
+ * nesting); every value is then checked and parsed by the platform: UTF-8 by a fatal `TextDecoder`,
+ * JSON by `JSON.parse`. So a file is accepted exactly when `JSON.parse` of its whole text would be
+ * (RFC 8259: no byte order mark, no trailing commas), with one addition: an `items` key given twice
+ * is refused, because readers that keep the last one and readers that stream would disagree.
+ *
+ * Errors say what is wrong and where, in bytes from the start of the file: an invalid UTF-8
+ * sequence, a syntax error, the file ending early, or a single value over `maxValueBytes`.
+ */
+
+import { isAscii } from "node:buffer";
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const COLON = 0x3a;
+const LBRACE = 0x7b;
+const RBRACE = 0x7d;
+const LBRACKET = 0x5b;
+const RBRACKET = 0x5d;
+
+/**
+ * `bytes` as text, or an exception when they are not UTF-8. ASCII (nearly every OCF file) is read
+ * as Latin-1, which for ASCII is the same text and takes a copy instead of a decode: fifty times
+ * faster, and decoding is a large share of reading a package.
+ */
+function utf8Text(decoder: { decode(bytes: Uint8Array): string }, bytes: Uint8Array): string {
+  if (isAscii(bytes)) return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString("latin1");
+  return decoder.decode(bytes);
+}
+
+/** Whether `c` is JSON whitespace (space, tab, line feed, carriage return). */
+function isSpace(c: number): boolean {
+  return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
+}
+
+/** What the scanner found in a file, in order. */
+export interface JsonItemsHandler {
+  /** A top-level member of the file object other than an `items` array, parsed. */
+  member(key: string, value: unknown): void;
+  /** The `items` member is an array: its elements follow through `item`. */
+  itemsStart(): void;
+  /** One element of `items`, parsed, with its index and the byte range it spans in the file. */
+  item(index: number, value: unknown, startByte: number, endByte: number): void;
+  /** The file's value is not a JSON object (an array, a string, …): here it is, parsed. */
+  notAnObject(value: unknown): void;
+}
+
+/** Why a file could not be read through. */
+export interface JsonScanError {
+  /** `"not-json"`: bad UTF-8, a byte order mark or a syntax error; `"too-large"`: one value over the limit. */
+  kind: "not-json" | "too-large";
+  /** The rest of a sentence about the file, e.g. `is not JSON (… at byte 17)`. */
+  message: string;
+}
+
+/** Options of `JsonItemsScanner`. */
+export interface JsonItemsScannerOptions {
+  /**
+   * The largest single value (an element of `items`, or another top-level member) read, in bytes.
+   * @default DEFAULT_MAX_VALUE_BYTES (64 MiB)
+   */
+  maxValueBytes?: number;
+}
+
+/** Default of `maxValueBytes`: no OCF object comes near it (a large issuance is a few kilobytes). */
+export const DEFAULT_MAX_VALUE_BYTES = 64 * 1024 * 1024;
+
+type State =
+  | "start"
+  | "key-or-end"
+  | "key"
+  | "colon"
+  | "value"
+  | "comma-or-end"
+  | "items-first"
+  | "items-value"
+  | "items-comma-or-end"
+  | "done"
+  | "failed";
+
+/** Where the current value is going once captured. */
+type Target = "root" | "member" | "item" | "key";
+
+/**
+ * Scans one file. Call `push` with each chunk, then `end`; read `error` after either (once set,
+ * further input is ignored). Chunks may be reused by the caller after `push` returns.
+ */
+export class JsonItemsScanner {
+  /** The first problem found; scanning stops there. */
+  error: JsonScanError | undefined;
+
+  private state: State = "start";
+  /** Bytes of the file before the current chunk. */
+  private offset = 0;
+  private readonly maxValueBytes: number;
+  private readonly decoder = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+  // The value being captured: its kind, where it started, the parts from earlier chunks.
+  private capturing = false;
+  private target: Target = "root";
+  private primitive = false;
+  private depth = 0;
+  private inString = false;
+  private escaped = false;
+  private valueStart = 0;
+  private parts: Uint8Array[] = [];
+  private partsBytes = 0;
+
+  private key = "";
+  private itemsSeen = false;
+  private itemIndex = 0;
+  private firstBytes: number[] = [];
+
+  constructor(
+    private readonly handler: JsonItemsHandler,
+    options: JsonItemsScannerOptions = {},
+  ) {
+    this.maxValueBytes = options.maxValueBytes ?? DEFAULT_MAX_VALUE_BYTES;
+  }
+
+  /** Scans the next chunk of the file. */
+  push(chunk: Uint8Array): void {
+    if (this.stopped() || chunk.length === 0) return;
+    if (this.offset === 0 && this.firstBytes.length < 3) {
+      // A byte order mark is recognised even when it is split across chunks.
+      for (let i = 0; i < chunk.length && this.firstBytes.length < 3; i++) this.firstBytes.push(chunk[i] as number);
+      const [a, b, c] = this.firstBytes;
+      if (a === 0xef && (b === undefined || b === 0xbb) && (c === undefined || c === 0xbf)) {
+        if (this.firstBytes.length === 3) return this.fail("not-json", "starts with a byte order mark, which JSON does not allow");
+      }
+    }
+    let i = 0;
+    const n = chunk.length;
+    // Where a batch of items may be tried (see `startItems`); past `n` once a try failed in this chunk.
+    let batchFrom = 0;
+    while (i < n && !this.stopped()) {
+      if (this.capturing) {
+        i = this.capture(chunk, i);
+        continue;
+      }
+      const c = chunk[i] as number;
+      if (isSpace(c)) {
+        i++;
+        continue;
+      }
+      switch (this.state) {
+        case "start":
+          this.begin(c === LBRACE ? "structure" : "root", chunk, i);
+          if (c === LBRACE) {
+            this.state = "key-or-end";
+            i++;
+          }
+          break;
+        case "key-or-end":
+          if (c === RBRACE) {
+            this.state = "done";
+            i++;
+          } else {
+            i = this.expectKey(c, chunk, i);
+          }
+          break;
+        case "key":
+          i = this.expectKey(c, chunk, i);
+          break;
+        case "colon":
+          if (c !== COLON) return this.syntax(`expected ":" after the key ${JSON.stringify(this.key)}`, i);
+          this.state = "value";
+          i++;
+          break;
+        case "value":
+          if (this.key === "items" && c === LBRACKET) {
+            this.handler.itemsStart();
+            this.state = "items-first";
+            i++;
+          } else {
+            this.begin("member", chunk, i);
+          }
+          break;
+        case "comma-or-end":
+          if (c === COMMA) this.state = "key";
+          else if (c === RBRACE) this.state = "done";
+          else return this.syntax('expected "," or "}" after a member of the file object', i);
+          i++;
+          break;
+        case "items-first":
+          if (c === RBRACKET) {
+            this.state = "comma-or-end";
+            i++;
+          } else {
+            const next = this.startItems(chunk, i, batchFrom);
+            batchFrom = next > i ? next : n;
+            i = next;
+          }
+          break;
+        case "items-value":
+          if (c === RBRACKET) return this.syntax("expected a value after the comma (JSON allows no trailing comma)", i);
+          {
+            const next = this.startItems(chunk, i, batchFrom);
+            batchFrom = next > i ? next : n;
+            i = next;
+          }
+          break;
+        case "items-comma-or-end":
+          if (c === COMMA) this.state = "items-value";
+          else if (c === RBRACKET) this.state = "comma-or-end";
+          else return this.syntax(`expected "," or "]" after $.items[${this.itemIndex - 1}]`, i);
+          i++;
+          break;
+        default:
+          return this.syntax("expected the end of the file after the file object", i);
+      }
+    }
+    this.offset += n;
+  }
+
+  /** Whether scanning has stopped at an error. */
+  private stopped(): boolean {
+    return this.state === "failed";
+  }
+
+  /** Call once every chunk is pushed. */
+  end(): void {
+    if (this.stopped()) return;
+    if (this.capturing && this.primitive && this.target === "root") {
+      // A bare number or literal runs to the end of the file.
+      this.finishValue(new Uint8Array(0), 0);
+    }
+    if (this.state === "start") return this.fail("not-json", "is not JSON (the file is empty)");
+    if (this.state !== "done") {
+      const where = this.capturing ? (this.target === "item" ? ` inside $.items[${this.itemIndex}]` : " inside a value") : "";
+      return this.fail("not-json", `is not JSON (the file ends early${where}, at byte ${this.offset})`);
+    }
+  }
+
+  /**
+   * At the start of an element of `items`: parses as many whole elements as the rest of the chunk
+   * holds with one `JSON.parse`, or starts scanning the one element byte by byte. Returns where to
+   * go on. A batch runs from here to the last `}` that a `,` follows in the chunk: when
+   * `[` + that text + `]` parses, the text is a run of whole elements (a cut inside a string leaves
+   * it unterminated, a cut inside an object leaves it unbalanced, so neither parses); when it does
+   * not, the chunk is scanned byte by byte as usual, which finds and words any error. Most of a
+   * package file is read this way, in native code.
+   */
+  private startItems(chunk: Uint8Array, i: number, batchFrom: number): number {
+    const end = i >= batchFrom && chunk[i] === LBRACE ? lastElementEnd(chunk, i) : -1;
+    if (end > i && end - i <= this.maxValueBytes) {
+      let elements: unknown;
+      try {
+        elements = JSON.parse(`[${utf8Text(this.decoder, chunk.subarray(i, end + 1))}]`);
+      } catch {
+        elements = undefined;
+      }
+      if (Array.isArray(elements)) {
+        for (const element of elements) this.handler.item(this.itemIndex++, element, -1, -1);
+        // Past the comma after the last element of the batch: the next element is expected.
+        this.state = "items-value";
+        return chunk.indexOf(COMMA, end) + 1;
+      }
+    }
+    this.begin("item", chunk, i);
+    return i;
+  }
+
+  private expectKey(c: number, chunk: Uint8Array, i: number): number {
+    if (c !== QUOTE) {
+      this.syntax("expected a string key", i);
+      return i;
+    }
+    this.begin("key", chunk, i);
+    return i;
+  }
+
+  /** Starts capturing a value at `chunk[i]`; `"structure"` is the file object's own brace. */
+  private begin(target: Target | "structure", chunk: Uint8Array, i: number): void {
+    if (target === "structure") return;
+    const c = chunk[i] as number;
+    this.capturing = true;
+    this.target = target;
+    this.primitive = c !== LBRACE && c !== LBRACKET && c !== QUOTE;
+    this.depth = 0;
+    this.inString = false;
+    this.escaped = false;
+    this.valueStart = i;
+    this.parts = [];
+    this.partsBytes = 0;
+  }
+
+  /** Scans the value being captured from `chunk[i]`; returns where scanning stopped. */
+  private capture(chunk: Uint8Array, i: number): number {
+    const n = chunk.length;
+    const start = this.valueStart;
+    if (this.primitive) {
+      while (i < n) {
+        const c = chunk[i] as number;
+        if (c === COMMA || c === RBRACKET || c === RBRACE || isSpace(c)) return this.finishValue(chunk, i);
+        i++;
+      }
+      return this.carry(chunk, start, n);
+    }
+    let depth = this.depth;
+    let inString = this.inString;
+    let escaped = this.escaped;
+    while (i < n) {
+      if (inString) {
+        // The hot loop: most of a file is inside strings.
+        if (escaped) {
+          escaped = false;
+          i++;
+          continue;
+        }
+        let c = chunk[i] as number;
+        while (c !== QUOTE && c !== BACKSLASH) {
+          if (++i === n) break;
+          c = chunk[i] as number;
+        }
+        if (i === n) break;
+        if (c === BACKSLASH) escaped = true;
+        else {
+          inString = false;
+          if (depth === 0) {
+            // A string value (or key) ends here.
+            this.depth = depth;
+            this.inString = inString;
+            return this.finishValue(chunk, i + 1);
+          }
+        }
+        i++;
+        continue;
+      }
+      const c = chunk[i] as number;
+      if (c === QUOTE) inString = true;
+      else if (c === LBRACE || c === LBRACKET) depth++;
+      else if (c === RBRACE || c === RBRACKET) {
+        if (--depth === 0) {
+          this.depth = depth;
+          this.inString = inString;
+          this.escaped = escaped;
+          return this.finishValue(chunk, i + 1);
+        }
+      }
+      i++;
+    }
+    this.depth = depth;
+    this.inString = inString;
+    this.escaped = escaped;
+    return this.carry(chunk, start, n);
+  }
+
+  /** The chunk ended inside the value: keeps a copy of its part, within the size limit. */
+  private carry(chunk: Uint8Array, start: number, n: number): number {
+    // A copy: the caller may reuse the chunk (and a Buffer's `slice` would not copy).
+    const part = new Uint8Array(n - start);
+    part.set(chunk.subarray(start, n));
+    this.parts.push(part);
+    this.partsBytes += part.length;
+    this.valueStart = 0;
+    if (this.partsBytes > this.maxValueBytes) {
+      this.tooLarge();
+      return n;
+    }
+    return n;
+  }
+
+  private tooLarge(): void {
+    const what = this.target === "item" ? `$.items[${this.itemIndex}]` : this.target === "member" ? `the value of ${JSON.stringify(this.key)}` : "its value";
+    this.fail("too-large", `holds a value over the limit of ${this.maxValueBytes} bytes (${what}); it is not read further`);
+  }
+
+  /** The value ends before `chunk[end]`: decodes, parses and hands it over. Returns `end`. */
+  private finishValue(chunk: Uint8Array, end: number): number {
+    const startByte = this.offset + this.valueStart - this.partsBytes;
+    const endByte = this.offset + end;
+    let bytes: Uint8Array;
+    if (this.parts.length === 0) {
+      bytes = chunk.subarray(this.valueStart, end);
+    } else {
+      bytes = new Uint8Array(this.partsBytes + end);
+      let at = 0;
+      for (const part of this.parts) {
+        bytes.set(part, at);
+        at += part.length;
+      }
+      bytes.set(chunk.subarray(0, end), at);
+      this.parts = [];
+      this.partsBytes = 0;
+    }
+    this.capturing = false;
+    if (bytes.length > this.maxValueBytes) {
+      this.tooLarge();
+      return end;
+    }
+    let text: string;
+    try {
+      text = utf8Text(this.decoder, bytes);
+    } catch {
+      this.fail("not-json", `is not UTF-8 text (an invalid byte sequence at byte ${startByte + firstInvalidUtf8(bytes)})`);
+      return end;
+    }
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      const where = this.target === "item" ? `$.items[${this.itemIndex}], ` : "";
+      const detail = error instanceof Error ? error.message : String(error);
+      this.fail("not-json", `is not JSON (${where}the value from byte ${startByte}: ${detail})`);
+      return end;
+    }
+    switch (this.target) {
+      case "root":
+        this.state = "done";
+        this.handler.notAnObject(value);
+        break;
+      case "key":
+        this.key = value as string;
+        if (this.key === "items") {
+          if (this.itemsSeen) {
+            this.fail("not-json", `is not a readable OCF file (the key "items" appears twice, at byte ${startByte}; readers would disagree on which one counts)`);
+            return end;
+          }
+          this.itemsSeen = true;
+        }
+        this.state = "colon";
+        break;
+      case "member":
+        this.state = "comma-or-end";
+        this.handler.member(this.key, value);
+        break;
+      case "item":
+        this.state = "items-comma-or-end";
+        this.handler.item(this.itemIndex++, value, startByte, endByte);
+        break;
+    }
+    return end;
+  }
+
+  private syntax(expected: string, i: number): void {
+    this.fail("not-json", `is not JSON (${expected}, at byte ${this.offset + i})`);
+  }
+
+  private fail(kind: JsonScanError["kind"], message: string): void {
+    this.state = "failed";
+    this.capturing = false;
+    this.parts = [];
+    this.error ??= { kind, message };
+  }
+}
+
+/**
+ * Where a run of whole elements starting at `chunk[from]` (a `{`) may end: the last `}` of the chunk
+ * that sits at the start of a line indented as the element's own first line and that a `,` follows,
+ * as pretty-printed JSON closes an element of `items`; -1 if none. Only a guess, checked by parsing.
+ */
+function lastElementEnd(chunk: Uint8Array, from: number): number {
+  const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+  const lineStart = bytes.lastIndexOf(0x0a, from) + 1;
+  if (lineStart === 0) return -1;
+  for (let k = lineStart; k < from; k++) if (bytes[k] !== 0x20 && bytes[k] !== 0x09) return -1;
+  const closer = Buffer.concat([Buffer.from([0x0a]), bytes.subarray(lineStart, from), Buffer.from([RBRACE])]);
+  const at = bytes.lastIndexOf(closer);
+  if (at <= from) return -1;
+  const end = at + closer.length - 1;
+  let j = end + 1;
+  while (j < bytes.length && isSpace(bytes[j] as number)) j++;
+  return bytes[j] === COMMA ? end : -1;
+}
+
+/** The index of the first byte of the first invalid UTF-8 sequence of `bytes` (for messages). */
+export function firstInvalidUtf8(bytes: Uint8Array): number {
+  // In stream mode a decoder holds back an incomplete sequence at the end instead of failing, so
+  // "this prefix decodes" holds for every prefix up to the byte that makes a sequence invalid and
+  // for none after it.
+  const decodes = (length: number, stream: boolean): boolean => {
+    try {
+      new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes.subarray(0, length), { stream });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  let low = 0;
+  let high = bytes.length;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if (decodes(mid, true)) low = mid;
+    else high = mid - 1;
+  }
+  // Back to where the sequence that went wrong began (it may have started up to three bytes before).
+  let start = low;
+  while (start > 0 && low - start < 3 && !decodes(start, false)) start -= 1;
+  return start;
+}

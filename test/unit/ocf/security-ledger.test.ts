@@ -1,0 +1,195 @@
+/**
+ * The lineage rules (`security-ledger.ts`), in memory (`checkLineage`) and through the streaming
+ * validator: the chains of consumer-true-ocf.md read clean by the documents, each broken form gives
+ * its code, the same-security reading accepts what OCF #531 allows, and neither the order of a list
+ * nor the path through the validator changes a verdict.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { checkLineage, declaredLineage, type Lineage } from "../../../src/ocf/security-ledger.js";
+import { validateOcfPackage } from "../../../src/ocf/validate-package.js";
+import { example } from "../../helpers/ocf-examples.js";
+import { fixtureBytes, loadFiles, validFixture } from "../../helpers/ocf-package-fixture.js";
+
+type Json = Record<string, unknown>;
+
+const rsa = (security: string, quantity: string, date: string, more: Json = {}): Json =>
+  example("TX_STOCK_ISSUANCE", { id: `${security}-issuance`, security_id: security, quantity, date, vestings: undefined, ...more });
+const rsu = (security: string, quantity: string, date: string, more: Json = {}): Json =>
+  example("TX_EQUITY_COMPENSATION_ISSUANCE", { id: `${security}-issuance`, security_id: security, quantity, date, ...more });
+const stockCancel = (id: string, security: string, quantity: string, date: string, balance?: string): Json =>
+  example("TX_STOCK_CANCELLATION", { id, security_id: security, quantity, date, ...(balance === undefined ? {} : { balance_security_id: balance }) });
+const unitCancel = (id: string, security: string, quantity: string, date: string, balance?: string): Json =>
+  example("TX_EQUITY_COMPENSATION_CANCELLATION", { id, security_id: security, quantity, date, ...(balance === undefined ? {} : { balance_security_id: balance }) });
+const release = (id: string, security: string, quantity: string, date: string): Json =>
+  example("TX_EQUITY_COMPENSATION_RELEASE", { id, security_id: security, quantity, date, settlement_date: date, resulting_security_ids: [] });
+const toPool = (id: string, security: string, quantity: string, date: string): Json => example("TX_STOCK_PLAN_RETURN_TO_POOL", { id, security_id: security, quantity, date });
+
+const codes = (transactions: Json[], reading: Lineage = "documents") =>
+  checkLineage(transactions, { reading }).map((p) => [p.code, p.object.id, p.jsonPath]);
+
+describe("the chains of consumer-true-ocf.md read clean by the documents", () => {
+  it("(a) RSA partly vested, the rest cancelled: the remainder on a balance issuance", () => {
+    const chain = [
+      rsa("rsa-A", "10000", "2020-01-01", { vestings: [{ date: "2021-01-01", amount: "4000" }] }),
+      example("TX_STOCK_ACCEPTANCE", { id: "rsa-A-acceptance", security_id: "rsa-A", date: "2020-01-02" }),
+      rsa("rsa-A-b", "4000", "2022-03-01"),
+      stockCancel("rsa-A-cancel", "rsa-A", "6000", "2022-03-01", "rsa-A-b"),
+      toPool("rsa-A-return", "rsa-A", "4000", "2022-03-01"),
+    ];
+    expect(codes(chain)).toEqual([]);
+    expect(codes(chain, "same-security")).toEqual([]);
+  });
+
+  it("(b) RSU released twice, then one cancellation of the whole remainder", () => {
+    const chain = [
+      rsu("rsu-B", "10000", "2020-01-01"),
+      rsa("rsu-B-shares-1", "2500", "2021-01-01"),
+      release("rsu-B-release-1", "rsu-B", "2500", "2021-01-01"),
+      rsa("rsu-B-shares-2", "500", "2021-07-01"),
+      release("rsu-B-release-2", "rsu-B", "500", "2021-07-01"),
+      unitCancel("rsu-B-cancel", "rsu-B", "7000", "2022-01-01"),
+      toPool("rsu-B-return", "rsu-B", "7000", "2022-01-01"),
+    ];
+    expect(codes(chain)).toEqual([]);
+    expect(codes(chain, "same-security")).toEqual([]);
+  });
+
+  it("(c) a cancellation that leaves units outstanding: later transactions act on the balance", () => {
+    const chain = [
+      rsu("rsu-C", "1000", "2020-01-01"),
+      rsu("rsu-C-b", "400", "2021-01-01"),
+      unitCancel("rsu-C-cancel", "rsu-C", "600", "2021-01-01", "rsu-C-b"),
+      release("rsu-C-b-release", "rsu-C-b", "400", "2021-06-01"),
+      unitCancel("rsu-C-b-cancel", "rsu-C-b", "0", "2021-07-01"),
+    ];
+    expect(codes(chain)).toEqual([]);
+  });
+});
+
+describe("each broken chain gives its code (documents reading)", () => {
+  it("a remainder without a balance security", () => {
+    expect(codes([rsa("s", "100", "2020-01-01"), stockCancel("c", "s", "60", "2021-01-01")])).toEqual([["BALANCE_MISSING", "c", "$.balance_security_id"]]);
+  });
+
+  it("a balance of the wrong quantity, a balance that is not issued, the security itself as its balance", () => {
+    expect(codes([rsa("s", "100", "2020-01-01"), rsa("b", "41", "2021-01-01"), stockCancel("c", "s", "60", "2021-01-01", "b")])).toEqual([["BALANCE_MISMATCH", "c", "$.balance_security_id"]]);
+    expect(codes([rsa("s", "100", "2020-01-01"), stockCancel("c", "s", "60", "2021-01-01", "nowhere")])).toEqual([["DANGLING_REFERENCE", "c", "$.balance_security_id"]]);
+    expect(codes([rsa("s", "100", "2020-01-01"), stockCancel("c", "s", "60", "2021-01-01", "s")])).toEqual([["BALANCE_IS_SELF", "c", "$.balance_security_id"]]);
+  });
+
+  it("two terminal transactions, and anything but a return to pool after the end", () => {
+    expect(
+      codes([
+        rsu("s", "100", "2020-01-01"),
+        unitCancel("c1", "s", "100", "2021-01-01"),
+        unitCancel("c2", "s", "0", "2021-02-01"),
+        example("TX_EQUITY_COMPENSATION_ACCEPTANCE", { id: "late", security_id: "s", date: "2021-03-01" }),
+        toPool("back", "s", "100", "2021-04-01"),
+      ]),
+    ).toEqual([
+      ["SECOND_TERMINAL", "c2", "$.date"],
+      ["AFTER_TERMINAL", "late", "$.date"],
+    ]);
+  });
+
+  it("a release does not end the security, but what is cancelled after it cannot exceed what remains", () => {
+    const base = [rsu("s", "100", "2020-01-01"), release("r", "s", "30", "2021-01-01")];
+    expect(codes([...base, unitCancel("c", "s", "70", "2021-02-01")])).toEqual([]);
+    expect(codes([...base, unitCancel("c", "s", "70.0000000001", "2021-02-01")])).toEqual([["OVER_CONSUMED", "c", "$.quantity"]]);
+    expect(codes([...base, release("r2", "s", "80", "2021-02-01")])).toEqual([["OVER_CONSUMED", "r2", "$.quantity"]]);
+  });
+
+  it("more returned to the pool than cancelled; a transaction before its issuance; vestings over the quantity", () => {
+    expect(codes([rsu("s", "100", "2020-01-01"), unitCancel("c", "s", "100", "2021-01-01"), toPool("p", "s", "100.5", "2021-01-01")])).toEqual([["RETURN_TO_POOL_EXCEEDS", "p", "$.quantity"]]);
+    expect(codes([rsu("s", "100", "2020-01-01"), unitCancel("c", "s", "100", "2019-12-31")])).toEqual([["BEFORE_ISSUANCE", "c", "$.date"]]);
+    expect(codes([rsu("s", "100", "2020-01-01", { vestings: [{ date: "2021-01-01", amount: "60" }, { date: "2022-01-01", amount: "41" }] })])).toEqual([["VESTING_SUM", "s-issuance", "$.vestings"]]);
+  });
+
+  it("reads the legacy TX_PLAN_SECURITY_* spellings as the current ones", () => {
+    const legacy = [rsu("s", "100", "2020-01-01", { object_type: "TX_PLAN_SECURITY_ISSUANCE" }), { ...unitCancel("c1", "s", "10", "2021-01-01"), object_type: "TX_PLAN_SECURITY_CANCELLATION" }];
+    expect(codes(legacy)).toEqual([["BALANCE_MISSING", "c1", "$.balance_security_id"]]);
+  });
+});
+
+describe("the same-security reading (OCF #531)", () => {
+  it("allows partial cancellations on one security, up to what was issued", () => {
+    const chain = [rsu("s", "100", "2020-01-01"), release("r", "s", "30", "2021-01-01"), unitCancel("c1", "s", "20", "2021-02-01"), unitCancel("c2", "s", "50", "2021-03-01")];
+    expect(codes(chain, "same-security")).toEqual([]);
+    expect(codes([...chain, unitCancel("c3", "s", "1", "2021-04-01")], "same-security")).toEqual([["AFTER_TERMINAL", "c3", "$.date"]]);
+    expect(codes([...chain.slice(0, 3), unitCancel("c2", "s", "51", "2021-03-01")], "same-security")).toEqual([["OVER_CONSUMED", "c2", "$.quantity"]]);
+  });
+});
+
+describe("declaredLineage", () => {
+  it("reads the first Lineage line of Manifest.comments", () => {
+    expect(declaredLineage({ comments: ["x", "Lineage: same-security (OCF #531): releases keep the rest"] })).toBe("same-security");
+    expect(declaredLineage({ comments: ["Lineage: documents", "Lineage: same-security"] })).toBe("documents");
+    expect(declaredLineage({ comments: ["Lineage: documentsX", "lineage: documents", "Lineage: same-security-ish"] })).toBeUndefined();
+    expect(declaredLineage({})).toBeUndefined();
+  });
+});
+
+/** One RSU grant's transactions on distinct days: releases, maybe a cancellation with a balance, returns to pool, acceptances. */
+const grant = fc
+  .record({
+    issued: fc.integer({ min: 1, max: 10_000 }),
+    events: fc.array(
+      fc.record({
+        kind: fc.constantFrom("release", "cancel", "cancel-with-balance", "return", "acceptance"),
+        quantity: fc.integer({ min: 0, max: 6_000 }),
+        balanceDelta: fc.integer({ min: -2, max: 2 }),
+      }),
+      { maxLength: 6 },
+    ),
+  })
+  .map(({ issued, events }) => {
+    const transactions: Json[] = [rsu("g", String(issued), "2020-01-01")];
+    let outstanding = issued;
+    events.forEach((event, i) => {
+      const date = `2020-02-${String(i + 1).padStart(2, "0")}`;
+      const id = `e${i}`;
+      const q = String(event.quantity);
+      if (event.kind === "release") transactions.push(release(id, "g", q, date));
+      else if (event.kind === "cancel") transactions.push(unitCancel(id, "g", q, date));
+      else if (event.kind === "cancel-with-balance") {
+        const remainder = Math.max(outstanding - event.quantity, 0) + event.balanceDelta;
+        transactions.push(rsu(`g-b${i}`, String(Math.max(remainder, 0)), date), unitCancel(id, "g", q, date, `g-b${i}`));
+      } else if (event.kind === "return") transactions.push(toPool(id, "g", q, date));
+      else transactions.push(example("TX_EQUITY_COMPENSATION_ACCEPTANCE", { id, security_id: "g", date }));
+      if (event.kind === "release") outstanding -= event.quantity;
+    });
+    return transactions;
+  });
+
+describe("properties", () => {
+  it("a verdict does not depend on the order of the list", () => {
+    fc.assert(
+      fc.property(grant, fc.constantFrom<Lineage>("documents", "same-security"), fc.infiniteStream(fc.nat()), (transactions, reading, seeds) => {
+        const shuffled = [...transactions].map((tx) => ({ tx, key: seeds.next().value as number })).sort((a, b) => a.key - b.key).map((s) => s.tx);
+        const verdict = (list: Json[]) => checkLineage(list, { reading }).map((p) => `${p.code} ${String(p.object.id)} ${p.jsonPath}`).sort();
+        expect(verdict(shuffled)).toEqual(verdict(transactions));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("the streaming validator finds what checkLineage finds, whatever the order of the transactions file", async () => {
+    await fc.assert(
+      fc.asyncProperty(grant, fc.constantFrom<Lineage>("documents", "same-security"), fc.boolean(), async (transactions, reading, reverse) => {
+        const fixture = validFixture();
+        const [stakeholders, , , , file] = fixture.files;
+        if (file === undefined || stakeholders === undefined) throw new Error("fixture without files");
+        // The grant alone, with the fixture's holders, class, plan and terms around it.
+        const grantTransactions: Json[] = transactions.map((tx) => ("stakeholder_id" in tx ? { ...tx, stakeholder_id: "sh-7001" } : tx));
+        file.items = reverse ? [...grantTransactions].reverse() : grantTransactions;
+        const report = validateOcfPackage(await loadFiles(fixtureBytes(fixture)), { reader: reading });
+        const inMemory = checkLineage(grantTransactions, { reading });
+        const ofReport = report.problems.map((p) => `${p.code} ${p.itemId ?? ""} ${p.jsonPath.replace(/^\$\.items\[\d+\]/, "$")}`).sort();
+        expect(ofReport).toEqual(inMemory.map((p) => `${p.code} ${String(p.object.id)} ${p.jsonPath}`).sort());
+      }),
+      { numRuns: 120 },
+    );
+  });
+});
+
