@@ -41,6 +41,8 @@ export function generatedRecord(kind: "award" | "unit", i: number): Record<strin
     id: `${kind}-${i}`,
     issuerId: GENERATED_ISSUER_ID,
     stakeholderId: `sh-${i % 997}`,
+    // One class for awards and units alike: a unit's settlement shares are issued in it.
+    shareClassId: "sc-common",
     equityIncentivePlanName: "2021 Equity Incentive Plan",
     issueDate: { value: monthDate(start, day) },
     vestingStartDate: { value: monthDate(start, day) },

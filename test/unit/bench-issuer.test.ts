@@ -1,0 +1,30 @@
+/**
+ * The benchmarks' generated issuer must stay something ocf-sync exports: when the mapping tightens
+ * (a unit's settlement class must be known, …), `npm run bench` would otherwise fail long after the
+ * change that broke it.
+ */
+import { describe, expect, it } from "vitest";
+import { GENERATED_ISSUER_ID, generatedPullItems } from "../../bench/generated-issuer.js";
+import { IssuerMappingAccumulator } from "../../src/mapping/accumulator.js";
+
+describe("the benchmarks' generated issuer", () => {
+  it("parses and maps with no quarantine and no failure", async () => {
+    const accumulator = new IssuerMappingAccumulator(GENERATED_ISSUER_ID, { asOf: "2025-06-30", onInvalid: "fail" });
+    let mapped = 0;
+    let awardsDone = false;
+    for await (const item of generatedPullItems(60)) {
+      if (item.type !== "record") continue;
+      if (item.kind === "restrictedStockUnit" && !awardsDone) {
+        accumulator.awardsComplete();
+        awardsDone = true;
+      }
+      const outcome = accumulator.add(item);
+      expect(outcome.status).toBe("mapped");
+      mapped++;
+    }
+    const head = accumulator.finish();
+    expect(mapped).toBe(60);
+    expect(head.quarantined).toEqual([]);
+    expect(head.stockClasses.map((c) => c.name)).toEqual(["Common"]);
+  });
+});
