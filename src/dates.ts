@@ -97,8 +97,10 @@ export function parseUtcDateTime(text: string): UtcDateTime {
   if (Number(hh) > 23 || Number(mm) > 59 || Number(ss) > 59) {
     throw new DateFormatError(`${describeValue(text)} is not a valid time of day`, text);
   }
-  const micros = (fraction + "000000").slice(0, 6);
-  return `${date}T${hh}:${mm}:${ss}.${micros}Z`;
+  // Already normalized (what the service sends): the text itself. Otherwise one flat string: a
+  // template literal would make a tree of string parts, and a sync or export keeps one per record.
+  if (fraction.length === 6 && text.length === 27 && text[10] === "T" && text[26] === "Z") return text;
+  return [date, "T", hh, ":", mm, ":", ss, ".", (fraction + "000000").slice(0, 6), "Z"].join("");
 }
 
 /** The date-time truncated down to whole seconds, as the service's filters expect (`YYYY-MM-DDThh:mm:ssZ`). */

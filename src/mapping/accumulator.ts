@@ -20,7 +20,7 @@ import { mapIssuerObject } from "./issuer.js";
 import { compareText } from "./order.js";
 import { mapStakeholders } from "./stakeholders.js";
 import { SELL_TO_COVER_STAKEHOLDER_ID } from "./ids.js";
-import { mapStockClasses, type MappedStockClasses } from "./stock-classes.js";
+import { labelPrefix, mapStockClasses, type MappedStockClasses } from "./stock-classes.js";
 import { mapStockPlans } from "./stock-plans.js";
 import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses } from "./types.js";
 import { unitClassUse, type ShareClassDirectory } from "./share-classes.js";
@@ -32,15 +32,75 @@ export type SourceGrant =
   | { kind: "restrictedStockAward"; record: RestrictedStockAward }
   | { kind: "restrictedStockUnit"; record: RestrictedStockUnit };
 
-/** What is kept of each mapped record until `finish`. */
+type ClaimSpace = "transaction" | "security" | "vestingTerms";
+
+/**
+ * What is kept of each mapped record until `finish`, as little as the issuer-level objects need: an
+ * issuer may have 100k+ records, so this is the export's memory per record. The ids a record claims
+ * are one JSON string (not an array per id), and what records share (stakeholder ids, class uses,
+ * plan names, dates) is held once (`Interner`).
+ */
 interface Kept {
-  kind: RecordKind;
   recordId: string;
   lastModified: string;
-  claims: [space: "transaction" | "security" | "vestingTerms", id: string][];
+  /** JSON of the `[space, id]` pairs the record's objects claim. */
+  claims: string;
   uses: RecordUses;
-  warnings: MappingWarning[];
+  warnings: readonly MappingWarning[];
   latestDate: string;
+}
+
+const NO_WARNINGS: readonly MappingWarning[] = Object.freeze([]);
+
+/** Values many records share, each held once. */
+class Interner {
+  private readonly values = new Map<string, unknown>();
+
+  text<T extends string>(value: T): T {
+    const known = this.values.get(value);
+    if (known !== undefined) return known as T;
+    this.values.set(value, value);
+    return value;
+  }
+
+  /** The value already held under `key`, else `value` (held from now on). */
+  shared<T>(key: string, value: T): T {
+    const known = this.values.get(key);
+    if (known !== undefined) return known as T;
+    this.values.set(key, value);
+    return value;
+  }
+
+  clear(): void {
+    this.values.clear();
+  }
+}
+
+/** Records by kind and id (no key string per record). */
+class RecordTable<T> {
+  private readonly byKind = new Map<RecordKind, Map<string, T>>();
+
+  get(kind: RecordKind, recordId: string): T | undefined {
+    return this.byKind.get(kind)?.get(recordId);
+  }
+
+  set(kind: RecordKind, recordId: string, value: T): void {
+    let records = this.byKind.get(kind);
+    if (records === undefined) this.byKind.set(kind, (records = new Map()));
+    records.set(recordId, value);
+  }
+
+  delete(kind: RecordKind, recordId: string): boolean {
+    return this.byKind.get(kind)?.delete(recordId) ?? false;
+  }
+
+  clear(): void {
+    this.byKind.clear();
+  }
+
+  *entries(): IterableIterator<[RecordKind, string, T]> {
+    for (const [kind, records] of this.byKind) for (const [recordId, value] of records) yield [kind, recordId, value];
+  }
 }
 
 /** The result of adding one record. */
@@ -87,14 +147,16 @@ function isIssuance(tx: OcfTransaction): boolean {
 }
 
 export class IssuerMappingAccumulator {
-  private readonly kept = new Map<string, Kept>();
-  /** The `lastModifiedDatetime` of the copy of each record that counts (valid or not). */
-  private readonly newest = new Map<string, string>();
+  private readonly kept = new RecordTable<Kept>();
+  /** The `lastModifiedDatetime` of the copy that counts of each record not kept (it was invalid). */
+  private readonly newestInvalid = new RecordTable<string>();
+  private readonly interned = new Interner();
   private readonly quarantinedByKey = new Map<string, QuarantinedMapping>();
   private readonly onInvalid: "fail" | "quarantine";
   /** The names mapped awards give share class ids (the latest copy's, per id). */
   private readonly classNames = new Map<string, string>();
   private allAwardsSeen = false;
+  private finished = false;
   private readonly directory: ShareClassDirectory = {
     nameOf: (id) => this.classNames.get(id),
     get complete() {
@@ -116,11 +178,9 @@ export class IssuerMappingAccumulator {
    * Whether a copy modified at `lastModified` is older than a copy of the same record already seen
    * (mapped, or set aside as invalid); if not, it becomes the copy that counts.
    */
-  private claimNewest(key: string, lastModified: string): boolean {
-    const prior = this.newest.get(key);
-    if (prior !== undefined && prior > lastModified) return false;
-    this.newest.set(key, lastModified);
-    return true;
+  private claimNewest(kind: RecordKind, recordId: string, lastModified: string): boolean {
+    const prior = this.kept.get(kind, recordId)?.lastModified ?? this.newestInvalid.get(kind, recordId);
+    return prior === undefined || prior <= lastModified;
   }
 
   /**
@@ -135,8 +195,13 @@ export class IssuerMappingAccumulator {
     return this.allAwardsSeen ? { nameOf: this.directory.nameOf, complete: true } : this.directory;
   }
 
+  private assertOpen(): void {
+    if (this.finished) throw new Error("IssuerMappingAccumulator: finish() was called; it takes no more records");
+  }
+
   /** Maps one record. Throws its `MappingError` when `onInvalid` is `"fail"`. */
   add(grant: SourceGrant): AddOutcome {
+    this.assertOpen();
     const shareClasses = this.directoryNow();
     if (grant.kind === "restrictedStockUnit" && unitClassUse(grant.record, this.options, shareClasses) === "deferred") {
       return { status: "deferred", key: grantKey(grant.kind, grant.record.id) };
@@ -152,14 +217,15 @@ export class IssuerMappingAccumulator {
    * @param lastModified the record's `lastModifiedDatetime` (normalized), `""` when it has none
    */
   addMapped(mapped: MappedRecord, lastModified: string): AddOutcome {
+    this.assertOpen();
     return this.keep(mapped.kind, mapped.recordId, lastModified, () => mapped);
   }
 
   private keep(kind: RecordKind, recordId: string, lastModified: string, map: () => MappedRecord): AddOutcome {
     const key = grantKey(kind, recordId);
-    if (!this.claimNewest(key, lastModified)) return { status: "stale", key };
-    const replaces = this.kept.has(key) ? { replaces: key } : {};
-    this.kept.delete(key);
+    if (!this.claimNewest(kind, recordId, lastModified)) return { status: "stale", key };
+    const replaces = this.kept.delete(kind, recordId) ? { replaces: key } : {};
+    this.newestInvalid.delete(kind, recordId);
     this.quarantinedByKey.delete(key);
     let mapped: MappedRecord;
     try {
@@ -167,10 +233,11 @@ export class IssuerMappingAccumulator {
     } catch (error) {
       if (!isMappingError(error) || this.onInvalid === "fail") throw error;
       const quarantined: QuarantinedMapping = { kind, recordId, error };
+      this.newestInvalid.set(kind, recordId, lastModified);
       this.quarantinedByKey.set(key, quarantined);
       return { status: "quarantined", key, quarantined, ...replaces };
     }
-    const claims: Kept["claims"] = [];
+    const claims: [ClaimSpace, string][] = [];
     let latestDate = "";
     for (const tx of mapped.transactions) {
       claims.push(["transaction", tx.id]);
@@ -181,8 +248,40 @@ export class IssuerMappingAccumulator {
     if (kind === "restrictedStockAward") {
       for (const use of mapped.uses.stockClasses) if (use.id !== undefined && use.name !== undefined) this.classNames.set(use.id, use.name);
     }
-    this.kept.set(key, { kind, recordId, lastModified, claims, uses: mapped.uses, warnings: mapped.warnings, latestDate });
+    this.kept.set(kind, recordId, {
+      recordId,
+      lastModified,
+      claims: JSON.stringify(claims),
+      uses: this.compactUses(mapped.uses),
+      warnings: mapped.warnings.length === 0 ? NO_WARNINGS : mapped.warnings,
+      latestDate: this.interned.text(latestDate),
+    });
     return { status: "mapped", key, mapped, ...replaces };
+  }
+
+  /**
+   * A record's uses as `finish` needs them, sharing what other records share: class uses carry the
+   * prefixes of their labels instead of the labels (all `idPrefixOf` looks at).
+   */
+  private compactUses(uses: RecordUses): RecordUses {
+    const classes = uses.stockClasses.map((use) => ({ ...use, labels: [...new Set(use.labels.map(labelPrefix))] }));
+    const { plan } = uses;
+    return {
+      stakeholderId: this.interned.text(uses.stakeholderId),
+      stockClasses: this.interned.shared(JSON.stringify(classes), classes),
+      ...(plan === undefined
+        ? {}
+        : {
+            plan: {
+              name: this.interned.text(plan.name),
+              quantity: plan.quantity,
+              ...(plan.stockClassKey === undefined ? {} : { stockClassKey: this.interned.text(plan.stockClassKey) }),
+            },
+          }),
+      ...(uses.soldToCover === undefined ? {} : { soldToCover: uses.soldToCover }),
+      ...(uses.earliestDate === undefined ? {} : { earliestDate: this.interned.text(uses.earliestDate) }),
+      ...(uses.lastModifiedDatetime === undefined ? {} : { lastModifiedDatetime: uses.lastModifiedDatetime }),
+    };
   }
 
   /**
@@ -191,43 +290,48 @@ export class IssuerMappingAccumulator {
    * `replaces`); if an newer copy is already known, it is `stale` and changes nothing.
    */
   addInvalid(kind: RecordKind, recordId: string, lastModified: string): { status: "stale"; key: string } | { status: "invalid"; key: string; replaces?: string } {
+    this.assertOpen();
     const key = grantKey(kind, recordId);
-    if (!this.claimNewest(key, lastModified)) return { status: "stale", key };
-    const replaces = this.kept.has(key) ? { replaces: key } : {};
-    this.kept.delete(key);
+    if (!this.claimNewest(kind, recordId, lastModified)) return { status: "stale", key };
+    const replaces = this.kept.delete(kind, recordId) ? { replaces: key } : {};
+    this.newestInvalid.set(kind, recordId, lastModified);
     this.quarantinedByKey.delete(key);
     return { status: "invalid", key, ...replaces };
   }
 
   /**
-   * Settles id collisions in canonical order and builds the issuer-level objects.
+   * Settles id collisions in canonical order and builds the issuer-level objects. Once it has
+   * returned, what was kept of each record is let go (the package is written after this, and an
+   * issuer may have 100k+ records) and the accumulator takes no more records.
    * @throws {MappingError} for an id collision under `onInvalid: "fail"`, or an invalid option.
    */
   finish(): AccumulatedIssuer {
+    this.assertOpen();
     const issuerId = this.issuerId;
-    const ordered = [...this.kept.entries()].sort(
-      ([, a], [, b]) => compareText(a.kind, b.kind) || compareText(a.recordId, b.recordId),
-    );
-    const claimed = { transaction: new Map<string, string>(), security: new Map<string, string>(), vestingTerms: new Map<string, string>() };
+    const ordered = [...this.kept.entries()].sort(([kindA, idA], [kindB, idB]) => compareText(kindA, kindB) || compareText(idA, idB));
+    // Each claimed id → the index in `ordered` of the record that owns it.
+    const claimed = { transaction: new Map<string, number>(), security: new Map<string, number>(), vestingTerms: new Map<string, number>() };
     const withdrawn: string[] = [];
     const survivors: Kept[] = [];
-    for (const [key, kept] of ordered) {
-      const owner = `${kept.kind} ${JSON.stringify(kept.recordId)}`;
-      const clash = kept.claims.find(([space, id]) => claimed[space].has(id));
+    for (const [index, [kind, recordId, kept]] of ordered.entries()) {
+      const claims = JSON.parse(kept.claims) as [ClaimSpace, string][];
+      const clash = claims.find(([space, id]) => claimed[space].has(id));
       if (clash !== undefined) {
         const [space, id] = clash;
-        const other = claimed[space].get(id);
+        const [otherKind, otherId] = ordered[claimed[space].get(id) ?? index] ?? [kind, recordId];
+        const other = otherKind === kind && otherId === recordId ? "an earlier record with the same id" : `${otherKind} ${JSON.stringify(otherId)}`;
         const error = new MappingError(
           "MAPPING_ID_COLLISION",
-          { issuerId, record: { kind: kept.kind, recordId: kept.recordId } },
-          `its ${space === "vestingTerms" ? "vesting terms" : space} id ${JSON.stringify(id)} is already used by ${other === owner ? "an earlier record with the same id" : other}`,
+          { issuerId, record: { kind, recordId } },
+          `its ${space === "vestingTerms" ? "vesting terms" : space} id ${JSON.stringify(id)} is already used by ${other}`,
         );
         if (this.onInvalid === "fail") throw error;
+        const key = grantKey(kind, recordId);
         withdrawn.push(key);
-        this.quarantinedByKey.set(key, { kind: kept.kind, recordId: kept.recordId, error });
+        this.quarantinedByKey.set(key, { kind, recordId, error });
         continue;
       }
-      for (const [space, id] of kept.claims) claimed[space].set(id, owner);
+      for (const [space, id] of claims) claimed[space].set(id, index);
       survivors.push(kept);
     }
 
@@ -249,6 +353,11 @@ export class IssuerMappingAccumulator {
     const quarantined = [...this.quarantinedByKey.values()].sort(
       (a, b) => compareText(a.kind, b.kind) || compareText(a.recordId, b.recordId),
     );
+    this.finished = true;
+    this.kept.clear();
+    this.newestInvalid.clear();
+    this.interned.clear();
+    this.quarantinedByKey.clear();
     return {
       issuer,
       asOf,

@@ -21,9 +21,17 @@ export const DEFAULT_ID_PREFIX = "CS-";
  * digits; `DEFAULT_ID_PREFIX` when there are no labels, a label has no prefix, or they disagree.
  */
 export function idPrefixOf(labels: readonly string[]): string {
-  const prefixes = new Set(labels.map((label) => label.replace(/[0-9]+$/, "")));
+  const prefixes = new Set(labels.map(labelPrefix));
   const [only] = prefixes;
   return prefixes.size === 1 && only !== undefined && only !== "" ? only : DEFAULT_ID_PREFIX;
+}
+
+/**
+ * A label without its trailing digits (`"CS-201"` → `"CS-"`). `idPrefixOf` depends on labels only
+ * through these, and a prefix is its own prefix, so a list of prefixes stands for the labels.
+ */
+export function labelPrefix(label: string): string {
+  return label.replace(/[0-9]+$/, "");
 }
 
 /** The stock classes of an issuer, with what is a placeholder in them. */

@@ -170,6 +170,9 @@ function compareSpooled(a: Omit<Spooled, "text">, b: Omit<Spooled, "text">): num
   return compareText(a.date, b.date) || a.rank - b.rank || compareText(a.id, b.id) || a.serial - b.serial;
 }
 
+/** What the merge of a sorter's runs reads ahead, all runs together. */
+const MERGE_READ_BYTES = 8 << 20;
+
 /** Fixed part of a run record: serial u32, rank u8, then the byte lengths of date (u16), id, key and text (u32 each). */
 const RECORD_HEAD = 4 + 1 + 2 + 4 + 4 + 4;
 
@@ -226,7 +229,11 @@ class ExternalSorter {
       return;
     }
     if (this.keys.length > 0) await this.writeRun();
-    const readerBytes = Math.max(1 << 16, Math.min(1 << 20, Math.floor((32 << 20) / this.runs.length)));
+    // The run buffers are not needed for the merge: let them go before the readers take theirs, whose
+    // total is bounded however many runs there are (a run is read 64 KiB to 1 MiB at a time).
+    this.bytes = Buffer.alloc(0);
+    this.out = undefined;
+    const readerBytes = Math.max(1 << 16, Math.min(1 << 20, Math.floor(MERGE_READ_BYTES / this.runs.length)));
     const readers: RunReader[] = [];
     try {
       for (const run of this.runs) readers.push(await RunReader.open(join(this.dir, run.path), run.bytes, readerBytes));

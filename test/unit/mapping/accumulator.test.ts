@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { IssuerMappingAccumulator } from "../../../src/mapping/accumulator.js";
+import type { RestrictedStockAward } from "../../../src/source/records.js";
 import { ISSUER_ID, baseAward, baseUnit, mapRecords, termsAward } from "./fixtures.js";
 
 describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
@@ -21,6 +22,30 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
     expect(head.warnings).toEqual(expected.warnings);
     expect(head.manifestComments).toEqual(expected.manifestComments);
     expect(head.withdrawn).toEqual([]);
+    // finish() lets go of what it kept of each record: the accumulator takes nothing more.
+    expect(() => accumulator.add({ kind: "restrictedStockAward", record: baseAward() })).toThrow(/finish\(\) was called/);
+  });
+
+  it("keeps only what the head objects need of each record and still builds them as mapIssuer does (labels by prefix, shared values)", () => {
+    const award = (id: string, securityLabel: string, stakeholderId: string): RestrictedStockAward => ({ ...baseAward(), id, securityLabel, stakeholderId });
+    const cases: { labels: string[]; prefix: string }[] = [
+      { labels: ["RSA-1", "RSA-22", "RSA-303"], prefix: "RSA-" },
+      { labels: ["RSA-1", "CS-2"], prefix: "CS-" }, // they disagree: the default prefix
+      { labels: ["17", "18"], prefix: "CS-" }, // no prefix at all: the default
+      { labels: ["A1B2", "A1B77"], prefix: "A1B" },
+    ];
+    for (const { labels, prefix } of cases) {
+      const awards = labels.map((label, i) => award(`a-${i}`, label, `holder-${i % 2}`));
+      const expected = mapRecords({ awards }, { asOf: "2025-06-30" });
+      const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+      for (const record of awards) accumulator.add({ kind: "restrictedStockAward", record });
+      const head = accumulator.finish();
+      expect(head.stockClasses).toEqual(expected.stockClasses);
+      expect(head.stockClasses.map((c) => c.default_id_prefix)).toEqual([prefix]);
+      expect(head.stakeholders).toEqual(expected.stakeholders);
+      expect(head.stockPlans).toEqual(expected.stockPlans);
+      expect(head.issuer).toEqual(expected.issuer);
+    }
   });
 
   it("maps a unit at once when an award already named its class, and with the id as its class once every award is known", () => {
