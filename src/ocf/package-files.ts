@@ -192,6 +192,15 @@ export function buildPackageFiles(content: PackageContent, options: PackageFileO
   const itemFiles: PackageFile[] = [];
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_PACKAGE_FILE_BYTES;
   const listed = (list: PackageList, fileType: string, items: readonly unknown[]): OcfFileReference[] => {
+    if (items.length === 0) return [];
+    // The usual case, a list that fits one file: its text in one JSON.stringify, the very bytes the
+    // item-by-item build below gives (head, items, separators, tail), at a fraction of its cost.
+    const whole = serializeOcfJson({ file_type: fileType, items });
+    if (Buffer.byteLength(whole, "utf8") <= maxBytes) {
+      const file = { path: packageFileName(list, 1), content: whole, md5: md5Hex(whole) };
+      itemFiles.push(file);
+      return [{ filepath: file.path, md5: file.md5 }];
+    }
     const references: OcfFileReference[] = [];
     const splitter = new ItemsFileSplitter(fileType, maxBytes);
     let texts: string[] = [];

@@ -135,6 +135,24 @@ describe("StreamingPackageWriter", () => {
     expect(items).toEqual(transactions);
   });
 
+  it("keeps a list in one file up to the byte at the bound, and splits it one byte below: the same text either way", () => {
+    const transactions = sortTransactions(
+      Array.from({ length: 12 }, (_, i) => example("TX_STOCK_ACCEPTANCE", { id: `acc-${i}`, date: "2020-03-01", comments: [`naïve ${"é".repeat(i)}`] }) as unknown as OcfTransaction),
+    );
+    const content = { ...head, transactions, vestingTerms: [] };
+    const whole = buildPackageFiles(content, { generatedAt: GENERATED_AT }).files.find((f) => f.path === "Transactions.ocf.json");
+    const bytes = Buffer.byteLength(whole?.content ?? "");
+    const atBound = buildPackageFiles(content, { generatedAt: GENERATED_AT, maxFileBytes: bytes }).files.filter((f) => f.path.startsWith("Transactions"));
+    expect(atBound.map((f) => f.content)).toEqual([whole?.content]);
+    const below = buildPackageFiles(content, { generatedAt: GENERATED_AT, maxFileBytes: bytes - 1 }).files.filter((f) => f.path.startsWith("Transactions"));
+    expect(below).toHaveLength(2);
+    for (const part of below) expect(Buffer.byteLength(part.content)).toBeLessThan(bytes);
+    expect(below.flatMap((f) => (JSON.parse(f.content) as { items: OcfTransaction[] }).items)).toEqual(transactions);
+    // The first part is the whole file's text with its last object moved on.
+    const last = JSON.stringify(transactions.at(-1), null, 2).replaceAll("\n", "\n    ");
+    expect(below[0]?.content).toBe((whole?.content ?? "").replace(`,\n    ${last}\n`, "\n"));
+  });
+
   it("gives an object larger than the bound a file of its own", () => {
     const big = example("TX_STOCK_ACCEPTANCE", { id: "big", comments: ["x".repeat(5_000)] }) as unknown as OcfTransaction;
     const small = example("TX_STOCK_ACCEPTANCE", { id: "small", date: "2015-06-06" }) as unknown as OcfTransaction;
