@@ -52,27 +52,28 @@ interface Kept {
 
 const NO_WARNINGS: readonly MappingWarning[] = Object.freeze([]);
 
-/** Values many records share, each held once. */
+/** Values many records share, each held once. Texts and keyed values are apart: an id may be any text. */
 class Interner {
-  private readonly values = new Map<string, unknown>();
+  private readonly texts = new Map<string, string>();
+  private readonly keyed = new Map<string, unknown>();
 
   text<T extends string>(value: T): T {
-    const known = this.values.get(value);
+    const known = this.texts.get(value);
     if (known !== undefined) return known as T;
-    this.values.set(value, value);
+    this.texts.set(value, value);
     return value;
   }
 
   /** The value already held under `key`, else `value` (held from now on). */
   shared<T>(key: string, value: T): T {
-    const known = this.values.get(key);
-    if (known !== undefined) return known as T;
-    this.values.set(key, value);
+    if (this.keyed.has(key)) return this.keyed.get(key) as T;
+    this.keyed.set(key, value);
     return value;
   }
 
   clear(): void {
-    this.values.clear();
+    this.texts.clear();
+    this.keyed.clear();
   }
 }
 

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { IssuerMappingAccumulator } from "../../../src/mapping/accumulator.js";
+import { mapAward } from "../../../src/mapping/award.js";
+import { labelPrefix } from "../../../src/mapping/stock-classes.js";
 import type { RestrictedStockAward } from "../../../src/source/records.js";
 import { ISSUER_ID, baseAward, baseUnit, mapRecords, termsAward } from "./fixtures.js";
 
@@ -46,6 +48,20 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
       expect(head.stockPlans).toEqual(expected.stockPlans);
       expect(head.issuer).toEqual(expected.issuer);
     }
+  });
+
+  it("shares values without confusing them: a stakeholder id that is the very text of a class use list stays a stakeholder id", () => {
+    const plain = baseAward();
+    const uses = mapAward(plain, { issuerId: ISSUER_ID }).uses;
+    // The key under which the accumulator shares this record's class uses.
+    const classesKey = JSON.stringify(uses.stockClasses.map((use) => ({ ...use, labels: [...new Set(use.labels.map(labelPrefix))] })));
+    const hostile = { ...plain, stakeholderId: classesKey };
+    const expected = mapRecords({ awards: [hostile] }, { asOf: "2025-06-30" });
+    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+    accumulator.add({ kind: "restrictedStockAward", record: hostile });
+    const head = accumulator.finish();
+    expect(head.stakeholders).toEqual(expected.stakeholders);
+    expect(head.stockClasses).toEqual(expected.stockClasses);
   });
 
   it("maps a unit at once when an award already named its class, and with the id as its class once every award is known", () => {
