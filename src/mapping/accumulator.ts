@@ -104,6 +104,42 @@ class RecordTable<T> {
   }
 }
 
+/** A 30-bit FNV-1a hash of a text's UTF-16 code units (small enough to be a small integer in V8). */
+function hash30(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash & 0x3fffffff;
+}
+
+/**
+ * The ids claimed so far while `finish` settles collisions, each with the index (in canonical order)
+ * of the record that claimed it. Held by a hash of space and id, not as strings, so that the ids of
+ * 100k+ records do not all sit in memory at once; a match is confirmed against the owner's own
+ * claims, and an id whose hash an other id already holds (rare) is held exactly.
+ */
+class ClaimedIds {
+  private readonly byHash = new Map<number, number>();
+  private readonly exact = new Map<string, number>();
+
+  constructor(private readonly claimsOf: (index: number) => readonly [ClaimSpace, string][]) {}
+
+  ownerOf(space: ClaimSpace, id: string): number | undefined {
+    const key = `${space}\u0000${id}`;
+    const held = this.exact.get(key);
+    if (held !== undefined) return held;
+    const first = this.byHash.get(hash30(key));
+    if (first === undefined) return undefined;
+    return this.claimsOf(first).some(([s, i]) => s === space && i === id) ? first : undefined;
+  }
+
+  claim(space: ClaimSpace, id: string, index: number): void {
+    const key = `${space}\u0000${id}`;
+    const hash = hash30(key);
+    if (!this.byHash.has(hash)) this.byHash.set(hash, index);
+    else if (!this.exact.has(key)) this.exact.set(key, index);
+  }
+}
+
 /** The result of adding one record. */
 export type AddOutcome =
   /** Mapped: write its objects. `replaces` is the key of an earlier copy whose objects must be withdrawn. */
@@ -311,15 +347,22 @@ export class IssuerMappingAccumulator {
     const issuerId = this.issuerId;
     const ordered = [...this.kept.entries()].sort(([kindA, idA], [kindB, idB]) => compareText(kindA, kindB) || compareText(idA, idB));
     // Each claimed id → the index in `ordered` of the record that owns it.
-    const claimed = { transaction: new Map<string, number>(), security: new Map<string, number>(), vestingTerms: new Map<string, number>() };
+    const claimed = new ClaimedIds((index) => JSON.parse(ordered[index]?.[2].claims ?? "[]") as [ClaimSpace, string][]);
     const withdrawn: string[] = [];
     const survivors: Kept[] = [];
     for (const [index, [kind, recordId, kept]] of ordered.entries()) {
       const claims = JSON.parse(kept.claims) as [ClaimSpace, string][];
-      const clash = claims.find(([space, id]) => claimed[space].has(id));
+      let clash: { space: ClaimSpace; id: string; owner: number } | undefined;
+      for (const [space, id] of claims) {
+        const owner = claimed.ownerOf(space, id);
+        if (owner !== undefined) {
+          clash = { space, id, owner };
+          break;
+        }
+      }
       if (clash !== undefined) {
-        const [space, id] = clash;
-        const [otherKind, otherId] = ordered[claimed[space].get(id) ?? index] ?? [kind, recordId];
+        const { space, id } = clash;
+        const [otherKind, otherId] = ordered[clash.owner] ?? [kind, recordId];
         const other = otherKind === kind && otherId === recordId ? "an earlier record with the same id" : `${otherKind} ${JSON.stringify(otherId)}`;
         const error = new MappingError(
           "MAPPING_ID_COLLISION",
@@ -332,7 +375,7 @@ export class IssuerMappingAccumulator {
         this.quarantinedByKey.set(key, { kind, recordId, error });
         continue;
       }
-      for (const [space, id] of claims) claimed[space].set(id, index);
+      for (const [space, id] of claims) claimed.claim(space, id, index);
       survivors.push(kept);
     }
 

@@ -110,6 +110,18 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
     }).toThrow(/already used/);
   });
 
+  it("tells ids apart whose hashes meet: two records whose security ids share finish()'s 30-bit hash both stay", () => {
+    // Found by search: "security\0rsa-k3978380551" and "security\0rsa-k1479006305" have the same hash.
+    const awards = ["k3978380551", "k1479006305"].map((id) => ({ ...baseAward(), id }));
+    const expected = mapRecords({ awards }, { onInvalid: "quarantine", asOf: "2025-06-30" });
+    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { onInvalid: "quarantine", asOf: "2025-06-30" });
+    for (const record of awards) expect(accumulator.add({ kind: "restrictedStockAward", record }).status).toBe("mapped");
+    const head = accumulator.finish();
+    expect(head.withdrawn).toEqual([]);
+    expect(head.quarantined).toEqual([]);
+    expect(expected.quarantined).toEqual([]);
+  });
+
   it("lets the newest copy count even when it is invalid: an older valid copy arriving later is stale", () => {
     const newerUnpriced = { ...baseAward(), lastModifiedDatetime: "2024-02-01T00:00:00.000000Z" };
     delete (newerUnpriced as { pricePerShare?: unknown }).pricePerShare;
