@@ -18,6 +18,7 @@ import type { RecordMappingContext } from "./grant.js";
 import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
 import { mapIssuerObject } from "./issuer.js";
 import { compareText } from "./order.js";
+import { quoted } from "./quote.js";
 import { mapStakeholders } from "./stakeholders.js";
 import { SELL_TO_COVER_STAKEHOLDER_ID } from "./ids.js";
 import { labelPrefix, mapStockClasses, type MappedStockClasses } from "./stock-classes.js";
@@ -32,8 +33,6 @@ export type SourceGrant =
   | { kind: "restrictedStockAward"; record: RestrictedStockAward }
   | { kind: "restrictedStockUnit"; record: RestrictedStockUnit };
 
-type ClaimSpace = "transaction" | "security" | "vestingTerms";
-
 /**
  * What is kept of each mapped record until `finish`, as little as the issuer-level objects need: an
  * issuer may have 100k+ records, so this is the export's memory per record. The ids a record claims
@@ -41,7 +40,6 @@ type ClaimSpace = "transaction" | "security" | "vestingTerms";
  * plan names, dates) is held once (`Interner`).
  */
 interface Kept {
-  recordId: string;
   lastModified: string;
   /** JSON of the `[space, id]` pairs the record's objects claim. */
   claims: string;
@@ -179,8 +177,20 @@ export function mapGrant(grant: SourceGrant, context: RecordMappingContext): Map
   return grant.kind === "restrictedStockAward" ? mapAward(grant.record, context) : mapUnit(grant.record, context);
 }
 
-function isIssuance(tx: OcfTransaction): boolean {
+/** Whether a transaction creates its security (and so claims the security id). */
+export function isIssuance(tx: OcfTransaction): boolean {
   return tx.object_type === "TX_STOCK_ISSUANCE" || tx.object_type === "TX_EQUITY_COMPENSATION_ISSUANCE";
+}
+
+/** The space an OCF id is unique in: transactions, securities (by their issuance) or VestingTerms. */
+export type ClaimSpace = "transaction" | "security" | "vestingTerms";
+
+/**
+ * A record whose `space` id `id` an earlier record (in canonical order) already claimed; `owner`
+ * describes that record, e.g. `restrictedStockAward "1191"`.
+ */
+export function idCollisionError(issuerId: string, record: { kind: RecordKind; recordId: string }, space: ClaimSpace, id: string, owner: string): MappingError {
+  return new MappingError("MAPPING_ID_COLLISION", { issuerId, record }, `its ${space === "vestingTerms" ? "vesting terms" : space} id ${JSON.stringify(id)} is already used by ${owner}`);
 }
 
 export class IssuerMappingAccumulator {
@@ -212,8 +222,8 @@ export class IssuerMappingAccumulator {
   }
 
   /**
-   * Whether a copy modified at `lastModified` is older than a copy of the same record already seen
-   * (mapped, or set aside as invalid); if not, it becomes the copy that counts.
+   * Whether a copy modified at `lastModified` is not older than the copy of the same record that
+   * counts so far (mapped, or set aside as invalid); the caller then makes it the one that counts.
    */
   private claimNewest(kind: RecordKind, recordId: string, lastModified: string): boolean {
     const prior = this.kept.get(kind, recordId)?.lastModified ?? this.newestInvalid.get(kind, recordId);
@@ -286,7 +296,6 @@ export class IssuerMappingAccumulator {
       for (const use of mapped.uses.stockClasses) if (use.id !== undefined && use.name !== undefined) this.classNames.set(use.id, use.name);
     }
     this.kept.set(kind, recordId, {
-      recordId,
       lastModified,
       claims: JSON.stringify(claims),
       uses: this.compactUses(mapped.uses),
@@ -362,13 +371,9 @@ export class IssuerMappingAccumulator {
       }
       if (clash !== undefined) {
         const { space, id } = clash;
-        const [otherKind, otherId] = ordered[clash.owner] ?? [kind, recordId];
-        const other = otherKind === kind && otherId === recordId ? "an earlier record with the same id" : `${otherKind} ${JSON.stringify(otherId)}`;
-        const error = new MappingError(
-          "MAPPING_ID_COLLISION",
-          { issuerId, record: { kind, recordId } },
-          `its ${space === "vestingTerms" ? "vesting terms" : space} id ${JSON.stringify(id)} is already used by ${other}`,
-        );
+        // The owner is an earlier entry of `ordered`, so never this record (each is there once).
+        const [otherKind, otherId] = ordered[clash.owner] ?? [];
+        const error = idCollisionError(issuerId, { kind, recordId }, space, id, `${otherKind} ${quoted(otherId ?? "")}`);
         if (this.onInvalid === "fail") throw error;
         const key = grantKey(kind, recordId);
         withdrawn.push(key);

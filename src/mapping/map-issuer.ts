@@ -4,7 +4,7 @@
  * mapped in a canonical order (kind, then id) and every list is sorted, so the output depends on the
  * records' content only, never on the order the service listed them.
  */
-import { issuerObjectsOf } from "./accumulator.js";
+import { idCollisionError, isIssuance, issuerObjectsOf, type ClaimSpace } from "./accumulator.js";
 import { isCalendarDate, type CalendarDate } from "../dates.js";
 import type { OcfTransaction, OcfVestingTerms } from "../ocf/schemas.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
@@ -95,11 +95,7 @@ function mapOne(entry: AnyRecord, issuerId: string, options: MapIssuerOptions, s
 }
 
 /** Which record claimed each id, per id space (transaction ids, security ids, VestingTerms ids). */
-interface ClaimedIds {
-  transaction: Map<string, string>;
-  security: Map<string, string>;
-  vestingTerms: Map<string, string>;
-}
+type ClaimedIds = Record<ClaimSpace, Map<string, string>>;
 
 /**
  * OCF ids must be unique in a package. Ids derive from source ids, so two records can collide only
@@ -121,18 +117,11 @@ function claimIds(claimed: ClaimedIds, result: MappedRecord, issuerId: string): 
   for (const terms of result.vestingTerms) claimed.vestingTerms.set(terms.id, owner);
 }
 
-function assertFree(claimed: ClaimedIds, space: keyof ClaimedIds, id: string, owner: string, result: MappedRecord, issuerId: string): void {
+function assertFree(claimed: ClaimedIds, space: ClaimSpace, id: string, owner: string, result: MappedRecord, issuerId: string): void {
   const other = claimed[space].get(id);
   if (other === undefined) return;
-  throw new MappingError(
-    "MAPPING_ID_COLLISION",
-    { issuerId, record: { kind: result.kind, recordId: result.recordId } },
-    `its ${space === "vestingTerms" ? "vesting terms" : space} id ${JSON.stringify(id)} is already used by ${other === owner ? "an earlier record with the same id" : other}`,
-  );
-}
-
-function isIssuance(tx: OcfTransaction): boolean {
-  return tx.object_type === "TX_STOCK_ISSUANCE" || tx.object_type === "TX_EQUITY_COMPENSATION_ISSUANCE";
+  // mapIssuer takes records as given, so the same id twice is possible here (the accumulator keeps one copy).
+  throw idCollisionError(issuerId, { kind: result.kind, recordId: result.recordId }, space, id, other === owner ? "an earlier record with the same id" : other);
 }
 
 /** The latest transaction date or `lastModifiedDatetime` day: the package shows the records as of then. */

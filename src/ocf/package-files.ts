@@ -174,6 +174,16 @@ export class ItemsFileSplitter {
   }
 }
 
+/** `serializeOcfJson`, or undefined when the text would pass the engine's longest string. */
+function serializeWithinStringLimit(value: unknown): string | undefined {
+  try {
+    return serializeOcfJson(value);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
+}
+
 /** Lower-case hex MD5 of the UTF-8 bytes of `text`. */
 export function md5Hex(text: string): string {
   return createHash("md5").update(text, "utf8").digest("hex");
@@ -194,9 +204,10 @@ export function buildPackageFiles(content: PackageContent, options: PackageFileO
   const listed = (list: PackageList, fileType: string, items: readonly unknown[]): OcfFileReference[] => {
     if (items.length === 0) return [];
     // The usual case, a list that fits one file: its text in one JSON.stringify, the very bytes the
-    // item-by-item build below gives (head, items, separators, tail), at a fraction of its cost.
-    const whole = serializeOcfJson({ file_type: fileType, items });
-    if (Buffer.byteLength(whole, "utf8") <= maxBytes) {
+    // item-by-item build below gives (head, items, separators, tail), at a fraction of its cost. A list
+    // too long for one JavaScript string is built item by item.
+    const whole = serializeWithinStringLimit({ file_type: fileType, items });
+    if (whole !== undefined && Buffer.byteLength(whole, "utf8") <= maxBytes) {
       const file = { path: packageFileName(list, 1), content: whole, md5: md5Hex(whole) };
       itemFiles.push(file);
       return [{ filepath: file.path, md5: file.md5 }];
