@@ -3,16 +3,22 @@
  * server's or the benchmark driver's. Prints one JSON line: seconds, records, transactions, maxRssMb.
  *
  *   node --import tsx bench/export-child.ts --url URL OUT_DIR auto|always|never
- *   node --import tsx bench/export-child.ts --generated RECORDS OUT_DIR auto|always|never
+ *   node --import tsx bench/export-child.ts --generated RECORDS OUT_DIR auto|always|never [cli|library]
+ *
+ * `cli` (the default) bounds the heap's growth as the CLI does (`boundHeapGrowth`); `library` runs with
+ * node's own heap settings, as a program that calls `exportIssuer` does unless it sets the flag.
  *
  * `--generated` feeds the generated issuer's records from this process (parsed from JSON text one
  * at a time, as pages are), so that the export is measured without HTTP and without a server.
  */
+import { boundHeapGrowth } from "../src/cli/heap.js";
 import { createApiClient } from "../src/client/create-client.js";
 import { exportIssuer } from "../src/export/export-issuer.js";
 import { GENERATED_ISSUER_ID, generatedPullItems } from "./generated-issuer.js";
 
-const [mode = "", source = "", outDir = "", validate = "auto"] = process.argv.slice(2);
+const [mode = "", source = "", outDir = "", validate = "auto", heap = "cli"] = process.argv.slice(2);
+// As the CLI runs it (bounded heap growth), unless told to run with node's defaults ("library").
+if (heap === "cli") boundHeapGrowth();
 const client = createApiClient({ baseUrl: mode === "--url" ? source : "http://127.0.0.1:9", rateLimit: false });
 const started = performance.now();
 const result = await exportIssuer(client, GENERATED_ISSUER_ID, {

@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 /** Process entry point: wires the real streams, environment and signals into `runCli`. */
+import { boundHeapGrowth } from "./heap.js";
 import { runCli } from "./main.js";
 import { exitBySignal, stopOnSignals } from "./signals.js";
+
+// Before any work: memory that stays flat as issuers grow (see heap.ts).
+boundHeapGrowth();
 
 const controller = new AbortController();
 stopOnSignals({ controller, stderr: process.stderr, exit: exitBySignal });

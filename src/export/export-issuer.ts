@@ -178,11 +178,15 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
   let pendingReport: AtomicWriteStream | undefined;
   let committed = false;
   const deferred = new DeferredRecords<RecordItem>();
+  let accumulator: IssuerMappingAccumulator | undefined;
   try {
     const out = await StreamingPackageWriter.open(temporary, options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes });
     writer = out;
     // The package shows the records as of the export (the date of `generatedAt`), unless told otherwise.
-    const accumulator = new IssuerMappingAccumulator(issuerId, { ...options, onInvalid, asOf: options.asOf ?? generatedAt.slice(0, 10) });
+    // What it keeps of each record until the end goes to a file in the temporary folder (deleted by
+    // finish()), so that memory does not grow with the records.
+    const mapper = new IssuerMappingAccumulator(issuerId, { ...options, onInvalid, asOf: options.asOf ?? generatedAt.slice(0, 10) }, { spillDir: temporary });
+    accumulator = mapper;
     // Records in the package, counted as they come and go (nothing is kept per record here: the
     // writer leaves out a replaced record by its key).
     const live = { awards: 0, units: 0 };
@@ -206,9 +210,9 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       let outcome: AddOutcome;
       if (item.type === "mapped") {
         warnings.push(...item.warnings);
-        outcome = accumulator.addMapped(item.mapped, item.lastModified);
+        outcome = mapper.addMapped(item.mapped, item.lastModified);
       } else {
-        outcome = accumulator.add(item.kind === "restrictedStockAward" ? { kind: item.kind, record: item.record } : { kind: item.kind, record: item.record });
+        outcome = mapper.add(item.kind === "restrictedStockAward" ? { kind: item.kind, record: item.record } : { kind: item.kind, record: item.record });
       }
       if (outcome.status === "stale") return;
       if (outcome.status === "deferred") {
@@ -247,7 +251,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
           continue;
         }
         // The newest copy of a record counts, valid or not: an invalid newer copy withdraws an older valid one.
-        const outcome = accumulator.addInvalid(item.kind, item.recordId, rawLastModified(item.raw));
+        const outcome = mapper.addInvalid(item.kind, item.recordId, rawLastModified(item.raw));
         if (outcome.status === "stale") continue;
         if (outcome.replaces !== undefined) {
           out.retract(outcome.replaces);
@@ -260,9 +264,9 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       }
     }
     // Every award is known now: the units that waited for their share class's name are mapped.
-    accumulator.awardsComplete();
+    mapper.awardsComplete();
     for await (const item of deferred.drain()) await take(item);
-    const head = accumulator.finish();
+    const head = mapper.finish();
     onMapped?.(head);
     for (const key of head.withdrawn) {
       out.retract(key);
@@ -337,6 +341,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     if (!committed) await rm(temporary, { recursive: true, force: true });
     throw error;
   } finally {
+    accumulator?.dispose();
     await deferred.dispose();
     releaseTemporaryPackageFolder(temporary);
   }

@@ -9,6 +9,8 @@
  * - two records whose OCF ids collide: the later one in canonical order (kind, then id) is quarantined,
  *   or, with `onInvalid: "fail"`, fails the issuer.
  */
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { isCalendarDate, type CalendarDate } from "../dates.js";
 import type { OcfIssuer, OcfStakeholder, OcfStockClass, OcfStockPlan, OcfTransaction } from "../ocf/schemas.js";
 import type { RecordKind } from "../source/kinds.js";
@@ -21,9 +23,11 @@ import { compareText } from "./order.js";
 import { quoted } from "./quote.js";
 import { mapStakeholders } from "./stakeholders.js";
 import { SELL_TO_COVER_STAKEHOLDER_ID } from "./ids.js";
-import { labelPrefix, mapStockClasses, type MappedStockClasses } from "./stock-classes.js";
+import { mapStockClasses, type MappedStockClasses } from "./stock-classes.js";
+import { FileLines, MemoryLines, NumberList, type RecordLines } from "./record-lines.js";
+import { UsesTally, compactUses, type IssuerUses } from "./uses-tally.js";
 import { mapStockPlans } from "./stock-plans.js";
-import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses } from "./types.js";
+import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses, StockClassUse } from "./types.js";
 import { unitClassUse, type ShareClassDirectory } from "./share-classes.js";
 import { mapUnit } from "./unit.js";
 import { assertValidOcf } from "./validate.js";
@@ -34,45 +38,20 @@ export type SourceGrant =
   | { kind: "restrictedStockUnit"; record: RestrictedStockUnit };
 
 /**
- * What is kept of each mapped record until `finish`, as little as the issuer-level objects need: an
- * issuer may have 100k+ records, so this is the export's memory per record. The ids a record claims
- * are one JSON string (not an array per id), and what records share (stakeholder ids, class uses,
- * plan names, dates) is held once (`Interner`).
+ * What is kept of each mapped record until `finish`, as one JSON line (`RecordLines`, in a file for
+ * exports): its `lastModifiedDatetime`, the `[space, id]` pairs its objects claim, its uses (labels by
+ * prefix) and the day it counts for the default `asOf`. In memory there is only the record's handle,
+ * the hashes of its claims and its warnings (if any); the uses go into a `UsesTally`. The line is
+ * read back only to take a record out again (a newer copy, a lost id collision) or to confirm that
+ * two claims whose hashes meet are the same id.
  */
-interface Kept {
-  lastModified: string;
-  /** JSON of the `[space, id]` pairs the record's objects claim. */
-  claims: string;
-  uses: RecordUses;
-  warnings: readonly MappingWarning[];
-  latestDate: string;
-}
+type KeptLine = [lastModified: string, claims: [ClaimSpace, string][], uses: RecordUses, day: string];
 
-const NO_WARNINGS: readonly MappingWarning[] = Object.freeze([]);
-
-/** Values many records share, each held once. Texts and keyed values are apart: an id may be any text. */
-class Interner {
-  private readonly texts = new Map<string, string>();
-  private readonly keyed = new Map<string, unknown>();
-
-  text<T extends string>(value: T): T {
-    const known = this.texts.get(value);
-    if (known !== undefined) return known as T;
-    this.texts.set(value, value);
-    return value;
-  }
-
-  /** The value already held under `key`, else `value` (held from now on). */
-  shared<T>(key: string, value: T): T {
-    if (this.keyed.has(key)) return this.keyed.get(key) as T;
-    this.keyed.set(key, value);
-    return value;
-  }
-
-  clear(): void {
-    this.texts.clear();
-    this.keyed.clear();
-  }
+/** Counts per text; a count that falls to 0 is gone. */
+function countIn(counts: Map<string, number>, key: string, delta: 1 | -1): void {
+  const count = (counts.get(key) ?? 0) + delta;
+  if (count === 0) counts.delete(key);
+  else counts.set(key, count);
 }
 
 /** Records by kind and id (no key string per record). */
@@ -122,20 +101,24 @@ class ClaimedIds {
   constructor(private readonly claimsOf: (index: number) => readonly [ClaimSpace, string][]) {}
 
   ownerOf(space: ClaimSpace, id: string): number | undefined {
-    const key = `${space}\u0000${id}`;
-    const held = this.exact.get(key);
+    const held = this.exact.get(`${space}\u0000${id}`);
     if (held !== undefined) return held;
-    const first = this.byHash.get(hash30(key));
+    const first = this.byHash.get(claimHash(space, id));
     if (first === undefined) return undefined;
     return this.claimsOf(first).some(([s, i]) => s === space && i === id) ? first : undefined;
   }
 
   claim(space: ClaimSpace, id: string, index: number): void {
     const key = `${space}\u0000${id}`;
-    const hash = hash30(key);
+    const hash = claimHash(space, id);
     if (!this.byHash.has(hash)) this.byHash.set(hash, index);
     else if (!this.exact.has(key)) this.exact.set(key, index);
   }
+}
+
+/** The hash `ClaimedIds` holds a claim by. */
+function claimHash(space: ClaimSpace, id: string): number {
+  return hash30(`${space}\u0000${id}`);
 }
 
 /** The result of adding one record. */
@@ -193,11 +176,30 @@ export function idCollisionError(issuerId: string, record: { kind: RecordKind; r
   return new MappingError("MAPPING_ID_COLLISION", { issuerId, record }, `its ${space === "vestingTerms" ? "vesting terms" : space} id ${JSON.stringify(id)} is already used by ${owner}`);
 }
 
+/** Where the accumulator keeps what it remembers of each record (see `KeptLine`). */
+export interface AccumulatorStorage {
+  /**
+   * A folder for a file of one line per record (deleted by `finish` or `dispose`), so that memory
+   * does not grow with the records. @default in memory
+   */
+  spillDir?: string;
+  /** With `spillDir`, lines are written this many bytes at a time. @default 1 MiB */
+  spillBufferBytes?: number;
+}
+
 export class IssuerMappingAccumulator {
-  private readonly kept = new RecordTable<Kept>();
+  /** The handle (in `lines`) of the copy that counts of each record mapped. */
+  private readonly kept = new RecordTable<number>();
   /** The `lastModifiedDatetime` of the copy that counts of each record not kept (it was invalid). */
   private readonly newestInvalid = new RecordTable<string>();
-  private readonly interned = new Interner();
+  private readonly lines: RecordLines;
+  /** Per handle, where its claims' hashes start in `claimHashes` (they end where the next one's start). */
+  private readonly claimStart = new NumberList((n) => new Uint32Array(n));
+  private readonly claimHashes = new NumberList((n) => new Int32Array(n));
+  private readonly warningsOf = new Map<number, readonly MappingWarning[]>();
+  private readonly tally = new UsesTally();
+  /** How many kept records count for each day (the default `asOf` is the latest). */
+  private readonly days = new Map<string, number>();
   private readonly quarantinedByKey = new Map<string, QuarantinedMapping>();
   private readonly onInvalid: "fail" | "quarantine";
   /** The names mapped awards give share class ids (the latest copy's, per id). */
@@ -214,11 +216,51 @@ export class IssuerMappingAccumulator {
   constructor(
     readonly issuerId: string,
     private readonly options: MapIssuerOptions = {},
+    storage: AccumulatorStorage = {},
   ) {
     this.onInvalid = options.onInvalid ?? "fail";
     if (options.asOf !== undefined && !isCalendarDate(options.asOf)) {
       throw new MappingError("MAPPING_INVALID_OPTION", { issuerId, path: "options.asOf" }, `${JSON.stringify(options.asOf)} is not a real calendar date of the form YYYY-MM-DD`, { value: options.asOf });
     }
+    this.lines = storage.spillDir === undefined ? new MemoryLines() : new FileLines(join(storage.spillDir, `.ocf-sync-records-${process.pid}-${randomUUID()}.jsonl`), storage.spillBufferBytes);
+  }
+
+  private lineOf(handle: number): KeptLine {
+    return JSON.parse(this.lines.read(handle)) as KeptLine;
+  }
+
+  /** Where the hashes of a handle's claims are in `claimHashes`. */
+  private hashRange(handle: number): [start: number, end: number] {
+    return [this.claimStart.at(handle), handle + 1 < this.claimStart.length ? this.claimStart.at(handle + 1) : this.claimHashes.length];
+  }
+
+  /**
+   * The kept records one of whose claims has a hash that another claim of a kept record (its own or
+   * another's) also has, in canonical order (kind, then id): the only ones that can hold an id twice.
+   * It takes a typed array of the hashes, sorted, not a map of them.
+   */
+  private recordsWhoseHashesMeet(): [RecordKind, string, number][] {
+    const hashes = new Int32Array(this.claimHashes.length);
+    let count = 0;
+    for (const [, , handle] of this.kept.entries()) {
+      const [start, end] = this.hashRange(handle);
+      for (let i = start; i < end; i++) hashes[count++] = this.claimHashes.at(i);
+    }
+    const sorted = hashes.subarray(0, count).sort();
+    const meet = new Set<number>();
+    for (let i = 1; i < sorted.length; i++) if (sorted[i] === sorted[i - 1]) meet.add(sorted[i] as number);
+    const records: [RecordKind, string, number][] = [];
+    if (meet.size === 0) return records;
+    for (const [kind, recordId, handle] of this.kept.entries()) {
+      const [start, end] = this.hashRange(handle);
+      for (let i = start; i < end; i++) {
+        if (meet.has(this.claimHashes.at(i))) {
+          records.push([kind, recordId, handle]);
+          break;
+        }
+      }
+    }
+    return records.sort(([kindA, idA], [kindB, idB]) => compareText(kindA, kindB) || compareText(idA, idB));
   }
 
   /**
@@ -226,8 +268,26 @@ export class IssuerMappingAccumulator {
    * counts so far (mapped, or set aside as invalid); the caller then makes it the one that counts.
    */
   private claimNewest(kind: RecordKind, recordId: string, lastModified: string): boolean {
-    const prior = this.kept.get(kind, recordId)?.lastModified ?? this.newestInvalid.get(kind, recordId);
+    const handle = this.kept.get(kind, recordId);
+    const prior = handle === undefined ? this.newestInvalid.get(kind, recordId) : this.lineOf(handle)[0];
     return prior === undefined || prior <= lastModified;
+  }
+
+  /** Takes a kept record out (a newer copy replaces it, or it lost an id collision). */
+  private takeOut(handle: number): void {
+    const [, , uses, day] = this.lineOf(handle);
+    this.tally.remove(uses);
+    countIn(this.days, day, -1);
+    this.warningsOf.delete(handle);
+  }
+
+  /** Takes out the kept copy of a record, if there is one; whether there was. */
+  private drop(kind: RecordKind, recordId: string): boolean {
+    const handle = this.kept.get(kind, recordId);
+    if (handle === undefined) return false;
+    this.takeOut(handle);
+    this.kept.delete(kind, recordId);
+    return true;
   }
 
   /**
@@ -271,7 +331,7 @@ export class IssuerMappingAccumulator {
   private keep(kind: RecordKind, recordId: string, lastModified: string, map: () => MappedRecord): AddOutcome {
     const key = grantKey(kind, recordId);
     if (!this.claimNewest(kind, recordId, lastModified)) return { status: "stale", key };
-    const replaces = this.kept.delete(kind, recordId) ? { replaces: key } : {};
+    const replaces = this.drop(kind, recordId) ? { replaces: key } : {};
     this.newestInvalid.delete(kind, recordId);
     this.quarantinedByKey.delete(key);
     let mapped: MappedRecord;
@@ -285,49 +345,26 @@ export class IssuerMappingAccumulator {
       return { status: "quarantined", key, quarantined, ...replaces };
     }
     const claims: [ClaimSpace, string][] = [];
-    let latestDate = "";
+    let day = mapped.uses.lastModifiedDatetime?.slice(0, 10) ?? "";
     for (const tx of mapped.transactions) {
       claims.push(["transaction", tx.id]);
       if (isIssuance(tx)) claims.push(["security", tx.security_id]);
-      if (tx.date > latestDate) latestDate = tx.date;
+      if (tx.date > day) day = tx.date;
     }
     for (const terms of mapped.vestingTerms) claims.push(["vestingTerms", terms.id]);
     if (kind === "restrictedStockAward") {
       for (const use of mapped.uses.stockClasses) if (use.id !== undefined && use.name !== undefined) this.classNames.set(use.id, use.name);
     }
-    this.kept.set(kind, recordId, {
-      lastModified,
-      claims: JSON.stringify(claims),
-      uses: this.compactUses(mapped.uses),
-      warnings: mapped.warnings.length === 0 ? NO_WARNINGS : mapped.warnings,
-      latestDate: this.interned.text(latestDate),
-    });
+    const uses = compactUses(mapped.uses);
+    const line: KeptLine = [lastModified, claims, uses, day];
+    const handle = this.lines.append(JSON.stringify(line));
+    this.claimStart.push(this.claimHashes.length);
+    for (const [space, id] of claims) this.claimHashes.push(claimHash(space, id));
+    this.tally.add(uses);
+    countIn(this.days, day, 1);
+    if (mapped.warnings.length > 0) this.warningsOf.set(handle, mapped.warnings);
+    this.kept.set(kind, recordId, handle);
     return { status: "mapped", key, mapped, ...replaces };
-  }
-
-  /**
-   * A record's uses as `finish` needs them, sharing what other records share: class uses carry the
-   * prefixes of their labels instead of the labels (all `idPrefixOf` looks at).
-   */
-  private compactUses(uses: RecordUses): RecordUses {
-    const classes = uses.stockClasses.map((use) => ({ ...use, labels: [...new Set(use.labels.map(labelPrefix))] }));
-    const { plan } = uses;
-    return {
-      stakeholderId: this.interned.text(uses.stakeholderId),
-      stockClasses: this.interned.shared(JSON.stringify(classes), classes),
-      ...(plan === undefined
-        ? {}
-        : {
-            plan: {
-              name: this.interned.text(plan.name),
-              quantity: plan.quantity,
-              ...(plan.stockClassKey === undefined ? {} : { stockClassKey: this.interned.text(plan.stockClassKey) }),
-            },
-          }),
-      ...(uses.soldToCover === undefined ? {} : { soldToCover: uses.soldToCover }),
-      ...(uses.earliestDate === undefined ? {} : { earliestDate: this.interned.text(uses.earliestDate) }),
-      ...(uses.lastModifiedDatetime === undefined ? {} : { lastModifiedDatetime: uses.lastModifiedDatetime }),
-    };
   }
 
   /**
@@ -339,7 +376,7 @@ export class IssuerMappingAccumulator {
     this.assertOpen();
     const key = grantKey(kind, recordId);
     if (!this.claimNewest(kind, recordId, lastModified)) return { status: "stale", key };
-    const replaces = this.kept.delete(kind, recordId) ? { replaces: key } : {};
+    const replaces = this.drop(kind, recordId) ? { replaces: key } : {};
     this.newestInvalid.set(kind, recordId, lastModified);
     this.quarantinedByKey.delete(key);
     return { status: "invalid", key, ...replaces };
@@ -347,20 +384,43 @@ export class IssuerMappingAccumulator {
 
   /**
    * Settles id collisions in canonical order and builds the issuer-level objects. Once it has
-   * returned, what was kept of each record is let go (the package is written after this, and an
-   * issuer may have 100k+ records) and the accumulator takes no more records.
+   * returned (or thrown), what was kept of each record is let go (the package is written after this,
+   * and an issuer may have 100k+ records) and the accumulator takes no more records.
    * @throws {MappingError} for an id collision under `onInvalid: "fail"`, or an invalid option.
    */
   finish(): AccumulatedIssuer {
     this.assertOpen();
+    try {
+      return this.settle();
+    } finally {
+      this.dispose();
+    }
+  }
+
+  /** Lets go of everything kept (and deletes the spill file); the accumulator takes no more records. */
+  dispose(): void {
+    this.finished = true;
+    this.kept.clear();
+    this.newestInvalid.clear();
+    this.lines.dispose();
+    this.warningsOf.clear();
+    this.quarantinedByKey.clear();
+  }
+
+  private settle(): AccumulatedIssuer {
     const issuerId = this.issuerId;
-    const ordered = [...this.kept.entries()].sort(([kindA, idA], [kindB, idB]) => compareText(kindA, kindB) || compareText(idA, idB));
-    // Each claimed id → the index in `ordered` of the record that owns it.
-    const claimed = new ClaimedIds((index) => JSON.parse(ordered[index]?.[2].claims ?? "[]") as [ClaimSpace, string][]);
     const withdrawn: string[] = [];
-    const survivors: Kept[] = [];
-    for (const [index, [kind, recordId, kept]] of ordered.entries()) {
-      const claims = JSON.parse(kept.claims) as [ClaimSpace, string][];
+    // Only records that share a claim's hash with another claim can collide: they are settled in
+    // canonical order as mapIssuer does; every other record keeps its ids without a look at them.
+    const meeting = this.recordsWhoseHashesMeet();
+    // Each claimed id → the index in `meeting` of the record that owns it.
+    const claimsOf = (index: number): [ClaimSpace, string][] => {
+      const entry = meeting[index];
+      return entry === undefined ? [] : this.lineOf(entry[2])[1];
+    };
+    const claimed = new ClaimedIds(claimsOf);
+    for (const [index, [kind, recordId, handle]] of meeting.entries()) {
+      const claims = claimsOf(index);
       let clash: { space: ClaimSpace; id: string; owner: number } | undefined;
       for (const [space, id] of claims) {
         const owner = claimed.ownerOf(space, id);
@@ -369,44 +429,43 @@ export class IssuerMappingAccumulator {
           break;
         }
       }
-      if (clash !== undefined) {
-        const { space, id } = clash;
-        // The owner is an earlier entry of `ordered`, so never this record (each is there once).
-        const [otherKind, otherId] = ordered[clash.owner] ?? [];
-        const error = idCollisionError(issuerId, { kind, recordId }, space, id, `${otherKind} ${quoted(otherId ?? "")}`);
-        if (this.onInvalid === "fail") throw error;
-        const key = grantKey(kind, recordId);
-        withdrawn.push(key);
-        this.quarantinedByKey.set(key, { kind, recordId, error });
+      if (clash === undefined) {
+        for (const [space, id] of claims) claimed.claim(space, id, index);
         continue;
       }
-      for (const [space, id] of claims) claimed.claim(space, id, index);
-      survivors.push(kept);
+      const { space, id } = clash;
+      // The owner is an earlier entry of `meeting`, so never this record (each is there once).
+      const [otherKind, otherId] = meeting[clash.owner] ?? [];
+      const error = idCollisionError(issuerId, { kind, recordId }, space, id, `${otherKind} ${quoted(otherId ?? "")}`);
+      if (this.onInvalid === "fail") throw error;
+      const key = grantKey(kind, recordId);
+      withdrawn.push(key);
+      this.quarantinedByKey.set(key, { kind, recordId, error });
+      this.takeOut(handle);
+      this.kept.delete(kind, recordId);
     }
+    // The records' warnings, in canonical order (only records with warnings are sorted).
+    const warned: [RecordKind, string, readonly MappingWarning[]][] = [];
+    for (const [kind, recordId, handle] of this.kept.entries()) {
+      const warnings = this.warningsOf.get(handle);
+      if (warnings !== undefined) warned.push([kind, recordId, warnings]);
+    }
+    warned.sort(([kindA, idA], [kindB, idB]) => compareText(kindA, kindB) || compareText(idA, idB));
+    const recordWarnings = warned.flatMap(([, , warnings]) => warnings);
 
-    const uses = survivors.map((k) => k.uses);
     let asOf = this.options.asOf;
     if (asOf === undefined) {
       let latest = "";
-      for (const k of survivors) {
-        if (k.latestDate > latest) latest = k.latestDate;
-        const modified = k.uses.lastModifiedDatetime?.slice(0, 10) ?? "";
-        if (modified > latest) latest = modified;
-      }
+      for (const day of this.days.keys()) if (day > latest) latest = day;
       if (latest !== "") asOf = latest;
     }
     if (asOf === undefined) {
       throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
     }
-    const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, this.options, uses, asOf);
+    const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, this.options, this.tally.summary(), asOf);
     const quarantined = [...this.quarantinedByKey.values()].sort(
       (a, b) => compareText(a.kind, b.kind) || compareText(a.recordId, b.recordId),
     );
-    this.finished = true;
-    this.kept.clear();
-    this.newestInvalid.clear();
-    this.interned.clear();
-    this.quarantinedByKey.clear();
     return {
       issuer,
       asOf,
@@ -416,7 +475,7 @@ export class IssuerMappingAccumulator {
       manifestComments,
       withdrawn,
       quarantined,
-      warnings: [...headWarnings, ...survivors.flatMap((k) => k.warnings)],
+      warnings: [...headWarnings, ...recordWarnings],
     };
   }
 }
@@ -437,18 +496,13 @@ export interface IssuerObjects {
  * "usa", …), and the manifest's comments: the lineage convention and every placeholder figure.
  * Shared by `mapIssuer` and the accumulator so that both build them the same way.
  */
-export function issuerObjectsOf(issuerId: string, options: MappingOptions, uses: readonly RecordUses[], asOf: CalendarDate): IssuerObjects {
-  checkClassKeys(issuerId, uses);
-  const { issuer, warnings: issuerWarnings } = mapIssuerObject(
-    issuerId,
-    options.issuerProfile,
-    uses.flatMap((u) => (u.earliestDate === undefined ? [] : [u.earliestDate])),
-    asOf,
-  );
-  const soldToCover = uses.some((u) => u.soldToCover === true);
-  const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.map((u) => u.stakeholderId), options.stakeholders, { soldToCover });
-  const classes = mapStockClasses(issuerId, uses, options.issuerProfile);
-  const plans = mapStockPlans(issuerId, uses, options.issuerProfile);
+export function issuerObjectsOf(issuerId: string, options: MappingOptions, uses: IssuerUses, asOf: CalendarDate): IssuerObjects {
+  checkClassKeys(issuerId, uses.stockClasses);
+  const { issuer, warnings: issuerWarnings } = mapIssuerObject(issuerId, options.issuerProfile, uses.earliestDate === undefined ? [] : [uses.earliestDate], asOf);
+  const { soldToCover } = uses;
+  const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.stakeholderIds, options.stakeholders, { soldToCover });
+  const classes = mapStockClasses(issuerId, uses.stockClasses, options.issuerProfile);
+  const plans = mapStockPlans(issuerId, uses.plans, options.issuerProfile);
   assertValidOcf({ issuerId, path: "options.issuerProfile" }, [issuer]);
   assertValidOcf({ issuerId, path: "options.stakeholders" }, stakeholders);
   assertValidOcf({ issuerId, path: "options.issuerProfile" }, [...classes.stockClasses, ...plans.stockPlans]);
@@ -488,21 +542,19 @@ function placeholderComment(warnings: readonly MappingWarning[], classes: Mapped
 }
 
 /** A share class id may stand for one class only: two names for one id is a contradiction no package can carry. */
-function checkClassKeys(issuerId: string, uses: readonly RecordUses[]): void {
+function checkClassKeys(issuerId: string, classUses: readonly StockClassUse[]): void {
   const keyOf = new Map<string, string>();
-  for (const use of uses) {
-    for (const { id, key } of use.stockClasses) {
-      if (id === undefined) continue;
-      const known = keyOf.get(id);
-      if (known === undefined) keyOf.set(id, key);
-      else if (known !== key) {
-        throw new MappingError(
-          "MAPPING_CONFLICT",
-          { issuerId },
-          `share class id ${JSON.stringify(id)} is named both ${JSON.stringify(known)} and ${JSON.stringify(key)} (by the issuer's awards or the issuer profile); a class id can name one class only`,
-          { value: id },
-        );
-      }
+  for (const { id, key } of classUses) {
+    if (id === undefined) continue;
+    const known = keyOf.get(id);
+    if (known === undefined) keyOf.set(id, key);
+    else if (known !== key) {
+      throw new MappingError(
+        "MAPPING_CONFLICT",
+        { issuerId },
+        `share class id ${JSON.stringify(id)} is named both ${JSON.stringify(known)} and ${JSON.stringify(key)} (by the issuer's awards or the issuer profile); a class id can name one class only`,
+        { value: id },
+      );
     }
   }
 }

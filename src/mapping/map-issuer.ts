@@ -15,6 +15,7 @@ import { quoted } from "./quote.js";
 import type { ShareClassDirectory } from "./share-classes.js";
 import type { MapIssuerOptions, MappedIssuer, MappedRecord, QuarantinedMapping, RecordUses } from "./types.js";
 import { mapUnit } from "./unit.js";
+import { tallyUses } from "./uses-tally.js";
 
 /** The parsed records of one issuer. */
 export interface IssuerRecords {
@@ -83,7 +84,7 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   if (asOf === undefined) {
     throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
   }
-  const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, options, uses, asOf);
+  const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, options, tallyUses(uses), asOf);
   const warnings: MappingWarning[] = [...headWarnings, ...recordWarnings];
   return { issuer, asOf, stakeholders, stockClasses, stockPlans, vestingTerms, transactions, manifestComments, warnings, quarantined };
 }

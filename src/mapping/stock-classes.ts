@@ -11,7 +11,7 @@ import { compact } from "../source/wire.js";
 import { mappingWarning, type MappingWarning } from "./errors.js";
 import { stockClassIdOf } from "./ids.js";
 import { compareText } from "./order.js";
-import type { IssuerProfile, RecordUses, ShareClassProfile } from "./types.js";
+import type { IssuerProfile, ShareClassProfile, StockClassUse } from "./types.js";
 
 /** The certificate prefix used when the labels do not agree on one. */
 export const DEFAULT_ID_PREFIX = "CS-";
@@ -42,17 +42,15 @@ export interface MappedStockClasses {
   warnings: MappingWarning[];
 }
 
-/** One StockClass per class key in `uses`, sorted by id. */
-export function mapStockClasses(issuerId: string, uses: readonly RecordUses[], profile: IssuerProfile | undefined): MappedStockClasses {
+/** One StockClass per class key of the records' class uses (see `UsesTally`), sorted by id. */
+export function mapStockClasses(issuerId: string, classUses: readonly StockClassUse[], profile: IssuerProfile | undefined): MappedStockClasses {
   const byKey = new Map<string, { name: string | undefined; ids: Set<string>; labels: string[] }>();
-  for (const use of uses) {
-    for (const { key, name, id, labels } of use.stockClasses) {
-      let entry = byKey.get(key);
-      if (entry === undefined) byKey.set(key, (entry = { name, ids: new Set(), labels: [] }));
-      if (entry.name === undefined && name !== undefined) entry.name = name;
-      if (id !== undefined) entry.ids.add(id);
-      entry.labels.push(...labels);
-    }
+  for (const { key, name, id, labels } of classUses) {
+    let entry = byKey.get(key);
+    if (entry === undefined) byKey.set(key, (entry = { name, ids: new Set(), labels: [] }));
+    if (entry.name === undefined && name !== undefined) entry.name = name;
+    if (id !== undefined) entry.ids.add(id);
+    entry.labels.push(...labels);
   }
   const warnings: MappingWarning[] = [];
   const placeholders: MappedStockClasses["placeholders"] = [];

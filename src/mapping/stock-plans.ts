@@ -10,7 +10,8 @@ import { compact } from "../source/wire.js";
 import { MappingError } from "./errors.js";
 import { stockClassIdOf, stockPlanIdOf } from "./ids.js";
 import { compareText } from "./order.js";
-import type { IssuerProfile, RecordUses } from "./types.js";
+import type { IssuerProfile } from "./types.js";
+import type { PlanUse } from "./uses-tally.js";
 
 /** The plans of an issuer, and the ids of those whose reserve is a placeholder. */
 export interface MappedStockPlans {
@@ -18,18 +19,18 @@ export interface MappedStockPlans {
   placeholderReserves: string[];
 }
 
-/** One StockPlan per plan name in `uses`, sorted by id. */
-export function mapStockPlans(issuerId: string, uses: readonly RecordUses[], profile: IssuerProfile | undefined): MappedStockPlans {
-  const byName = new Map<string, { quantities: string[]; classIds: Set<string> }>();
-  for (const { plan } of uses) {
-    if (plan === undefined) continue;
-    const entry = byName.get(plan.name) ?? { quantities: [], classIds: new Set<string>() };
+/** One StockPlan per plan name of the records' plan uses (see `UsesTally`), sorted by id. */
+export function mapStockPlans(issuerId: string, plans: readonly PlanUse[], profile: IssuerProfile | undefined): MappedStockPlans {
+  const byName = new Map<string, { quantities: string[]; grants: number; classIds: Set<string> }>();
+  for (const plan of plans) {
+    const entry = byName.get(plan.name) ?? { quantities: [], grants: 0, classIds: new Set<string>() };
     entry.quantities.push(plan.quantity);
+    entry.grants += plan.grants;
     if (plan.stockClassKey !== undefined) entry.classIds.add(stockClassIdOf(plan.stockClassKey));
     byName.set(plan.name, entry);
   }
   const placeholderReserves: string[] = [];
-  const stockPlans = [...byName].map(([name, { quantities, classIds }]): OcfStockPlan => {
+  const stockPlans = [...byName].map(([name, { quantities, grants, classIds }]): OcfStockPlan => {
     const given = profile?.stockPlans?.[name];
     const id = stockPlanIdOf(name);
     const reserve = given?.initialSharesReserved;
@@ -38,7 +39,7 @@ export function mapStockPlans(issuerId: string, uses: readonly RecordUses[], pro
       throw new MappingError(
         "MAPPING_MISSING_VALUE",
         { issuerId, path: "options.settlementStockClassName" },
-        `stock plan ${JSON.stringify(name)}: none of its ${quantities.length} grant${quantities.length === 1 ? "" : "s"} names a share class (units without a shareClassId), but OCF needs the plan's stock_class_ids; no class is invented: name it with --settlement-class NAME`,
+        `stock plan ${JSON.stringify(name)}: none of its ${grants} grant${grants === 1 ? "" : "s"} names a share class (units without a shareClassId), but OCF needs the plan's stock_class_ids; no class is invented: name it with --settlement-class NAME`,
       );
     }
     return compact({
@@ -52,7 +53,7 @@ export function mapStockPlans(issuerId: string, uses: readonly RecordUses[], pro
       comments:
         reserve === undefined
           ? [
-              `initial_shares_reserved is a placeholder and a lower bound: the sum of the quantities of the ${quantities.length} grant${quantities.length === 1 ? "" : "s"} made under this plan in this export; the source does not give the plan's reserve (give it in the issuer profile's stockPlans).`,
+              `initial_shares_reserved is a placeholder and a lower bound: the sum of the quantities of the ${grants} grant${grants === 1 ? "" : "s"} made under this plan in this export; the source does not give the plan's reserve (give it in the issuer profile's stockPlans).`,
             ]
           : undefined,
     });

@@ -1,15 +1,30 @@
-import { describe, expect, it } from "vitest";
-import { IssuerMappingAccumulator } from "../../../src/mapping/accumulator.js";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { IssuerMappingAccumulator, type AccumulatorStorage } from "../../../src/mapping/accumulator.js";
+import type { MapIssuerOptions } from "../../../src/mapping/types.js";
 import { mapAward } from "../../../src/mapping/award.js";
 import { labelPrefix } from "../../../src/mapping/stock-classes.js";
 import type { RestrictedStockAward } from "../../../src/source/records.js";
 import { ISSUER_ID, baseAward, baseUnit, mapRecords, termsAward } from "./fixtures.js";
 
-describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
+const spillDir = mkdtempSync(join(tmpdir(), "ocf-sync-accumulator-"));
+afterAll(() => rmSync(spillDir, { recursive: true, force: true }));
+
+const storages: [string, AccumulatorStorage][] = [
+  ["kept in memory", {}],
+  // Lines longer than 64 bytes are written at once: every record goes through the file.
+  ["kept in a file", { spillDir, spillBufferBytes: 64 }],
+];
+
+describe.each(storages)("IssuerMappingAccumulator (the streaming export's mapper), records %s", (_, storage) => {
+  const accumulatorFor = (options: MapIssuerOptions): IssuerMappingAccumulator => new IssuerMappingAccumulator(ISSUER_ID, options, storage);
+
   it("gives the same head objects as mapIssuer, whatever order the records arrive in", () => {
     const records = { awards: [baseAward(), termsAward()], units: [baseUnit()] };
     const expected = mapRecords(records, { asOf: "2025-06-30" });
-    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+    const accumulator = accumulatorFor({ asOf: "2025-06-30" });
     // The unit comes first: its share class id is named by awards not seen yet, so it waits.
     expect(accumulator.add({ kind: "restrictedStockUnit", record: baseUnit() }).status).toBe("deferred");
     accumulator.add({ kind: "restrictedStockAward", record: termsAward() });
@@ -39,7 +54,7 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
     for (const { labels, prefix } of cases) {
       const awards = labels.map((label, i) => award(`a-${i}`, label, `holder-${i % 2}`));
       const expected = mapRecords({ awards }, { asOf: "2025-06-30" });
-      const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+      const accumulator = accumulatorFor({ asOf: "2025-06-30" });
       for (const record of awards) accumulator.add({ kind: "restrictedStockAward", record });
       const head = accumulator.finish();
       expect(head.stockClasses).toEqual(expected.stockClasses);
@@ -57,7 +72,7 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
     const classesKey = JSON.stringify(uses.stockClasses.map((use) => ({ ...use, labels: [...new Set(use.labels.map(labelPrefix))] })));
     const hostile = { ...plain, stakeholderId: classesKey };
     const expected = mapRecords({ awards: [hostile] }, { asOf: "2025-06-30" });
-    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+    const accumulator = accumulatorFor({ asOf: "2025-06-30" });
     accumulator.add({ kind: "restrictedStockAward", record: hostile });
     const head = accumulator.finish();
     expect(head.stakeholders).toEqual(expected.stakeholders);
@@ -65,11 +80,11 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
   });
 
   it("maps a unit at once when an award already named its class, and with the id as its class once every award is known", () => {
-    const named = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+    const named = accumulatorFor({ asOf: "2025-06-30" });
     named.add({ kind: "restrictedStockAward", record: baseAward() });
     const unit = named.add({ kind: "restrictedStockUnit", record: baseUnit() });
     expect(unit.status === "mapped" && unit.mapped.uses.stockClasses.map((c) => c.key)).toEqual(["Common"]);
-    const unnamed = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+    const unnamed = accumulatorFor({ asOf: "2025-06-30" });
     unnamed.awardsComplete();
     const alone = unnamed.add({ kind: "restrictedStockUnit", record: baseUnit() });
     expect(alone.status === "mapped" && alone.mapped.uses.stockClasses.map((c) => c.key)).toEqual(["4519cc18-ee7f-4fb7-8a4b-b70a063de4f5"]);
@@ -79,7 +94,7 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
     const plain = { ...baseAward(), vestingEvents: [], vestedQuantity: "0", canceledQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" };
     const older = { ...plain, lastModifiedDatetime: "2024-01-01T00:00:00.000000Z", quantity: "100" };
     const newer = { ...plain, lastModifiedDatetime: "2024-02-01T00:00:00.000000Z", quantity: "200" };
-    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+    const accumulator = accumulatorFor({ asOf: "2025-06-30" });
     const first = accumulator.add({ kind: "restrictedStockAward", record: newer });
     const second = accumulator.add({ kind: "restrictedStockAward", record: older });
     expect(first.status).toBe("mapped");
@@ -96,14 +111,14 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
     };
     const spelled = { ...baseAward(), id: "1-vesting-event-m" };
     const expected = mapRecords({ awards: [milestoneAward, spelled] }, { onInvalid: "quarantine", asOf: "2025-06-30" });
-    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { onInvalid: "quarantine", asOf: "2025-06-30" });
+    const accumulator = accumulatorFor({ onInvalid: "quarantine", asOf: "2025-06-30" });
     const a = accumulator.add({ kind: "restrictedStockAward", record: spelled }); // arrives first
     accumulator.add({ kind: "restrictedStockAward", record: milestoneAward });
     const head = accumulator.finish();
     expect(head.withdrawn).toEqual([a.key]);
     expect(head.quarantined.map((q) => [q.recordId, q.error.code])).toEqual(expected.quarantined.map((q) => [q.recordId, q.error.code]));
     expect(() => {
-      const failing = new IssuerMappingAccumulator(ISSUER_ID, { asOf: "2025-06-30" });
+      const failing = accumulatorFor({ asOf: "2025-06-30" });
       failing.add({ kind: "restrictedStockAward", record: spelled });
       failing.add({ kind: "restrictedStockAward", record: milestoneAward });
       failing.finish();
@@ -114,7 +129,7 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
     // Found by search: "security\0rsa-k3978380551" and "security\0rsa-k1479006305" have the same hash.
     const awards = ["k3978380551", "k1479006305"].map((id) => ({ ...baseAward(), id }));
     const expected = mapRecords({ awards }, { onInvalid: "quarantine", asOf: "2025-06-30" });
-    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { onInvalid: "quarantine", asOf: "2025-06-30" });
+    const accumulator = accumulatorFor({ onInvalid: "quarantine", asOf: "2025-06-30" });
     for (const record of awards) expect(accumulator.add({ kind: "restrictedStockAward", record }).status).toBe("mapped");
     const head = accumulator.finish();
     expect(head.withdrawn).toEqual([]);
@@ -126,7 +141,7 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
     const newerUnpriced = { ...baseAward(), lastModifiedDatetime: "2024-02-01T00:00:00.000000Z" };
     delete (newerUnpriced as { pricePerShare?: unknown }).pricePerShare;
     const older = { ...baseAward(), lastModifiedDatetime: "2024-01-01T00:00:00.000000Z" };
-    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { onInvalid: "quarantine", asOf: "2025-06-30" });
+    const accumulator = accumulatorFor({ onInvalid: "quarantine", asOf: "2025-06-30" });
     expect(accumulator.add({ kind: "restrictedStockAward", record: newerUnpriced }).status).toBe("quarantined");
     expect(accumulator.add({ kind: "restrictedStockAward", record: older }).status).toBe("stale");
     expect(accumulator.finish().quarantined.map((q) => q.recordId)).toEqual([baseAward().id]);
@@ -134,11 +149,47 @@ describe("IssuerMappingAccumulator (the streaming export's mapper)", () => {
 
   it("withdraws an older valid copy when a newer copy fails the source schema, and ignores an older invalid one", () => {
     const valid = { ...baseAward(), lastModifiedDatetime: "2024-01-01T00:00:00.000000Z" };
-    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { onInvalid: "quarantine", asOf: "2025-06-30" });
+    const accumulator = accumulatorFor({ onInvalid: "quarantine", asOf: "2025-06-30" });
     const mapped = accumulator.add({ kind: "restrictedStockAward", record: valid });
     const newerInvalid = accumulator.addInvalid("restrictedStockAward", valid.id, "2024-03-01T00:00:00.000000Z");
     expect(newerInvalid).toEqual({ status: "invalid", key: mapped.key, replaces: mapped.key });
     expect(accumulator.addInvalid("restrictedStockAward", valid.id, "2023-01-01T00:00:00.000000Z").status).toBe("stale");
     expect(accumulator.add({ kind: "restrictedStockAward", record: valid }).status).toBe("stale");
+  });
+
+  it("deletes what it kept once finish() has returned or thrown, or on dispose()", () => {
+    // A folder of its own: other tests leave accumulators unfinished.
+    const own = storage.spillDir === undefined ? undefined : mkdtempSync(join(spillDir, "own-"));
+    const spilled = (): string[] => (own === undefined ? [] : readdirSync(own));
+    const accumulatorFor = (options: MapIssuerOptions): IssuerMappingAccumulator => new IssuerMappingAccumulator(ISSUER_ID, options, { ...storage, ...(own === undefined ? {} : { spillDir: own }) });
+    const done = accumulatorFor({ asOf: "2025-06-30" });
+    done.add({ kind: "restrictedStockAward", record: baseAward() });
+    expect(spilled()).toHaveLength(storage.spillDir === undefined ? 0 : 1);
+    done.finish();
+    expect(spilled()).toEqual([]);
+    const milestoneAward = { ...termsAward(), id: "1", vestingEvents: termsAward().vestingEvents.map((e) => (e.id === "m1" ? { ...e, id: "m-issuance" } : e)) };
+    const failing = accumulatorFor({ asOf: "2025-06-30" });
+    failing.add({ kind: "restrictedStockAward", record: { ...baseAward(), id: "1-vesting-event-m" } });
+    failing.add({ kind: "restrictedStockAward", record: milestoneAward });
+    expect(() => failing.finish()).toThrow(/already used/);
+    expect(spilled()).toEqual([]);
+    const dropped = accumulatorFor({ asOf: "2025-06-30" });
+    dropped.add({ kind: "restrictedStockAward", record: baseAward() });
+    dropped.dispose();
+    expect(spilled()).toEqual([]);
+    expect(() => dropped.add({ kind: "restrictedStockAward", record: baseAward() })).toThrow(/finish\(\) was called/);
+  });
+
+  it("takes a replaced copy's uses out of the head objects: a plan's reserve and a stakeholder follow the copy that counts", () => {
+    const older = { ...baseAward(), lastModifiedDatetime: "2024-01-01T00:00:00.000000Z", stakeholderId: "old-holder" };
+    const newer = { ...baseAward(), lastModifiedDatetime: "2024-02-01T00:00:00.000000Z", stakeholderId: "new-holder" };
+    const expected = mapRecords({ awards: [newer] }, { asOf: "2025-06-30" });
+    const accumulator = accumulatorFor({ asOf: "2025-06-30" });
+    accumulator.add({ kind: "restrictedStockAward", record: older });
+    expect(accumulator.add({ kind: "restrictedStockAward", record: newer }).status).toBe("mapped");
+    const head = accumulator.finish();
+    expect(head.stakeholders).toEqual(expected.stakeholders);
+    expect(head.stockPlans).toEqual(expected.stockPlans);
+    expect(head.issuer).toEqual(expected.issuer);
   });
 });
