@@ -1,6 +1,7 @@
 /**
  * Runs one export in its own process, so that its peak memory (max RSS) is its own and not the sample
- * server's or the benchmark driver's. Prints one JSON line: seconds, records, transactions, maxRssMb.
+ * server's or the benchmark driver's. Prints one JSON line: seconds, cpuSeconds, records, transactions,
+ * maxRssMb.
  *
  *   node --import tsx bench/export-child.ts --url URL OUT_DIR auto|always|never
  *   node --import tsx bench/export-child.ts --generated RECORDS OUT_DIR auto|always|never
@@ -15,6 +16,7 @@ import { GENERATED_ISSUER_ID, generatedPullItems } from "./generated-issuer.js";
 const [mode = "", source = "", outDir = "", validate = "auto"] = process.argv.slice(2);
 const client = createApiClient({ baseUrl: mode === "--url" ? source : "http://127.0.0.1:9", rateLimit: false });
 const started = performance.now();
+const cpuStarted = process.cpuUsage();
 const result = await exportIssuer(client, GENERATED_ISSUER_ID, {
   outDir,
   generatedAt: "2025-06-30T00:00:00Z",
@@ -22,10 +24,14 @@ const result = await exportIssuer(client, GENERATED_ISSUER_ID, {
   ...(mode === "--generated" ? { records: generatedPullItems(Number(source)) } : {}),
 });
 const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuStarted);
 await client.close();
 process.stdout.write(
   `${JSON.stringify({
     seconds,
+    // CPU of every thread of the process (user and system) over the export, module loading left out:
+    // steadier than wall time on a machine whose cores other work shares.
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
     records: result.awards + result.units,
     transactions: result.transactions,
     files: result.files.length,
