@@ -1,8 +1,9 @@
 /**
  * Runs one export in its own process, so that its peak memory (max RSS) is its own and not the sample
- * server's or the benchmark driver's. Prints one JSON line: seconds, records, transactions, maxRssMb.
+ * server's or the benchmark driver's. Prints one JSON line: seconds, cpuSeconds, records, transactions,
+ * maxRssMb.
  *
- *   node --import tsx bench/export-child.ts --url URL OUT_DIR auto|always|never
+ *   node --import tsx bench/export-child.ts --url URL OUT_DIR auto|always|never [cli|library]
  *   node --import tsx bench/export-child.ts --generated RECORDS OUT_DIR auto|always|never [cli|library]
  *
  * `cli` (the default) bounds the heap's growth as the CLI does (`boundHeapGrowth`); `library` runs with
@@ -21,6 +22,7 @@ const [mode = "", source = "", outDir = "", validate = "auto", heap = "cli"] = p
 if (heap === "cli") boundHeapGrowth();
 const client = createApiClient({ baseUrl: mode === "--url" ? source : "http://127.0.0.1:9", rateLimit: false });
 const started = performance.now();
+const cpuStarted = process.cpuUsage();
 const result = await exportIssuer(client, GENERATED_ISSUER_ID, {
   outDir,
   generatedAt: "2025-06-30T00:00:00Z",
@@ -28,10 +30,14 @@ const result = await exportIssuer(client, GENERATED_ISSUER_ID, {
   ...(mode === "--generated" ? { records: generatedPullItems(Number(source)) } : {}),
 });
 const seconds = (performance.now() - started) / 1000;
+const cpu = process.cpuUsage(cpuStarted);
 await client.close();
 process.stdout.write(
   `${JSON.stringify({
     seconds,
+    // CPU of every thread of the process (user and system) over the export, module loading left out:
+    // steadier than wall time on a machine whose cores other work shares.
+    cpuSeconds: (cpu.user + cpu.system) / 1e6,
     records: result.awards + result.units,
     transactions: result.transactions,
     files: result.files.length,

@@ -24,6 +24,7 @@ import {
   PACKAGE_LISTS,
   buildManifest,
   itemText,
+  itemTexts,
   itemsFileHead,
   packageFileName,
   serializeOcfJson,
@@ -436,10 +437,15 @@ export class StreamingPackageWriter {
    */
   async addRecord(key: string, transactions: readonly OcfTransaction[], vestingTerms: readonly OcfVestingTerms[]): Promise<void> {
     const serial = this.serial++;
-    for (const tx of transactions) {
-      await this.transactions.add({ date: tx.date, rank: KIND_RANK.get(tx.object_type) ?? TRANSACTION_KIND_ORDER.length, id: tx.id, key, serial }, itemText(tx));
+    const transactionTexts = itemTexts(transactions);
+    for (let i = 0; i < transactions.length; i++) {
+      const tx = transactions[i] as OcfTransaction;
+      await this.transactions.add({ date: tx.date, rank: KIND_RANK.get(tx.object_type) ?? TRANSACTION_KIND_ORDER.length, id: tx.id, key, serial }, transactionTexts[i] as string);
     }
-    for (const terms of vestingTerms) await this.vestingTerms.add({ date: "", rank: 0, id: terms.id, key, serial }, itemText(terms));
+    const termsTexts = itemTexts(vestingTerms);
+    for (let i = 0; i < vestingTerms.length; i++) {
+      await this.vestingTerms.add({ date: "", rank: 0, id: (vestingTerms[i] as OcfVestingTerms).id, key, serial }, termsTexts[i] as string);
+    }
   }
 
   /** Leaves out everything added so far under `key` (a later copy of the record may be added again). */

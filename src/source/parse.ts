@@ -28,6 +28,7 @@ import {
 } from "./errors.js";
 import { isJsonObject, type WireNote } from "./wire.js";
 import { DEFAULT_JSON_LIMITS, checkJsonLimits, describeBreach, type JsonLimits } from "./json-limits.js";
+import { readPlainRecord } from "./plain-record.js";
 
 /** What a record is parsed against. */
 export interface ParseContext {
@@ -68,11 +69,23 @@ export function parseRecord(
   raw: unknown,
   ctx: ParseContext,
 ): { parsed: ParsedRecord; warnings: SourceWarning[] } {
+  return parseKind(kind, raw, ctx, true);
+}
+
+/**
+ * Parses a raw record with the zod schemas alone, never by `readPlainRecord`: what `parseRecord`
+ * gives for every record. For the tests that hold the plain-record reader to it.
+ */
+export function parseRecordBySchema(kind: RecordKind, raw: unknown, ctx: ParseContext): { parsed: ParsedRecord; warnings: SourceWarning[] } {
+  return parseKind(kind, raw, ctx, false);
+}
+
+function parseKind(kind: RecordKind, raw: unknown, ctx: ParseContext, plain: boolean): { parsed: ParsedRecord; warnings: SourceWarning[] } {
   if (kind === "restrictedStockAward") {
-    const { record, warnings } = parseAward(raw, ctx);
+    const { record, warnings } = parseWith(kind, RECORD_SCHEMAS.restrictedStockAward, raw, ctx, plain);
     return { parsed: { kind, record }, warnings };
   }
-  const { record, warnings } = parseUnit(raw, ctx);
+  const { record, warnings } = parseWith(kind, RECORD_SCHEMAS.restrictedStockUnit, raw, ctx, plain);
   return { parsed: { kind, record }, warnings };
 }
 
@@ -82,7 +95,7 @@ export function parseRecord(
  * @throws {SourceRecordError} listing every issue of the record.
  */
 export function parseAward(raw: unknown, ctx: ParseContext): ParseResult<RestrictedStockAward> {
-  return parseWith("restrictedStockAward", RECORD_SCHEMAS.restrictedStockAward, raw, ctx);
+  return parseWith("restrictedStockAward", RECORD_SCHEMAS.restrictedStockAward, raw, ctx, true);
 }
 
 /**
@@ -91,7 +104,7 @@ export function parseAward(raw: unknown, ctx: ParseContext): ParseResult<Restric
  * @throws {SourceRecordError} listing every issue of the record.
  */
 export function parseUnit(raw: unknown, ctx: ParseContext): ParseResult<RestrictedStockUnit> {
-  return parseWith("restrictedStockUnit", RECORD_SCHEMAS.restrictedStockUnit, raw, ctx);
+  return parseWith("restrictedStockUnit", RECORD_SCHEMAS.restrictedStockUnit, raw, ctx, true);
 }
 
 function parseWith<T extends { vestingEvents: VestingEvent[] }>(
@@ -99,10 +112,18 @@ function parseWith<T extends { vestingEvents: VestingEvent[] }>(
   schema: z.ZodType<T>,
   raw: unknown,
   ctx: ParseContext,
+  plain: boolean,
 ): ParseResult<T> {
+  const limits = ctx.limits ?? DEFAULT_JSON_LIMITS;
+  if (plain) {
+    // The common record, read by hand (exactly the schema's output; see plain-record.ts). It walks only
+    // the schema's own depth, so it needs no limit check first. `kind` names `schema`, so the record is a `T`.
+    const record = readPlainRecord(kind, raw, limits) as T | undefined;
+    if (record !== undefined && issuerMismatch(raw, ctx.issuerId) === undefined) return { record, warnings: [] };
+  }
   const recordId = recordIdOf(raw);
   // First, before any walk that recurses (zod, the warning walk, and later JSON.stringify).
-  const breach = checkJsonLimits(raw, ctx.limits ?? DEFAULT_JSON_LIMITS);
+  const breach = checkJsonLimits(raw, limits);
   if (breach !== undefined) {
     const { path, pathText, message } = describeBreach(breach);
     const code = breach.kind === "depth" ? "SOURCE_RECORD_TOO_DEEP" : "SOURCE_RECORD_TOO_LARGE";

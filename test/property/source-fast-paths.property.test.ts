@@ -1,8 +1,9 @@
 /**
  * The fast paths of source parsing agree with the general code they stand in for, on generated input:
  * plain decimals normalized by string manipulation against decimal.js, the single-match calendar date
- * check against `isCalendarDate`, and the zod-compiled record schemas (`z.compile`, used by
- * `parseRecord`) against zod's own parser, on valid and broken records alike.
+ * check against `isCalendarDate`, the zod-compiled record schemas (`z.compile`, used by
+ * `parseRecord`) against zod's own parser, on valid and broken records alike, and the hand-written
+ * reader of plain records (`readPlainRecord`) against the schemas.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -11,8 +12,11 @@ import { formatDecimal, normalizePlainDecimal, normalizeSourceDecimal, parseSour
 import { DateFormatError, isCalendarDate, parseCalendarDate } from "../../src/dates.js";
 import { isOcfSyncError } from "../../src/errors.js";
 import type { RecordKind } from "../../src/source/kinds.js";
-import { parseRecord } from "../../src/source/parse.js";
-import { PRECEDED_BY_REASONS, RECORD_SCHEMAS } from "../../src/source/records.js";
+import { parseRecord, parseRecordBySchema } from "../../src/source/parse.js";
+import { PLAIN_FIELDS, PLAIN_RECORD_MAX_DEPTH, readPlainRecord } from "../../src/source/plain-record.js";
+import { DEFAULT_JSON_LIMITS, checkJsonLimits } from "../../src/source/json-limits.js";
+import { PRECEDED_BY_REASONS, RECORD_SCHEMAS, SPEC_FIELDS } from "../../src/source/records.js";
+import { generatedRecord } from "../../bench/generated-issuer.js";
 import { SourceRecordError } from "../../src/source/errors.js";
 
 const NUM_RUNS = 500;
@@ -248,5 +252,143 @@ describe.each([
     // Both paths must have been exercised: a generator that only made broken records proves nothing.
     expect(valid).toBeGreaterThan(NUM_RUNS / 10);
     expect(valid).toBeLessThan(NUM_RUNS);
+  });
+});
+
+/** What parsing gave: the record as JSON text (so key order counts) and its warnings, or the error. */
+function parsedOutcome(parse: () => { parsed: { record: unknown }; warnings: unknown[] }): unknown {
+  try {
+    const { parsed, warnings } = parse();
+    return { record: JSON.stringify(parsed.record), warnings };
+  } catch (error) {
+    if (!(error instanceof SourceRecordError)) throw error;
+    return { code: error.code, message: error.message, issues: error.issues, recordId: error.recordId };
+  }
+}
+
+/** Every place in a JSON value: the container and the key or index of each value inside it. */
+function placesOf(value: unknown, out: { container: Record<string, unknown> | unknown[]; key: string | number }[] = []) {
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => {
+      out.push({ container: value, key: index });
+      placesOf(item, out);
+    });
+  } else if (typeof value === "object" && value !== null) {
+    for (const [key, item] of Object.entries(value)) {
+      out.push({ container: value as Record<string, unknown>, key });
+      placesOf(item, out);
+    }
+  }
+  return out;
+}
+
+/** What a place may become: values of any field (valid or not), removal, an unknown key beside it. */
+const replacement = fc.oneof(
+  decimalField,
+  dateField,
+  wrapper(dateTimeText),
+  text,
+  flag,
+  money,
+  currencyCode,
+  fc.constantFrom<unknown>("-5", "-0", "1e3", "2023-02-29", "\u{1F600}".repeat(30), "x".repeat(51), { value: "-0.0" }, { value: "+7." }),
+  fc.constantFrom<unknown>(...PRECEDED_BY_REASONS, "SOMETHING_NEW"),
+);
+const edit = fc.record({
+  at: fc.nat(),
+  how: fc.constantFrom("replace", "replace", "replace", "delete", "unknown key"),
+  value: replacement,
+});
+
+/**
+ * A benchmark record (plain: well formed, nothing to warn about) with up to three edits, each of which
+ * may leave it plain, make it warn, or break it: both of `parseRecord`'s paths are taken often.
+ */
+const editedRecordArb = (kind: RecordKind) =>
+  fc.tuple(fc.nat({ max: 200 }), fc.array(edit, { maxLength: 3 })).map(([i, edits]) => {
+    const raw: unknown = { ...generatedRecord(kind === "restrictedStockAward" ? "award" : "unit", i), issuerId: ISSUER };
+    for (const { at, how, value } of edits) {
+      const places = placesOf(raw);
+      const place = places[at % places.length];
+      if (place === undefined) continue;
+      const { container, key } = place;
+      if (how === "replace") (container as Record<string | number, unknown>)[key] = value;
+      else if (how === "delete" && !Array.isArray(container)) delete container[key as string];
+      else if (how === "unknown key" && !Array.isArray(container)) container["somethingNew"] = value;
+    }
+    return raw;
+  });
+
+/** The size `checkJsonLimits` counts for a value: the smallest `maxBytes` it accepts. */
+function jsonLimitBytes(value: unknown): number {
+  let low = 0;
+  let high = 1 << 24;
+  while (low < high) {
+    const mid = Math.floor((low + high) / 2);
+    if (checkJsonLimits(value, { maxDepth: 1000, maxBytes: mid }) === undefined) high = mid;
+    else low = mid + 1;
+  }
+  return low;
+}
+
+describe("plain-record reader", () => {
+  it("knows the fields of every source type it reads, in the schemas' order", () => {
+    for (const [type, fields] of Object.entries(PLAIN_FIELDS)) {
+      expect(fields.map(([name]) => name)).toEqual(SPEC_FIELDS[type as keyof typeof SPEC_FIELDS]);
+    }
+  });
+
+  it("reads the benchmark's records (awards and units with 40 events and a settlement)", () => {
+    for (const [kind, short] of [
+      ["restrictedStockAward", "award"],
+      ["restrictedStockUnit", "unit"],
+    ] as const) {
+      for (const i of [0, 7, 31]) {
+        const raw = generatedRecord(short, i);
+        const record = readPlainRecord(kind, raw, DEFAULT_JSON_LIMITS);
+        expect(record).toBeDefined();
+        expect(JSON.stringify(record)).toBe(JSON.stringify(RECORD_SCHEMAS[kind].parse(raw)));
+      }
+    }
+  });
+
+  describe.each([
+    ["restrictedStockAward", fc.oneof(awardArb, editedRecordArb("restrictedStockAward"))],
+    ["restrictedStockUnit", fc.oneof(unitArb, editedRecordArb("restrictedStockUnit"))],
+  ] as const)("%s", (kind: RecordKind, recordArb: fc.Arbitrary<unknown>) => {
+    it("parseRecord gives exactly what the schemas give (record, key order, warnings, errors), whichever path it took", () => {
+      let plain = 0;
+      let other = 0;
+      fc.assert(
+        fc.property(recordArb, (raw) => {
+          const ctx = { issuerId: ISSUER };
+          const read = readPlainRecord(kind, raw, DEFAULT_JSON_LIMITS);
+          if (read === undefined || (raw as { issuerId?: unknown }).issuerId !== ISSUER) other += 1;
+          else plain += 1;
+          expect(parsedOutcome(() => parseRecord(kind, raw, ctx))).toEqual(parsedOutcome(() => parseRecordBySchema(kind, raw, ctx)));
+        }),
+        { numRuns: NUM_RUNS * 2 },
+      );
+      // Both paths must have been taken.
+      expect(plain).toBeGreaterThan(NUM_RUNS / 20);
+      expect(other).toBeGreaterThan(NUM_RUNS / 20);
+    });
+
+    it("refuses a record past the JSON limits just as the schema path does", () => {
+      fc.assert(
+        fc.property(recordArb, (raw) => {
+          // Byte limits at the record's own size as `checkJsonLimits` counts it and one byte below; depth
+          // limits below, at and above a plain record's depth.
+          const size = jsonLimitBytes(raw);
+          for (const maxBytes of [size - 1, size]) {
+            for (const maxDepth of [PLAIN_RECORD_MAX_DEPTH - 1, PLAIN_RECORD_MAX_DEPTH, 64]) {
+              const ctx = { issuerId: ISSUER, limits: { maxDepth, maxBytes } };
+              expect(parsedOutcome(() => parseRecord(kind, raw, ctx))).toEqual(parsedOutcome(() => parseRecordBySchema(kind, raw, ctx)));
+            }
+          }
+        }),
+        { numRuns: NUM_RUNS },
+      );
+    });
   });
 });

@@ -4,7 +4,7 @@
  * change that broke it.
  */
 import { describe, expect, it } from "vitest";
-import { GENERATED_ISSUER_ID, generatedPullItems } from "../../bench/generated-issuer.js";
+import { GENERATED_ISSUER_ID, generatedPullItems, generatedRecordText } from "../../bench/generated-issuer.js";
 import { IssuerMappingAccumulator } from "../../src/mapping/accumulator.js";
 
 describe("the benchmarks' generated issuer", () => {
@@ -26,5 +26,14 @@ describe("the benchmarks' generated issuer", () => {
     expect(mapped).toBe(60);
     expect(head.quarantined).toEqual([]);
     expect(head.stockClasses.map((c) => c.name)).toEqual(["Common"]);
+  });
+
+  it("writes each record as the text JSON.stringify gives of it, as the sample server sends it", () => {
+    for (const kind of ["award", "unit"] as const) {
+      for (const i of [0, 1, 23, 24, 27, 49, 59, 996, 997, 9999]) {
+        const text = generatedRecordText(kind, i);
+        expect(JSON.stringify(JSON.parse(text))).toBe(text);
+      }
+    }
   });
 });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareById, sortTransactions } from "../../../src/mapping/order.js";
-import { buildPackageFiles, packageFileName } from "../../../src/ocf/package-files.js";
+import { buildPackageFiles, itemText, itemTexts, packageFileName } from "../../../src/ocf/package-files.js";
 import { StreamingPackageWriter, type PackageHead } from "../../../src/ocf/package-writer.js";
 import type { OcfTransaction, OcfVestingTerms } from "../../../src/ocf/schemas.js";
 import { example } from "../../helpers/ocf-examples.js";
@@ -170,5 +170,23 @@ describe("StreamingPackageWriter", () => {
     expect((await readdir(dir)).filter((n) => n.includes(".run-")).length).toBeGreaterThan(0);
     await writer.discardSpools();
     expect(await readdir(dir)).toEqual([]);
+  });
+});
+
+describe("itemTexts", () => {
+  it("gives each object's itemText, from one JSON.stringify of them all", () => {
+    const key = fc.oneof(fc.string({ maxLength: 6 }), fc.constantFrom("\n    },\n    {", "    }", "}", "\n"));
+    const object = fc.dictionary(key, fc.jsonValue({ maxDepth: 3 }), { maxKeys: 5 });
+    fc.assert(
+      fc.property(fc.array(object, { maxLength: 6 }), (objects) => {
+        expect(itemTexts(objects)).toEqual(objects.map(itemText));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("splits OCF objects of the examples one by one", () => {
+    const objects = [example("TX_STOCK_ISSUANCE"), example("TX_VESTING_START"), example("VESTING_TERMS")];
+    expect(itemTexts(objects)).toEqual(objects.map(itemText));
   });
 });
