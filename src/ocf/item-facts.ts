@@ -12,6 +12,7 @@
 import { validateOcfFileItem, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
 import { ISSUANCE_TYPES, canonicalObjectType, ledgerEntryOf, objectFindings, type LedgerEntry, type LedgerFinding } from "./security-ledger.js";
 import { describeValue } from "../errors.js";
+import { utf8Text } from "./json-items.js";
 
 /** The order of the checks, as the problems of one object are listed. */
 export const PHASE = { file: 0, securityIds: 1, ids: 2, references: 3, securities: 4 } as const;
@@ -84,6 +85,23 @@ export function itemFacts(value: unknown, schemaType: OcfItemsFileType | undefin
     if (typeof condition === "string") facts.vestingConditionId = condition;
   }
   return facts;
+}
+
+const DECODER = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * The facts of each element of a run of elements of `items` (`JsonItemsHandler.elementsText`), or
+ * `undefined` when `[` + the bytes + `]` is not UTF-8 JSON (then the file is read again by a reader
+ * that words the error).
+ */
+export function elementsFacts(bytes: Uint8Array, schemaType: OcfItemsFileType | undefined): ItemFacts[] | undefined {
+  let elements: unknown[];
+  try {
+    elements = JSON.parse(`[${utf8Text(DECODER, bytes)}]`) as unknown[];
+  } catch {
+    return undefined;
+  }
+  return elements.map((element) => itemFacts(element, schemaType));
 }
 
 /** A VestingTerms' conditions: ids unique, `relative_to_condition_id` and `next_condition_ids` naming conditions of the same terms. */

@@ -18,7 +18,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { describeValue } from "../errors.js";
 import type { DecimalString } from "../decimal.js";
-import { JsonItemsScanner } from "./json-items.js";
+import { JsonItemsScanner, type JsonScanError } from "./json-items.js";
 import {
   manifestFileReferences,
   normalizePackagePath,
@@ -32,7 +32,8 @@ import {
 import { SecurityTable, type TabledIssuance } from "./security-table.js";
 import { StringIndex } from "./string-index.js";
 import { isItemsFileType, MANIFEST_KEY_OF, validateOcfFile, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
-import { PHASE, isRecord, itemFacts, type ItemFacts, type Reference, type Space } from "./item-facts.js";
+import { PHASE, elementsFacts, isRecord, itemFacts, type ItemFacts, type Reference, type Space } from "./item-facts.js";
+import { DEFAULT_WORKER_MIN_FILE_BYTES, ElementsPool, defaultWorkerCount, type WorkerSharing } from "./validate-workers.js";
 import {
   ISSUANCE_TYPES,
   LEDGER_PROBLEM_CODES,
@@ -140,7 +141,20 @@ export interface ValidatePackageOptions {
 }
 
 /** Options of `validatePackageAt`. */
-export interface ValidatePackageAtOptions extends ReadOcfPackageOptions, ValidatePackageOptions {}
+export interface ValidatePackageAtOptions extends ReadOcfPackageOptions, ValidatePackageOptions {
+  /**
+   * Worker threads that parse and check the objects of large files beside this thread (0: every
+   * file is read on this thread). The problems are the same either way.
+   * @default one for each core beyond this thread's, at most 3
+   */
+  workers?: number;
+  /**
+   * The size from which a file's objects are shared with the worker threads; smaller files are read
+   * on this thread alone (a worker takes tens of milliseconds to start).
+   * @default DEFAULT_WORKER_MIN_FILE_BYTES (8 MiB)
+   */
+  workerMinFileBytes?: number;
+}
 
 /**
  * Checks a package read whole by `readOcfPackage` or `readOcfPackageFromFiles` (see the module
@@ -176,27 +190,49 @@ export function validateOcfPackage(pkg: LoadedOcfPackage, options: ValidatePacka
  * if (!report.valid) console.log(`${report.problems.length} problems (lineage read as ${report.lineage.reading})`);
  */
 export async function validatePackageAt(path: string, options: ValidatePackageAtOptions = {}): Promise<PackageValidationReport> {
+  return validatePackageAtSharing(path, options, {});
+}
+
+/** `validatePackageAt`, its runs shared with workers as `sharing` says (for tests; not exported by the package). */
+export async function validatePackageAtSharing(path: string, options: ValidatePackageAtOptions, sharing: WorkerSharing): Promise<PackageValidationReport> {
+  const workers = options.workers ?? defaultWorkerCount();
+  if (workers > 0) {
+    try {
+      return await validateOnce(path, options, workers, sharing);
+    } catch (error) {
+      if (!(error instanceof ReadOnOneThread)) throw error;
+    }
+  }
+  return validateOnce(path, options, 0, sharing);
+}
+
+/** One validation of the package at `path`, its large files read with `workers` worker threads (0: none). */
+async function validateOnce(path: string, options: ValidatePackageAtOptions, workers: number, sharing: WorkerSharing): Promise<PackageValidationReport> {
   const { signal } = options;
+  const minBytes = options.workerMinFileBytes ?? DEFAULT_WORKER_MIN_FILE_BYTES;
   const pkg = await openOcfPackage(path, options);
+  let pool: ElementsPool | undefined;
   try {
     const checker = new PackageChecker(pkg, options);
     const feed = async (content: StreamedFileContent, feeder: FileFeeder): Promise<void> => {
       if (content.state === "stream") {
         for await (const chunk of content.chunks) {
           signal?.throwIfAborted();
-          feeder.push(chunk);
+          await feeder.push(chunk);
         }
       }
-      feeder.end();
+      await feeder.end();
     };
     for (const file of checker.firstPass()) {
       const content = await pkg.open(file.path);
-      const feeder = checker.opened(file, content);
+      if (workers > 0 && content.state === "stream" && content.size >= minBytes) pool ??= new ElementsPool(workers, signal, sharing);
+      const feeder = checker.opened(file, content, content.state === "stream" && content.size >= minBytes ? pool : undefined);
       if (feeder !== undefined) await feed(content, feeder);
     }
     for (const file of checker.secondPass()) await feed(await pkg.open(file.path), checker.reread(file));
     return checker.report();
   } finally {
+    await pool?.close();
     await pkg.close();
   }
 }
@@ -214,8 +250,8 @@ interface ListedFile {
 
 /** Takes a file's bytes in chunks. */
 interface FileFeeder {
-  push(chunk: Uint8Array): void;
-  end(): void;
+  push(chunk: Uint8Array): void | Promise<void>;
+  end(): void | Promise<void>;
 }
 
 /** The sort keys of a problem: object, check, and the order found. The file's rank is looked up when the report is made. */
@@ -420,8 +456,11 @@ class PackageChecker {
     return this.listed;
   }
 
-  /** Records what opening a listed file gave; returns where its bytes go when it can be read. */
-  opened(file: ListedFile, content: StreamedFileContent): FileFeeder | undefined {
+  /**
+   * Records what opening a listed file gave; returns where its bytes go when it can be read. With a
+   * `pool`, its elements are parsed and checked by worker threads.
+   */
+  opened(file: ListedFile, content: StreamedFileContent, pool?: ElementsPool): FileFeeder | undefined {
     const at = `${file.reference.jsonPath}.filepath`;
     const sub = file.position + 1;
     const path = describeValue(file.path);
@@ -447,7 +486,7 @@ class PackageChecker {
     this.filesRead += 1;
     this.fileRank.set(file.path, this.fileRank.size);
     this.streamed.push(file);
-    return new FileCheck(this, file, createHash("md5"), false);
+    return pool === undefined ? new FileCheck(this, file, createHash("md5"), false) : new ParallelFileCheck(this, file, createHash("md5"), pool);
   }
 
   /** The files to read again for what one pass could not settle (none for a package in order). */
@@ -800,32 +839,40 @@ class FileCheck implements FileFeeder {
   private notAnObject: { value: unknown } | undefined;
   private readonly recheck: { type: OcfItemsFileType | undefined } | undefined;
 
+  /** `elementsText`: where elements of `items` go unparsed, for a reader that parses them elsewhere (`ParallelFileCheck`). */
   constructor(
     private readonly checker: PackageChecker,
     private readonly file: ListedFile,
     private readonly md5: Hash | undefined,
     private readonly again: boolean,
+    elementsText?: (bytes: Uint8Array, schemaType: OcfItemsFileType | undefined) => void,
   ) {
     this.recheck = again ? checker.schemaRecheckOf(file.path) : undefined;
     this.scanner = new JsonItemsScanner(
       {
-      member: (key, value) => {
-        this.members.set(key, value);
-      },
-      itemsStart: () => {
-        this.itemsArray = true;
-        this.itemsCheckedAs = this.checker.itemsTypeOf(this.file, this.members.get("file_type"));
-      },
-      item: (index, value) => {
-        if (this.again) this.checker.itemAgain(this.file, index, value, this.recheck);
-        else this.checker.item(this.file, index, value, this.itemsCheckedAs);
-      },
+        member: (key, value) => {
+          this.members.set(key, value);
+        },
+        itemsStart: () => {
+          this.itemsArray = true;
+          this.itemsCheckedAs = this.checker.itemsTypeOf(this.file, this.members.get("file_type"));
+        },
+        item: (index, value) => {
+          if (this.again) this.checker.itemAgain(this.file, index, value, this.recheck);
+          else this.checker.item(this.file, index, value, this.itemsCheckedAs);
+        },
         notAnObject: (value) => {
           this.notAnObject = { value };
         },
+        ...(elementsText === undefined ? {} : { elementsText: (bytes: Uint8Array) => elementsText(bytes, this.itemsCheckedAs) }),
       },
       checker.maxValueBytes === undefined ? {} : { maxValueBytes: checker.maxValueBytes },
     );
+  }
+
+  /** The scanner's error, if it stopped at one. */
+  get scanError(): JsonScanError | undefined {
+    return this.scanner.error;
   }
 
   push(chunk: Uint8Array): void {
@@ -834,8 +881,16 @@ class FileCheck implements FileFeeder {
   }
 
   end(): void {
+    this.endScan();
+    if (!this.again) this.finish();
+  }
+
+  endScan(): void {
     this.scanner.end();
-    if (this.again) return;
+  }
+
+  /** Once every item is applied: what the file as a whole says (first pass). */
+  finish(): void {
     this.checker.fileRead(this.file, {
       md5: this.md5?.digest("hex"),
       error: this.scanner.error,
@@ -844,5 +899,92 @@ class FileCheck implements FileFeeder {
       itemsCheckedAs: this.itemsCheckedAs,
       notAnObject: this.notAnObject,
     });
+  }
+}
+
+/**
+ * Thrown when reading a file in parallel meets what only a reader that parses as it goes words
+ * exactly (a file that is not JSON, a value over the size limit): the package is then validated
+ * again on one thread, from the start, so that its problems are exactly those of that reading.
+ */
+class ReadOnOneThread extends Error {}
+
+/** A run of elements of `items`, read by a worker or by this thread, waiting to be applied in file order. */
+interface ElementsRun {
+  done: boolean;
+  facts?: ItemFacts[] | undefined;
+  error?: unknown;
+  promise?: Promise<void>;
+}
+
+/**
+ * Reads one listed file as `FileCheck` does (first pass), with its elements parsed and checked by
+ * worker threads (`validate-workers.ts`) or, when every worker has its fill, by this thread; the
+ * facts are applied in file order.
+ */
+class ParallelFileCheck implements FileFeeder {
+  private readonly check: FileCheck;
+  private readonly runs: ElementsRun[] = [];
+  private nextIndex = 0;
+
+  constructor(
+    private readonly checker: PackageChecker,
+    private readonly file: ListedFile,
+    md5: Hash,
+    private readonly pool: ElementsPool,
+  ) {
+    this.check = new FileCheck(checker, file, md5, false, (bytes, schemaType) => this.elements(bytes, schemaType));
+  }
+
+  private elements(bytes: Uint8Array, schemaType: OcfItemsFileType | undefined): void {
+    const running = this.pool.tryRun(bytes, schemaType);
+    if (running === undefined) {
+      this.runs.push({ done: true, facts: elementsFacts(bytes, schemaType) });
+      return;
+    }
+    const run: ElementsRun = { done: false };
+    run.promise = running.then(
+      (facts) => {
+        run.facts = facts;
+        run.done = true;
+      },
+      (error: unknown) => {
+        run.error = error;
+        run.done = true;
+      },
+    );
+    this.runs.push(run);
+  }
+
+  /** Applies the runs that are read, in order, up to the first that is not. */
+  private apply(): void {
+    while (this.runs[0]?.done === true) {
+      const run = this.runs.shift() as ElementsRun;
+      if (run.error !== undefined) throw run.error;
+      if (run.facts === undefined) throw new ReadOnOneThread();
+      for (const facts of run.facts) this.checker.itemRead(this.file, this.nextIndex++, facts);
+    }
+  }
+
+  /** Applies what is read; waits for the first run while more than the pool's capacity wait. */
+  private async settle(limit: number): Promise<void> {
+    this.apply();
+    while (this.runs.length > limit) {
+      await this.runs[0]?.promise;
+      this.apply();
+    }
+  }
+
+  async push(chunk: Uint8Array): Promise<void> {
+    this.check.push(chunk);
+    if (this.check.scanError !== undefined) throw new ReadOnOneThread();
+    await this.settle(this.pool.capacity);
+  }
+
+  async end(): Promise<void> {
+    this.check.endScan();
+    if (this.check.scanError !== undefined) throw new ReadOnOneThread();
+    await this.settle(0);
+    this.check.finish();
   }
 }
