@@ -32,7 +32,7 @@ import {
 import { SecurityTable, type TabledIssuance } from "./security-table.js";
 import { StringIndex } from "./string-index.js";
 import { isItemsFileType, MANIFEST_KEY_OF, validateOcfFile, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
-import { PHASE, elementsFacts, isRecord, itemFacts, type ItemFacts, type Reference, type Space } from "./item-facts.js";
+import { PHASE, elementsFacts, framedRun, isRecord, itemFacts, type ItemFacts, type Reference, type Space } from "./item-facts.js";
 import { DEFAULT_WORKER_MIN_FILE_BYTES, ElementsPool, defaultWorkerCount, type WorkerSharing } from "./validate-workers.js";
 import {
   ISSUANCE_TYPES,
@@ -486,7 +486,7 @@ class PackageChecker {
     this.filesRead += 1;
     this.fileRank.set(file.path, this.fileRank.size);
     this.streamed.push(file);
-    return pool === undefined ? new FileCheck(this, file, createHash("md5"), false) : new ParallelFileCheck(this, file, createHash("md5"), pool);
+    return pool === undefined ? new FileCheck(this, file, createHash("md5"), false) : new ParallelFileCheck(this, file, pool);
   }
 
   /** The files to read again for what one pass could not settle (none for a package in order). */
@@ -889,10 +889,10 @@ class FileCheck implements FileFeeder {
     this.scanner.end();
   }
 
-  /** Once every item is applied: what the file as a whole says (first pass). */
-  finish(): void {
+  /** Once every item is applied: what the file as a whole says (first pass), with its MD5 when another computed it. */
+  finish(md5 = this.md5?.digest("hex")): void {
     this.checker.fileRead(this.file, {
-      md5: this.md5?.digest("hex"),
+      md5,
       error: this.scanner.error,
       members: this.members,
       itemsArray: this.itemsArray,
@@ -930,16 +930,15 @@ class ParallelFileCheck implements FileFeeder {
   constructor(
     private readonly checker: PackageChecker,
     private readonly file: ListedFile,
-    md5: Hash,
     private readonly pool: ElementsPool,
   ) {
-    this.check = new FileCheck(checker, file, md5, false, (bytes, schemaType) => this.elements(bytes, schemaType));
+    this.check = new FileCheck(checker, file, undefined, false, (bytes, schemaType) => this.elements(bytes, schemaType));
   }
 
   private elements(bytes: Uint8Array, schemaType: OcfItemsFileType | undefined): void {
     const running = this.pool.tryRun(bytes, schemaType);
     if (running === undefined) {
-      this.runs.push({ done: true, facts: elementsFacts(bytes, schemaType) });
+      this.runs.push({ done: true, facts: elementsFacts(framedRun(bytes), schemaType) });
       return;
     }
     const run: ElementsRun = { done: false };
@@ -976,6 +975,7 @@ class ParallelFileCheck implements FileFeeder {
   }
 
   async push(chunk: Uint8Array): Promise<void> {
+    this.pool.hash(chunk);
     this.check.push(chunk);
     if (this.check.scanError !== undefined) throw new ReadOnOneThread();
     await this.settle(this.pool.capacity);
@@ -985,6 +985,6 @@ class ParallelFileCheck implements FileFeeder {
     this.check.endScan();
     if (this.check.scanError !== undefined) throw new ReadOnOneThread();
     await this.settle(0);
-    this.check.finish();
+    this.check.finish(await this.pool.digest());
   }
 }

@@ -9,8 +9,8 @@ import type { ElementsReply, ElementsRequest } from "./validate-workers.js";
 const port = parentPort;
 if (port === null) throw new Error("validate-worker.ts runs as a worker thread of validate-workers.ts");
 port.on("message", (request: ElementsRequest) => {
-  const reply: ElementsReply = { facts: elementsFacts(request.bytes, request.schemaType) };
-  port.postMessage(reply);
+  const reply: ElementsReply = { facts: elementsFacts(request.framed, request.schemaType), framed: request.framed };
+  port.postMessage(reply, [request.framed.buffer]);
 });
 const ready: ElementsReply = { ready: true };
 port.postMessage(ready);
