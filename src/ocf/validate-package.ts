@@ -182,7 +182,9 @@ export function validateOcfPackage(pkg: LoadedOcfPackage, options: ValidatePacka
 
 /**
  * Reads the package at `path` (a folder or a zip) file by file, each file object by object, and
- * checks it, with memory that does not grow with the size of the package's files.
+ * checks it, with memory that does not grow with the size of the package's files. The objects of a
+ * file of `workerMinFileBytes` or more are parsed and checked by worker threads as well as this one
+ * (`validate-workers.ts`); the report is the same either way.
  *
  * @throws {PackageUnusableError} when `path` is no package at all (see `readOcfPackage`).
  * @example
@@ -975,7 +977,7 @@ class ParallelFileCheck implements FileFeeder {
   }
 
   async push(chunk: Uint8Array): Promise<void> {
-    this.pool.hash(chunk);
+    await this.pool.hash(chunk);
     this.check.push(chunk);
     if (this.check.scanError !== undefined) throw new ReadOnOneThread();
     await this.settle(this.pool.capacity);

@@ -45,18 +45,21 @@ export function defaultWorkerCount(): number {
  */
 const IN_FLIGHT = 4;
 
+/** Chunks the MD5 thread may hold before the reading thread waits for it: memory stays bounded if it falls behind. */
+const MD5_IN_FLIGHT = 8;
+
 /** Buffers given back by workers kept for the next runs (a fresh buffer costs page faults on every use). */
-const SPARE_BUFFERS = 16;
+const SPARE_BUFFERS = 8;
 
 /**
- * How runs are shared, for tests (not an option of `validatePackageAt`): `everyRun` gives every run
- * to a worker, ready or not, so that a small package is read by workers alone; `onRun` is told
- * where each run is read.
+ * How runs are shared, for tests (not an option of `validatePackageAt`): `place` says where each run
+ * (numbered from 0) is read, `"worker"` giving it to the worker with the fewest runs, ready or not,
+ * so that even a small package is read by workers (`undefined`: a ready worker with room, else this
+ * thread); `onRun` is told where each run is read, `onWorker` of each thread started.
  */
 export interface WorkerSharing {
-  everyRun?: boolean;
+  place?(run: number): "worker" | "here" | undefined;
   onRun?(where: "worker" | "here"): void;
-  /** Told of each worker started. */
   onWorker?(worker: Worker): void;
 }
 
@@ -112,23 +115,40 @@ class Md5Thread {
   private readonly worker = new Worker(MD5_THREAD, { eval: true });
   private readonly spare: ArrayBuffer[] = [];
   private readonly digests: Waiting<string>[] = [];
+  /** Chunks given and not hashed yet, and who waits for fewer. */
+  private inFlight = 0;
+  private room: Waiting<void> | undefined;
   private failure: unknown;
 
   constructor() {
     this.worker.on("message", (message: Uint8Array<ArrayBuffer> | string) => {
-      if (typeof message === "string") this.digests.shift()?.resolve(message);
-      else if (this.spare.length < SPARE_BUFFERS) this.spare.push(message.buffer);
+      if (typeof message === "string") {
+        this.digests.shift()?.resolve(message);
+        return;
+      }
+      if (this.spare.length < SPARE_BUFFERS) this.spare.push(message.buffer);
+      this.inFlight -= 1;
+      if (this.inFlight < MD5_IN_FLIGHT) this.takeRoom()?.resolve();
     });
     this.worker.on("error", (error) => this.fail(error));
   }
 
-  /** Hashes a copy of `chunk` (the caller may reuse it at once). */
-  update(chunk: Uint8Array): void {
+  /** Hashes a copy of `chunk` (the caller may reuse it at once); waits while the thread has its fill. */
+  async update(chunk: Uint8Array): Promise<void> {
+    if (this.failure !== undefined) throw this.failure;
     const spare = this.spare.pop();
     const buffer = spare !== undefined && spare.byteLength >= chunk.length ? spare : new ArrayBuffer(Math.max(chunk.length, 1 << 20));
     const copy = new Uint8Array(buffer, 0, chunk.length);
     copy.set(chunk);
     this.worker.postMessage(copy, [buffer]);
+    this.inFlight += 1;
+    if (this.inFlight >= MD5_IN_FLIGHT) await new Promise<void>((resolve, reject) => (this.room = { resolve, reject }));
+  }
+
+  private takeRoom(): Waiting<void> | undefined {
+    const room = this.room;
+    this.room = undefined;
+    return room;
   }
 
   /** The MD5 of the chunks given since the last digest, in hex. */
@@ -143,6 +163,7 @@ class Md5Thread {
   fail(error: unknown): void {
     this.failure ??= error;
     for (const waiting of this.digests.splice(0)) waiting.reject(this.failure);
+    this.takeRoom()?.reject(this.failure);
   }
 
   get thread(): Worker {
@@ -155,6 +176,8 @@ export class ElementsPool {
   private readonly md5 = new Md5Thread();
   private readonly workers: PoolWorker[] = [];
   private readonly spare: ArrayBuffer[] = [];
+  /** Runs given so far (for `WorkerSharing.place`). */
+  private runs = 0;
   private failure: unknown;
   private closing = false;
   private readonly onAbort: () => void;
@@ -196,10 +219,10 @@ export class ElementsPool {
    */
   tryRun(bytes: Uint8Array, schemaType: OcfItemsFileType | undefined): Promise<ItemFacts[] | undefined> | undefined {
     if (this.failure !== undefined) return Promise.reject(this.failure);
-    const everyRun = this.sharing.everyRun === true;
+    const placed = this.sharing.place?.(this.runs++);
     let chosen: PoolWorker | undefined;
-    for (const entry of this.workers) {
-      const room = everyRun || (entry.ready && entry.waiting.length < IN_FLIGHT);
+    for (const entry of placed === "here" ? [] : this.workers) {
+      const room = placed === "worker" || (entry.ready && entry.waiting.length < IN_FLIGHT);
       if (room && (chosen === undefined || entry.waiting.length < chosen.waiting.length)) chosen = entry;
     }
     this.sharing.onRun?.(chosen === undefined ? "here" : "worker");
@@ -213,9 +236,9 @@ export class ElementsPool {
     });
   }
 
-  /** Hashes `chunk` (copied) as the next bytes of the file being read. */
-  hash(chunk: Uint8Array): void {
-    this.md5.update(chunk);
+  /** Hashes `chunk` (copied) as the next bytes of the file being read; waits while the MD5 thread has its fill. */
+  hash(chunk: Uint8Array): Promise<void> {
+    return this.md5.update(chunk);
   }
 
   /** The MD5 of the file whose chunks were hashed, in hex; the next file starts afresh. */

@@ -17,6 +17,7 @@ import {
   temporaryDirectory,
   validFixture,
   writePackageFolder,
+  writePackageZip,
   type PackageFixture,
 } from "../../helpers/ocf-package-fixture.js";
 
@@ -99,11 +100,22 @@ const CASES: [string, () => Files][] = [
     },
   ],
   [
+    "a byte that is not UTF-8 inside an element (read again on one thread)",
+    () => {
+      const files = fixtureBytes(validFixture());
+      const stakeholders = files.get("Stakeholders.ocf.json") ?? new Uint8Array();
+      const broken = Uint8Array.from(stakeholders);
+      broken[new TextDecoder().decode(stakeholders).indexOf("Pat Example") + 1] = 0xff;
+      files.set("Stakeholders.ocf.json", broken);
+      return resealed(files);
+    },
+  ],
+  [
     "many objects over several chunks, with a duplicate id and an extra field far in",
     () =>
       fixtureWith((f) => {
         manyStakeholders(f, 6000);
-        f.files[0]?.items.push(example("STAKEHOLDER", { id: "sh-many-17", name: { legal_name: "Again" } }));
+        f.files[0]?.items.push(example("STAKEHOLDER", { id: "sh-many-17", name: { legal_name: "Zoë Again" } }));
         const late = f.files[0]?.items[4000];
         if (late !== undefined) late.extra = true;
       }),
@@ -117,7 +129,7 @@ async function folderOf(files: Files): Promise<string> {
 /** The report with the runs of elements read by workers alone, and how many runs they read. */
 async function byWorkers(path: string, options: { maxValueBytes?: number; workers?: number } = {}): Promise<{ report: PackageValidationReport; workerRuns: number }> {
   let workerRuns = 0;
-  const report = await validatePackageAtSharing(path, { workers: 1, ...options, workerMinFileBytes: 0 }, { everyRun: true, onRun: (where) => (workerRuns += where === "worker" ? 1 : 0) });
+  const report = await validatePackageAtSharing(path, { workers: 1, ...options, workerMinFileBytes: 0 }, { place: () => "worker", onRun: (where) => (workerRuns += where === "worker" ? 1 : 0) });
   return { report, workerRuns };
 }
 
@@ -127,6 +139,19 @@ describe("validatePackageAt with worker threads", () => {
     const alone = await validatePackageAt(path, { workers: 0 });
     const { report, workerRuns } = await byWorkers(path, { workers: name.startsWith("many") ? 2 : 1 });
     expect(workerRuns).toBeGreaterThan(0);
+    expect(report).toEqual(alone);
+  });
+
+  it("gives the report of one thread for a zip, whose entries are inflated in chunks of their own sizes", async () => {
+    const fixture = validFixture();
+    manyStakeholders(fixture, 6000);
+    itemOf(fixture, "sh-many-5000").name = { legal_name: "Zoë" };
+    itemOf(fixture, "sh-many-5001").extra = true;
+    const path = await writePackageZip(`${dirs.fresh()}.ocf.zip`, fixtureBytes(fixture));
+    const alone = await validatePackageAt(path, { workers: 0 });
+    const { report, workerRuns } = await byWorkers(path);
+    expect(workerRuns).toBeGreaterThan(0);
+    expect(alone.problems.map((p) => p.code)).toEqual(["SCHEMA"]);
     expect(report).toEqual(alone);
   });
 
@@ -146,7 +171,7 @@ describe("validatePackageAt with worker threads", () => {
     expect(report).toEqual(alone);
   });
 
-  it("shares runs between workers and this thread when workers are busy, with the same report", async () => {
+  it("shares runs between workers and this thread, with the same report", async () => {
     const path = await folderOf(
       fixtureWith((f) => {
         manyStakeholders(f, 12_000);
@@ -154,16 +179,17 @@ describe("validatePackageAt with worker threads", () => {
       }),
     );
     const alone = await validatePackageAt(path, { workers: 0 });
-    const where = new Set<string>();
-    const report = await validatePackageAtSharing(path, { workers: 1, workerMinFileBytes: 0 }, { onRun: (w) => where.add(w) });
-    expect(where.has("here")).toBe(true);
+    const where: string[] = [];
+    const place = (run: number): "worker" | "here" => (run % 3 === 1 ? "here" : "worker");
+    const report = await validatePackageAtSharing(path, { workers: 1, workerMinFileBytes: 0 }, { place, onRun: (w) => where.push(w) });
+    expect(where.slice(0, 3)).toEqual(["worker", "here", "worker"]);
     expect(report).toEqual(alone);
   });
 
   it("reads small files on this thread alone, below workerMinFileBytes", async () => {
     const path = await folderOf(fixtureBytes(validFixture()));
     let runs = 0;
-    const report = await validatePackageAtSharing(path, { workers: 2 }, { everyRun: true, onRun: () => (runs += 1), onWorker: () => (runs += 1) });
+    const report = await validatePackageAtSharing(path, { workers: 2 }, { place: () => "worker", onRun: () => (runs += 1), onWorker: () => (runs += 1) });
     expect(runs).toBe(0);
     expect(report.valid).toBe(true);
   });
@@ -178,7 +204,7 @@ describe("validatePackageAt with worker threads", () => {
     const run = validatePackageAtSharing(
       path,
       { workers: 2, workerMinFileBytes: 0, signal: controller.signal },
-      { everyRun: true, onWorker: (w) => workers.push(w), onRun: (where) => where === "worker" && controller.abort(reason) },
+      { place: () => "worker", onWorker: (w) => workers.push(w), onRun: (where) => where === "worker" && controller.abort(reason) },
     );
     await expect(run).rejects.toBe(reason);
     // Two workers and the MD5 thread.
