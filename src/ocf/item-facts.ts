@@ -89,8 +89,8 @@ export function itemFacts(value: unknown, schemaType: OcfItemsFileType | undefin
 
 const DECODER = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** The size of a new buffer for a framed run: a run of a chunk of 1 MiB fits, so buffers can be used again. */
-const RUN_BUFFER_BYTES = (1 << 20) + (1 << 16);
+/** The size of a new buffer for a framed run: a run of 64 KiB and a large element fit, so buffers can be used again. */
+const RUN_BUFFER_BYTES = 128 * 1024;
 
 /**
  * A run of elements of `items` (`JsonItemsHandler.elementsText`) framed as a JSON array: `[` + the

@@ -471,8 +471,16 @@ export class JsonItemsScanner {
 }
 
 /**
+ * How far a run of elements parsed at once reaches, about (a larger element makes a larger run):
+ * every object of a run stays alive until its last element is checked, and each collection of the
+ * young generation copies what is alive; runs of 64 KiB rather than a whole chunk of 1 MiB cut the
+ * collector's share of validating a package by about half.
+ */
+const RUN_BYTES = 64 * 1024;
+
+/**
  * Where a run of whole elements starting at `chunk[from]` (a `{`) may end: the last `}` of the chunk
- * that sits at the start of a line indented as the element's own first line and that a `,` follows,
+ * (of its first `RUN_BYTES` past `from`, when one is there) that sits at the start of a line indented as the element's own first line and that a `,` follows,
  * as pretty-printed JSON closes an element of `items` (looking past one that ends the chunk or that
  * something else follows, such as the last element's); -1 if none. Only a guess, checked by parsing.
  */
@@ -483,13 +491,18 @@ function lastElementEnd(chunk: Uint8Array, from: number): number {
   for (let k = lineStart; k < from; k++) if (bytes[k] !== 0x20 && bytes[k] !== 0x09) return -1;
   const closer = Buffer.concat([Buffer.from([0x0a]), bytes.subarray(lineStart, from), Buffer.from([RBRACE])]);
   // The last closer of the chunk may be the last element's, followed by "]": try the one before.
-  for (let at = bytes.lastIndexOf(closer); at > from; at = bytes.lastIndexOf(closer, at - 1)) {
-    const end = at + closer.length - 1;
-    let j = end + 1;
-    while (j < bytes.length && isSpace(bytes[j] as number)) j++;
-    if (bytes[j] === COMMA) return end;
-  }
-  return -1;
+  const lastBefore = (start: number): number => {
+    for (let at = bytes.lastIndexOf(closer, start); at > from; at = bytes.lastIndexOf(closer, at - 1)) {
+      const end = at + closer.length - 1;
+      let j = end + 1;
+      while (j < bytes.length && isSpace(bytes[j] as number)) j++;
+      if (bytes[j] === COMMA) return end;
+    }
+    return -1;
+  };
+  const window = from + RUN_BYTES;
+  const found = window < bytes.length ? lastBefore(window) : -1;
+  return found !== -1 ? found : lastBefore(bytes.length);
 }
 
 /** The index of the first byte of the first invalid UTF-8 sequence of `bytes` (for messages). */

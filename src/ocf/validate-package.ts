@@ -928,6 +928,7 @@ class ParallelFileCheck implements FileFeeder {
   private readonly check: FileCheck;
   private readonly runs: ElementsRun[] = [];
   private nextIndex = 0;
+  private scratch: ArrayBuffer | undefined;
 
   constructor(
     private readonly checker: PackageChecker,
@@ -940,7 +941,10 @@ class ParallelFileCheck implements FileFeeder {
   private elements(bytes: Uint8Array, schemaType: OcfItemsFileType | undefined): void {
     const running = this.pool.tryRun(bytes, schemaType);
     if (running === undefined) {
-      this.runs.push({ done: true, facts: elementsFacts(framedRun(bytes), schemaType) });
+      // Read here and now: one buffer serves every such run.
+      const framed = framedRun(bytes, this.scratch);
+      this.scratch = framed.buffer;
+      this.runs.push({ done: true, facts: elementsFacts(framed, schemaType) });
       return;
     }
     const run: ElementsRun = { done: false };

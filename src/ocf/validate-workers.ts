@@ -43,13 +43,13 @@ export function defaultWorkerCount(): number {
  * Runs given to one worker at a time: enough waiting that it does not idle while this thread reads
  * a run itself or hashes a chunk.
  */
-const IN_FLIGHT = 4;
+const IN_FLIGHT = 8;
 
 /** Chunks the MD5 thread may hold before the reading thread waits for it: memory stays bounded if it falls behind. */
 const MD5_IN_FLIGHT = 8;
 
 /** Buffers given back by workers kept for the next runs (a fresh buffer costs page faults on every use). */
-const SPARE_BUFFERS = 8;
+const SPARE_BUFFERS = 16;
 
 /**
  * How runs are shared, for tests (not an option of `validatePackageAt`): `place` says where each run
