@@ -33,7 +33,7 @@ import { SecurityTable, type TabledIssuance } from "./security-table.js";
 import { StringIndex } from "./string-index.js";
 import { isItemsFileType, MANIFEST_KEY_OF, validateOcfFile, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
 import { PHASE, elementsFacts, framedRun, isRecord, itemFacts, type ItemFacts, type Reference, type Space } from "./item-facts.js";
-import { DEFAULT_WORKER_MIN_FILE_BYTES, ElementsPool, defaultWorkerCount, type WorkerSharing } from "./validate-workers.js";
+import { DEFAULT_WORKER_MIN_FILE_BYTES, ElementsPool, Md5Thread, type WorkerSharing } from "./validate-workers.js";
 import {
   ISSUANCE_TYPES,
   LEDGER_PROBLEM_CODES,
@@ -143,14 +143,15 @@ export interface ValidatePackageOptions {
 /** Options of `validatePackageAt`. */
 export interface ValidatePackageAtOptions extends ReadOcfPackageOptions, ValidatePackageOptions {
   /**
-   * Worker threads that parse and check the objects of large files beside this thread (0: every
-   * file is read on this thread). The problems are the same either way.
-   * @default one for each core beyond this thread's, at most 3
+   * Worker threads that parse and check the objects of large files beside this thread (one per
+   * spare core at most is useful). The problems are the same either way. Off by default: in today's measurements they do not make a package faster to check (the facts they
+   * send back cost this thread about what their parsing saves it), and they cost CPU.
+   * @default 0
    */
   workers?: number;
   /**
-   * The size from which a file's objects are shared with the worker threads; smaller files are read
-   * on this thread alone (a worker takes tens of milliseconds to start).
+   * The size from which a file is "large": its MD5 is computed on a thread of its own, and its
+   * objects are shared with the worker threads, if any; smaller files are read on this thread alone.
    * @default DEFAULT_WORKER_MIN_FILE_BYTES (8 MiB)
    */
   workerMinFileBytes?: number;
@@ -182,9 +183,10 @@ export function validateOcfPackage(pkg: LoadedOcfPackage, options: ValidatePacka
 
 /**
  * Reads the package at `path` (a folder or a zip) file by file, each file object by object, and
- * checks it, with memory that does not grow with the size of the package's files. The objects of a
- * file of `workerMinFileBytes` or more are parsed and checked by worker threads as well as this one
- * (`validate-workers.ts`); the report is the same either way.
+ * checks it, with memory that does not grow with the size of the package's files. The MD5 of a file
+ * of `workerMinFileBytes` or more is computed on a thread of its own, and with `workers` its objects
+ * are parsed and checked by worker threads as well as this one (`validate-workers.ts`); the report is
+ * the same either way.
  *
  * @throws {PackageUnusableError} when `path` is no package at all (see `readOcfPackage`).
  * @example
@@ -197,7 +199,7 @@ export async function validatePackageAt(path: string, options: ValidatePackageAt
 
 /** `validatePackageAt`, its runs shared with workers as `sharing` says (for tests; not exported by the package). */
 export async function validatePackageAtSharing(path: string, options: ValidatePackageAtOptions, sharing: WorkerSharing): Promise<PackageValidationReport> {
-  const workers = options.workers ?? defaultWorkerCount();
+  const workers = options.workers ?? 0;
   if (workers > 0) {
     try {
       return await validateOnce(path, options, workers, sharing);
@@ -214,6 +216,7 @@ async function validateOnce(path: string, options: ValidatePackageAtOptions, wor
   const minBytes = options.workerMinFileBytes ?? DEFAULT_WORKER_MIN_FILE_BYTES;
   const pkg = await openOcfPackage(path, options);
   let pool: ElementsPool | undefined;
+  let md5: Md5Thread | undefined;
   try {
     const checker = new PackageChecker(pkg, options);
     const feed = async (content: StreamedFileContent, feeder: FileFeeder): Promise<void> => {
@@ -227,14 +230,17 @@ async function validateOnce(path: string, options: ValidatePackageAtOptions, wor
     };
     for (const file of checker.firstPass()) {
       const content = await pkg.open(file.path);
-      if (workers > 0 && content.state === "stream" && content.size >= minBytes) pool ??= new ElementsPool(workers, signal, sharing);
-      const feeder = checker.opened(file, content, content.state === "stream" && content.size >= minBytes ? pool : undefined);
+      const large = content.state === "stream" && content.size >= minBytes;
+      if (large && workers > 0) pool ??= new ElementsPool(workers, signal, sharing);
+      else if (large) md5 ??= new Md5Thread(sharing);
+      const feeder = checker.opened(file, content, large ? (pool ?? md5) : undefined);
       if (feeder !== undefined) await feed(content, feeder);
     }
     for (const file of checker.secondPass()) await feed(await pkg.open(file.path), checker.reread(file));
     return checker.report();
   } finally {
     await pool?.close();
+    await md5?.close();
     await pkg.close();
   }
 }
@@ -462,7 +468,7 @@ class PackageChecker {
    * Records what opening a listed file gave; returns where its bytes go when it can be read. With a
    * `pool`, its elements are parsed and checked by worker threads.
    */
-  opened(file: ListedFile, content: StreamedFileContent, pool?: ElementsPool): FileFeeder | undefined {
+  opened(file: ListedFile, content: StreamedFileContent, helper?: ElementsPool | Md5Thread): FileFeeder | undefined {
     const at = `${file.reference.jsonPath}.filepath`;
     const sub = file.position + 1;
     const path = describeValue(file.path);
@@ -488,7 +494,9 @@ class PackageChecker {
     this.filesRead += 1;
     this.fileRank.set(file.path, this.fileRank.size);
     this.streamed.push(file);
-    return pool === undefined ? new FileCheck(this, file, createHash("md5"), false) : new ParallelFileCheck(this, file, pool);
+    if (helper instanceof ElementsPool) return new ParallelFileCheck(this, file, helper);
+    if (helper instanceof Md5Thread) return new HashedFileCheck(new FileCheck(this, file, undefined, false), helper);
+    return new FileCheck(this, file, createHash("md5"), false);
   }
 
   /** The files to read again for what one pass could not settle (none for a package in order). */
@@ -901,6 +909,24 @@ class FileCheck implements FileFeeder {
       itemsCheckedAs: this.itemsCheckedAs,
       notAnObject: this.notAnObject,
     });
+  }
+}
+
+/** Reads one listed file as `FileCheck` does (first pass), its MD5 computed on a thread of its own. */
+class HashedFileCheck implements FileFeeder {
+  constructor(
+    private readonly check: FileCheck,
+    private readonly md5: Md5Thread,
+  ) {}
+
+  async push(chunk: Uint8Array): Promise<void> {
+    await this.md5.update(chunk);
+    this.check.push(chunk);
+  }
+
+  async end(): Promise<void> {
+    this.check.endScan();
+    this.check.finish(await this.md5.digest());
   }
 }
 

@@ -8,7 +8,10 @@
  * The validator's thread reads a run itself whenever every worker has its fill, so a machine with
  * one spare core uses both, and workers that are still starting cost nothing. A worker is started
  * only for a file of `workerMinFileBytes` or more (one takes tens of milliseconds to start), and all
- * are ended when the validation ends, however it ends.
+ * are ended when the validation ends, however it ends. Workers are off by default (`workers: 0`):
+ * measured on 2 cores they do not yet make a package faster to check, because structured-cloning
+ * the facts back costs the reading thread about what their parsing saves it. The MD5 thread
+ * (`Md5Thread`) does pay, and serves large files with or without workers.
  *
  * The worker script sits beside this module: `validate-worker.js` in the built package, else
  * `validate-worker.ts` loaded through tsx (the tests and benchmarks run the sources).
@@ -16,7 +19,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { availableParallelism } from "node:os";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { framedRun, type ItemFacts } from "./item-facts.js";
@@ -33,11 +35,6 @@ export type ElementsReply = { ready: true } | { facts: ItemFacts[] | undefined; 
 
 /** Default of `workerMinFileBytes`: a file this large takes longer to check than a worker to start. */
 export const DEFAULT_WORKER_MIN_FILE_BYTES = 8 * 1024 * 1024;
-
-/** Default of `workers`: one per core beyond the validator's own, at most 3 (the validator's thread then has its fill). */
-export function defaultWorkerCount(): number {
-  return Math.max(0, Math.min(3, availableParallelism() - 1));
-}
 
 /**
  * Runs given to one worker at a time: enough waiting that it does not idle while this thread reads
@@ -111,7 +108,7 @@ parentPort.on("message", (chunk) => {
 });
 `;
 
-class Md5Thread {
+export class Md5Thread {
   private readonly worker = new Worker(MD5_THREAD, { eval: true });
   private readonly spare: ArrayBuffer[] = [];
   private readonly digests: Waiting<string>[] = [];
@@ -119,8 +116,13 @@ class Md5Thread {
   private inFlight = 0;
   private room: Waiting<void> | undefined;
   private failure: unknown;
+  private closing = false;
 
-  constructor() {
+  constructor(sharing: WorkerSharing = {}) {
+    this.worker.on("exit", (code) => {
+      if (!this.closing) this.fail(new Error(`the MD5 thread stopped (exit code ${code})`));
+    });
+    sharing.onWorker?.(this.worker);
     this.worker.on("message", (message: Uint8Array<ArrayBuffer> | string) => {
       if (typeof message === "string") {
         this.digests.shift()?.resolve(message);
@@ -166,14 +168,17 @@ class Md5Thread {
     this.takeRoom()?.reject(this.failure);
   }
 
-  get thread(): Worker {
-    return this.worker;
+  /** Ends the thread (a digest still awaited is rejected). */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.fail(new Error("the validation ended"));
+    await this.worker.terminate();
   }
 }
 
 export class ElementsPool {
   /** Hashes the files read with this pool. */
-  private readonly md5 = new Md5Thread();
+  private readonly md5: Md5Thread;
   private readonly workers: PoolWorker[] = [];
   private readonly spare: ArrayBuffer[] = [];
   /** Runs given so far (for `WorkerSharing.place`). */
@@ -205,10 +210,7 @@ export class ElementsPool {
       this.workers.push(entry);
       sharing.onWorker?.(entry.worker);
     }
-    this.md5.thread.on("exit", (code) => {
-      if (!this.closing) this.fail(new Error(`the MD5 thread stopped (exit code ${code})`));
-    });
-    sharing.onWorker?.(this.md5.thread);
+    this.md5 = new Md5Thread(sharing);
     this.onAbort = () => this.fail(signal?.reason);
     signal?.addEventListener("abort", this.onAbort, { once: true });
   }
@@ -262,6 +264,6 @@ export class ElementsPool {
     this.closing = true;
     this.signal?.removeEventListener("abort", this.onAbort);
     this.fail(new Error("the validation ended"));
-    await Promise.all([...this.workers.map((entry) => entry.worker.terminate()), this.md5.thread.terminate()]);
+    await Promise.all([...this.workers.map((entry) => entry.worker.terminate()), this.md5.close()]);
   }
 }

@@ -1,5 +1,5 @@
 /**
- * validatePackageAt with worker threads (validate-workers.ts) against the same on one thread: on
+ * validatePackageAt with worker threads (validate-workers.ts), or with the MD5 thread alone, against the same on one thread: on
  * valid and invalid packages the reports are equal, problem for problem and in order, whether the
  * runs of elements are all read by workers, shared between workers and this thread, or the file is
  * not JSON (read again on one thread); the MD5s computed on their own thread are the same. An abort
@@ -184,6 +184,17 @@ describe("validatePackageAt with worker threads", () => {
     const report = await validatePackageAtSharing(path, { workers: 1, workerMinFileBytes: 0 }, { place, onRun: (w) => where.push(w) });
     expect(where.slice(0, 3)).toEqual(["worker", "here", "worker"]);
     expect(report).toEqual(alone);
+  });
+
+  it("without workers, hashes large files on the MD5 thread, with the report of one thread", async () => {
+    for (const [name, files] of CASES.filter(([n]) => n.startsWith("a file changed") || n.startsWith("many") || n.startsWith("an element"))) {
+      const path = await folderOf(files());
+      const alone = await validatePackageAt(path, { workers: 0 });
+      const threads: Worker[] = [];
+      const report = await validatePackageAtSharing(path, { workers: 0, workerMinFileBytes: 0 }, { onWorker: (w) => threads.push(w) });
+      expect([name, threads.length, threads.map((w) => w.threadId)]).toEqual([name, 1, [-1]]);
+      expect(report).toEqual(alone);
+    }
   });
 
   it("reads small files on this thread alone, below workerMinFileBytes", async () => {
