@@ -1,13 +1,14 @@
 /**
  * Runs one `validatePackageAt` in its own process, for its time and peak memory alone. Prints one
  * JSON line: seconds and cpuSeconds (the validation, after the modules are loaded), valid, objects,
- * maxRssMb.
+ * maxRssMb. With `dist`, the built package's module (`npm run build` first), as the CLI runs it:
+ * from the sources a worker thread loads tsx and compiles TypeScript as it starts, which no user pays.
  *
- *   node --import tsx bench/validate-child.ts PACKAGE
+ *   node --import tsx bench/validate-child.ts PACKAGE [src|dist]
  */
-import { validatePackageAt } from "../src/ocf/validate-package.js";
-
-const [path = ""] = process.argv.slice(2);
+const [path = "", from = "src"] = process.argv.slice(2);
+const specifier = from === "dist" ? "../dist/ocf/validate-package.js" : "../src/ocf/validate-package.js";
+const { validatePackageAt } = (await import(specifier)) as typeof import("../src/ocf/validate-package.js");
 const started = performance.now();
 const cpu = process.cpuUsage();
 const report = await validatePackageAt(path);

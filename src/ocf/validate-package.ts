@@ -18,7 +18,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { describeValue } from "../errors.js";
 import type { DecimalString } from "../decimal.js";
-import { JsonItemsScanner } from "./json-items.js";
+import { JsonItemsScanner, type JsonScanError } from "./json-items.js";
 import {
   manifestFileReferences,
   normalizePackagePath,
@@ -31,17 +31,16 @@ import {
 } from "./package-reader.js";
 import { SecurityTable, type TabledIssuance } from "./security-table.js";
 import { StringIndex } from "./string-index.js";
-import { isItemsFileType, MANIFEST_KEY_OF, validateOcfFile, validateOcfFileItem, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
+import { isItemsFileType, MANIFEST_KEY_OF, validateOcfFile, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
+import { PHASE, elementsFacts, framedRun, isRecord, itemFacts, type ItemFacts, type Reference, type Space } from "./item-facts.js";
+import { DEFAULT_WORKER_MIN_FILE_BYTES, ElementsPool, Md5Thread, type WorkerSharing } from "./validate-workers.js";
 import {
   ISSUANCE_TYPES,
   LEDGER_PROBLEM_CODES,
   SecurityChain,
   balanceFinding,
-  canonicalObjectType,
   declaredLineage,
   kindFinding,
-  ledgerEntryOf,
-  objectFindings,
   sortChain,
   type ChainSink,
   type LedgerEntry,
@@ -142,7 +141,21 @@ export interface ValidatePackageOptions {
 }
 
 /** Options of `validatePackageAt`. */
-export interface ValidatePackageAtOptions extends ReadOcfPackageOptions, ValidatePackageOptions {}
+export interface ValidatePackageAtOptions extends ReadOcfPackageOptions, ValidatePackageOptions {
+  /**
+   * Worker threads that parse and check the objects of large files beside this thread (one per
+   * spare core at most is useful). The problems are the same either way. Off by default: in today's measurements they do not make a package faster to check (the facts they
+   * send back cost this thread about what their parsing saves it), and they cost CPU.
+   * @default 0
+   */
+  workers?: number;
+  /**
+   * The size from which a file is "large": its MD5 is computed on a thread of its own, and its
+   * objects are shared with the worker threads, if any; smaller files are read on this thread alone.
+   * @default DEFAULT_WORKER_MIN_FILE_BYTES (8 MiB)
+   */
+  workerMinFileBytes?: number;
+}
 
 /**
  * Checks a package read whole by `readOcfPackage` or `readOcfPackageFromFiles` (see the module
@@ -170,7 +183,10 @@ export function validateOcfPackage(pkg: LoadedOcfPackage, options: ValidatePacka
 
 /**
  * Reads the package at `path` (a folder or a zip) file by file, each file object by object, and
- * checks it, with memory that does not grow with the size of the package's files.
+ * checks it, with memory that does not grow with the size of the package's files. The MD5 of a file
+ * of `workerMinFileBytes` or more is computed on a thread of its own, and with `workers` its objects
+ * are parsed and checked by worker threads as well as this one (`validate-workers.ts`); the report is
+ * the same either way.
  *
  * @throws {PackageUnusableError} when `path` is no package at all (see `readOcfPackage`).
  * @example
@@ -178,27 +194,53 @@ export function validateOcfPackage(pkg: LoadedOcfPackage, options: ValidatePacka
  * if (!report.valid) console.log(`${report.problems.length} problems (lineage read as ${report.lineage.reading})`);
  */
 export async function validatePackageAt(path: string, options: ValidatePackageAtOptions = {}): Promise<PackageValidationReport> {
+  return validatePackageAtSharing(path, options, {});
+}
+
+/** `validatePackageAt`, its runs shared with workers as `sharing` says (for tests; not exported by the package). */
+export async function validatePackageAtSharing(path: string, options: ValidatePackageAtOptions, sharing: WorkerSharing): Promise<PackageValidationReport> {
+  const workers = options.workers ?? 0;
+  if (workers > 0) {
+    try {
+      return await validateOnce(path, options, workers, sharing);
+    } catch (error) {
+      if (!(error instanceof ReadOnOneThread)) throw error;
+    }
+  }
+  return validateOnce(path, options, 0, sharing);
+}
+
+/** One validation of the package at `path`, its large files read with `workers` worker threads (0: none). */
+async function validateOnce(path: string, options: ValidatePackageAtOptions, workers: number, sharing: WorkerSharing): Promise<PackageValidationReport> {
   const { signal } = options;
+  const minBytes = options.workerMinFileBytes ?? DEFAULT_WORKER_MIN_FILE_BYTES;
   const pkg = await openOcfPackage(path, options);
+  let pool: ElementsPool | undefined;
+  let md5: Md5Thread | undefined;
   try {
     const checker = new PackageChecker(pkg, options);
     const feed = async (content: StreamedFileContent, feeder: FileFeeder): Promise<void> => {
       if (content.state === "stream") {
         for await (const chunk of content.chunks) {
           signal?.throwIfAborted();
-          feeder.push(chunk);
+          await feeder.push(chunk);
         }
       }
-      feeder.end();
+      await feeder.end();
     };
     for (const file of checker.firstPass()) {
       const content = await pkg.open(file.path);
-      const feeder = checker.opened(file, content);
+      const large = content.state === "stream" && content.size >= minBytes;
+      if (large && workers > 0) pool ??= new ElementsPool(workers, signal, sharing);
+      else if (large) md5 ??= new Md5Thread(sharing);
+      const feeder = checker.opened(file, content, large ? (pool ?? md5) : undefined);
       if (feeder !== undefined) await feed(content, feeder);
     }
     for (const file of checker.secondPass()) await feed(await pkg.open(file.path), checker.reread(file));
     return checker.report();
   } finally {
+    await pool?.close();
+    await md5?.close();
     await pkg.close();
   }
 }
@@ -216,8 +258,8 @@ interface ListedFile {
 
 /** Takes a file's bytes in chunks. */
 interface FileFeeder {
-  push(chunk: Uint8Array): void;
-  end(): void;
+  push(chunk: Uint8Array): void | Promise<void>;
+  end(): void | Promise<void>;
 }
 
 /** The sort keys of a problem: object, check, and the order found. The file's rank is looked up when the report is made. */
@@ -232,8 +274,6 @@ interface StoredProblem {
   security?: string;
 }
 
-/** The order of the checks, as the problems of one object are listed. */
-const PHASE = { file: 0, securityIds: 1, ids: 2, references: 3, securities: 4 } as const;
 /** Within the securities phase. */
 const SECURITY_STEP = { object: 0, kind: 1, condition: 2, chain: 3 } as const;
 
@@ -251,16 +291,8 @@ function pathOf(location: Location): string {
   return location.at ?? `$.items[${location.index}]`;
 }
 
-/** The spaces of ids that references resolve in. */
-type Space = "stakeholder" | "stockClass" | "stockPlan" | "legend" | "vestingTerms" | "security";
-
-/** One reference an object makes: what it names, where, and (for the message) as what. */
-interface Reference {
-  space: Space;
-  id: string;
-  path: string;
-  /** "stakeholder", "as the balance security", …; `undefined` for the security a transaction acts on. */
-  what: string | undefined;
+function issuesOf(verdict: { ok: true } | { ok: false; issues: OcfIssue[] }): OcfIssue[] | undefined {
+  return verdict.ok ? undefined : verdict.issues;
 }
 
 function danglingMessage(reference: Reference): string {
@@ -403,7 +435,7 @@ class PackageChecker {
     const issuer = manifest.issuer;
     const issuerId = isRecord(issuer) && typeof issuer.id === "string" ? issuer.id : undefined;
     if (issuerId !== undefined) this.idHashes.push(idHash(issuerId));
-    this.addSchemaIssues({ file: manifestPath, index: -1, at: "$", itemId: undefined }, validateOcfFile(checked), (path) => (path.startsWith("$.issuer") ? issuerId : undefined));
+    this.addSchemaIssues({ file: manifestPath, index: -1, at: "$", itemId: undefined }, issuesOf(validateOcfFile(checked)), (path) => (path.startsWith("$.issuer") ? issuerId : undefined));
     // The manifest counts as listed: listing it under a *_files key is reported as listing it again.
     const firstListing = new Map<string, string>([[manifestPath, "$"]]);
     manifestFileReferences(manifest).forEach((reference, position) => {
@@ -432,8 +464,11 @@ class PackageChecker {
     return this.listed;
   }
 
-  /** Records what opening a listed file gave; returns where its bytes go when it can be read. */
-  opened(file: ListedFile, content: StreamedFileContent): FileFeeder | undefined {
+  /**
+   * Records what opening a listed file gave; returns where its bytes go when it can be read. With a
+   * `pool`, its elements are parsed and checked by worker threads.
+   */
+  opened(file: ListedFile, content: StreamedFileContent, helper?: ElementsPool | Md5Thread): FileFeeder | undefined {
     const at = `${file.reference.jsonPath}.filepath`;
     const sub = file.position + 1;
     const path = describeValue(file.path);
@@ -459,6 +494,8 @@ class PackageChecker {
     this.filesRead += 1;
     this.fileRank.set(file.path, this.fileRank.size);
     this.streamed.push(file);
+    if (helper instanceof ElementsPool) return new ParallelFileCheck(this, file, helper);
+    if (helper instanceof Md5Thread) return new HashedFileCheck(new FileCheck(this, file, undefined, false), helper);
     return new FileCheck(this, file, createHash("md5"), false);
   }
 
@@ -543,7 +580,7 @@ class PackageChecker {
       // A known type is checked as what it says it is; anything else as what the manifest says it should be.
       if (!isItemsFileType(skeleton.file_type)) checked = { ...skeleton, file_type: expected };
     }
-    this.addSchemaIssues({ file: path, index: -1, at: "$", itemId: undefined }, validateOcfFile(checked), () => undefined);
+    this.addSchemaIssues({ file: path, index: -1, at: "$", itemId: undefined }, issuesOf(validateOcfFile(checked)), () => undefined);
     // Items read before the file said its type were checked as the type the manifest expects.
     const itemsType = isRecord(skeleton) ? this.itemsTypeOf(file, skeleton.file_type) : undefined;
     if (result.itemsArray && itemsType !== result.itemsCheckedAs) this.recheckSchema.set(path, itemsType);
@@ -561,9 +598,8 @@ class PackageChecker {
     return this.recheckSchema.has(path) ? { type: this.recheckSchema.get(path) } : undefined;
   }
 
-  private addSchemaIssues(location: Location, verdict: { ok: true } | { ok: false; issues: OcfIssue[] }, itemIdAt: (path: string) => string | undefined): void {
-    if (verdict.ok) return;
-    for (const issue of verdict.issues) {
+  private addSchemaIssues(location: Location, issues: readonly OcfIssue[] | undefined, itemIdAt: (path: string) => string | undefined): void {
+    for (const issue of issues ?? []) {
       const path = location.index < 0 ? issue.path : `${pathOf(location)}${issue.path.slice(1)}`;
       this.add("SCHEMA", { file: location.file, index: location.index, itemId: location.index < 0 ? itemIdAt(issue.path) : location.itemId }, path, issue.message, PHASE.file, 0);
     }
@@ -571,13 +607,16 @@ class PackageChecker {
 
   /** One element of a file's `items` (first pass). */
   item(file: ListedFile, index: number, value: unknown, schemaType: OcfItemsFileType | undefined): void {
-    const record = isRecord(value) ? value : undefined;
-    const id = record === undefined ? undefined : typeof record.id === "string" ? record.id : undefined;
+    this.itemRead(file, index, itemFacts(value, schemaType));
+  }
+
+  /** One element of a file's `items`, from its facts (first pass): each element in file order. */
+  itemRead(file: ListedFile, index: number, facts: ItemFacts): void {
+    const { id } = facts;
     const location: Location = { file: file.path, index, itemId: id };
-    if (schemaType !== undefined) this.addSchemaIssues(location, validateOcfFileItem(schemaType, value), () => id);
-    if (record === undefined) return;
-    const rawType = record.object_type;
-    const type = typeof rawType === "string" ? canonicalObjectType(rawType) : undefined;
+    this.addSchemaIssues(location, facts.schemaIssues, () => id);
+    if (!facts.record) return;
+    const { type } = facts;
     this.objects += 1;
     const counted = type ?? "(no object_type)";
     this.objectsByType.set(counted, (this.objectsByType.get(counted) ?? 0) + 1);
@@ -585,28 +624,25 @@ class PackageChecker {
     if (id !== undefined) this.idHashes.push(idHash(id));
     const ordinal = this.ordinal++;
     // Definitions first: an object may name itself (an issuance among its own resulting securities).
-    this.define(type, record, location, id);
-    this.checkReferences(type, record, location, false);
-    if (type?.startsWith("TX_") === true) this.transaction(record, location, ordinal);
+    this.define(facts, location);
+    this.checkReferences(facts, location, false);
+    if (facts.entry !== undefined) this.transaction(facts, facts.entry, location, ordinal);
   }
 
   /** One element of a file's `items`, read again for what is in question. */
   itemAgain(file: ListedFile, index: number, value: unknown, recheck: { type: OcfItemsFileType | undefined } | undefined): void {
-    const record = isRecord(value) ? value : undefined;
-    const id = record === undefined ? undefined : typeof record.id === "string" ? record.id : undefined;
+    const facts = itemFacts(value, recheck?.type);
+    const { id, type, entry } = facts;
     const location: Location = { file: file.path, index, itemId: id };
-    if (recheck?.type !== undefined) this.addSchemaIssues(location, validateOcfFileItem(recheck.type, value), () => id);
-    if (record === undefined) return;
-    const rawType = record.object_type;
-    const type = typeof rawType === "string" ? canonicalObjectType(rawType) : undefined;
+    this.addSchemaIssues(location, facts.schemaIssues, () => id);
+    if (!facts.record) return;
     const ordinal = this.ordinal++;
     if (id !== undefined && this.suspects?.has(idHash(id)) === true) this.suspectIds.push({ id, type, location });
-    this.checkReferences(type, record, location, true);
-    if (type?.startsWith("TX_") !== true || ISSUANCE_TYPES.has(type)) return;
-    const entry = ledgerEntryOf(record);
+    this.checkReferences(facts, location, true);
+    if (entry === undefined || ISSUANCE_TYPES.has(entry.type)) return;
     const later = this.later.get(ordinal);
     const security = entry.securityId === undefined ? -1 : this.securities.indexOf(entry.securityId);
-    if (later !== undefined && security !== -1) this.securityChecks(entry, record, location, this.securities.issuance(security), later === "kind");
+    if (later !== undefined && security !== -1) this.securityChecks(entry, facts, location, this.securities.issuance(security), later === "kind");
     if (entry.securityId !== undefined && this.deferred.has(entry.securityId)) {
       let chain = this.deferredChains.get(entry.securityId);
       if (chain === undefined) this.deferredChains.set(entry.securityId, (chain = { entries: [], locations: [] }));
@@ -621,7 +657,8 @@ class PackageChecker {
     return space === "security" ? this.securities.has(id) : this.defined[space].has(id);
   }
 
-  private define(type: string | undefined, record: Readonly<Record<string, unknown>>, location: Location, id: string | undefined): void {
+  private define(facts: ItemFacts, location: Location): void {
+    const { id, type, entry } = facts;
     switch (type) {
       case "STAKEHOLDER":
         if (id !== undefined) this.defined.stakeholder.add(id);
@@ -636,21 +673,19 @@ class PackageChecker {
         if (id !== undefined) this.defined.legend.add(id);
         return;
       case "VESTING_TERMS":
-        this.vestingTerms(record, location, id);
+        if (facts.terms !== undefined) this.vestingTerms(facts.terms, location, id);
         return;
       default:
         break;
     }
-    if (type === undefined || !ISSUANCE_TYPES.has(type)) return;
-    const securityId = record.security_id;
-    if (typeof securityId !== "string") return;
-    const entry = ledgerEntryOf(record);
-    const terms = record.vesting_terms_id;
+    if (entry === undefined || !ISSUANCE_TYPES.has(entry.type)) return;
+    const securityId = entry.securityId;
+    if (securityId === undefined) return;
     const added = this.securities.add(securityId, {
       type: entry.type,
       date: entry.date,
       quantity: entry.quantity,
-      vestingTermsId: typeof terms === "string" ? terms : undefined,
+      vestingTermsId: facts.vestingTermsId,
       file: location.file,
       itemIndex: location.index,
     });
@@ -660,46 +695,19 @@ class PackageChecker {
     }
   }
 
-  private vestingTerms(record: Readonly<Record<string, unknown>>, location: Location, id: string | undefined): void {
-    const conditions = conditionsOf(record);
-    const seen = new Set<string>();
-    for (const { condition, index } of conditions) {
-      const conditionId = stringAt(condition, "id");
-      if (conditionId === undefined) continue;
-      if (seen.has(conditionId)) this.addAt("DUPLICATE_ID", location, `.vesting_conditions[${index}].id`, `${describeValue(conditionId)} is the id of another condition of these VestingTerms`, PHASE.ids, 1);
-      seen.add(conditionId);
-    }
-    // `relative_to_condition_id` and `next_condition_ids` name conditions of the same VestingTerms.
-    let sub = 0;
-    const check = (target: unknown, path: string): void => {
-      if (typeof target === "string" && !seen.has(target)) {
-        this.addAt("DANGLING_REFERENCE", location, path, `names condition ${describeValue(target)}, which these VestingTerms do not have`, PHASE.references, sub);
-      }
-      sub += 1;
-    };
-    for (const { condition, index } of conditions) {
-      const at = `.vesting_conditions[${index}]`;
-      const trigger = condition.trigger;
-      if (isRecord(trigger)) check(trigger.relative_to_condition_id, `${at}.trigger.relative_to_condition_id`);
-      const next = condition.next_condition_ids;
-      if (Array.isArray(next)) next.forEach((target: unknown, j) => check(target, `${at}.next_condition_ids[${j}]`));
-    }
+  private vestingTerms(terms: NonNullable<ItemFacts["terms"]>, location: Location, id: string | undefined): void {
+    for (const problem of terms.problems) this.addAt(problem.code, location, problem.path, problem.message, problem.phase, problem.sub);
     if (id === undefined || this.defined.vestingTerms.has(id)) return;
     this.defined.vestingTerms.add(id);
-    const triggers = new Map<string, unknown>();
-    for (const { condition } of conditions) {
-      const conditionId = stringAt(condition, "id");
-      if (conditionId !== undefined && !triggers.has(conditionId)) triggers.set(conditionId, isRecord(condition.trigger) ? condition.trigger.type : undefined);
-    }
-    this.conditions.set(id, triggers);
+    this.conditions.set(id, new Map(terms.triggers));
   }
 
   /**
    * The references of an object, resolved as far as is known: first pass, an id not seen yet is
    * noted; second pass, the ids never seen are reported, in the order the references come.
    */
-  private checkReferences(type: string | undefined, record: Readonly<Record<string, unknown>>, location: Location, again: boolean): void {
-    forEachReference(type, record, (reference, sub) => {
+  private checkReferences(facts: ItemFacts, location: Location, again: boolean): void {
+    facts.references.forEach((reference, sub) => {
       if (!again) {
         if (this.isDefined(reference.space, reference.id)) return;
         let ids = this.unresolved.get(reference.space);
@@ -713,9 +721,8 @@ class PackageChecker {
 
   // ---- securities -------------------------------------------------------------------------
 
-  private transaction(record: Readonly<Record<string, unknown>>, location: Location, ordinal: number): void {
-    const entry = ledgerEntryOf(record);
-    for (const finding of objectFindings(record, entry)) this.addAt(finding.code, location, finding.path, finding.message, PHASE.securities, SECURITY_STEP.object);
+  private transaction(facts: ItemFacts, entry: LedgerEntry, location: Location, ordinal: number): void {
+    for (const finding of facts.findings ?? []) this.addAt(finding.code, location, finding.path, finding.message, PHASE.securities, SECURITY_STEP.object);
     if (ISSUANCE_TYPES.has(entry.type) || entry.securityId === undefined) return;
     const index = this.securities.indexOf(entry.securityId);
     if (index === -1) {
@@ -725,7 +732,7 @@ class PackageChecker {
       return;
     }
     const security = this.securities.issuance(index);
-    if (!this.securityChecks(entry, record, location, security, true)) this.later.set(ordinal, "condition");
+    if (!this.securityChecks(entry, facts, location, security, true)) this.later.set(ordinal, "condition");
     if (this.deferred.has(entry.securityId)) return;
     const chain = this.securities.chain(index, this.lineage.reading);
     if (!chain.inOrder(entry)) {
@@ -741,14 +748,14 @@ class PackageChecker {
    * The kind of security a transaction acts on, and the vesting condition it names. Returns false
    * when the condition could not be checked yet (its vesting terms not seen so far).
    */
-  private securityChecks(entry: LedgerEntry, record: Readonly<Record<string, unknown>>, location: Location, security: TabledIssuance, withKind: boolean): boolean {
+  private securityChecks(entry: LedgerEntry, facts: ItemFacts, location: Location, security: TabledIssuance, withKind: boolean): boolean {
     if (withKind) {
       const kind = kindFinding(entry, security.type);
       if (kind !== undefined) this.addAt(kind.code, location, kind.path, kind.message, PHASE.securities, SECURITY_STEP.kind);
     }
     const trigger = TRIGGER_FOR[entry.type];
-    const conditionId = record.vesting_condition_id;
-    if (trigger === undefined || typeof conditionId !== "string") return true;
+    const conditionId = facts.vestingConditionId;
+    if (trigger === undefined || conditionId === undefined) return true;
     const termsId = security.vestingTermsId;
     const step = SECURITY_STEP.condition;
     if (termsId === undefined) {
@@ -842,32 +849,40 @@ class FileCheck implements FileFeeder {
   private notAnObject: { value: unknown } | undefined;
   private readonly recheck: { type: OcfItemsFileType | undefined } | undefined;
 
+  /** `elementsText`: where elements of `items` go unparsed, for a reader that parses them elsewhere (`ParallelFileCheck`). */
   constructor(
     private readonly checker: PackageChecker,
     private readonly file: ListedFile,
     private readonly md5: Hash | undefined,
     private readonly again: boolean,
+    elementsText?: (bytes: Uint8Array, schemaType: OcfItemsFileType | undefined) => void,
   ) {
     this.recheck = again ? checker.schemaRecheckOf(file.path) : undefined;
     this.scanner = new JsonItemsScanner(
       {
-      member: (key, value) => {
-        this.members.set(key, value);
-      },
-      itemsStart: () => {
-        this.itemsArray = true;
-        this.itemsCheckedAs = this.checker.itemsTypeOf(this.file, this.members.get("file_type"));
-      },
-      item: (index, value) => {
-        if (this.again) this.checker.itemAgain(this.file, index, value, this.recheck);
-        else this.checker.item(this.file, index, value, this.itemsCheckedAs);
-      },
+        member: (key, value) => {
+          this.members.set(key, value);
+        },
+        itemsStart: () => {
+          this.itemsArray = true;
+          this.itemsCheckedAs = this.checker.itemsTypeOf(this.file, this.members.get("file_type"));
+        },
+        item: (index, value) => {
+          if (this.again) this.checker.itemAgain(this.file, index, value, this.recheck);
+          else this.checker.item(this.file, index, value, this.itemsCheckedAs);
+        },
         notAnObject: (value) => {
           this.notAnObject = { value };
         },
+        ...(elementsText === undefined ? {} : { elementsText: (bytes: Uint8Array) => elementsText(bytes, this.itemsCheckedAs) }),
       },
       checker.maxValueBytes === undefined ? {} : { maxValueBytes: checker.maxValueBytes },
     );
+  }
+
+  /** The scanner's error, if it stopped at one. */
+  get scanError(): JsonScanError | undefined {
+    return this.scanner.error;
   }
 
   push(chunk: Uint8Array): void {
@@ -876,10 +891,18 @@ class FileCheck implements FileFeeder {
   }
 
   end(): void {
+    this.endScan();
+    if (!this.again) this.finish();
+  }
+
+  endScan(): void {
     this.scanner.end();
-    if (this.again) return;
+  }
+
+  /** Once every item is applied: what the file as a whole says (first pass), with its MD5 when another computed it. */
+  finish(md5 = this.md5?.digest("hex")): void {
     this.checker.fileRead(this.file, {
-      md5: this.md5?.digest("hex"),
+      md5,
       error: this.scanner.error,
       members: this.members,
       itemsArray: this.itemsArray,
@@ -889,60 +912,111 @@ class FileCheck implements FileFeeder {
   }
 }
 
-/** Calls `visit` with each reference an object makes, in the order they are reported. */
-function forEachReference(type: string | undefined, record: Readonly<Record<string, unknown>>, visit: (reference: Reference, order: number) => void): void {
-  let order = 0;
-  const refer = (key: string, space: Space, what: string): void => {
-    const value = record[key];
-    if (typeof value === "string") visit({ space, id: value, path: `.${key}`, what }, order++);
-    else if (Array.isArray(value)) {
-      value.forEach((v: unknown, j) => {
-        if (typeof v === "string") visit({ space, id: v, path: `.${key}[${j}]`, what }, order++);
-      });
+/** Reads one listed file as `FileCheck` does (first pass), its MD5 computed on a thread of its own. */
+class HashedFileCheck implements FileFeeder {
+  constructor(
+    private readonly check: FileCheck,
+    private readonly md5: Md5Thread,
+  ) {}
+
+  async push(chunk: Uint8Array): Promise<void> {
+    await this.md5.update(chunk);
+    this.check.push(chunk);
+  }
+
+  async end(): Promise<void> {
+    this.check.endScan();
+    this.check.finish(await this.md5.digest());
+  }
+}
+
+/**
+ * Thrown when reading a file in parallel meets what only a reader that parses as it goes words
+ * exactly (a file that is not JSON, a value over the size limit): the package is then validated
+ * again on one thread, from the start, so that its problems are exactly those of that reading.
+ */
+class ReadOnOneThread extends Error {}
+
+/** A run of elements of `items`, read by a worker or by this thread, waiting to be applied in file order. */
+interface ElementsRun {
+  done: boolean;
+  facts?: ItemFacts[] | undefined;
+  error?: unknown;
+  promise?: Promise<void>;
+}
+
+/**
+ * Reads one listed file as `FileCheck` does (first pass), with its elements parsed and checked by
+ * worker threads (`validate-workers.ts`) or, when every worker has its fill, by this thread; the
+ * facts are applied in file order.
+ */
+class ParallelFileCheck implements FileFeeder {
+  private readonly check: FileCheck;
+  private readonly runs: ElementsRun[] = [];
+  private nextIndex = 0;
+  private scratch: ArrayBuffer | undefined;
+
+  constructor(
+    private readonly checker: PackageChecker,
+    private readonly file: ListedFile,
+    private readonly pool: ElementsPool,
+  ) {
+    this.check = new FileCheck(checker, file, undefined, false, (bytes, schemaType) => this.elements(bytes, schemaType));
+  }
+
+  private elements(bytes: Uint8Array, schemaType: OcfItemsFileType | undefined): void {
+    const running = this.pool.tryRun(bytes, schemaType);
+    if (running === undefined) {
+      // Read here and now: one buffer serves every such run.
+      const framed = framedRun(bytes, this.scratch);
+      this.scratch = framed.buffer;
+      this.runs.push({ done: true, facts: elementsFacts(framed, schemaType) });
+      return;
     }
-  };
-  switch (type) {
-    case "STOCK_PLAN":
-      refer("stock_class_ids", "stockClass", "stock class");
-      refer("stock_class_id", "stockClass", "stock class");
-      break;
-    case "VALUATION":
-      refer("stock_class_id", "stockClass", "stock class");
-      break;
-    case "TX_STOCK_ISSUANCE":
-    case "TX_EQUITY_COMPENSATION_ISSUANCE":
-      refer("stakeholder_id", "stakeholder", "stakeholder");
-      refer("stock_class_id", "stockClass", "stock class");
-      refer("stock_plan_id", "stockPlan", "stock plan");
-      refer("vesting_terms_id", "vestingTerms", "vesting terms");
-      refer("stock_legend_ids", "legend", "stock legend template");
-      break;
-    case "TX_STOCK_PLAN_RETURN_TO_POOL":
-      refer("stock_plan_id", "stockPlan", "stock plan");
-      break;
-    default:
-      break;
+    const run: ElementsRun = { done: false };
+    run.promise = running.then(
+      (facts) => {
+        run.facts = facts;
+        run.done = true;
+      },
+      (error: unknown) => {
+        run.error = error;
+        run.done = true;
+      },
+    );
+    this.runs.push(run);
   }
-  if (type === undefined || !type.startsWith("TX_")) return;
-  if (!ISSUANCE_TYPES.has(type)) {
-    const security = record.security_id;
-    if (typeof security === "string") visit({ space: "security", id: security, path: ".security_id", what: undefined }, order++);
+
+  /** Applies the runs that are read, in order, up to the first that is not. */
+  private apply(): void {
+    while (this.runs[0]?.done === true) {
+      const run = this.runs.shift() as ElementsRun;
+      if (run.error !== undefined) throw run.error;
+      if (run.facts === undefined) throw new ReadOnOneThread();
+      for (const facts of run.facts) this.checker.itemRead(this.file, this.nextIndex++, facts);
+    }
   }
-  refer("resulting_security_ids", "security", "as a resulting security");
-  refer("balance_security_id", "security", "as the balance security");
-}
 
-function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+  /** Applies what is read; waits for the first run while more than the pool's capacity wait. */
+  private async settle(limit: number): Promise<void> {
+    this.apply();
+    while (this.runs.length > limit) {
+      await this.runs[0]?.promise;
+      this.apply();
+    }
+  }
 
-function stringAt(value: Readonly<Record<string, unknown>>, key: string): string | undefined {
-  const found = value[key];
-  return typeof found === "string" ? found : undefined;
-}
+  async push(chunk: Uint8Array): Promise<void> {
+    await this.pool.hash(chunk);
+    this.check.push(chunk);
+    if (this.check.scanError !== undefined) throw new ReadOnOneThread();
+    await this.settle(this.pool.capacity);
+  }
 
-function conditionsOf(terms: Readonly<Record<string, unknown>>): { condition: Readonly<Record<string, unknown>>; index: number }[] {
-  const conditions = terms.vesting_conditions;
-  if (!Array.isArray(conditions)) return [];
-  return conditions.flatMap((condition: unknown, index) => (isRecord(condition) ? [{ condition, index }] : []));
+  async end(): Promise<void> {
+    this.check.endScan();
+    if (this.check.scanError !== undefined) throw new ReadOnOneThread();
+    await this.settle(0);
+    this.check.finish(await this.pool.digest());
+  }
 }

@@ -1,0 +1,214 @@
+/**
+ * What the package validator needs of one element of a file's `items`, read from that element
+ * alone: its schema issues, id and kind, the references it makes, its ledger entry and the problems
+ * it has by itself. Everything that needs the rest of the package (ids seen so far, securities,
+ * chains) is left to `validate-package.ts`, which consumes these facts in file order.
+ *
+ * Kept apart, and plain data, so that the same function runs on the validator's thread for a small
+ * package and in worker threads for a large one (`validate-workers.ts`): the facts are what crosses
+ * between threads, and problems come out the same either way because both paths apply the same
+ * facts in the same order.
+ */
+import { validateOcfFileItem, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
+import { ISSUANCE_TYPES, canonicalObjectType, ledgerEntryOf, objectFindings, type LedgerEntry, type LedgerFinding } from "./security-ledger.js";
+import { describeValue } from "../errors.js";
+import { utf8Text } from "./json-items.js";
+
+/** The order of the checks, as the problems of one object are listed. */
+export const PHASE = { file: 0, securityIds: 1, ids: 2, references: 3, securities: 4 } as const;
+
+/** The spaces of ids that references resolve in. */
+export type Space = "stakeholder" | "stockClass" | "stockPlan" | "legend" | "vestingTerms" | "security";
+
+/** One reference an object makes: what it names, where, and (for the message) as what. */
+export interface Reference {
+  space: Space;
+  id: string;
+  path: string;
+  /** "stakeholder", "as the balance security", …; `undefined` for the security a transaction acts on. */
+  what: string | undefined;
+}
+
+/** A problem an object has by itself, relative to it (`path` is `".vesting_conditions[2].id"`, …). */
+export interface LocalProblem {
+  code: "DUPLICATE_ID" | "DANGLING_REFERENCE";
+  path: string;
+  message: string;
+  phase: number;
+  sub: number;
+}
+
+/** What one element of `items` says, for the checks that need the rest of the package. */
+export interface ItemFacts {
+  /** Whether the element is a JSON object; nothing but `schemaIssues` is read of anything else. */
+  record: boolean;
+  id?: string;
+  /** `object_type`, legacy spellings mapped to the current ones. */
+  type?: string;
+  /** The issues against the item schema of its file, when it was checked and has any. */
+  schemaIssues?: OcfIssue[];
+  /** Every reference it makes, in the order they are reported. */
+  references: Reference[];
+  /** Of a VestingTerms: its own problems, and the trigger type of each condition id (the first of each). */
+  terms?: { problems: LocalProblem[]; triggers: [string, unknown][] };
+  /** Of a transaction: what the ledger reads of it, and what is wrong with it alone. */
+  entry?: LedgerEntry;
+  findings?: LedgerFinding[];
+  /** `vesting_terms_id`, when a string (issuances). */
+  vestingTermsId?: string;
+  /** `vesting_condition_id`, when a string (vesting starts and events). */
+  vestingConditionId?: string;
+}
+
+/** The facts of one element of `items`, checked against `schemaType`'s item schema when one is given. */
+export function itemFacts(value: unknown, schemaType: OcfItemsFileType | undefined): ItemFacts {
+  const record = isRecord(value) ? value : undefined;
+  const facts: ItemFacts = { record: record !== undefined, references: [] };
+  if (schemaType !== undefined) {
+    const verdict = validateOcfFileItem(schemaType, value);
+    if (!verdict.ok) facts.schemaIssues = verdict.issues;
+  }
+  if (record === undefined) return facts;
+  if (typeof record.id === "string") facts.id = record.id;
+  const rawType = record.object_type;
+  const type = typeof rawType === "string" ? canonicalObjectType(rawType) : undefined;
+  if (type !== undefined) facts.type = type;
+  if (type === "VESTING_TERMS") facts.terms = termsFacts(record);
+  forEachReference(type, record, (reference) => facts.references.push(reference));
+  if (type?.startsWith("TX_") === true) {
+    const entry = ledgerEntryOf(record);
+    facts.entry = entry;
+    facts.findings = objectFindings(record, entry);
+    const terms = record.vesting_terms_id;
+    if (typeof terms === "string") facts.vestingTermsId = terms;
+    const condition = record.vesting_condition_id;
+    if (typeof condition === "string") facts.vestingConditionId = condition;
+  }
+  return facts;
+}
+
+const DECODER = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/** The size of a new buffer for a framed run: a run of 64 KiB and a large element fit, so buffers can be used again. */
+const RUN_BUFFER_BYTES = 128 * 1024;
+
+/**
+ * A run of elements of `items` (`JsonItemsHandler.elementsText`) framed as a JSON array: `[` + the
+ * bytes + `]`, in a copy of its own (to hand to a worker, or parse here without joining strings),
+ * written into `spare` when it is large enough (a buffer a worker gave back).
+ */
+export function framedRun(bytes: Uint8Array, spare?: ArrayBuffer): Uint8Array<ArrayBuffer> {
+  const length = bytes.length + 2;
+  const buffer = spare !== undefined && spare.byteLength >= length ? spare : new ArrayBuffer(Math.max(length, RUN_BUFFER_BYTES));
+  const framed = new Uint8Array(buffer, 0, length);
+  framed[0] = 0x5b;
+  framed.set(bytes, 1);
+  framed[length - 1] = 0x5d;
+  return framed;
+}
+
+/**
+ * The facts of each element of a framed run (`framedRun`), or `undefined` when the run is not
+ * UTF-8 JSON (then the file is read again by a reader that words the error).
+ */
+export function elementsFacts(framed: Uint8Array, schemaType: OcfItemsFileType | undefined): ItemFacts[] | undefined {
+  let elements: unknown[];
+  try {
+    elements = JSON.parse(utf8Text(DECODER, framed)) as unknown[];
+  } catch {
+    return undefined;
+  }
+  return elements.map((element) => itemFacts(element, schemaType));
+}
+
+/** A VestingTerms' conditions: ids unique, `relative_to_condition_id` and `next_condition_ids` naming conditions of the same terms. */
+function termsFacts(record: Readonly<Record<string, unknown>>): { problems: LocalProblem[]; triggers: [string, unknown][] } {
+  const problems: LocalProblem[] = [];
+  const conditions = conditionsOf(record);
+  const seen = new Set<string>();
+  for (const { condition, index } of conditions) {
+    const conditionId = stringAt(condition, "id");
+    if (conditionId === undefined) continue;
+    if (seen.has(conditionId)) {
+      problems.push({ code: "DUPLICATE_ID", path: `.vesting_conditions[${index}].id`, message: `${describeValue(conditionId)} is the id of another condition of these VestingTerms`, phase: PHASE.ids, sub: 1 });
+    }
+    seen.add(conditionId);
+  }
+  let sub = 0;
+  const check = (target: unknown, path: string): void => {
+    if (typeof target === "string" && !seen.has(target)) {
+      problems.push({ code: "DANGLING_REFERENCE", path, message: `names condition ${describeValue(target)}, which these VestingTerms do not have`, phase: PHASE.references, sub });
+    }
+    sub += 1;
+  };
+  for (const { condition, index } of conditions) {
+    const at = `.vesting_conditions[${index}]`;
+    const trigger = condition.trigger;
+    if (isRecord(trigger)) check(trigger.relative_to_condition_id, `${at}.trigger.relative_to_condition_id`);
+    const next = condition.next_condition_ids;
+    if (Array.isArray(next)) next.forEach((target: unknown, j) => check(target, `${at}.next_condition_ids[${j}]`));
+  }
+  const triggers = new Map<string, unknown>();
+  for (const { condition } of conditions) {
+    const conditionId = stringAt(condition, "id");
+    if (conditionId !== undefined && !triggers.has(conditionId)) triggers.set(conditionId, isRecord(condition.trigger) ? condition.trigger.type : undefined);
+  }
+  return { problems, triggers: [...triggers] };
+}
+
+/** Calls `visit` with each reference an object makes, in the order they are reported. */
+function forEachReference(type: string | undefined, record: Readonly<Record<string, unknown>>, visit: (reference: Reference) => void): void {
+  const refer = (key: string, space: Space, what: string): void => {
+    const value = record[key];
+    if (typeof value === "string") visit({ space, id: value, path: `.${key}`, what });
+    else if (Array.isArray(value)) {
+      value.forEach((v: unknown, j) => {
+        if (typeof v === "string") visit({ space, id: v, path: `.${key}[${j}]`, what });
+      });
+    }
+  };
+  switch (type) {
+    case "STOCK_PLAN":
+      refer("stock_class_ids", "stockClass", "stock class");
+      refer("stock_class_id", "stockClass", "stock class");
+      break;
+    case "VALUATION":
+      refer("stock_class_id", "stockClass", "stock class");
+      break;
+    case "TX_STOCK_ISSUANCE":
+    case "TX_EQUITY_COMPENSATION_ISSUANCE":
+      refer("stakeholder_id", "stakeholder", "stakeholder");
+      refer("stock_class_id", "stockClass", "stock class");
+      refer("stock_plan_id", "stockPlan", "stock plan");
+      refer("vesting_terms_id", "vestingTerms", "vesting terms");
+      refer("stock_legend_ids", "legend", "stock legend template");
+      break;
+    case "TX_STOCK_PLAN_RETURN_TO_POOL":
+      refer("stock_plan_id", "stockPlan", "stock plan");
+      break;
+    default:
+      break;
+  }
+  if (type === undefined || !type.startsWith("TX_")) return;
+  if (!ISSUANCE_TYPES.has(type)) {
+    const security = record.security_id;
+    if (typeof security === "string") visit({ space: "security", id: security, path: ".security_id", what: undefined });
+  }
+  refer("resulting_security_ids", "security", "as a resulting security");
+  refer("balance_security_id", "security", "as the balance security");
+}
+
+export function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function stringAt(value: Readonly<Record<string, unknown>>, key: string): string | undefined {
+  const found = value[key];
+  return typeof found === "string" ? found : undefined;
+}
+
+function conditionsOf(terms: Readonly<Record<string, unknown>>): { condition: Readonly<Record<string, unknown>>; index: number }[] {
+  const conditions = terms.vesting_conditions;
+  if (!Array.isArray(conditions)) return [];
+  return conditions.flatMap((condition: unknown, index) => (isRecord(condition) ? [{ condition, index }] : []));
+}
