@@ -4,9 +4,14 @@
  * maxRssMb. With `dist`, the built package's module (`npm run build` first), as the CLI runs it:
  * from the sources a worker thread loads tsx and compiles TypeScript as it starts, which no user pays.
  *
- *   node --import tsx bench/validate-child.ts PACKAGE [src|dist]
+ * Like the CLI, it bounds the heap's growth first (`boundHeapGrowth`), unless given `library`.
+ *
+ *   node --import tsx bench/validate-child.ts PACKAGE [src|dist] [cli|library]
  */
-const [path = "", from = "src"] = process.argv.slice(2);
+import { boundHeapGrowth } from "../src/cli/heap.js";
+
+const [path = "", from = "src", heap = "cli"] = process.argv.slice(2);
+if (heap === "cli") boundHeapGrowth();
 const specifier = from === "dist" ? "../dist/ocf/validate-package.js" : "../src/ocf/validate-package.js";
 const { validatePackageAt } = (await import(specifier)) as typeof import("../src/ocf/validate-package.js");
 const started = performance.now();
