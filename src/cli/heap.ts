@@ -14,8 +14,9 @@ import { setFlagsFromString } from "node:v8";
 export const HEAP_GROWTH_FLAG = "--heap-growing-percent=50";
 
 /**
- * Sets `HEAP_GROWTH_FLAG` unless node was started with a heap growth of its own (on the command line
- * or in NODE_OPTIONS). Returns whether it set it.
+ * Sets `HEAP_GROWTH_FLAG` unless node was started with a heap growth of its own on its command line.
+ * (Node 20 refuses the flag in NODE_OPTIONS; it is looked for there too, for versions that allow it.)
+ * Returns whether it set it.
  */
 export function boundHeapGrowth(
   node: { execArgv: readonly string[]; nodeOptions: string | undefined } = { execArgv: process.execArgv, nodeOptions: process.env.NODE_OPTIONS },

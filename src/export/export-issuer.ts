@@ -335,6 +335,8 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     logger.info({ issuerId, folder: result.folder, zip: zipPath, transactions, warnings: result.warnings.length, quarantined: result.quarantined.length }, "package written");
     return result;
   } catch (error) {
+    // The spill file is closed before the folder that holds it is removed (Windows will not remove an open file).
+    accumulator?.dispose();
     await writer?.discardSpools().catch(() => {});
     await pendingZip?.abort().catch(() => {});
     await pendingReport?.abort();

@@ -1,7 +1,8 @@
 /**
  * Maps an issuer one record at a time, for exports that stream: each record becomes its OCF objects
  * as soon as it arrives (the caller writes them out), and only what the issuer-level objects need is
- * kept (`RecordUses`, claimed ids, warnings). `finish` then builds the Issuer, Stakeholders, StockClasses
+ * kept: a line per record (claimed ids, uses; in a file for exports, see `KeptLine`), the hashes of the
+ * claimed ids, a tally of the uses and the records' warnings. `finish` then builds the Issuer, Stakeholders, StockClasses
  * and StockPlans and settles what can only be settled with every record known, in the same canonical
  * order `mapIssuer` uses, so a streamed package and an in-memory one are identical:
  *
@@ -89,10 +90,10 @@ function hash30(text: string): number {
 }
 
 /**
- * The ids claimed so far while `finish` settles collisions, each with the index (in canonical order)
- * of the record that claimed it. Held by a hash of space and id, not as strings, so that the ids of
- * 100k+ records do not all sit in memory at once; a match is confirmed against the owner's own
- * claims, and an id whose hash an other id already holds (rare) is held exactly.
+ * The ids claimed so far while `finish` settles collisions among the records whose claim hashes meet,
+ * each with the index (in canonical order) of the record that claimed it. Held by a hash of space and
+ * id; a match is confirmed against the owner's own claims, and an id whose hash an other id already
+ * holds is held exactly.
  */
 class ClaimedIds {
   private readonly byHash = new Map<number, number>();
@@ -194,16 +195,16 @@ export class IssuerMappingAccumulator {
   private readonly newestInvalid = new RecordTable<string>();
   private readonly lines: RecordLines;
   /** Per handle, where its claims' hashes start in `claimHashes` (they end where the next one's start). */
-  private readonly claimStart = new NumberList((n) => new Uint32Array(n));
-  private readonly claimHashes = new NumberList((n) => new Int32Array(n));
+  private claimStart = new NumberList((n) => new Uint32Array(n));
+  private claimHashes = new NumberList((n) => new Int32Array(n));
   private readonly warningsOf = new Map<number, readonly MappingWarning[]>();
-  private readonly tally = new UsesTally();
+  private tally = new UsesTally();
   /** How many kept records count for each day (the default `asOf` is the latest). */
-  private readonly days = new Map<string, number>();
+  private days = new Map<string, number>();
   private readonly quarantinedByKey = new Map<string, QuarantinedMapping>();
   private readonly onInvalid: "fail" | "quarantine";
   /** The names mapped awards give share class ids (the latest copy's, per id). */
-  private readonly classNames = new Map<string, string>();
+  private classNames = new Map<string, string>();
   private allAwardsSeen = false;
   private finished = false;
   private readonly directory: ShareClassDirectory = {
@@ -405,6 +406,11 @@ export class IssuerMappingAccumulator {
     this.lines.dispose();
     this.warningsOf.clear();
     this.quarantinedByKey.clear();
+    this.claimStart = new NumberList((n) => new Uint32Array(n));
+    this.claimHashes = new NumberList((n) => new Int32Array(n));
+    this.tally = new UsesTally();
+    this.days.clear();
+    this.classNames.clear();
   }
 
   private settle(): AccumulatedIssuer {

@@ -64,7 +64,7 @@ const STAGING_BYTES = 1 << 20;
  */
 export class FileLines implements RecordLines {
   private fd: number | undefined;
-  private readonly staging: Buffer;
+  private staging: Buffer;
   private staged = 0;
   /** Bytes in the file; the staged bytes follow them. */
   private written = 0;
@@ -97,6 +97,7 @@ export class FileLines implements RecordLines {
   }
 
   read(handle: number): string {
+    if (this.disposed) throw new Error("FileLines: disposed");
     const offset = this.offsets.at(handle);
     const bytes = this.lengths.at(handle);
     if (offset >= this.written) return this.staging.toString("utf8", offset - this.written, offset - this.written + bytes);
@@ -112,6 +113,7 @@ export class FileLines implements RecordLines {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.staging = Buffer.alloc(0);
     if (this.fd === undefined) return;
     // Only a file this one created (a name already taken is never opened, so never deleted).
     closeSync(this.fd);

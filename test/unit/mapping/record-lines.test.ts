@@ -42,6 +42,8 @@ describe("FileLines (what the streaming mapper keeps of each record, on disk)", 
     lines.dispose();
     expect(existsSync(path)).toBe(false);
     expect(() => lines.append("more")).toThrow(/disposed/);
+    expect(() => lines.read(0)).toThrow(/disposed/);
+    expect(existsSync(path)).toBe(false);
   });
 
   it("creates no file until a line comes, and refuses to overwrite one", async () => {
