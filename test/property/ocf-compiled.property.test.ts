@@ -48,7 +48,8 @@ const SCHEMA_OF: Readonly<Record<string, z.ZodType>> = {
 
 function interpreterSchemaOf(value: Record<string, unknown>): z.ZodType {
   const type = String(value["object_type"]);
-  return SCHEMA_OF[type] ?? OcfTransactionSchema;
+  // Own keys only: an object_type such as "toString" must not find Object.prototype's function.
+  return (Object.hasOwn(SCHEMA_OF, type) ? SCHEMA_OF[type] : undefined) ?? OcfTransactionSchema;
 }
 
 /** Objects whose object-level rules (`withObjectRule`) hold, fail, or are beside the point. */
@@ -167,6 +168,16 @@ describe("compiled OCF validation", () => {
       }),
       { numRuns: NUM_RUNS * 3 },
     );
+  });
+
+  it("refuses object types named like Object.prototype's members, as the interpreter does (found by the property above)", async () => {
+    for (const type of ["toString", "constructor", "__proto__", "hasOwnProperty"]) {
+      const value = { object_type: type, id: "issuer-7", legal_name: "Example Inc.", formation_date: "2015-01-01", country_of_formation: "US" };
+      const reference = await interpreterSchemaOf(value).safeParseAsync(value);
+      expect(reference.success).toBe(false);
+      expect(validateOcfObject(value).ok).toBe(false);
+      expect(isValidOcfObject(value)).toBe(false);
+    }
   });
 
   it.each([
