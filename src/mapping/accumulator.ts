@@ -26,7 +26,7 @@ import { mapStakeholders } from "./stakeholders.js";
 import { SELL_TO_COVER_STAKEHOLDER_ID } from "./ids.js";
 import { mapStockClasses, type MappedStockClasses } from "./stock-classes.js";
 import { FileLines, MemoryLines, NumberList, type RecordLines } from "./record-lines.js";
-import { UsesTally, compactUses, type IssuerUses } from "./uses-tally.js";
+import { CountedMap, UsesTally, compactUses, type IssuerUses } from "./uses-tally.js";
 import { mapStockPlans } from "./stock-plans.js";
 import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses, StockClassUse } from "./types.js";
 import { unitClassUse, type ShareClassDirectory } from "./share-classes.js";
@@ -48,11 +48,9 @@ export type SourceGrant =
  */
 type KeptLine = [lastModified: string, claims: [ClaimSpace, string][], uses: RecordUses, day: string];
 
-/** Counts per text; a count that falls to 0 is gone. */
-function countIn(counts: Map<string, number>, key: string, delta: 1 | -1): void {
-  const count = (counts.get(key) ?? 0) + delta;
-  if (count === 0) counts.delete(key);
-  else counts.set(key, count);
+/** Canonical order of records: kind, then id. */
+function byKindThenId(a: readonly [RecordKind, string, ...unknown[]], b: readonly [RecordKind, string, ...unknown[]]): number {
+  return compareText(a[0], b[0]) || compareText(a[1], b[1]);
 }
 
 /** Records by kind and id (no key string per record). */
@@ -200,7 +198,7 @@ export class IssuerMappingAccumulator {
   private readonly warningsOf = new Map<number, readonly MappingWarning[]>();
   private tally = new UsesTally();
   /** How many kept records count for each day (the default `asOf` is the latest). */
-  private days = new Map<string, number>();
+  private days = new CountedMap<string>();
   private readonly quarantinedByKey = new Map<string, QuarantinedMapping>();
   private readonly onInvalid: "fail" | "quarantine";
   /** The names mapped awards give share class ids (the latest copy's, per id). */
@@ -261,7 +259,7 @@ export class IssuerMappingAccumulator {
         }
       }
     }
-    return records.sort(([kindA, idA], [kindB, idB]) => compareText(kindA, kindB) || compareText(idA, idB));
+    return records.sort(byKindThenId);
   }
 
   /**
@@ -278,7 +276,7 @@ export class IssuerMappingAccumulator {
   private takeOut(handle: number): void {
     const [, , uses, day] = this.lineOf(handle);
     this.tally.remove(uses);
-    countIn(this.days, day, -1);
+    this.days.change(day, () => day, -1);
     this.warningsOf.delete(handle);
   }
 
@@ -362,7 +360,7 @@ export class IssuerMappingAccumulator {
     this.claimStart.push(this.claimHashes.length);
     for (const [space, id] of claims) this.claimHashes.push(claimHash(space, id));
     this.tally.add(uses);
-    countIn(this.days, day, 1);
+    this.days.change(day, () => day, 1);
     if (mapped.warnings.length > 0) this.warningsOf.set(handle, mapped.warnings);
     this.kept.set(kind, recordId, handle);
     return { status: "mapped", key, mapped, ...replaces };
@@ -409,7 +407,7 @@ export class IssuerMappingAccumulator {
     this.claimStart = new NumberList((n) => new Uint32Array(n));
     this.claimHashes = new NumberList((n) => new Int32Array(n));
     this.tally = new UsesTally();
-    this.days.clear();
+    this.days = new CountedMap<string>();
     this.classNames.clear();
   }
 
@@ -456,7 +454,7 @@ export class IssuerMappingAccumulator {
       const warnings = this.warningsOf.get(handle);
       if (warnings !== undefined) warned.push([kind, recordId, warnings]);
     }
-    warned.sort(([kindA, idA], [kindB, idB]) => compareText(kindA, kindB) || compareText(idA, idB));
+    warned.sort(byKindThenId);
     const recordWarnings = warned.flatMap(([, , warnings]) => warnings);
 
     let asOf = this.options.asOf;

@@ -40,13 +40,13 @@ interface Counted<T> {
 }
 
 /** Counts per key; an entry whose count falls to 0 is gone. */
-class CountedMap<T> {
+export class CountedMap<T> {
   private readonly entries = new Map<string, Counted<T>>();
 
   change(key: string, value: () => T, delta: 1 | -1): Counted<T> | undefined {
     let entry = this.entries.get(key);
     if (entry === undefined) {
-      if (delta < 0) throw new Error(`UsesTally: ${JSON.stringify(key)} taken out more often than put in`);
+      if (delta < 0) throw new Error(`${JSON.stringify(key)} taken out more often than put in`);
       this.entries.set(key, (entry = { value: value(), count: 0 }));
     }
     entry.count += delta;
