@@ -70,6 +70,36 @@ describe("decimal shortcuts", () => {
     );
   });
 
+  it("sumDecimalStrings of long lists of large integers of either sign equals sumDecimals (past 2^53 too)", () => {
+    // Up to 15 digits, the double fast path's limit, and beyond; enough of them that the sum of
+    // their magnitudes passes 2^53 - 1 often, and sums that land on either side of it.
+    const fifteenDigits = fc.tuple(fc.boolean(), fc.bigInt({ min: 10n ** 14n, max: 10n ** 15n - 1n })).map(([negative, n]) => String(negative ? -n : n));
+    const integer = fc.oneof(
+      { weight: 4, arbitrary: fifteenDigits },
+      { weight: 1, arbitrary: fc.tuple(fc.constantFrom("", "-"), digits(1, 17)).map(([s, d]) => formatDecimal(new Dec(`${s}${d}`))) },
+      { weight: 1, arbitrary: fc.constantFrom("9007199254740991", "9007199254740992", "900719925474099", "-900719925474099", "1", "-1", "0", "-0") },
+    );
+    fc.assert(
+      fc.property(fc.oneof(fc.array(fifteenDigits, { minLength: 5, maxLength: 40 }), fc.array(fifteenDigits.map((n) => n.replace("-", "")), { minLength: 5, maxLength: 40 }), fc.array(integer, { maxLength: 40 })), (values) => {
+        expect(sumDecimalStrings(values)).toBe(formatDecimal(sumDecimals(values.map(parseSourceDecimal))));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it("compareDecimalStrings orders integers near and past 2^53 as decimal.js does", () => {
+    const integer = fc.oneof(
+      fc.bigInt({ min: -(10n ** 16n), max: 10n ** 16n }).map(String),
+      fc.constantFrom("9007199254740991", "9007199254740992", "9007199254740993", "999999999999999", "1000000000000000", "-0", "0"),
+    );
+    fc.assert(
+      fc.property(integer, integer, (a, b) => {
+        expect(Math.sign(compareDecimalStrings(a, b))).toBe(parseSourceDecimal(a).cmp(parseSourceDecimal(b)));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("asCanonicalNumeric returns the value exactly when toOcfNumeric would return it unchanged", () => {
     fc.assert(
       fc.property(anyDecimal, (a) => {
