@@ -98,16 +98,21 @@ async function writeAll(handle: FileHandle, buffer: Uint8Array, position: number
 
 const OUTPUT_BUFFER_BYTES = 1 << 20;
 
-/** Appends text and bytes to a new file through a 1 MiB buffer, hashing them. */
+/**
+ * Appends text and bytes to a new file through `buffer` (1 MiB, one per writer: the files are written
+ * one after another, and memory touched for the first time is slow to come by), hashing them.
+ */
 class HashingFile {
   private readonly hash: Hash = createHash("md5");
   private position = 0;
-  private readonly buffer = Buffer.allocUnsafe(OUTPUT_BUFFER_BYTES);
   private used = 0;
-  private constructor(private readonly handle: FileHandle) {}
+  private constructor(
+    private readonly handle: FileHandle,
+    private readonly buffer: Buffer,
+  ) {}
 
-  static async create(path: string): Promise<HashingFile> {
-    return new HashingFile(await open(path, "wx"));
+  static async create(path: string, buffer: Buffer): Promise<HashingFile> {
+    return new HashingFile(await open(path, "wx"), buffer);
   }
 
   async write(data: string | Uint8Array): Promise<void> {
@@ -174,6 +179,9 @@ function compareSpooled(a: Omit<Spooled, "text">, b: Omit<Spooled, "text">): num
 /** What the merge of a sorter's runs reads ahead, all runs together. */
 const MERGE_READ_BYTES = 8 << 20;
 
+/** What a run is written through. */
+const RUN_WRITE_BYTES = 1 << 20;
+
 /** Fixed part of a run record: serial u32, rank u8, then the byte lengths of date (u16), id, key and text (u32 each). */
 const RECORD_HEAD = 4 + 1 + 2 + 4 + 4 + 4;
 
@@ -184,39 +192,51 @@ const RECORD_HEAD = 4 + 1 + 2 + 4 + 4 + 4;
  * the end. With everything in one buffer, no file is written.
  */
 class ExternalSorter {
-  /** Grows up to `runBytes` (a package with few vesting terms never needs much). */
+  /**
+   * Where the texts go: `runBytes` from the start when the sorter is `large` (the buffer is only
+   * reserved: pages count and cost when first written), else grown up to `runBytes` by doubling (a
+   * package with few vesting terms never needs much).
+   */
   private bytes: Buffer;
   private used = 0;
   private keys: Buffered[] = [];
-  /** Where a run is laid out before its one write (kept for the next run). */
-  private out: Buffer | undefined;
   private readonly runs: { path: string; bytes: number }[] = [];
 
   constructor(
     private readonly dir: string,
     private readonly name: string,
     private readonly runBytes: number,
+    large: boolean,
   ) {
-    this.bytes = Buffer.allocUnsafe(Math.min(1 << 16, runBytes));
+    this.bytes = Buffer.allocUnsafe(large ? runBytes : Math.min(1 << 16, runBytes));
   }
 
-  async add(item: Omit<Spooled, "text">, text: string): Promise<void> {
+  /** Adds one object; a promise only when a full buffer has to be written first. */
+  add(item: Omit<Spooled, "text">, text: string): Promise<void> | undefined {
     const length = Buffer.byteLength(text, "utf8");
     if (this.used + length > this.bytes.length && this.bytes.length < this.runBytes) {
       const larger = Buffer.allocUnsafe(Math.min(this.runBytes, Math.max(this.bytes.length * 2, this.used + length)));
       this.bytes.copy(larger, 0, 0, this.used);
       this.bytes = larger;
     }
-    if (this.used + length > this.bytes.length && this.keys.length > 0) await this.writeRun();
+    if (length > this.bytes.length || (this.used + length > this.bytes.length && this.keys.length > 0)) return this.addAfterRun(item, text, length);
+    this.bytes.write(text, this.used, "utf8");
+    this.keys.push({ ...item, offset: this.used, length });
+    this.used += length;
+    return undefined;
+  }
+
+  private async addAfterRun(item: Omit<Spooled, "text">, text: string, length: number): Promise<void> {
+    if (this.keys.length > 0) await this.writeRun();
     if (length > this.bytes.length) {
       // An object larger than the whole buffer makes a run of its own.
       this.keys.push({ ...item, offset: 0, length });
       await this.writeRun(Buffer.from(text, "utf8"));
       return;
     }
-    this.bytes.write(text, this.used, "utf8");
-    this.keys.push({ ...item, offset: this.used, length });
-    this.used += length;
+    this.bytes.write(text, 0, "utf8");
+    this.keys.push({ ...item, offset: 0, length });
+    this.used = length;
   }
 
   /** Every object added, in canonical order, those for which `live` is false left out. */
@@ -233,7 +253,6 @@ class ExternalSorter {
     // The run buffers are not needed for the merge: let them go before the readers take theirs, whose
     // total is bounded however many runs there are (a run is read 64 KiB to 1 MiB at a time).
     this.bytes = Buffer.alloc(0);
-    this.out = undefined;
     const readerBytes = Math.max(1 << 16, Math.min(1 << 20, Math.floor(MERGE_READ_BYTES / this.runs.length)));
     const readers: RunReader[] = [];
     try {
@@ -253,47 +272,61 @@ class ExternalSorter {
     }
   }
 
-  /** Sorts what is buffered and writes it as one run, in one write. */
+  /**
+   * Sorts what is buffered and writes it as one run, through a buffer of `RUN_WRITE_BYTES` (laying a
+   * whole run out first would touch as much memory again).
+   */
   private async writeRun(alone?: Buffer): Promise<void> {
     const keys = this.keys.sort(compareSpooled);
-    const sizes = keys.map((key) => [Buffer.byteLength(key.date), Buffer.byteLength(key.id), Buffer.byteLength(key.key)] as const);
-    const total = keys.reduce((sum, key, i) => {
-      const [date, id, k] = sizes[i] as readonly [number, number, number];
-      return sum + RECORD_HEAD + date + id + k + key.length;
-    }, 0);
-    if (this.out === undefined || this.out.length < total) this.out = Buffer.allocUnsafe(Math.max(total, this.runBytes + (this.runBytes >> 3)));
-    const out = this.out;
-    let at = 0;
-    keys.forEach((key, i) => {
-      const [date, id, k] = sizes[i] as readonly [number, number, number];
-      at = out.writeUInt32LE(key.serial, at);
-      at = out.writeUInt8(key.rank, at);
-      at = out.writeUInt16LE(date, at);
-      at = out.writeUInt32LE(id, at);
-      at = out.writeUInt32LE(k, at);
-      at = out.writeUInt32LE(key.length, at);
-      at += out.write(key.date, at, "utf8");
-      at += out.write(key.id, at, "utf8");
-      at += out.write(key.key, at, "utf8");
-      at += (alone ?? this.bytes).copy(out, at, key.offset, key.offset + key.length);
-    });
-    this.keys = [];
-    this.used = 0;
+    const texts = alone ?? this.bytes;
     const path = `.${this.name}.run-${this.runs.length + 1}`;
     const handle = await open(join(this.dir, path), "wx");
+    let position = 0;
     try {
-      await writeAll(handle, out.subarray(0, total), 0);
+      const out = Buffer.allocUnsafe(RUN_WRITE_BYTES);
+      let at = 0;
+      for (const key of keys) {
+        const headBytes = RECORD_HEAD + Buffer.byteLength(key.date) + Buffer.byteLength(key.id) + Buffer.byteLength(key.key);
+        if (at + headBytes + key.length > out.length && at > 0) {
+          await writeAll(handle, out.subarray(0, at), position);
+          position += at;
+          at = 0;
+        }
+        if (headBytes > out.length) throw new Error("a sort key of the package writer is longer than its write buffer");
+        at = out.writeUInt32LE(key.serial, at);
+        at = out.writeUInt8(key.rank, at);
+        at = out.writeUInt16LE(Buffer.byteLength(key.date), at);
+        at = out.writeUInt32LE(Buffer.byteLength(key.id), at);
+        at = out.writeUInt32LE(Buffer.byteLength(key.key), at);
+        at = out.writeUInt32LE(key.length, at);
+        at += out.write(key.date, at, "utf8");
+        at += out.write(key.id, at, "utf8");
+        at += out.write(key.key, at, "utf8");
+        if (at + key.length <= out.length) {
+          at += texts.copy(out, at, key.offset, key.offset + key.length);
+        } else {
+          // A text longer than what is left of the buffer goes out as it is, after what is buffered.
+          await writeAll(handle, out.subarray(0, at), position);
+          position += at;
+          at = 0;
+          await writeAll(handle, texts.subarray(key.offset, key.offset + key.length), position);
+          position += key.length;
+        }
+      }
+      await writeAll(handle, out.subarray(0, at), position);
+      position += at;
     } finally {
       await handle.close();
     }
-    this.runs.push({ path, bytes: total });
+    this.keys = [];
+    this.used = 0;
+    this.runs.push({ path, bytes: position });
   }
 
   /** Deletes the run files. */
   async discard(): Promise<void> {
     this.keys = [];
     this.used = 0;
-    this.out = undefined;
     for (const run of this.runs.splice(0)) await rm(join(this.dir, run.path), { force: true });
   }
 }
@@ -334,8 +367,9 @@ class RunReader {
     const date = take(dateBytes);
     const id = take(idBytes);
     const key = take(keyBytes);
-    // A copy: the buffer is reused for the next records.
-    const text = Uint8Array.prototype.slice.call(this.buffer, from, from + textBytes);
+    // Not a copy: valid until the next call of next(), which may move the buffer's bytes (the merge
+    // hands each object on before it asks its run for the next).
+    const text = this.buffer.subarray(from, from + textBytes);
     this.start += length;
     return { date, rank, id, key, serial, text };
   }
@@ -412,6 +446,8 @@ export class StreamingPackageWriter {
   private serial = 0;
   /** Records replaced or withdrawn: key → the serial from which copies count again. */
   private readonly retracted = new Map<string, number>();
+  /** What every file is written through, one after another. */
+  private readonly output = Buffer.allocUnsafe(OUTPUT_BUFFER_BYTES);
 
   private constructor(
     private readonly dir: string,
@@ -426,8 +462,8 @@ export class StreamingPackageWriter {
     return new StreamingPackageWriter(
       dir,
       options.maxFileBytes ?? DEFAULT_MAX_PACKAGE_FILE_BYTES,
-      new ExternalSorter(dir, "transactions", runBytes),
-      new ExternalSorter(dir, "vesting-terms", runBytes),
+      new ExternalSorter(dir, "transactions", runBytes, true),
+      new ExternalSorter(dir, "vesting-terms", runBytes, false),
     );
   }
 
@@ -440,11 +476,13 @@ export class StreamingPackageWriter {
     const transactionTexts = itemTexts(transactions);
     for (let i = 0; i < transactions.length; i++) {
       const tx = transactions[i] as OcfTransaction;
-      await this.transactions.add({ date: tx.date, rank: KIND_RANK.get(tx.object_type) ?? TRANSACTION_KIND_ORDER.length, id: tx.id, key, serial }, transactionTexts[i] as string);
+      const written = this.transactions.add({ date: tx.date, rank: KIND_RANK.get(tx.object_type) ?? TRANSACTION_KIND_ORDER.length, id: tx.id, key, serial }, transactionTexts[i] as string);
+      if (written !== undefined) await written;
     }
     const termsTexts = itemTexts(vestingTerms);
     for (let i = 0; i < vestingTerms.length; i++) {
-      await this.vestingTerms.add({ date: "", rank: 0, id: (vestingTerms[i] as OcfVestingTerms).id, key, serial }, termsTexts[i] as string);
+      const written = this.vestingTerms.add({ date: "", rank: 0, id: (vestingTerms[i] as OcfVestingTerms).id, key, serial }, termsTexts[i] as string);
+      if (written !== undefined) await written;
     }
   }
 
@@ -479,7 +517,7 @@ export class StreamingPackageWriter {
           if (splitter.next(bytes)) await close();
           if (file === undefined) {
             const path = packageFileName(list, references.length + 1);
-            file = { path, handle: await HashingFile.create(join(this.dir, path)) };
+            file = { path, handle: await HashingFile.create(join(this.dir, path), this.output) };
             await file.handle.write(itemsFileHead(fileType));
           } else {
             await file.handle.write(ITEM_SEPARATOR);
@@ -510,7 +548,7 @@ export class StreamingPackageWriter {
       const lists = {} as ManifestFileLists;
       for (const [list, fileType] of PACKAGE_LISTS) lists[list] = await listed(list, fileType, sources[list]);
       const manifest = buildManifest(head, options, lists);
-      const manifestFile = await HashingFile.create(join(this.dir, PACKAGE_FILE_NAMES.manifest));
+      const manifestFile = await HashingFile.create(join(this.dir, PACKAGE_FILE_NAMES.manifest), this.output);
       try {
         await manifestFile.write(serializeOcfJson(manifest));
       } catch (error) {
