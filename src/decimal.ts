@@ -154,11 +154,14 @@ const ZERO = /^[+-]?(0+\.?0*|\.0+)$/;
 
 /** Exact equality of two decimals. */
 export function sameDecimal(a: DecimalString, b: DecimalString): boolean {
-  return a === b || parseSourceDecimal(a).equals(parseSourceDecimal(b));
+  return a === b || compareDecimalStrings(a, b) === 0;
 }
 
 /** Exactly zero. */
 export function isZeroDecimal(value: DecimalString): boolean {
+  // A leading digit 1-9 is a non-zero digit, whatever follows.
+  const first = value.charCodeAt(0);
+  if (first >= 0x31 && first <= 0x39) return false;
   return value === "0" || ZERO.test(value) || (/[eE]/.test(value) && parseSourceDecimal(value).isZero());
 }
 

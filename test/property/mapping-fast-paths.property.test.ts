@@ -7,7 +7,7 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Dec, SOURCE_DECIMAL_PATTERN, compareDecimalStrings, formatDecimal, isPositiveDecimal, parseSourceDecimal, sumDecimalStrings, sumDecimals, toOcfNumeric } from "../../src/decimal.js";
+import { Dec, SOURCE_DECIMAL_PATTERN, compareDecimalStrings, formatDecimal, isPositiveDecimal, isZeroDecimal, parseSourceDecimal, sameDecimal, sumDecimalStrings, sumDecimals, toOcfNumeric } from "../../src/decimal.js";
 import { compareSettlements, compareTransactions, compareVestingEvents, sortIfNeeded, sortTransactions } from "../../src/mapping/order.js";
 import { quoted } from "../../src/mapping/quote.js";
 import { asCanonicalNumeric } from "../../src/mapping/record-context.js";
@@ -47,6 +47,17 @@ describe("decimal shortcuts", () => {
       fc.property(anyDecimal, anyDecimal, (a, b) => {
         expect(Math.sign(compareDecimalStrings(a, b))).toBe(parseSourceDecimal(a).cmp(parseSourceDecimal(b)));
         expect(compareDecimalStrings(a, a)).toBe(0);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it("sameDecimal is decimal.js's equals, and isZeroDecimal its isZero", () => {
+    fc.assert(
+      fc.property(anyDecimal, anyDecimal, (a, b) => {
+        expect(sameDecimal(a, b)).toBe(parseSourceDecimal(a).equals(parseSourceDecimal(b)));
+        expect(sameDecimal(a, formatDecimal(parseSourceDecimal(a)))).toBe(true);
+        expect(isZeroDecimal(a)).toBe(parseSourceDecimal(a).isZero());
       }),
       { numRuns: 1000 },
     );
