@@ -282,25 +282,19 @@ function asVestingsList(ctx: RecordContext, grant: GrantVesting, planned: readon
  * quantity that differs from the tranche amount are kept in one comment line, in tranche order.
  */
 function eventsComment(planned: readonly PlannedEvent[]): string {
-  // Built as one string (about 40 events a record, each a few parts): no arrays per event.
-  let text = "Vesting events in the order of vestings (time-based; other quantities equal to the tranche amount unless shown): ";
-  let firstEntry = true;
+  const entries: string[] = [];
   for (const p of planned) {
     const { event, amount } = p;
-    let extra = "";
-    const note = (part: string): void => {
-      extra = extra === "" ? part : `${extra}, ${part}`;
-    };
-    if (isZeroDecimal(amount)) note("amount 0, not in vestings");
-    if (differs(event.vestedQuantity, amount)) note(`vestedQuantity ${event.vestedQuantity}`);
-    if (differs(event.targetQuantity, amount)) note(`targetQuantity ${event.targetQuantity}`);
-    if (differs(event.maxQuantity, amount)) note(`maxQuantity ${event.maxQuantity}`);
-    if (differs(event.quantity, amount)) note(`quantity (deprecated) ${event.quantity}`);
+    const extra: string[] = [];
+    if (isZeroDecimal(amount)) extra.push("amount 0, not in vestings");
+    if (differs(event.vestedQuantity, amount)) extra.push(`vestedQuantity ${event.vestedQuantity}`);
+    if (differs(event.targetQuantity, amount)) extra.push(`targetQuantity ${event.targetQuantity}`);
+    if (differs(event.maxQuantity, amount)) extra.push(`maxQuantity ${event.maxQuantity}`);
+    if (differs(event.quantity, amount)) extra.push(`quantity (deprecated) ${event.quantity}`);
     const id = event.id === undefined ? `(no id, ${p.key})` : quoted(event.id);
-    text += `${firstEntry ? "" : ", "}${id} ${event.vested ? "vested" : "not vested"}${extra === "" ? "" : ` (${extra})`}`;
-    firstEntry = false;
+    entries.push(`${id} ${event.vested ? "vested" : "not vested"}${extra.length === 0 ? "" : ` (${extra.join(", ")})`}`);
   }
-  return `${text}.`;
+  return `Vesting events in the order of vestings (time-based; other quantities equal to the tranche amount unless shown): ${entries.join(", ")}.`;
 }
 
 /** The event has this quantity and it is not the tranche amount. */
