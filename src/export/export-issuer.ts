@@ -20,7 +20,7 @@ import {
   releaseTemporaryPackageFolder,
   writePackageZip,
 } from "../ocf/package-folder.js";
-import { StreamingPackageWriter, type WrittenPackageFile } from "../ocf/package-writer.js";
+import { StreamingPackageWriter, makeDurable, type WrittenPackageFile } from "../ocf/package-writer.js";
 import { validatePackageAt, type PackageProblem } from "../ocf/validate-package.js";
 import { pausePoint } from "../pause-point.js";
 import type { PullEvent } from "../pull/events.js";
@@ -179,6 +179,8 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
   let committed = false;
   const deferred = new DeferredRecords<RecordItem>();
   let accumulator: IssuerMappingAccumulator | undefined;
+  /** The package's files being flushed to disk (see `makeDurable`): settled before the folder is touched again. */
+  let durable: Promise<unknown> | undefined;
   try {
     const out = await StreamingPackageWriter.open(temporary, options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes });
     writer = out;
@@ -279,8 +281,10 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       const raw = unmappableRaw.get(grantKey(q.kind, q.recordId));
       quarantined.push({ kind: q.kind, recordId: q.recordId, code: q.error.code, message: q.error.message, ...(raw === undefined ? {} : { raw }) });
     }
-    const { files, transactions } = await out.finish(head, { generatedAt });
+    // The files reach the disk (fsync) while they are re-read, and before anything is put in place.
+    const { files, transactions } = await out.finish(head, { generatedAt, durable: false });
     writer = undefined;
+    durable = makeDurable(temporary, files);
 
     const bytes = files.reduce((sum, f) => sum + f.bytes, 0);
     const reread = validate === true || (validate === "auto" && bytes <= validateMaxBytes);
@@ -292,6 +296,9 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
       const report = await validatePackageAt(temporary, signal === undefined ? {} : { signal });
       if (!report.valid) throw new ExportValidationError(issuerId, report.problems);
     }
+    const notDurable = await durable;
+    durable = undefined;
+    if (notDurable !== undefined) throw notDurable;
     const zipPath = zip ? join(outDir, `${name}.ocf.zip`) : undefined;
     // Built now, under a temporary name; put in place right after the folder.
     pendingZip =
@@ -338,6 +345,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     // The spill file is closed before the folder that holds it is removed (Windows will not remove an open file).
     accumulator?.dispose();
     await writer?.discardSpools().catch(() => {});
+    await durable;
     await pendingZip?.abort().catch(() => {});
     await pendingReport?.abort();
     if (!committed) await rm(temporary, { recursive: true, force: true });

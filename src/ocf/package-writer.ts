@@ -136,10 +136,11 @@ class HashingFile {
     this.position += bytes.length;
   }
 
-  async close(): Promise<{ md5: string; bytes: number }> {
+  /** Flushes and closes the file; `durable` also makes its bytes durable (fsync) first. */
+  async close(durable: boolean): Promise<{ md5: string; bytes: number }> {
     try {
       await this.flush();
-      await this.handle.sync();
+      if (durable) await this.handle.sync();
     } finally {
       await this.handle.close();
     }
@@ -446,6 +447,8 @@ export class StreamingPackageWriter {
   private serial = 0;
   /** Records replaced or withdrawn: key → the serial from which copies count again. */
   private readonly retracted = new Map<string, number>();
+  /** Whether each file is flushed to disk (fsync) as it is closed; see `finish`. */
+  private durable = true;
   /** What every file is written through, one after another. */
   private readonly output = Buffer.allocUnsafe(OUTPUT_BUFFER_BYTES);
 
@@ -493,9 +496,12 @@ export class StreamingPackageWriter {
 
   /**
    * Writes every file and the manifest, flushed to disk, and removes the spool. The files are exactly
-   * those `buildPackageFiles` would build from the same objects and `maxFileBytes`.
+   * those `buildPackageFiles` would build from the same objects and `maxFileBytes`. With `durable:
+   * false` the files are closed without waiting for the disk: the caller then calls `makeDurable` on
+   * them before it relies on them (the export does so while it re-reads the package).
    */
-  async finish(head: PackageHead, options: { generatedAt: string; comments?: readonly string[] }): Promise<FinishedPackage> {
+  async finish(head: PackageHead, options: { generatedAt: string; comments?: readonly string[]; durable?: boolean }): Promise<FinishedPackage> {
+    this.durable = options.durable ?? true;
     const files: WrittenPackageFile[] = [];
     const live = (item: Omit<Spooled, "text">): boolean => item.serial >= (this.retracted.get(item.key) ?? 0);
     let transactions = 0;
@@ -563,7 +569,7 @@ export class StreamingPackageWriter {
   }
 
   private async close(path: string, file: HashingFile): Promise<WrittenPackageFile> {
-    const { md5, bytes } = await file.close();
+    const { md5, bytes } = await file.close(this.durable);
     return { path, md5, bytes };
   }
 
@@ -572,6 +578,25 @@ export class StreamingPackageWriter {
     await this.transactions.discard();
     await this.vestingTerms.discard();
   }
+}
+
+/**
+ * Makes the bytes of files already written and closed durable: each is opened again and flushed to
+ * disk (fsync applies to the file, whichever descriptor asks), all at once. Never rejects: resolves to
+ * the first error, if any, once every file is done (so that nothing holds a file open after it).
+ */
+export async function makeDurable(dir: string, files: readonly { path: string }[]): Promise<unknown> {
+  const results = await Promise.allSettled(
+    files.map(async ({ path }) => {
+      const handle = await open(join(dir, path), "r+");
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    }),
+  );
+  return results.find((r): r is PromiseRejectedResult => r.status === "rejected")?.reason;
 }
 
 /** Streams a file's bytes, for the zip writer. */

@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { compareById, sortTransactions } from "../../../src/mapping/order.js";
 import { buildPackageFiles, itemText, itemTexts, packageFileName } from "../../../src/ocf/package-files.js";
-import { StreamingPackageWriter, type PackageHead } from "../../../src/ocf/package-writer.js";
+import { StreamingPackageWriter, makeDurable, type PackageHead } from "../../../src/ocf/package-writer.js";
 import type { OcfTransaction, OcfVestingTerms } from "../../../src/ocf/schemas.js";
 import { example } from "../../helpers/ocf-examples.js";
 
@@ -170,6 +170,20 @@ describe("StreamingPackageWriter", () => {
     expect((await readdir(dir)).filter((n) => n.includes(".run-")).length).toBeGreaterThan(0);
     await writer.discardSpools();
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("with durable: false writes the same files, and makeDurable flushes them after (an error is answered, not thrown)", async () => {
+    const dir = join(root, `case-${++cases}`);
+    await mkdir(dir);
+    const writer = await StreamingPackageWriter.open(dir);
+    await writer.addRecord("a", [example("TX_STOCK_ACCEPTANCE") as unknown as OcfTransaction], []);
+    const { files } = await writer.finish(head, { generatedAt: GENERATED_AT, durable: false });
+    const built = buildPackageFiles({ ...head, transactions: [example("TX_STOCK_ACCEPTANCE") as unknown as OcfTransaction], vestingTerms: [] }, { generatedAt: GENERATED_AT }).files;
+    for (const file of built) expect(await readFile(join(dir, file.path), "utf8")).toBe(file.content);
+    expect(files.map((f) => f.path).sort()).toEqual(built.map((f) => f.path).sort());
+    expect(await makeDurable(dir, files)).toBeUndefined();
+    const missing = (await makeDurable(dir, [...files, { path: "Missing.ocf.json" }])) as NodeJS.ErrnoException;
+    expect(missing.code).toBe("ENOENT");
   });
 });
 
