@@ -15,7 +15,6 @@ import { createReadStream } from "node:fs";
 import { open, rm, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { compareText, TRANSACTION_KIND_ORDER } from "../mapping/order.js";
-import { Md5Thread } from "./validate-workers.js";
 import {
   DEFAULT_MAX_PACKAGE_FILE_BYTES,
   ITEM_SEPARATOR,
@@ -73,11 +72,6 @@ export interface PackageWriterOptions {
    * @default DEFAULT_RUN_BYTES (16 MiB)
    */
   runBytes?: number;
-  /**
-   * From how many bytes of transactions and vesting terms the files are hashed on a thread of their
-   * own while this one writes them. @default THREAD_HASH_MIN_BYTES (8 MiB)
-   */
-  threadHashMinBytes?: number;
 }
 
 /** Default of `runBytes`: a few thousand records' objects; the merge then reads each run 256 KiB at a time. */
@@ -104,41 +98,21 @@ async function writeAll(handle: FileHandle, buffer: Uint8Array, position: number
 
 const OUTPUT_BUFFER_BYTES = 1 << 20;
 
-/** An MD5 of one file's bytes, computed here or on the writer's MD5 thread. */
-interface FileHash {
-  update(bytes: Uint8Array): void | Promise<void>;
-  digest(): string | Promise<string>;
-}
-
-/** The MD5 computed on this thread. */
-function localHash(): FileHash {
-  const hash: Hash = createHash("md5");
-  return { update: (bytes) => void hash.update(bytes), digest: () => hash.digest("hex") };
-}
-
-/**
- * Packages with at least this many bytes of transactions and vesting terms have their files hashed on
- * a thread of their own (`Md5Thread`), while this one merges and writes; below it, the thread's start
- * costs more than it saves.
- */
-export const THREAD_HASH_MIN_BYTES = 8 << 20;
-
 /**
  * Appends text and bytes to a new file through `buffer` (1 MiB, one per writer: the files are written
  * one after another, and memory touched for the first time is slow to come by), hashing them.
  */
 class HashingFile {
+  private readonly hash: Hash = createHash("md5");
   private position = 0;
   private used = 0;
   private constructor(
     private readonly handle: FileHandle,
     private readonly buffer: Buffer,
-    private readonly hash: FileHash,
   ) {}
 
-  /** `thread`: the writer's MD5 thread, which hashes the files one after another (else hashed here). */
-  static async create(path: string, buffer: Buffer, thread: Md5Thread | undefined): Promise<HashingFile> {
-    return new HashingFile(await open(path, "wx"), buffer, thread ?? localHash());
+  static async create(path: string, buffer: Buffer): Promise<HashingFile> {
+    return new HashingFile(await open(path, "wx"), buffer);
   }
 
   async write(data: string | Uint8Array): Promise<void> {
@@ -157,8 +131,7 @@ class HashingFile {
   }
 
   private async put(bytes: Uint8Array): Promise<void> {
-    // The MD5 thread takes a copy: `bytes` may be reused once this has returned.
-    await this.hash.update(bytes);
+    this.hash.update(bytes);
     await writeAll(this.handle, bytes, this.position);
     this.position += bytes.length;
   }
@@ -171,7 +144,7 @@ class HashingFile {
     } finally {
       await this.handle.close();
     }
-    return { md5: await this.hash.digest(), bytes: this.position };
+    return { md5: this.hash.digest("hex"), bytes: this.position };
   }
 
   /** Closes the file without finishing it (on an error path). */
@@ -229,8 +202,6 @@ class ExternalSorter {
   private used = 0;
   private keys: Buffered[] = [];
   private readonly runs: { path: string; bytes: number }[] = [];
-  /** Bytes of every text added. */
-  added = 0;
 
   constructor(
     private readonly dir: string,
@@ -244,7 +215,6 @@ class ExternalSorter {
   /** Adds one object; a promise only when a full buffer has to be written first. */
   add(item: Omit<Spooled, "text">, text: string): Promise<void> | undefined {
     const length = Buffer.byteLength(text, "utf8");
-    this.added += length;
     if (this.used + length > this.bytes.length && this.bytes.length < this.runBytes) {
       const larger = Buffer.allocUnsafe(Math.min(this.runBytes, Math.max(this.bytes.length * 2, this.used + length)));
       this.bytes.copy(larger, 0, 0, this.used);
@@ -487,7 +457,6 @@ export class StreamingPackageWriter {
     private readonly maxFileBytes: number,
     private readonly transactions: ExternalSorter,
     private readonly vestingTerms: ExternalSorter,
-    private readonly threadHashMinBytes: number,
   ) {}
 
   /** Prepares a writer into `dir` (its spool runs are removed by `finish`). */
@@ -498,7 +467,6 @@ export class StreamingPackageWriter {
       options.maxFileBytes ?? DEFAULT_MAX_PACKAGE_FILE_BYTES,
       new ExternalSorter(dir, "transactions", runBytes, true),
       new ExternalSorter(dir, "vesting-terms", runBytes, false),
-      options.threadHashMinBytes ?? THREAD_HASH_MIN_BYTES,
     );
   }
 
@@ -534,7 +502,6 @@ export class StreamingPackageWriter {
    */
   async finish(head: PackageHead, options: { generatedAt: string; comments?: readonly string[]; durable?: boolean }): Promise<FinishedPackage> {
     this.durable = options.durable ?? true;
-    const md5 = this.transactions.added + this.vestingTerms.added >= this.threadHashMinBytes ? new Md5Thread() : undefined;
     const files: WrittenPackageFile[] = [];
     const live = (item: Omit<Spooled, "text">): boolean => item.serial >= (this.retracted.get(item.key) ?? 0);
     let transactions = 0;
@@ -556,7 +523,7 @@ export class StreamingPackageWriter {
           if (splitter.next(bytes)) await close();
           if (file === undefined) {
             const path = packageFileName(list, references.length + 1);
-            file = { path, handle: await HashingFile.create(join(this.dir, path), this.output, md5) };
+            file = { path, handle: await HashingFile.create(join(this.dir, path), this.output) };
             await file.handle.write(itemsFileHead(fileType));
           } else {
             await file.handle.write(ITEM_SEPARATOR);
@@ -587,7 +554,7 @@ export class StreamingPackageWriter {
       const lists = {} as ManifestFileLists;
       for (const [list, fileType] of PACKAGE_LISTS) lists[list] = await listed(list, fileType, sources[list]);
       const manifest = buildManifest(head, options, lists);
-      const manifestFile = await HashingFile.create(join(this.dir, PACKAGE_FILE_NAMES.manifest), this.output, md5);
+      const manifestFile = await HashingFile.create(join(this.dir, PACKAGE_FILE_NAMES.manifest), this.output);
       try {
         await manifestFile.write(serializeOcfJson(manifest));
       } catch (error) {
@@ -597,7 +564,6 @@ export class StreamingPackageWriter {
       const written = await this.close(PACKAGE_FILE_NAMES.manifest, manifestFile);
       return { manifest, files: [written, ...files], transactions };
     } finally {
-      await md5?.close();
       await this.discardSpools();
     }
   }

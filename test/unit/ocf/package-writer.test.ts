@@ -74,14 +74,12 @@ describe("StreamingPackageWriter", () => {
             order: fc.shuffledSubarray([...fates.keys()], { minLength: fates.length, maxLength: fates.length }),
             runBytes: fc.constantFrom(1, 500, 5_000, 1 << 24),
             maxFileBytes: fc.constantFrom(1, 800, 3_000, 20_000, 64 << 20),
-            // 0: every file hashed on the MD5 thread; else on this thread (the default for small packages).
-            threadHashMinBytes: fc.constantFrom(0, 8 << 20),
           }),
         ),
-        async ({ records, fates, order, runBytes, maxFileBytes, threadHashMinBytes }) => {
+        async ({ records, fates, order, runBytes, maxFileBytes }) => {
           const dir = join(root, `case-${++cases}`);
           await mkdir(dir);
-          const writer = await StreamingPackageWriter.open(dir, { runBytes, maxFileBytes, threadHashMinBytes });
+          const writer = await StreamingPackageWriter.open(dir, { runBytes, maxFileBytes });
           const withdrawn: string[] = [];
           for (const n of order) {
             const r = records[n];
