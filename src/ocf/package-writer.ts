@@ -96,59 +96,132 @@ async function writeAll(handle: FileHandle, buffer: Uint8Array, position: number
   }
 }
 
+/** Each of the two buffers a file is written through. */
 const OUTPUT_BUFFER_BYTES = 1 << 20;
 
+/** Two buffers to write files through, one file after another (see `BufferedFile`). */
+export type BufferPair = readonly [Buffer, Buffer];
+
+export function bufferPair(bytes: number): BufferPair {
+  return [Buffer.allocUnsafe(bytes), Buffer.allocUnsafe(bytes)];
+}
+
 /**
- * Appends text and bytes to a new file through `buffer` (1 MiB, one per writer: the files are written
- * one after another, and memory touched for the first time is slow to come by), hashing them.
+ * Appends text and bytes to a new file through two buffers: one fills while the other is on its way
+ * to the disk, so that this thread does not wait for each write. The buffers are lent by the owner
+ * and reused from file to file (memory touched for the first time is slow to come by here); `seen`
+ * is shown every byte, in order, before it is written.
  */
-class HashingFile {
-  private readonly hash: Hash = createHash("md5");
+export class BufferedFile {
   private position = 0;
   private used = 0;
-  private constructor(
+  private current: Buffer;
+  private other: Buffer;
+  /** The write of `other`, if one is under way. */
+  private pending: Promise<void> | undefined;
+
+  constructor(
     private readonly handle: FileHandle,
-    private readonly buffer: Buffer,
-  ) {}
-
-  static async create(path: string, buffer: Buffer): Promise<HashingFile> {
-    return new HashingFile(await open(path, "wx"), buffer);
+    buffers: BufferPair,
+    private readonly seen?: (bytes: Uint8Array) => void,
+  ) {
+    [this.current, this.other] = buffers;
   }
 
-  async write(data: string | Uint8Array): Promise<void> {
+  /** Appends `data`; a promise only when a buffer had to be written out first. */
+  write(data: string | Uint8Array): Promise<void> | undefined {
     const bytes = typeof data === "string" ? Buffer.byteLength(data, "utf8") : data.length;
-    if (this.used + bytes > this.buffer.length) await this.flush();
-    if (bytes > this.buffer.length) return this.put(typeof data === "string" ? Buffer.from(data, "utf8") : data);
-    if (typeof data === "string") this.buffer.write(data, this.used, "utf8");
-    else this.buffer.set(data, this.used);
+    if (this.used + bytes > this.current.length) return this.writeAfterFlush(data);
+    if (typeof data === "string") this.current.write(data, this.used, "utf8");
+    else this.current.set(data, this.used);
     this.used += bytes;
+    return undefined;
   }
 
-  private async flush(): Promise<void> {
-    if (this.used === 0) return;
-    await this.put(this.buffer.subarray(0, this.used));
-    this.used = 0;
-  }
-
-  private async put(bytes: Uint8Array): Promise<void> {
-    this.hash.update(bytes);
+  private async writeAfterFlush(data: string | Uint8Array): Promise<void> {
+    await this.flush();
+    const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    if (bytes.length <= this.current.length) {
+      this.current.set(bytes, 0);
+      this.used = bytes.length;
+      return;
+    }
+    // Larger than a buffer: written as it is, once what was written before is on disk.
+    await this.settle();
+    this.seen?.(bytes);
     await writeAll(this.handle, bytes, this.position);
     this.position += bytes.length;
   }
 
+  /** Sends the current buffer to the disk and goes on in the other one (once its own write is done). */
+  private async flush(): Promise<void> {
+    await this.settle();
+    if (this.used === 0) return;
+    const bytes = this.current.subarray(0, this.used);
+    this.seen?.(bytes);
+    const pending = writeAll(this.handle, bytes, this.position);
+    // Awaited in settle(); until then a failure must not count as unhandled.
+    pending.catch(() => {});
+    this.pending = pending;
+    this.position += bytes.length;
+    [this.current, this.other] = [this.other, this.current];
+    this.used = 0;
+  }
+
+  private async settle(): Promise<void> {
+    const pending = this.pending;
+    this.pending = undefined;
+    await pending;
+  }
+
+  /** Waits for a write under way, if any, and writes nothing more. */
+  async drain(): Promise<void> {
+    await this.settle();
+  }
+
+  /** Writes what is buffered and waits for every write; returns the file's length. */
+  async end(): Promise<number> {
+    await this.flush();
+    await this.settle();
+    return this.position;
+  }
+}
+
+/** A package file: written through a `BufferedFile`, hashed (MD5) as it goes. */
+class HashingFile {
+  private readonly hash: Hash = createHash("md5");
+  private readonly file: BufferedFile;
+
+  private constructor(
+    private readonly handle: FileHandle,
+    buffers: BufferPair,
+  ) {
+    this.file = new BufferedFile(handle, buffers, (bytes) => this.hash.update(bytes));
+  }
+
+  static async create(path: string, buffers: BufferPair): Promise<HashingFile> {
+    return new HashingFile(await open(path, "wx"), buffers);
+  }
+
+  async write(data: string | Uint8Array): Promise<void> {
+    await this.file.write(data);
+  }
+
   /** Flushes and closes the file; `durable` also makes its bytes durable (fsync) first. */
   async close(durable: boolean): Promise<{ md5: string; bytes: number }> {
+    let bytes: number;
     try {
-      await this.flush();
+      bytes = await this.file.end();
       if (durable) await this.handle.sync();
     } finally {
       await this.handle.close();
     }
-    return { md5: this.hash.digest("hex"), bytes: this.position };
+    return { md5: this.hash.digest("hex"), bytes };
   }
 
-  /** Closes the file without finishing it (on an error path). */
+  /** Closes the file without finishing it (on an error path), once no write is under way. */
   async abandon(): Promise<void> {
+    await this.file.drain().catch(() => {});
     await this.handle.close().catch(() => {});
   }
 }
@@ -180,7 +253,7 @@ function compareSpooled(a: Omit<Spooled, "text">, b: Omit<Spooled, "text">): num
 /** What the merge of a sorter's runs reads ahead, all runs together. */
 const MERGE_READ_BYTES = 8 << 20;
 
-/** What a run is written through. */
+/** Each of the two buffers a run is written through. */
 const RUN_WRITE_BYTES = 1 << 20;
 
 /** Fixed part of a run record: serial u32, rank u8, then the byte lengths of date (u16), id, key and text (u32 each). */
@@ -202,6 +275,9 @@ class ExternalSorter {
   private used = 0;
   private keys: Buffered[] = [];
   private readonly runs: { path: string; bytes: number }[] = [];
+  /** What runs are written through (made with the first run). */
+  private runBuffers: BufferPair | undefined;
+  private headBuffer: Buffer | undefined;
 
   constructor(
     private readonly dir: string,
@@ -273,55 +349,42 @@ class ExternalSorter {
     }
   }
 
-  /**
-   * Sorts what is buffered and writes it as one run, through a buffer of `RUN_WRITE_BYTES` (laying a
-   * whole run out first would touch as much memory again).
-   */
+  /** Sorts what is buffered and writes it as one run, through the sorter's two write buffers. */
   private async writeRun(alone?: Buffer): Promise<void> {
     const keys = this.keys.sort(compareSpooled);
     const texts = alone ?? this.bytes;
     const path = `.${this.name}.run-${this.runs.length + 1}`;
     const handle = await open(join(this.dir, path), "wx");
-    let position = 0;
+    let bytes: number;
     try {
-      const out = Buffer.allocUnsafe(RUN_WRITE_BYTES);
-      let at = 0;
+      this.runBuffers ??= bufferPair(RUN_WRITE_BYTES);
+      const file = new BufferedFile(handle, this.runBuffers);
+      const head = (this.headBuffer ??= Buffer.allocUnsafe(RUN_WRITE_BYTES));
       for (const key of keys) {
-        const headBytes = RECORD_HEAD + Buffer.byteLength(key.date) + Buffer.byteLength(key.id) + Buffer.byteLength(key.key);
-        if (at + headBytes + key.length > out.length && at > 0) {
-          await writeAll(handle, out.subarray(0, at), position);
-          position += at;
-          at = 0;
+        let at = head.writeUInt32LE(key.serial, 0);
+        at = head.writeUInt8(key.rank, at);
+        at = head.writeUInt16LE(Buffer.byteLength(key.date), at);
+        at = head.writeUInt32LE(Buffer.byteLength(key.id), at);
+        at = head.writeUInt32LE(Buffer.byteLength(key.key), at);
+        at = head.writeUInt32LE(key.length, at);
+        if (at + Buffer.byteLength(key.date) + Buffer.byteLength(key.id) + Buffer.byteLength(key.key) > head.length) {
+          throw new Error("a sort key of the package writer is longer than its write buffer");
         }
-        if (headBytes > out.length) throw new Error("a sort key of the package writer is longer than its write buffer");
-        at = out.writeUInt32LE(key.serial, at);
-        at = out.writeUInt8(key.rank, at);
-        at = out.writeUInt16LE(Buffer.byteLength(key.date), at);
-        at = out.writeUInt32LE(Buffer.byteLength(key.id), at);
-        at = out.writeUInt32LE(Buffer.byteLength(key.key), at);
-        at = out.writeUInt32LE(key.length, at);
-        at += out.write(key.date, at, "utf8");
-        at += out.write(key.id, at, "utf8");
-        at += out.write(key.key, at, "utf8");
-        if (at + key.length <= out.length) {
-          at += texts.copy(out, at, key.offset, key.offset + key.length);
-        } else {
-          // A text longer than what is left of the buffer goes out as it is, after what is buffered.
-          await writeAll(handle, out.subarray(0, at), position);
-          position += at;
-          at = 0;
-          await writeAll(handle, texts.subarray(key.offset, key.offset + key.length), position);
-          position += key.length;
-        }
+        at += head.write(key.date, at, "utf8");
+        at += head.write(key.id, at, "utf8");
+        at += head.write(key.key, at, "utf8");
+        const wroteHead = file.write(head.subarray(0, at));
+        if (wroteHead !== undefined) await wroteHead;
+        const wroteText = file.write(texts.subarray(key.offset, key.offset + key.length));
+        if (wroteText !== undefined) await wroteText;
       }
-      await writeAll(handle, out.subarray(0, at), position);
-      position += at;
+      bytes = await file.end();
     } finally {
       await handle.close();
     }
     this.keys = [];
     this.used = 0;
-    this.runs.push({ path, bytes: position });
+    this.runs.push({ path, bytes });
   }
 
   /** Deletes the run files. */
@@ -450,7 +513,7 @@ export class StreamingPackageWriter {
   /** Whether each file is flushed to disk (fsync) as it is closed; see `finish`. */
   private durable = true;
   /** What every file is written through, one after another. */
-  private readonly output = Buffer.allocUnsafe(OUTPUT_BUFFER_BYTES);
+  private readonly output = bufferPair(OUTPUT_BUFFER_BYTES);
 
   private constructor(
     private readonly dir: string,
