@@ -1,22 +1,16 @@
 /** Files replaced only by a complete successor: a failed or aborted write leaves the previous file and no temporary file. */
-import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { temporaryFolder } from "../../helpers/temporary-folder.js";
 import { createAtomicWriteStream, openAtomicWriteStream, writeFileAtomic } from "../../../src/io/atomic-file.js";
 import { makeFolder } from "../../../src/io/folders.js";
 
-let dir: string;
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "ocf-sync-atomic-"));
-});
-afterAll(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const dir = temporaryFolder("ocf-sync-atomic-");
 
 describe("atomic writes", () => {
   it("replaces a file only on commit, buffering many small writes", async () => {
-    const target = join(dir, "a.ndjson");
+    const target = join(dir(), "a.ndjson");
     await writeFile(target, "previous\n");
     const stream = await openAtomicWriteStream(target);
     for (let i = 0; i < 10_000; i += 1) await stream.write(`{"line":${i}}\n`);
@@ -25,11 +19,11 @@ describe("atomic writes", () => {
     const lines = (await readFile(target, "utf8")).trim().split("\n");
     expect(lines).toHaveLength(10_000);
     expect(lines[9_999]).toBe('{"line":9999}');
-    expect(await readdir(dir)).toEqual(["a.ndjson"]);
+    expect(await readdir(dir())).toEqual(["a.ndjson"]);
   });
 
   it("abort leaves the previous file and removes the temporary one, also after a flush", async () => {
-    const target = join(dir, "b.json");
+    const target = join(dir(), "b.json");
     await writeFile(target, "previous");
     const stream = createAtomicWriteStream(target);
     await stream.write("new");
@@ -37,36 +31,36 @@ describe("atomic writes", () => {
     await stream.abort();
     await stream.abort();
     expect(await readFile(target, "utf8")).toBe("previous");
-    expect((await readdir(dir)).filter((n) => n.startsWith(".b.json"))).toEqual([]);
+    expect((await readdir(dir())).filter((n) => n.startsWith(".b.json"))).toEqual([]);
   });
 
   it("stops writing once the signal fires; the caller's abort then cleans up", async () => {
-    const target = join(dir, "c.json");
+    const target = join(dir(), "c.json");
     const controller = new AbortController();
     const stream = await openAtomicWriteStream(target, { signal: controller.signal });
     await stream.write("part");
     controller.abort(new Error("stop"));
     await expect(stream.write("more")).rejects.toThrow("stop");
     await stream.abort();
-    expect((await readdir(dir)).filter((n) => n.includes("c.json"))).toEqual([]);
+    expect((await readdir(dir())).filter((n) => n.includes("c.json"))).toEqual([]);
   });
 
   it("refuses a target that is a folder or a device, and a place where no file can be made, at open", async () => {
-    await expect(openAtomicWriteStream(dir)).rejects.toThrow(`cannot write ${dir}: it is a folder, not a file`);
+    await expect(openAtomicWriteStream(dir())).rejects.toThrow(`cannot write ${dir()}: it is a folder, not a file`);
     await expect(openAtomicWriteStream("/dev/null")).rejects.toThrow("it is not a regular file");
     await expect(writeFileAtomic("/proc/ocf-sync.json", "{}")).rejects.toMatchObject({ code: "FILE_SYSTEM_ERROR", errno: "ENOENT" });
-    await expect(writeFileAtomic(join(dir, "missing", "x.json"), "{}")).rejects.toThrow(`the folder ${join(dir, "missing")} does not exist`);
+    await expect(writeFileAtomic(join(dir(), "missing", "x.json"), "{}")).rejects.toThrow(`the folder ${join(dir(), "missing")} does not exist`);
   });
 });
 
 describe("makeFolder", () => {
   it("creates missing parents, accepts an existing folder, and says which part is a file", async () => {
-    const nested = join(dir, "x", "y", "z");
+    const nested = join(dir(), "x", "y", "z");
     await makeFolder(nested);
     await makeFolder(nested);
-    await writeFile(join(dir, "file"), "");
-    await expect(makeFolder(join(dir, "file", "sub"))).rejects.toThrow(`${join(dir, "file")} is a file where a folder should be`);
-    await expect(makeFolder(join(dir, "file"))).rejects.toThrow("it exists and is not a folder");
+    await writeFile(join(dir(), "file"), "");
+    await expect(makeFolder(join(dir(), "file", "sub"))).rejects.toThrow(`${join(dir(), "file")} is a file where a folder should be`);
+    await expect(makeFolder(join(dir(), "file"))).rejects.toThrow("it exists and is not a folder");
   });
 
   it("ends at once under /proc, where Node's recursive mkdir loops forever", async () => {

@@ -3,20 +3,14 @@
  * larger than its buffers, strings and bytes), the file holds exactly their concatenation and `seen`
  * was shown the same bytes in order; and a write that fails is an error of `end()`, not lost.
  */
-import { mkdtemp, open, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { open, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { temporaryFolder } from "../../helpers/temporary-folder.js";
 import { BufferedFile, bufferPair } from "../../../src/ocf/package-writer.js";
 
-let root = "";
-beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), "ocf-sync-buffered-"));
-});
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
-});
+const root = temporaryFolder("ocf-sync-buffered-");
 
 describe("BufferedFile", () => {
   it("writes exactly the concatenation of what it is given, and shows every byte once, in order", async () => {
@@ -26,7 +20,7 @@ describe("BufferedFile", () => {
         fc.array(fc.oneof(fc.string({ unit: "grapheme", maxLength: 40 }), fc.uint8Array({ maxLength: 70 })), { maxLength: 40 }),
         fc.integer({ min: 1, max: 64 }),
         async (pieces, bufferBytes) => {
-          const path = join(root, `file-${++n}`);
+          const path = join(root(), `file-${++n}`);
           const handle = await open(path, "wx");
           const seen: Buffer[] = [];
           const file = new BufferedFile(handle, bufferPair(bufferBytes), (bytes) => seen.push(Buffer.from(bytes)));
@@ -47,7 +41,7 @@ describe("BufferedFile", () => {
   });
 
   it("fails end() when a write fails", async () => {
-    const path = join(root, "read-only");
+    const path = join(root(), "read-only");
     await (await open(path, "wx")).close();
     const handle = await open(path, "r");
     try {
