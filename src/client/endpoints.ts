@@ -19,6 +19,8 @@ export interface ListRecordsParams {
   /** Only records last modified at or before this instant (inclusive), as `YYYY-MM-DDThh:mm:ssZ`. */
   lastModifiedDatetimeBefore?: string;
   signal?: AbortSignal;
+  /** See `GetJsonOptions.recognize`: a page it recognizes from its raw body is not parsed. */
+  recognize?: (body: Buffer) => unknown;
 }
 
 /**
@@ -40,7 +42,7 @@ export function listRecordsPage(client: ApiClient, kind: RecordKind, issuerId: s
       lastModifiedDatetimeAfter: params.lastModifiedDatetimeAfter,
       lastModifiedDatetimeBefore: params.lastModifiedDatetimeBefore,
     },
-    params.signal === undefined ? {} : { signal: params.signal },
+    { ...(params.signal === undefined ? {} : { signal: params.signal }), ...(params.recognize === undefined ? {} : { recognize: params.recognize }) },
   );
 }
 

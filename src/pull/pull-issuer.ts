@@ -62,11 +62,12 @@ export async function* issuerPages(client: ApiClient, issuerId: string, options:
     ...(options.maxPages === undefined ? {} : { maxPages: options.maxPages }),
     ...(options.lastModifiedDatetimeAfter === undefined ? {} : { lastModifiedDatetimeAfter: options.lastModifiedDatetimeAfter }),
     ...(options.lastModifiedDatetimeBefore === undefined ? {} : { lastModifiedDatetimeBefore: options.lastModifiedDatetimeBefore }),
+    ...(options.knownPages === undefined ? {} : { knownPages: options.knownPages }),
     signal,
   };
   const lists = (options.kinds ?? RECORD_KINDS).map((kind) => listPages(client, kind, issuerId, listOptions));
   for await (const page of interleave(lists, () => stopped.abort(new Error(`the pull of issuer ${JSON.stringify(issuerId)} stopped`)))) {
-    options.onEvent?.({ type: "page-fetched", issuerId, kind: page.kind, page: page.page, records: page.items.length, attempts: page.attempts });
+    options.onEvent?.({ type: "page-fetched", issuerId, kind: page.kind, page: page.page, records: page.known?.records ?? page.items.length, attempts: page.attempts });
     yield page;
   }
 }

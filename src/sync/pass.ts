@@ -38,7 +38,7 @@ import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward } from "../source/records.js";
 import { diffStoredPackages, type OcfChangeSet } from "./change-set.js";
 import { digestOf, mappingDigest } from "./fingerprint.js";
-import { snapshotFolderOf, type FullPassReason, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState } from "./state.js";
+import { snapshotFolderOf, UNCHANGED_PAGES_LIMIT, type FullPassReason, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState, type UnchangedPage } from "./state.js";
 import {
   Staging,
   hashRaw,
@@ -281,7 +281,13 @@ export async function* syncIssuer(
 
   // Pull, staging every record the store does not already hold as it is.
   const remapAll = store !== undefined && store.mapping !== mapping;
-  const recent = store !== undefined && !remapAll && plan.pass === "incremental" ? await readRecent(storeDir, store.recent) : new Map<string, { h: string; m: string }>();
+  const checksStore = store !== undefined && !remapAll && plan.pass === "incremental";
+  const recent = checksStore ? await readRecent(storeDir, store.recent) : new Map<string, { h: string; m: string }>();
+  // The pages the previous pass found unchanged: the same bytes again are the same records, still held
+  // as they are (a pass that stored anything kept none). Every page's digest is taken, to keep them
+  // for the next pass when this one stores nothing either.
+  const knownPages = checksStore ? new Map((previous?.unchangedPages ?? []).map(([digest, records, token]) => [digest, { records, nextPageToken: token ?? undefined }])) : undefined;
+  const pagesSeen: UnchangedPage[] = [];
   // Without a store to compare with, every record is new: map it now (parsed once). Otherwise only
   // the records that turn out changed are mapped, in the merge.
   const mapNow = store === undefined || remapAll;
@@ -298,6 +304,7 @@ export async function* syncIssuer(
   let pulled = 0;
   let pages = 0;
   let reread = 0;
+  let unchangedPages = 0;
   let highWater: UtcDateTime | undefined = previous?.cursor ?? undefined;
   const pending: SyncEvent[] = [];
   const onEvent = (event: PullEvent): void => {
@@ -312,11 +319,20 @@ export async function* syncIssuer(
     for await (const page of issuerPages(client, issuerId, {
       ...(plan.pass === "incremental" ? { lastModifiedDatetimeAfter: plan.modifiedAfter } : {}),
       ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+      ...(knownPages === undefined ? {} : { knownPages }),
       signal,
       onEvent,
     })) {
       yield* pending.splice(0);
       const { kind } = page;
+      if (page.digest !== undefined) pagesSeen.push([page.digest, page.known?.records ?? page.items.length, page.nextPageToken ?? null]);
+      if (page.known !== undefined) {
+        // Its records are those the previous pass re-read unchanged: re-read unchanged again.
+        unchangedPages += 1;
+        pulled += page.known.records;
+        reread += page.known.records;
+        continue;
+      }
       for (const raw of page.items) {
         pulled += 1;
         const rawJson = storableJson(raw);
@@ -398,7 +414,7 @@ export async function* syncIssuer(
     const total = merged?.records ?? previous?.records ?? 0;
     records.unchanged = total - records.created.length - records.modified.length;
     reread += merged?.unchangedPulled ?? 0;
-    yield { type: "records-changed", issuerId, pass: plan.pass, pulled, pages, reread, records };
+    yield { type: "records-changed", issuerId, pass: plan.pass, pulled, pages, reread, unchangedPages, records };
 
     let nextStore: IssuerStore;
     if (storeChanged && merged !== undefined) {
@@ -422,6 +438,8 @@ export async function* syncIssuer(
       syncedAt: utcNowRfc3339(),
       store: nextStore,
       ...(priorPackage === undefined ? {} : { package: priorPackage }),
+      // Only a pass that stored nothing: then every record of its pages is held as it was pulled.
+      ...(knownPages !== undefined && staging.count === 0 && merged === undefined && pagesSeen.length <= UNCHANGED_PAGES_LIMIT ? { unchangedPages: pagesSeen } : {}),
     };
     replaceIssuerState(state, stored);
     await saveState();

@@ -84,7 +84,19 @@ export interface IssuerSyncState {
   store?: IssuerStore;
   /** The package as last written; absent before the first one, and when it is behind `generation`. */
   package?: IssuerPackageState;
+  /**
+   * The pages of the last pass, when it was incremental and every record it pulled was one the store
+   * held as it was: `[digest, records, nextPageToken]` (see `ListPage.digest`). The next pass does not
+   * parse a page whose bytes are the same again: its records are still held as they are.
+   */
+  unchangedPages?: UnchangedPage[];
 }
+
+/** A page of which the store holds every record as it is: its digest, its record count, the token after it. */
+export type UnchangedPage = [digest: string, records: number, nextPageToken: string | null];
+
+/** At most this many pages are kept as unchanged: what an overlap window usually spans, many times over. */
+export const UNCHANGED_PAGES_LIMIT = 64;
 
 /** The whole state file. */
 export interface SyncState {
@@ -122,6 +134,7 @@ const IssuerSyncStateSchema = z.strictObject({
       objects: z.int().min(0),
     })
     .optional(),
+  unchangedPages: z.array(z.tuple([digest, z.int().min(0), z.string().nullable()])).max(UNCHANGED_PAGES_LIMIT).optional(),
 });
 
 const SyncStateSchema = z.strictObject({ version: z.literal(2), issuers: z.array(IssuerSyncStateSchema) });
