@@ -469,7 +469,8 @@ export async function* syncIssuer(
       (await exists(join(folder, PACKAGE_FILE_NAMES.manifest))) &&
       (zip === null || (await exists(zip)));
     if (current) {
-      await removeAllBut(storeDir, storeFilesOf(stored));
+      // A pass that staged and stored nothing wrote nothing there: the folder is as the sync's start left it.
+      if (merged !== undefined || staging.count > 0) await removeAllBut(storeDir, storeFilesOf(stored));
       yield { type: "package-unchanged", issuerId, folder, objects: priorPackage.objects };
       return outcome({ created: [], changed: [], removed: [], unchanged: priorPackage.objects }, undefined);
     }
