@@ -157,10 +157,11 @@ export interface ApiResponse {
 export interface GetJsonOptions {
   signal?: AbortSignal;
   /**
-   * Sees the body of a successful response before it is parsed: what it returns (other than
-   * `undefined`) is the response's `body`, and the body is not parsed. Called once per 2xx attempt.
+   * Sees the body of a successful response before it is parsed, as it arrived (in pieces, which
+   * joined are the body): what it returns (other than `undefined`) is the response's `body`, and the
+   * body is neither joined nor parsed. Called once per 2xx attempt.
    */
-  recognize?: (body: Buffer) => unknown;
+  recognize?: (chunks: readonly Buffer[]) => unknown;
 }
 
 /** A client of one API base URL. */
@@ -377,7 +378,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     attempt: number,
     reminted: boolean,
     signal: AbortSignal | undefined,
-    recognize: ((body: Buffer) => unknown) | undefined,
+    recognize: GetJsonOptions["recognize"],
   ): Promise<AttemptResult> {
     const method = "GET";
     const context = { method, path, attempts: attempt };
@@ -426,7 +427,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     permit?.done();
     const { status } = raw;
     const durationMs = clock.now() - sentAt;
-    stats.bytesReceived += raw.body.length;
+    stats.bytesReceived += raw.size;
     logger.debug({ method, path, status, attempt, ms: durationMs }, "api request");
     emit({ type: "request", method, path, status, attempt, durationMs });
     honourQuotaHeaders(raw.headers);
@@ -435,7 +436,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (raw.truncated) throw new ResponseTooLargeError({ ...context, status, limit: maxResponseBytes });
       if (status === 204) return { kind: "done", response: { status, body: null, headers: raw.headers, attempts: attempt, path } };
       try {
-        const recognized = recognize?.(raw.body);
+        const recognized = recognize?.(raw.chunks);
         const body: unknown = recognized !== undefined ? recognized : JSON.parse(raw.body.toString("utf8"));
         return { kind: "done", response: { status, body, headers: raw.headers, attempts: attempt, path } };
       } catch (cause) {

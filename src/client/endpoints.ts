@@ -3,7 +3,7 @@
  * return raw JSON; parsing records is `src/source/`'s job, paging is `src/pull/`'s.
  */
 import { COLLECTION_OF, type RecordKind } from "../source/kinds.js";
-import type { ApiClient, ApiResponse } from "./create-client.js";
+import type { ApiClient, ApiResponse, GetJsonOptions } from "./create-client.js";
 import { ClientConfigError } from "./errors.js";
 
 const API_VERSION = "v1alpha1";
@@ -20,7 +20,7 @@ export interface ListRecordsParams {
   lastModifiedDatetimeBefore?: string;
   signal?: AbortSignal;
   /** See `GetJsonOptions.recognize`: a page it recognizes from its raw body is not parsed. */
-  recognize?: (body: Buffer) => unknown;
+  recognize?: GetJsonOptions["recognize"];
 }
 
 /**

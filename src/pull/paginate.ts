@@ -57,8 +57,10 @@ export interface ListPage {
 }
 
 /** The digest of a page: its kind, the request's parameters, and the body as received. */
-function pageDigest(kind: RecordKind, params: readonly (string | number | undefined)[], body: Buffer): string {
-  return createHash("sha256").update(JSON.stringify([kind, ...params.map((p) => p ?? null)])).update(body).digest("base64url").slice(0, 22);
+function pageDigest(kind: RecordKind, params: readonly (string | number | undefined)[], body: readonly Buffer[]): string {
+  const hash = createHash("sha256").update(JSON.stringify([kind, ...params.map((p) => p ?? null)]));
+  for (const chunk of body) hash.update(chunk);
+  return hash.digest("base64url").slice(0, 22);
 }
 
 /** What `recognize` answers for a known page, instead of its parsed JSON. */
@@ -108,7 +110,7 @@ export async function* listPages(
     const recognize =
       knownPages === undefined
         ? undefined
-        : (body: Buffer): unknown => {
+        : (body: readonly Buffer[]): unknown => {
             digest = pageDigest(kind, [pageSize, options.lastModifiedDatetimeAfter, options.lastModifiedDatetimeBefore, request], body);
             known = knownPages.get(digest);
             return known === undefined ? undefined : KNOWN;
