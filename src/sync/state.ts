@@ -189,12 +189,14 @@ export async function readSyncState(stateFile: string, options: { signal?: Abort
     throw new SyncStateError(stateFile, `the sync state ${stateFile} is not JSON (${(error as Error).message}); it was left as it is`, { cause: error });
   }
   // A state of version 1 keeps its cursors and counts; without a store, each issuer's next pass is full.
-  const earlier = (json as { version?: unknown } | null)?.version === 1 ? V1StateSchema.safeParse(json) : undefined;
+  // Parsed once a run: zod's compiled fast path would cost more to compile than it saves (jitless).
+  const once = { jitless: true };
+  const earlier = (json as { version?: unknown } | null)?.version === 1 ? V1StateSchema.safeParse(json, once) : undefined;
   const parsed =
     earlier === undefined
-      ? SyncStateSchema.safeParse(json)
+      ? SyncStateSchema.safeParse(json, once)
       : earlier.success
-        ? SyncStateSchema.safeParse({ version: 2, issuers: earlier.data.issuers.map(({ snapshot: _snapshot, ...rest }) => rest) })
+        ? SyncStateSchema.safeParse({ version: 2, issuers: earlier.data.issuers.map(({ snapshot: _snapshot, ...rest }) => rest) }, once)
         : earlier;
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
