@@ -27,7 +27,7 @@ export interface ListOptions {
   maxPages?: number;
   signal?: AbortSignal;
   /**
-   * Pages the caller already holds, by {@link ListPage.digest}: a page whose digest is here is not
+   * Pages the caller already holds, by their digest (`ListPage.digest`): a page whose digest is here is not
    * parsed (it is yielded with `known` and no items). Given, every page carries its digest.
    */
   knownPages?: ReadonlyMap<string, KnownPage>;
