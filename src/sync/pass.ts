@@ -7,7 +7,9 @@
  *
  * - nothing changed: the filtered list requests, the re-read records of the overlap window checked
  *   against the store's recent list (no shard read, no record parsed), and the state file (its
- *   counters). Nothing is mapped, no package or shard file is read or written;
+ *   counters). Nothing is mapped, no package or shard file is read or written. When the previous
+ *   pass found nothing changed either, a page that comes back byte for byte as it got it is only
+ *   hashed, not even decoded (`unchangedPages` in the state);
  * - some records changed: those are parsed and mapped, the shards they fall in are rewritten, and the
  *   package is written from the stored mappings of all records (its bytes change, so it is written
  *   whole); the change set compares the stored mappings of the shards that differ;
