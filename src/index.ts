@@ -29,7 +29,7 @@ export type { DecimalString } from "./decimal.js";
 
 // The HTTP client: authentication, retries, the rate limiter
 export { createApiClient } from "./client/create-client.js";
-export type { ApiClient, ApiClientOptions, ApiResponse, ClientEvent, ClientStats, HttpDispatcher, TimeoutOptions } from "./client/create-client.js";
+export type { ApiClient, ApiClientOptions, ApiResponse, ClientEvent, ClientStats, GetJsonOptions, HttpDispatcher, TimeoutOptions } from "./client/create-client.js";
 export type { AuthOptions } from "./client/auth.js";
 export type { Clock } from "./client/clock.js";
 export { createRateLimiter } from "./client/rate-limiter.js";
@@ -169,7 +169,7 @@ export { SyncLockedError } from "./sync/lock.js";
 export type { LockOwner, StaleLock } from "./sync/lock.js";
 export type { StaleLockReason } from "./io/lock-file.js";
 export { SyncStateError, readSyncState } from "./sync/state.js";
-export type { FullPassReason, IssuerPackageState, IssuerStore, IssuerSyncState, SyncState } from "./sync/state.js";
+export type { FullPassReason, IssuerPackageState, IssuerStore, IssuerSyncState, SyncState, UnchangedPage } from "./sync/state.js";
 export { SyncStoreError } from "./sync/store.js";
 
 // The embedded sample API (the demo, and tests of code built on ocf-sync)

@@ -153,6 +153,17 @@ export interface ApiResponse {
   path: string;
 }
 
+/** Options of one `getJson` call. */
+export interface GetJsonOptions {
+  signal?: AbortSignal;
+  /**
+   * Sees the body of a successful response before it is parsed, as it arrived (in pieces, which
+   * joined are the body): what it returns (other than `undefined`) is the response's `body`, and the
+   * body is neither joined nor parsed. Called once per 2xx attempt.
+   */
+  recognize?: (chunks: readonly Buffer[]) => unknown;
+}
+
 /** A client of one API base URL. */
 export interface ApiClient {
   /** The base URL, without a trailing slash. */
@@ -168,7 +179,7 @@ export interface ApiClient {
   getJson(
     segments: readonly string[],
     query?: Readonly<Record<string, string | undefined>>,
-    options?: { signal?: AbortSignal },
+    options?: GetJsonOptions,
   ): Promise<ApiResponse>;
   /** A snapshot of the counters. */
   stats(): ClientStats;
@@ -367,6 +378,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     attempt: number,
     reminted: boolean,
     signal: AbortSignal | undefined,
+    recognize: GetJsonOptions["recognize"],
   ): Promise<AttemptResult> {
     const method = "GET";
     const context = { method, path, attempts: attempt };
@@ -415,7 +427,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     permit?.done();
     const { status } = raw;
     const durationMs = clock.now() - sentAt;
-    stats.bytesReceived += raw.body.length;
+    stats.bytesReceived += raw.size;
     logger.debug({ method, path, status, attempt, ms: durationMs }, "api request");
     emit({ type: "request", method, path, status, attempt, durationMs });
     honourQuotaHeaders(raw.headers);
@@ -424,7 +436,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (raw.truncated) throw new ResponseTooLargeError({ ...context, status, limit: maxResponseBytes });
       if (status === 204) return { kind: "done", response: { status, body: null, headers: raw.headers, attempts: attempt, path } };
       try {
-        const body: unknown = JSON.parse(raw.body.toString("utf8"));
+        const recognized = recognize?.(raw.chunks);
+        const body: unknown = recognized !== undefined ? recognized : JSON.parse(raw.body.toString("utf8"));
         return { kind: "done", response: { status, body, headers: raw.headers, attempts: attempt, path } };
       } catch (cause) {
         // A cut-off body is a transport failure in disguise: ask again.
@@ -456,9 +469,9 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   async function getJson(
     segments: readonly string[],
     query?: Readonly<Record<string, string | undefined>>,
-    callOptions: { signal?: AbortSignal } = {},
+    callOptions: GetJsonOptions = {},
   ): Promise<ApiResponse> {
-    const { signal } = callOptions;
+    const { signal, recognize } = callOptions;
     const path = buildRequestPath(base, segments, query);
     const started = clock.now();
     let reminted = false;
@@ -468,7 +481,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       let result: AttemptResult;
       try {
         if (isAborted(signal)) throw signal?.reason;
-        result = await attemptOnce(path, attempt, reminted, signal);
+        result = await attemptOnce(path, attempt, reminted, signal, recognize);
       } catch (error) {
         if (isAborted(signal)) throw abortError(`GET ${path}`, signal);
         throw error;

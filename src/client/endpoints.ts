@@ -3,7 +3,7 @@
  * return raw JSON; parsing records is `src/source/`'s job, paging is `src/pull/`'s.
  */
 import { COLLECTION_OF, type RecordKind } from "../source/kinds.js";
-import type { ApiClient, ApiResponse } from "./create-client.js";
+import type { ApiClient, ApiResponse, GetJsonOptions } from "./create-client.js";
 import { ClientConfigError } from "./errors.js";
 
 const API_VERSION = "v1alpha1";
@@ -19,6 +19,8 @@ export interface ListRecordsParams {
   /** Only records last modified at or before this instant (inclusive), as `YYYY-MM-DDThh:mm:ssZ`. */
   lastModifiedDatetimeBefore?: string;
   signal?: AbortSignal;
+  /** See `GetJsonOptions.recognize`: a page it recognizes from its raw body is not parsed. */
+  recognize?: GetJsonOptions["recognize"];
 }
 
 /**
@@ -40,7 +42,7 @@ export function listRecordsPage(client: ApiClient, kind: RecordKind, issuerId: s
       lastModifiedDatetimeAfter: params.lastModifiedDatetimeAfter,
       lastModifiedDatetimeBefore: params.lastModifiedDatetimeBefore,
     },
-    params.signal === undefined ? {} : { signal: params.signal },
+    { ...(params.signal === undefined ? {} : { signal: params.signal }), ...(params.recognize === undefined ? {} : { recognize: params.recognize }) },
   );
 }
 

@@ -14,9 +14,29 @@ export interface RawResponse {
   status: number;
   /** Header names in lower case; repeated headers joined with `, `. */
   headers: Record<string, string>;
-  body: Buffer;
+  /** The body (joined from `chunks` when first read). */
+  readonly body: Buffer;
+  /** The body as it arrived, in pieces: a reader that needs no single buffer (a digest) spares the copy. */
+  readonly chunks: readonly Buffer[];
+  /** The body's length in bytes. */
+  size: number;
   /** True when the body was longer than the limit: `body` then holds only what came before it. */
   truncated: boolean;
+}
+
+function rawResponse(status: number, headers: Record<string, string>, chunks: Buffer[], size: number, truncated: boolean): RawResponse {
+  let body: Buffer | undefined;
+  return {
+    status,
+    headers,
+    get body() {
+      body ??= Buffer.concat(chunks, size);
+      return body;
+    },
+    chunks,
+    size,
+    truncated,
+  };
 }
 
 /** One request to send. */
@@ -103,7 +123,7 @@ async function exchange(dispatcher: Dispatcher, raw: RawRequest, signal: AbortSi
   const declared = headers["content-length"];
   if (declared !== undefined && /^\d+$/.test(declared) && Number(declared) > limit && raw.failFastOnLength(status)) {
     discard(response.body);
-    return { status, headers, body: Buffer.alloc(0), truncated: true };
+    return rawResponse(status, headers, [], 0, true);
   }
   const chunks: Buffer[] = [];
   let size = 0;
@@ -112,10 +132,10 @@ async function exchange(dispatcher: Dispatcher, raw: RawRequest, signal: AbortSi
       chunks.push(chunk.subarray(0, limit - size));
       size = limit;
       discard(response.body);
-      return { status, headers, body: Buffer.concat(chunks, size), truncated: true };
+      return rawResponse(status, headers, chunks, size, true);
     }
     chunks.push(chunk);
     size += chunk.length;
   }
-  return { status, headers, body: Buffer.concat(chunks, size), truncated: false };
+  return rawResponse(status, headers, chunks, size, false);
 }

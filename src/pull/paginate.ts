@@ -5,6 +5,7 @@
  * empty page; every page request repeats the same `pageSize` and filters; tokens are opaque. A token the
  * service hands out twice would loop forever, so it is an error here, as is passing `maxPages`.
  */
+import { createHash } from "node:crypto";
 import type { ApiClient } from "../client/create-client.js";
 import { listRecordsPage } from "../client/endpoints.js";
 import { OcfSyncError } from "../errors.js";
@@ -25,6 +26,17 @@ export interface ListOptions {
   /** A bound on pages per list, against a service that never stops. @default 100000 */
   maxPages?: number;
   signal?: AbortSignal;
+  /**
+   * Pages the caller already holds, by their digest (`ListPage.digest`): a page whose digest is here is not
+   * parsed (it is yielded with `known` and no items). Given, every page carries its digest.
+   */
+  knownPages?: ReadonlyMap<string, KnownPage>;
+}
+
+/** A page the caller already holds: the records it lists and the token that follows it. */
+export interface KnownPage {
+  records: number;
+  nextPageToken: string | undefined;
 }
 
 /** One page of a list: its raw records (each still to be parsed) and where it came from. */
@@ -38,7 +50,21 @@ export interface ListPage {
   warnings: SourceWarning[];
   /** HTTP attempts this page took (more than 1 after retries). */
   attempts: number;
+  /** With `knownPages`: a digest of the request and of the body's exact bytes (equal digests, equal pages). */
+  digest?: string;
+  /** With `knownPages`: the page was one of them (`items` is then empty, unparsed). */
+  known?: KnownPage;
 }
+
+/** The digest of a page: its kind, the request's parameters, and the body as received. */
+function pageDigest(kind: RecordKind, params: readonly (string | number | undefined)[], body: readonly Buffer[]): string {
+  const hash = createHash("sha256").update(JSON.stringify([kind, ...params.map((p) => p ?? null)]));
+  for (const chunk of body) hash.update(chunk);
+  return hash.digest("base64url").slice(0, 22);
+}
+
+/** What `recognize` answers for a known page, instead of its parsed JSON. */
+const KNOWN: unique symbol = Symbol("a known page");
 
 /** Raised when the service's paging breaks its own rules. */
 export class PaginationError extends OcfSyncError {
@@ -77,14 +103,27 @@ export async function* listPages(
         { issuerId, kind, page },
       );
     }
+    const { knownPages } = options;
+    let digest: string | undefined;
+    let known: KnownPage | undefined;
+    const request = pageToken;
+    const recognize =
+      knownPages === undefined
+        ? undefined
+        : (body: readonly Buffer[]): unknown => {
+            digest = pageDigest(kind, [pageSize, options.lastModifiedDatetimeAfter, options.lastModifiedDatetimeBefore, request], body);
+            known = knownPages.get(digest);
+            return known === undefined ? undefined : KNOWN;
+          };
     const response = await listRecordsPage(client, kind, issuerId, {
       pageSize,
       ...(pageToken === undefined ? {} : { pageToken }),
       ...(options.lastModifiedDatetimeAfter === undefined ? {} : { lastModifiedDatetimeAfter: options.lastModifiedDatetimeAfter }),
       ...(options.lastModifiedDatetimeBefore === undefined ? {} : { lastModifiedDatetimeBefore: options.lastModifiedDatetimeBefore }),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(recognize === undefined ? {} : { recognize }),
     });
-    const envelope = parseListEnvelope(kind, response.body, { issuerId, path: response.path });
+    const envelope = known !== undefined && response.body === KNOWN ? { items: [], nextPageToken: known.nextPageToken, warnings: [] } : parseListEnvelope(kind, response.body, { issuerId, path: response.path });
     yield {
       kind,
       issuerId,
@@ -93,6 +132,8 @@ export async function* listPages(
       nextPageToken: envelope.nextPageToken,
       warnings: envelope.warnings,
       attempts: response.attempts,
+      ...(digest === undefined ? {} : { digest }),
+      ...(known === undefined ? {} : { known }),
     };
     if (envelope.nextPageToken === undefined) return;
     if (seenTokens.has(envelope.nextPageToken)) {

@@ -20,7 +20,7 @@ import type { PullEvent } from "./events.js";
 export type OnInvalid = "fail" | "quarantine";
 
 /** Options of {@link pullIssuer} and {@link streamIssuerRecords}: paging, filters, invalid records, events. */
-export interface PullOptions extends Omit<ListOptions, "signal"> {
+export interface PullOptions extends Omit<ListOptions, "signal" | "knownPages"> {
   /** Which record families to pull. @default both */
   kinds?: readonly RecordKind[];
   /** `"fail"` fails the issuer on the first invalid record; `"quarantine"` sets it aside and goes on. @default "fail" */
@@ -54,7 +54,7 @@ export type PullItem =
  * order, with a `page-fetched` event per page. A failing list, or a consumer that stops, stops the
  * other (its request in flight is aborted).
  */
-export async function* issuerPages(client: ApiClient, issuerId: string, options: PullOptions = {}): AsyncGenerator<ListPage, void, undefined> {
+export async function* issuerPages(client: ApiClient, issuerId: string, options: PullOptions & Pick<ListOptions, "knownPages"> = {}): AsyncGenerator<ListPage, void, undefined> {
   const stopped = new AbortController();
   const signal = options.signal === undefined ? stopped.signal : AbortSignal.any([options.signal, stopped.signal]);
   const listOptions: ListOptions = {
@@ -62,11 +62,12 @@ export async function* issuerPages(client: ApiClient, issuerId: string, options:
     ...(options.maxPages === undefined ? {} : { maxPages: options.maxPages }),
     ...(options.lastModifiedDatetimeAfter === undefined ? {} : { lastModifiedDatetimeAfter: options.lastModifiedDatetimeAfter }),
     ...(options.lastModifiedDatetimeBefore === undefined ? {} : { lastModifiedDatetimeBefore: options.lastModifiedDatetimeBefore }),
+    ...(options.knownPages === undefined ? {} : { knownPages: options.knownPages }),
     signal,
   };
   const lists = (options.kinds ?? RECORD_KINDS).map((kind) => listPages(client, kind, issuerId, listOptions));
   for await (const page of interleave(lists, () => stopped.abort(new Error(`the pull of issuer ${JSON.stringify(issuerId)} stopped`)))) {
-    options.onEvent?.({ type: "page-fetched", issuerId, kind: page.kind, page: page.page, records: page.items.length, attempts: page.attempts });
+    options.onEvent?.({ type: "page-fetched", issuerId, kind: page.kind, page: page.page, records: page.known?.records ?? page.items.length, attempts: page.attempts });
     yield page;
   }
 }

@@ -7,7 +7,9 @@
  *
  * - nothing changed: the filtered list requests, the re-read records of the overlap window checked
  *   against the store's recent list (no shard read, no record parsed), and the state file (its
- *   counters). Nothing is mapped, no package or shard file is read or written;
+ *   counters). Nothing is mapped, no package or shard file is read or written. When the previous
+ *   pass found nothing changed either, a page that comes back byte for byte as it got it is only
+ *   hashed, not even decoded (`unchangedPages` in the state);
  * - some records changed: those are parsed and mapped, the shards they fall in are rewritten, and the
  *   package is written from the stored mappings of all records (its bytes change, so it is written
  *   whole); the change set compares the stored mappings of the shards that differ;
@@ -38,7 +40,7 @@ import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward } from "../source/records.js";
 import { diffStoredPackages, type OcfChangeSet } from "./change-set.js";
 import { digestOf, mappingDigest } from "./fingerprint.js";
-import { snapshotFolderOf, type FullPassReason, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState } from "./state.js";
+import { snapshotFolderOf, UNCHANGED_PAGES_LIMIT, type FullPassReason, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState, type UnchangedPage } from "./state.js";
 import {
   Staging,
   hashRaw,
@@ -281,7 +283,13 @@ export async function* syncIssuer(
 
   // Pull, staging every record the store does not already hold as it is.
   const remapAll = store !== undefined && store.mapping !== mapping;
-  const recent = store !== undefined && !remapAll && plan.pass === "incremental" ? await readRecent(storeDir, store.recent) : new Map<string, { h: string; m: string }>();
+  const checksStore = store !== undefined && !remapAll && plan.pass === "incremental";
+  const recent = checksStore ? await readRecent(storeDir, store.recent) : new Map<string, { h: string; m: string }>();
+  // The pages the previous pass found unchanged: the same bytes again are the same records, still held
+  // as they are (a pass that stored anything kept none). Every page's digest is taken, to keep them
+  // for the next pass when this one stores nothing either.
+  const knownPages = checksStore ? new Map((previous?.unchangedPages ?? []).map(([digest, records, token]) => [digest, { records, nextPageToken: token ?? undefined }])) : undefined;
+  const pagesSeen: UnchangedPage[] = [];
   // Without a store to compare with, every record is new: map it now (parsed once). Otherwise only
   // the records that turn out changed are mapped, in the merge.
   const mapNow = store === undefined || remapAll;
@@ -298,6 +306,7 @@ export async function* syncIssuer(
   let pulled = 0;
   let pages = 0;
   let reread = 0;
+  let unchangedPages = 0;
   let highWater: UtcDateTime | undefined = previous?.cursor ?? undefined;
   const pending: SyncEvent[] = [];
   const onEvent = (event: PullEvent): void => {
@@ -312,11 +321,20 @@ export async function* syncIssuer(
     for await (const page of issuerPages(client, issuerId, {
       ...(plan.pass === "incremental" ? { lastModifiedDatetimeAfter: plan.modifiedAfter } : {}),
       ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+      ...(knownPages === undefined ? {} : { knownPages }),
       signal,
       onEvent,
     })) {
       yield* pending.splice(0);
       const { kind } = page;
+      if (page.digest !== undefined) pagesSeen.push([page.digest, page.known?.records ?? page.items.length, page.nextPageToken ?? null]);
+      if (page.known !== undefined) {
+        // Its records are those the previous pass re-read unchanged: re-read unchanged again.
+        unchangedPages += 1;
+        pulled += page.known.records;
+        reread += page.known.records;
+        continue;
+      }
       for (const raw of page.items) {
         pulled += 1;
         const rawJson = storableJson(raw);
@@ -398,7 +416,7 @@ export async function* syncIssuer(
     const total = merged?.records ?? previous?.records ?? 0;
     records.unchanged = total - records.created.length - records.modified.length;
     reread += merged?.unchangedPulled ?? 0;
-    yield { type: "records-changed", issuerId, pass: plan.pass, pulled, pages, reread, records };
+    yield { type: "records-changed", issuerId, pass: plan.pass, pulled, pages, reread, unchangedPages, records };
 
     let nextStore: IssuerStore;
     if (storeChanged && merged !== undefined) {
@@ -422,6 +440,8 @@ export async function* syncIssuer(
       syncedAt: utcNowRfc3339(),
       store: nextStore,
       ...(priorPackage === undefined ? {} : { package: priorPackage }),
+      // Only a pass that stored nothing: then every record of its pages is held as it was pulled.
+      ...(knownPages !== undefined && staging.count === 0 && merged === undefined && pagesSeen.length <= UNCHANGED_PAGES_LIMIT ? { unchangedPages: pagesSeen } : {}),
     };
     replaceIssuerState(state, stored);
     await saveState();
@@ -451,7 +471,8 @@ export async function* syncIssuer(
       (await exists(join(folder, PACKAGE_FILE_NAMES.manifest))) &&
       (zip === null || (await exists(zip)));
     if (current) {
-      await removeAllBut(storeDir, storeFilesOf(stored));
+      // A pass that staged and stored nothing wrote nothing there: the folder is as the sync's start left it.
+      if (merged !== undefined || staging.count > 0) await removeAllBut(storeDir, storeFilesOf(stored));
       yield { type: "package-unchanged", issuerId, folder, objects: priorPackage.objects };
       return outcome({ created: [], changed: [], removed: [], unchanged: priorPackage.objects }, undefined);
     }

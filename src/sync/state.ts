@@ -84,7 +84,19 @@ export interface IssuerSyncState {
   store?: IssuerStore;
   /** The package as last written; absent before the first one, and when it is behind `generation`. */
   package?: IssuerPackageState;
+  /**
+   * The pages of the last pass, when it was incremental and every record it pulled was one the store
+   * held as it was: `[digest, records, nextPageToken]` (see `ListPage.digest`). The next pass does not
+   * parse a page whose bytes are the same again: its records are still held as they are.
+   */
+  unchangedPages?: UnchangedPage[];
 }
+
+/** A page of which the store holds every record as it is: its digest, its record count, the token after it. */
+export type UnchangedPage = [digest: string, records: number, nextPageToken: string | null];
+
+/** At most this many pages are kept as unchanged: what an overlap window usually spans, many times over. */
+export const UNCHANGED_PAGES_LIMIT = 64;
 
 /** The whole state file. */
 export interface SyncState {
@@ -122,6 +134,7 @@ const IssuerSyncStateSchema = z.strictObject({
       objects: z.int().min(0),
     })
     .optional(),
+  unchangedPages: z.array(z.tuple([digest, z.int().min(0), z.string().nullable()])).max(UNCHANGED_PAGES_LIMIT).optional(),
 });
 
 const SyncStateSchema = z.strictObject({ version: z.literal(2), issuers: z.array(IssuerSyncStateSchema) });
@@ -176,12 +189,14 @@ export async function readSyncState(stateFile: string, options: { signal?: Abort
     throw new SyncStateError(stateFile, `the sync state ${stateFile} is not JSON (${(error as Error).message}); it was left as it is`, { cause: error });
   }
   // A state of version 1 keeps its cursors and counts; without a store, each issuer's next pass is full.
-  const earlier = (json as { version?: unknown } | null)?.version === 1 ? V1StateSchema.safeParse(json) : undefined;
+  // Parsed once a run: zod's compiled fast path would cost more to compile than it saves (jitless).
+  const once = { jitless: true };
+  const earlier = (json as { version?: unknown } | null)?.version === 1 ? V1StateSchema.safeParse(json, once) : undefined;
   const parsed =
     earlier === undefined
-      ? SyncStateSchema.safeParse(json)
+      ? SyncStateSchema.safeParse(json, once)
       : earlier.success
-        ? SyncStateSchema.safeParse({ version: 2, issuers: earlier.data.issuers.map(({ snapshot: _snapshot, ...rest }) => rest) })
+        ? SyncStateSchema.safeParse({ version: 2, issuers: earlier.data.issuers.map(({ snapshot: _snapshot, ...rest }) => rest) }, once)
         : earlier;
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -240,12 +240,13 @@ export class Staging {
 
   /** The store folder, when `open` made it: removed again when left empty. */
   private madeStoreDir: string | undefined;
+  /** Whether the staging folder was made (at the first flush: a pass that stages little never needs it). */
+  private madeDir = false;
 
   static async open(storeDir: string): Promise<Staging> {
     const staging = new Staging(storeDir);
-    await rm(staging.dir, { recursive: true, force: true });
-    const first = await mkdir(staging.dir, { recursive: true });
-    if (first !== undefined && first.length <= storeDir.length) staging.madeStoreDir = storeDir;
+    const first = await mkdir(storeDir, { recursive: true });
+    if (first !== undefined) staging.madeStoreDir = storeDir;
     return staging;
   }
 
@@ -268,6 +269,12 @@ export class Staging {
     this.waitingChars.delete(bucket);
     let file = this.files.get(bucket);
     if (file === undefined) {
+      if (!this.madeDir) {
+        // What a killed pass left there is not this pass's.
+        await rm(this.dir, { recursive: true, force: true });
+        await mkdir(this.dir, { recursive: true });
+        this.madeDir = true;
+      }
       file = await open(join(this.dir, `${bucket}.stage`), "a");
       this.files.set(bucket, file);
     }
@@ -296,7 +303,8 @@ export class Staging {
   async remove(): Promise<void> {
     for (const file of this.files.values()) await file.close().catch(() => {});
     this.files.clear();
-    await rm(this.dir, { recursive: true, force: true });
+    if (this.madeDir) await rm(this.dir, { recursive: true, force: true });
+    this.madeDir = false;
     // The pass got as far as storing: the store folder is its own now.
     this.madeStoreDir = undefined;
   }

@@ -91,9 +91,11 @@ export type SyncEvent =
   | Extract<PullEvent, { type: "page-fetched" | "record-quarantined" }>
   /**
    * The pull of the issuer is complete: what changed among its source records. `pages` counts the list
-   * requests, `reread` the records pulled that were kept unchanged (the overlap window's re-reads).
+   * requests, `reread` the records pulled that were kept unchanged (the overlap window's re-reads),
+   * `unchangedPages` the pages that were byte for byte those of the previous pass, in which nothing had
+   * changed either (not parsed: their records were re-read unchanged again).
    */
-  | { type: "records-changed"; issuerId: string; pass: "full" | "incremental"; pulled: number; pages: number; reread: number; records: RecordChanges }
+  | { type: "records-changed"; issuerId: string; pass: "full" | "incremental"; pulled: number; pages: number; reread: number; unchangedPages: number; records: RecordChanges }
   /** The issuer's package was written: what changed among its OCF objects. */
   | { type: "package-written"; issuerId: string; folder: string; zip: string | undefined; transactions: number; changes: OcfChangeSet }
   /** The issuer's package was already current (no record changed): it was left as it is. */

@@ -119,6 +119,34 @@ class Modify implements fc.AsyncCommand<Model, Real> {
   }
 }
 
+/**
+ * Changes a record inside the overlap window without changing its modification time (a late commit,
+ * or a service that stamps at the second): every pass re-reads it, so the sync must see the change,
+ * even when the previous pass got the same page bytes back and did not parse them.
+ */
+class ModifyInPlace implements fc.AsyncCommand<Model, Real> {
+  constructor(
+    readonly index: number,
+    readonly value: number,
+  ) {}
+  check(model: Readonly<Model>): boolean {
+    return model.current.size > 0;
+  }
+  async run(model: Model, real: Real): Promise<void> {
+    // The cursor is never later than "now": a record modified within the overlap before now is re-read.
+    const recent = [...model.current.values()].filter(({ record }) => Date.parse((record.lastModifiedDatetime as { value: string }).value) >= real.nowMs - OVERLAP_SECONDS * 1000);
+    const entry = recent[this.index % Math.max(recent.length, 1)];
+    if (entry === undefined) return;
+    const record = structuredClone(entry.record);
+    record.securityLabel = `in-place-${this.value}`;
+    model.current.set(keyOf(entry.kind, record), { kind: entry.kind, record });
+    publish(real.server, model.current);
+  }
+  toString(): string {
+    return `modifyInPlace(#${this.index} = ${this.value})`;
+  }
+}
+
 class Delete implements fc.AsyncCommand<Model, Real> {
   constructor(readonly index: number) {}
   check(model: Readonly<Model>): boolean {
@@ -235,6 +263,7 @@ describe("sync, model-based", () => {
       fc.tuple(fc.nat(), fc.constantFrom("securityLabel" as const, "stakeholderId" as const, "equityIncentivePlanName" as const), fc.integer({ min: 0, max: 3 }), lag).map(
         ([i, f, v, l]) => new Modify(i, f, v, l),
       ),
+      fc.tuple(fc.nat(), fc.integer({ min: 0, max: 2 })).map(([i, v]) => new ModifyInPlace(i, v)),
       fc.nat().map((i) => new Delete(i)),
       fc.integer({ min: 1, max: 90_000 }).map((ms) => new Advance(ms)),
       fc.boolean().map((full) => new Sync(full)),

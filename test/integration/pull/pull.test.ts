@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiClient } from "../../../src/client/create-client.js";
 import { isOcfSyncError } from "../../../src/errors.js";
-import { PaginationError, listPages } from "../../../src/pull/paginate.js";
+import { PaginationError, listPages, type ListPage } from "../../../src/pull/paginate.js";
 import { getAward, getUnit, pullIssuer } from "../../../src/pull/pull-issuer.js";
 import { pullIssuers, type IssuerPullResult } from "../../../src/pull/pull-issuers.js";
 import type { PullEvent } from "../../../src/pull/events.js";
@@ -252,6 +252,47 @@ describe("paging rules against a misbehaving server", () => {
     const pulled = await pullIssuer(client, "s", { kinds: ["restrictedStockUnit"], lastModifiedDatetimeAfter: "2024-01-01T00:00:00Z" });
     expect(pulled.units.map((u) => u.id)).toEqual(["1", "2"]);
     expect(requests).toHaveLength(3);
+    await client.close();
+  });
+
+  it("with known pages: leaves a page unparsed only when its request and bytes are those of a known one, and follows its token", async () => {
+    let first = '{"restrictedStockUnits":[{"id":"1","issuerId":"s"}],"nextPageToken":"t1"}';
+    const requests: string[] = [];
+    handler = (req, res) => {
+      const token = new URL(req.url ?? "/", url).searchParams.get("pageToken");
+      requests.push(token ?? "");
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(token === null ? first : '{"restrictedStockUnits":[{"id":"2","issuerId":"s"}]}');
+    };
+    const client = createApiClient({ baseUrl: url, rateLimit: false });
+    const list = async (options: Parameters<typeof listPages>[3]): Promise<ListPage[]> => {
+      const pages: ListPage[] = [];
+      for await (const page of listPages(client, "restrictedStockUnit", "s", options)) pages.push(page);
+      return pages;
+    };
+    const plain = await list({});
+    expect(plain.map((p) => p.digest)).toEqual([undefined, undefined]);
+    const seen = await list({ knownPages: new Map() });
+    expect(seen.map((p) => [p.items.length, p.known, typeof p.digest])).toEqual([
+      [1, undefined, "string"],
+      [1, undefined, "string"],
+    ]);
+    const [one, two] = seen.map((p) => p.digest as string);
+    expect(one).not.toBe(two);
+    const knownPages = new Map([[one as string, { records: 1, nextPageToken: "t1" }]]);
+    requests.length = 0;
+    const again = await list({ knownPages });
+    expect(again.map((p) => [p.items.length, p.known, p.nextPageToken, p.digest])).toEqual([
+      [0, { records: 1, nextPageToken: "t1" }, "t1", one],
+      [1, undefined, undefined, two],
+    ]);
+    expect(requests).toEqual(["", "t1"]);
+    // Other bytes (the same record, spaced otherwise), or the same bytes for another request: parsed.
+    expect((await list({ knownPages, lastModifiedDatetimeAfter: "2024-01-01T00:00:00Z" }))[0]?.known).toBeUndefined();
+    first = '{"restrictedStockUnits":[{"id":"1", "issuerId":"s"}],"nextPageToken":"t1"}';
+    const spaced = await list({ knownPages });
+    expect(spaced[0]?.known).toBeUndefined();
+    expect(spaced[0]?.items).toEqual([{ id: "1", issuerId: "s" }]);
     await client.close();
   });
 

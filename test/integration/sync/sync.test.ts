@@ -65,7 +65,51 @@ describe("sync against the sample server", () => {
     expect(await folderStats(join(outDir, "7"))).toEqual(packageBefore);
     expect(await folderFiles(storeFolderOf(stateFile, "7"))).toEqual(storeBefore);
     const stateAfter = await readSyncState(stateFile);
-    expect(stateAfter.issuers[0]).toEqual({ ...stateBefore.issuers[0], incrementalSinceFull: 1, lastPass: "incremental", syncedAt: stateAfter.issuers[0]?.syncedAt });
+    // It keeps its pages' digests: nothing changed in them, so the same bytes next time need no parsing.
+    expect(stateAfter.issuers[0]).toEqual({
+      ...stateBefore.issuers[0],
+      incrementalSinceFull: 1,
+      lastPass: "incremental",
+      syncedAt: stateAfter.issuers[0]?.syncedAt,
+      unchangedPages: [
+        [expect.any(String), expect.any(Number), null],
+        [expect.any(String), expect.any(Number), null],
+      ],
+    });
+    await expectSameAsFreshExport(server.url, "7", outDir);
+  });
+
+  it("does not parse a page that is the same as in the previous no-change pass, and still sees a change that keeps the modification time", async () => {
+    const options = { outDir, stateFile, fullEvery: 0 };
+    await runSync(server.url, ["7"], options);
+    // The first pass after a full one parses its pages; the next gets the same bytes and parses none.
+    expect(eventsOf(await runSync(server.url, ["7"], options), "records-changed")[0]).toMatchObject({ pages: 2, pulled: 1, reread: 1, unchangedPages: 0 });
+    const again = await runSync(server.url, ["7"], options);
+    expect(eventsOf(again, "records-changed")[0]).toMatchObject({ pages: 2, pulled: 1, reread: 1, unchangedPages: 2, records: { created: [], modified: [], removed: [], unchanged: 7 } });
+    expect(eventsOf(again, "page-fetched").map((e) => e.records).sort()).toEqual([0, 1]);
+    expect(eventsOf(again, "package-unchanged")).toHaveLength(1);
+    expect((await readSyncState(stateFile)).issuers[0]?.unchangedPages).toHaveLength(2);
+
+    // The record inside the overlap window changes, its modification time does not: its page differs.
+    const issuer = server.data.issuers.get("7");
+    const inWindow = issuer?.units.find((r) => (r.lastModifiedDatetime as { value: string }).value === "2025-03-10T09:30:00Z") as WireRecord;
+    inWindow.securityLabel = "RSU-CHANGED-IN-PLACE";
+    const changed = await runSync(server.url, ["7"], options);
+    expect(eventsOf(changed, "records-changed")[0]).toMatchObject({ pulled: 1, reread: 0, unchangedPages: 1, records: { modified: [{ kind: "restrictedStockUnit", id: inWindow.id }] } });
+    expect(eventsOf(changed, "package-written")).toHaveLength(1);
+    await expectSameAsFreshExport(server.url, "7", outDir);
+    // A pass that stored something keeps no digests; the next no-change pass parses its pages again.
+    expect((await readSyncState(stateFile)).issuers[0]?.unchangedPages).toBeUndefined();
+    expect(eventsOf(await runSync(server.url, ["7"], options), "records-changed")[0]).toMatchObject({ reread: 1, unchangedPages: 0 });
+
+    // Changed back to bytes whose digests an earlier pass kept (since replaced): still a change, found.
+    inWindow.securityLabel = "RSU-CHANGED-AGAIN";
+    await runSync(server.url, ["7"], options);
+    await runSync(server.url, ["7"], options);
+    expect(eventsOf(await runSync(server.url, ["7"], options), "records-changed")[0]).toMatchObject({ unchangedPages: 2 });
+    inWindow.securityLabel = "RSU-CHANGED-IN-PLACE";
+    const back = await runSync(server.url, ["7"], options);
+    expect(eventsOf(back, "records-changed")[0]).toMatchObject({ reread: 0, records: { modified: [{ kind: "restrictedStockUnit", id: inWindow.id }] } });
     await expectSameAsFreshExport(server.url, "7", outDir);
   });
 
