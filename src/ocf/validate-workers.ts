@@ -96,15 +96,33 @@ function workerScript(): URL {
 const MD5_THREAD = `
 const { parentPort } = require("node:worker_threads");
 const { createHash } = require("node:crypto");
+const { readSync } = require("node:fs");
 let hash = createHash("md5");
-parentPort.on("message", (chunk) => {
-  if (chunk === null) {
+let scratch;
+parentPort.on("message", (message) => {
+  if (message === null) {
     parentPort.postMessage(hash.digest("hex"));
     hash = createHash("md5");
     return;
   }
-  hash.update(chunk);
-  parentPort.postMessage(chunk, [chunk.buffer]);
+  if (message instanceof Uint8Array) {
+    hash.update(message);
+    parentPort.postMessage(message, [message.buffer]);
+    return;
+  }
+  try {
+    const whole = createHash("md5");
+    scratch ??= Buffer.allocUnsafe(1 << 20);
+    for (let position = 0; ; ) {
+      const read = readSync(message.fd, scratch, 0, scratch.length, position);
+      if (read === 0) break;
+      whole.update(scratch.subarray(0, read));
+      position += read;
+    }
+    parentPort.postMessage(whole.digest("hex"));
+  } catch (error) {
+    parentPort.postMessage({ error: String(error && error.message ? error.message : error) });
+  }
 });
 `;
 
@@ -123,9 +141,13 @@ export class Md5Thread {
       if (!this.closing) this.fail(new Error(`the MD5 thread stopped (exit code ${code})`));
     });
     sharing.onWorker?.(this.worker);
-    this.worker.on("message", (message: Uint8Array<ArrayBuffer> | string) => {
+    this.worker.on("message", (message: Uint8Array<ArrayBuffer> | string | { error: string }) => {
       if (typeof message === "string") {
         this.digests.shift()?.resolve(message);
+        return;
+      }
+      if (!(message instanceof Uint8Array)) {
+        this.digests.shift()?.reject(new Error(`cannot read the file for its MD5: ${message.error}`));
         return;
       }
       if (this.spare.length < SPARE_BUFFERS) this.spare.push(message.buffer);
@@ -159,6 +181,18 @@ export class Md5Thread {
     return new Promise((resolve, reject) => {
       this.digests.push({ resolve, reject });
       this.worker.postMessage(null);
+    });
+  }
+
+  /**
+   * The MD5 of the whole file open at `fd`, read by the thread itself (positional reads, beside any
+   * other reader of the descriptor): nothing is copied between threads. Keep `fd` open until it settles.
+   */
+  digestOf(fd: number): Promise<string> {
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.digests.push({ resolve, reject });
+      this.worker.postMessage({ fd });
     });
   }
 

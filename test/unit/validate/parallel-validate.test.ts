@@ -186,14 +186,15 @@ describe("validatePackageAt with worker threads", () => {
     expect(report).toEqual(alone);
   });
 
-  it("without workers, hashes large files on the MD5 thread, with the report of one thread", async () => {
+  it("without workers, hashes large files on the MD5 thread (from its own reads of a folder's file, from copies of a zip's chunks), with the report of one thread", async () => {
     for (const [name, files] of CASES.filter(([n]) => n.startsWith("a file changed") || n.startsWith("many") || n.startsWith("an element"))) {
-      const path = await folderOf(files());
-      const alone = await validatePackageAt(path, { workers: 0 });
-      const threads: Worker[] = [];
-      const report = await validatePackageAtSharing(path, { workers: 0, workerMinFileBytes: 0 }, { onWorker: (w) => threads.push(w) });
-      expect([name, threads.length, threads.map((w) => w.threadId)]).toEqual([name, 1, [-1]]);
-      expect(report).toEqual(alone);
+      for (const path of [await folderOf(files()), await writePackageZip(dirs.fresh(".ocf.zip"), files())]) {
+        const alone = await validatePackageAt(path, { workers: 0, workerMinFileBytes: Number.POSITIVE_INFINITY });
+        const threads: Worker[] = [];
+        const report = await validatePackageAtSharing(path, { workers: 0, workerMinFileBytes: 0 }, { onWorker: (w) => threads.push(w) });
+        expect([name, threads.length, threads.map((w) => w.threadId)]).toEqual([name, 1, [-1]]);
+        expect(report).toEqual(alone);
+      }
     }
   });
 
