@@ -89,24 +89,6 @@ export function itemFacts(value: unknown, schemaType: OcfItemsFileType | undefin
 
 const DECODER = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/** The size of a new buffer for a framed run: a run of 64 KiB and a large element fit, so buffers can be used again. */
-const RUN_BUFFER_BYTES = 128 * 1024;
-
-/**
- * A run of elements of `items` (`JsonItemsHandler.elementsText`) framed as a JSON array: `[` + the
- * bytes + `]`, in a copy of its own (to hand to a worker, or parse here without joining strings),
- * written into `spare` when it is large enough (a buffer a worker gave back).
- */
-export function framedRun(bytes: Uint8Array, spare?: ArrayBuffer): Uint8Array<ArrayBuffer> {
-  const length = bytes.length + 2;
-  const buffer = spare !== undefined && spare.byteLength >= length ? spare : new ArrayBuffer(Math.max(length, RUN_BUFFER_BYTES));
-  const framed = new Uint8Array(buffer, 0, length);
-  framed[0] = 0x5b;
-  framed.set(bytes, 1);
-  framed[length - 1] = 0x5d;
-  return framed;
-}
-
 /**
  * The facts of each element of a framed run (`framedRun`), or `undefined` when the run is not
  * UTF-8 JSON (then the file is read again by a reader that words the error).

@@ -18,7 +18,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { describeValue } from "../errors.js";
 import type { DecimalString } from "../decimal.js";
-import { JsonItemsScanner, type JsonScanError } from "./json-items.js";
+import { JsonItemsScanner, framedRun, type JsonScanError } from "./json-items.js";
 import {
   manifestFileReferences,
   normalizePackagePath,
@@ -32,7 +32,7 @@ import {
 import { SecurityTable, type TabledIssuance } from "./security-table.js";
 import { StringIndex } from "./string-index.js";
 import { isItemsFileType, MANIFEST_KEY_OF, validateOcfFile, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
-import { PHASE, elementsFacts, framedRun, isRecord, itemFacts, type ItemFacts, type Reference, type Space } from "./item-facts.js";
+import { PHASE, elementsFacts, isRecord, itemFacts, type ItemFacts, type Reference, type Space } from "./item-facts.js";
 import { DEFAULT_WORKER_MIN_FILE_BYTES, ElementsPool, Md5Thread, type WorkerSharing } from "./validate-workers.js";
 import {
   ISSUANCE_TYPES,

@@ -21,7 +21,8 @@ import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { framedRun, type ItemFacts } from "./item-facts.js";
+import type { ItemFacts } from "./item-facts.js";
+import { framedRun } from "./json-items.js";
 import type { OcfItemsFileType } from "./schemas.js";
 
 /** A run of elements for a worker to read, framed (`framedRun`; the bytes are moved to it, not copied). */
