@@ -217,6 +217,9 @@ async function validateOnce(path: string, options: ValidatePackageAtOptions, wor
   const pkg = await openOcfPackage(path, options);
   let pool: ElementsPool | undefined;
   let md5: Md5Thread | undefined;
+  // An abort ends the MD5 thread at once: a file's descriptor stays open until its hash settles.
+  const stopHashing = (): void => void md5?.close();
+  signal?.addEventListener("abort", stopHashing, { once: true });
   try {
     const checker = new PackageChecker(pkg, options);
     const feed = async (content: StreamedFileContent, feeder: FileFeeder): Promise<void> => {
@@ -242,6 +245,7 @@ async function validateOnce(path: string, options: ValidatePackageAtOptions, wor
     for (const file of checker.secondPass()) await feed(await pkg.open(file.path), checker.reread(file));
     return checker.report();
   } finally {
+    signal?.removeEventListener("abort", stopHashing);
     await pool?.close();
     await md5?.close();
     await pkg.close();

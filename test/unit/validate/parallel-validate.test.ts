@@ -206,13 +206,15 @@ describe("validatePackageAt with worker threads", () => {
     expect(report.valid).toBe(true);
   });
 
-  it("stops at an abort, with every thread ended", async () => {
+  /** A package large enough to be read in several chunks, a controller to abort it, the reason given, and the threads started. */
+  async function toAbort(): Promise<{ path: string; controller: AbortController; reason: Error; workers: Worker[] }> {
     const fixture = validFixture();
     manyStakeholders(fixture, 6000);
-    const path = await folderOf(fixtureBytes(fixture));
-    const controller = new AbortController();
-    const workers: Worker[] = [];
-    const reason = new Error("stop here");
+    return { path: await folderOf(fixtureBytes(fixture)), controller: new AbortController(), reason: new Error("stop here"), workers: [] };
+  }
+
+  it("stops at an abort, with every thread ended", async () => {
+    const { path, controller, reason, workers } = await toAbort();
     const run = validatePackageAtSharing(
       path,
       { workers: 2, workerMinFileBytes: 0, signal: controller.signal },
@@ -222,5 +224,12 @@ describe("validatePackageAt with worker threads", () => {
     // Two workers and the MD5 thread.
     expect(workers).toHaveLength(3);
     expect(workers.map((w) => w.threadId)).toEqual([-1, -1, -1]);
+  });
+
+  it("stops at an abort while the MD5 thread reads a file of its own, with the thread ended", async () => {
+    const { path, controller, reason, workers } = await toAbort();
+    const run = validatePackageAtSharing(path, { workers: 0, workerMinFileBytes: 0, signal: controller.signal }, { onWorker: (w) => (workers.push(w), controller.abort(reason)) });
+    await expect(run).rejects.toBe(reason);
+    expect(workers.map((w) => w.threadId)).toEqual([-1]);
   });
 });
