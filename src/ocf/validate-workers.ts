@@ -90,9 +90,11 @@ function workerScript(): URL {
 }
 
 /**
- * A thread that computes a file's MD5 from copies of its chunks, in order, so that the reading
- * thread does not (hashing is a large share of what it does otherwise). Plain JavaScript with
- * nothing but Node.js built-ins: it starts in a few milliseconds, from the sources or the build.
+ * A thread that computes a file's MD5, so that the reading thread does not (hashing is a large share
+ * of what it does otherwise): from the file's descriptor, read by the thread itself (a file of a
+ * folder), or from copies of its chunks, in order (a zip entry, inflated as it is read). Plain
+ * JavaScript with nothing but Node.js built-ins: it starts in a few milliseconds, from the sources
+ * or the build.
  */
 const MD5_THREAD = `
 const { parentPort } = require("node:worker_threads");
