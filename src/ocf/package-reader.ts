@@ -505,7 +505,6 @@ function unreadableZip(location: string, cause: unknown): PackageUnusableError {
 
 async function folderSource(location: string, limit: number, signal: AbortSignal | undefined): Promise<PackageSource> {
   const root = await realpath(location);
-  const buffers: Uint8Array[] = [];
   const paths: string[] = [];
   const walk = async (folder: string, prefix: string, depth: number): Promise<void> => {
     signal?.throwIfAborted();
@@ -544,7 +543,7 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
         const info = await stat(target);
         if (!info.isFile()) return { state: "not-a-file" };
         if (info.size > limit) return { state: "too-large", size: info.size, limit };
-        return { state: "stream", size: info.size, chunks: fileChunks(target, signal, options?.alongside, buffers), alongside: true };
+        return { state: "stream", size: info.size, chunks: fileChunks(target, signal, options?.alongside), alongside: true };
       } catch (error) {
         if (signal?.aborted === true) throw error;
         return fsErrorContent(error);
@@ -558,23 +557,17 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
 /**
  * A file's bytes in chunks of 1 MiB, read into two buffers used in turn (so reading a large file
  * allocates nothing per chunk): each chunk is valid until the next one is asked for, and the next is
- * read from the disk while the caller works on this one. The buffers come from `pool` and go back
- * to it, so the files of a package are read into the same memory (a fresh page costs a fault).
- * `alongside` is given the descriptor for reads of its own; the file stays open until it is done.
+ * read from the disk while the caller works on this one. `alongside` is given the descriptor for
+ * reads of its own; the file stays open until it is done.
  */
-async function* fileChunks(
-  path: string,
-  signal: AbortSignal | undefined,
-  alongside: ((fd: number) => Promise<unknown>) | undefined,
-  pool: Uint8Array[],
-): AsyncGenerator<Uint8Array> {
+async function* fileChunks(path: string, signal: AbortSignal | undefined, alongside: ((fd: number) => Promise<unknown>) | undefined): AsyncGenerator<Uint8Array> {
   const handle = await open(path, "r");
   let beside: Promise<unknown> | undefined;
   let pending: Promise<{ bytesRead: number }> | undefined;
-  let reading = pool.pop() ?? new Uint8Array(CHUNK_BYTES);
-  let spare = pool.pop() ?? new Uint8Array(CHUNK_BYTES);
   try {
     beside = alongside?.(handle.fd);
+    let reading = new Uint8Array(CHUNK_BYTES);
+    let spare = new Uint8Array(CHUNK_BYTES);
     let position = 0;
     pending = handle.read(reading, 0, CHUNK_BYTES, 0);
     for (;;) {
@@ -591,7 +584,6 @@ async function* fileChunks(
   } finally {
     // Nothing may read from the descriptor once it is closed (its number could name another file by then).
     await Promise.allSettled([pending, beside]);
-    pool.push(reading, spare);
     await handle.close();
   }
 }
