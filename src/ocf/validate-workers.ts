@@ -11,7 +11,9 @@
  * are ended when the validation ends, however it ends. Workers are off by default (`workers: 0`):
  * measured on 2 cores they do not yet make a package faster to check, because structured-cloning
  * the facts back costs the reading thread about what their parsing saves it. The MD5 thread
- * (`Md5Thread`) does pay, and serves large files with or without workers.
+ * (`Md5Thread`) serves large files with workers, and without them when `workerMinFileBytes` is
+ * given (by default, without workers, every file is hashed on the validator's thread: measured on
+ * 2 cores, the thread no longer paid once it read the file itself).
  *
  * The worker script sits beside this module: `validate-worker.js` in the built package, else
  * `validate-worker.ts` loaded through tsx (the tests and benchmarks run the sources).

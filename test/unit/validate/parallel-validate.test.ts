@@ -9,6 +9,7 @@ import type { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import type { PackageValidationReport } from "../../../src/ocf/validate-package.js";
 import { validatePackageAt, validatePackageAtSharing } from "../../../src/ocf/validate-package.js";
+import { DEFAULT_WORKER_MIN_FILE_BYTES } from "../../../src/ocf/validate-workers.js";
 import { example } from "../../helpers/ocf-examples.js";
 import {
   fixtureBytes,
@@ -196,6 +197,20 @@ describe("validatePackageAt with worker threads", () => {
         expect(report).toEqual(alone);
       }
     }
+  });
+
+  it("without workers, hashes every file on this thread by default, however large (DEFAULT_WORKER_MIN_FILE_BYTES applies with workers)", async () => {
+    const fixture = validFixture();
+    manyStakeholders(fixture, 22000);
+    const files = fixtureBytes(fixture);
+    expect(files.get("Stakeholders.ocf.json")?.length).toBeGreaterThan(DEFAULT_WORKER_MIN_FILE_BYTES);
+    const path = await folderOf(files);
+    const threads: Worker[] = [];
+    const report = await validatePackageAtSharing(path, {}, { onWorker: (w) => threads.push(w) });
+    expect(threads).toHaveLength(0);
+    const hashedApart = await validatePackageAtSharing(path, { workerMinFileBytes: DEFAULT_WORKER_MIN_FILE_BYTES }, { onWorker: (w) => threads.push(w) });
+    expect(threads).toHaveLength(1);
+    expect(hashedApart).toEqual(report);
   });
 
   it("reads small files on this thread alone, below workerMinFileBytes", async () => {
