@@ -74,7 +74,7 @@ export function itemFacts(value: unknown, schemaType: OcfItemsFileType | undefin
   const type = typeof rawType === "string" ? canonicalObjectType(rawType) : undefined;
   if (type !== undefined) facts.type = type;
   if (type === "VESTING_TERMS") facts.terms = termsFacts(record);
-  forEachReference(type, record, (reference) => facts.references.push(reference));
+  addReferences(type, record, facts.references);
   if (type?.startsWith("TX_") === true) {
     const entry = ledgerEntryOf(record);
     facts.entry = entry;
@@ -88,24 +88,6 @@ export function itemFacts(value: unknown, schemaType: OcfItemsFileType | undefin
 }
 
 const DECODER = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** The size of a new buffer for a framed run: a run of 64 KiB and a large element fit, so buffers can be used again. */
-const RUN_BUFFER_BYTES = 128 * 1024;
-
-/**
- * A run of elements of `items` (`JsonItemsHandler.elementsText`) framed as a JSON array: `[` + the
- * bytes + `]`, in a copy of its own (to hand to a worker, or parse here without joining strings),
- * written into `spare` when it is large enough (a buffer a worker gave back).
- */
-export function framedRun(bytes: Uint8Array, spare?: ArrayBuffer): Uint8Array<ArrayBuffer> {
-  const length = bytes.length + 2;
-  const buffer = spare !== undefined && spare.byteLength >= length ? spare : new ArrayBuffer(Math.max(length, RUN_BUFFER_BYTES));
-  const framed = new Uint8Array(buffer, 0, length);
-  framed[0] = 0x5b;
-  framed.set(bytes, 1);
-  framed[length - 1] = 0x5d;
-  return framed;
-}
 
 /**
  * The facts of each element of a framed run (`framedRun`), or `undefined` when the run is not
@@ -156,46 +138,64 @@ function termsFacts(record: Readonly<Record<string, unknown>>): { problems: Loca
   return { problems, triggers: [...triggers] };
 }
 
-/** Calls `visit` with each reference an object makes, in the order they are reported. */
-function forEachReference(type: string | undefined, record: Readonly<Record<string, unknown>>, visit: (reference: Reference) => void): void {
-  const refer = (key: string, space: Space, what: string): void => {
-    const value = record[key];
-    if (typeof value === "string") visit({ space, id: value, path: `.${key}`, what });
-    else if (Array.isArray(value)) {
-      value.forEach((v: unknown, j) => {
-        if (typeof v === "string") visit({ space, id: v, path: `.${key}[${j}]`, what });
-      });
+/** A field that names objects of `space`: its key, its path (made once) and what it names, for messages. */
+interface ReferenceField {
+  key: string;
+  path: string;
+  space: Space;
+  what: string;
+}
+
+const field = (key: string, space: Space, what: string): ReferenceField => ({ key, path: `.${key}`, space, what });
+
+/** The fields each kind of object names other objects by, in the order they are reported. */
+const REFERENCE_FIELDS: Readonly<Record<string, readonly ReferenceField[]>> = {
+  STOCK_PLAN: [field("stock_class_ids", "stockClass", "stock class"), field("stock_class_id", "stockClass", "stock class")],
+  VALUATION: [field("stock_class_id", "stockClass", "stock class")],
+  TX_STOCK_ISSUANCE: issuanceFields(),
+  TX_EQUITY_COMPENSATION_ISSUANCE: issuanceFields(),
+  TX_STOCK_PLAN_RETURN_TO_POOL: [field("stock_plan_id", "stockPlan", "stock plan")],
+};
+
+function issuanceFields(): ReferenceField[] {
+  return [
+    field("stakeholder_id", "stakeholder", "stakeholder"),
+    field("stock_class_id", "stockClass", "stock class"),
+    field("stock_plan_id", "stockPlan", "stock plan"),
+    field("vesting_terms_id", "vestingTerms", "vesting terms"),
+    field("stock_legend_ids", "legend", "stock legend template"),
+  ];
+}
+
+/** What every transaction names besides: the securities that result from it and its balance. */
+const TRANSACTION_FIELDS: readonly ReferenceField[] = [
+  field("resulting_security_ids", "security", "as a resulting security"),
+  field("balance_security_id", "security", "as the balance security"),
+];
+
+/** Adds the references `record[field.key]` makes (a string, or the strings of an array) to `out`. */
+function referencesAt(record: Readonly<Record<string, unknown>>, f: ReferenceField, out: Reference[]): void {
+  const value = record[f.key];
+  if (typeof value === "string") out.push({ space: f.space, id: value, path: f.path, what: f.what });
+  else if (Array.isArray(value)) {
+    for (let j = 0; j < value.length; j++) {
+      const v: unknown = value[j];
+      if (typeof v === "string") out.push({ space: f.space, id: v, path: `${f.path}[${j}]`, what: f.what });
     }
-  };
-  switch (type) {
-    case "STOCK_PLAN":
-      refer("stock_class_ids", "stockClass", "stock class");
-      refer("stock_class_id", "stockClass", "stock class");
-      break;
-    case "VALUATION":
-      refer("stock_class_id", "stockClass", "stock class");
-      break;
-    case "TX_STOCK_ISSUANCE":
-    case "TX_EQUITY_COMPENSATION_ISSUANCE":
-      refer("stakeholder_id", "stakeholder", "stakeholder");
-      refer("stock_class_id", "stockClass", "stock class");
-      refer("stock_plan_id", "stockPlan", "stock plan");
-      refer("vesting_terms_id", "vestingTerms", "vesting terms");
-      refer("stock_legend_ids", "legend", "stock legend template");
-      break;
-    case "TX_STOCK_PLAN_RETURN_TO_POOL":
-      refer("stock_plan_id", "stockPlan", "stock plan");
-      break;
-    default:
-      break;
   }
-  if (type === undefined || !type.startsWith("TX_")) return;
+}
+
+/** Adds each reference an object makes to `out`, in the order they are reported. */
+function addReferences(type: string | undefined, record: Readonly<Record<string, unknown>>, out: Reference[]): void {
+  if (type === undefined) return;
+  const fields = Object.hasOwn(REFERENCE_FIELDS, type) ? REFERENCE_FIELDS[type] : undefined;
+  if (fields !== undefined) for (const f of fields) referencesAt(record, f, out);
+  if (!type.startsWith("TX_")) return;
   if (!ISSUANCE_TYPES.has(type)) {
     const security = record.security_id;
-    if (typeof security === "string") visit({ space: "security", id: security, path: ".security_id", what: undefined });
+    if (typeof security === "string") out.push({ space: "security", id: security, path: ".security_id", what: undefined });
   }
-  refer("resulting_security_ids", "security", "as a resulting security");
-  refer("balance_security_id", "security", "as the balance security");
+  for (const f of TRANSACTION_FIELDS) referencesAt(record, f, out);
 }
 
 export function isRecord(value: unknown): value is Readonly<Record<string, unknown>> {

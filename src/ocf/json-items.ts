@@ -35,6 +35,24 @@ export function utf8Text(decoder: { decode(bytes: Uint8Array): string }, bytes: 
   return decoder.decode(bytes);
 }
 
+/** The size of a new buffer for a framed run: a run of 64 KiB and a large element fit, so buffers can be used again. */
+const RUN_BUFFER_BYTES = 128 * 1024;
+
+/**
+ * A run of elements of `items` (`JsonItemsHandler.elementsText`) framed as a JSON array: `[` + the
+ * bytes + `]`, in a copy of its own (to hand to a worker, or parse here without joining strings),
+ * written into `spare` when it is large enough (a buffer a worker gave back).
+ */
+export function framedRun(bytes: Uint8Array, spare?: ArrayBuffer): Uint8Array<ArrayBuffer> {
+  const length = bytes.length + 2;
+  const buffer = spare !== undefined && spare.byteLength >= length ? spare : new ArrayBuffer(Math.max(length, RUN_BUFFER_BYTES));
+  const framed = new Uint8Array(buffer, 0, length);
+  framed[0] = 0x5b;
+  framed.set(bytes, 1);
+  framed[length - 1] = 0x5d;
+  return framed;
+}
+
 /** Whether `c` is JSON whitespace (space, tab, line feed, carriage return). */
 function isSpace(c: number): boolean {
   return c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09;
@@ -124,6 +142,8 @@ export class JsonItemsScanner {
   private itemsSeen = false;
   private itemIndex = 0;
   private firstBytes: number[] = [];
+  /** Where runs of elements are framed for `JSON.parse` (`framedRun`), used again for each. */
+  private runBuffer: ArrayBuffer | undefined;
 
   constructor(
     private readonly handler: JsonItemsHandler,
@@ -265,7 +285,10 @@ export class JsonItemsScanner {
       }
       let elements: unknown;
       try {
-        elements = JSON.parse(`[${utf8Text(this.decoder, chunk.subarray(i, end + 1))}]`);
+        // Framed in bytes, so the text is made once (a template string would be joined again by JSON.parse).
+        const framed = framedRun(chunk.subarray(i, end + 1), this.runBuffer);
+        this.runBuffer = framed.buffer;
+        elements = JSON.parse(utf8Text(this.decoder, framed));
       } catch {
         elements = undefined;
       }

@@ -100,12 +100,25 @@ export type StreamedFileContent =
       size: number;
       /** Its bytes, in order. A chunk may be reused once the next one is asked for. */
       chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+      /** True when reading `chunks` calls `OpenFileOptions.alongside` (a file of a folder). */
+      alongside?: true;
     };
+
+/** Options of `OpenedOcfPackage.open`. */
+export interface OpenFileOptions {
+  /**
+   * For a file of a folder: called with the open file's descriptor once reading `chunks` starts, so
+   * that another thread can read the same file beside (positional reads, e.g. for its MD5). The
+   * descriptor stays open until the promise returned settles and `chunks` are read through or left.
+   * Never called for a zip entry or a file in memory (their bytes exist only as they are read).
+   */
+  alongside?(fd: number): Promise<unknown>;
+}
 
 /** A package whose manifest is read and whose other files are opened one at a time (`openOcfPackage`). */
 export interface OpenedOcfPackage extends Omit<LoadedOcfPackage, "files"> {
   /** Opens a file of the package by its package path (`normalizePackagePath`). */
-  open(path: string): Promise<StreamedFileContent>;
+  open(path: string, options?: OpenFileOptions): Promise<StreamedFileContent>;
   /** Releases the zip file, if any. */
   close(): Promise<void>;
 }
@@ -218,7 +231,7 @@ interface PackageSource {
   location: string;
   paths: readonly string[];
   refused: readonly RefusedEntry[];
-  open(path: string): Promise<StreamedFileContent>;
+  open(path: string, options?: OpenFileOptions): Promise<StreamedFileContent>;
   /** Why the manifest is not there, for the unusable-input message. */
   noManifestMessage(): string;
   close(): Promise<void>;
@@ -343,7 +356,7 @@ async function withManifest(source: PackageSource, manifestLimit: number, signal
     manifest: manifest as Record<string, unknown>,
     paths: source.paths,
     refused: source.refused,
-    open: (path) => source.open(path),
+    open: (path, options) => source.open(path, options),
     close: () => source.close(),
   };
 }
@@ -516,7 +529,7 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
     location,
     paths: paths.sort(),
     refused: [],
-    open: async (path) => {
+    open: async (path, options) => {
       signal?.throwIfAborted();
       let target: string;
       try {
@@ -530,7 +543,7 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
         const info = await stat(target);
         if (!info.isFile()) return { state: "not-a-file" };
         if (info.size > limit) return { state: "too-large", size: info.size, limit };
-        return { state: "stream", size: info.size, chunks: fileChunks(target, signal) };
+        return { state: "stream", size: info.size, chunks: fileChunks(target, signal, options?.alongside), alongside: true };
       } catch (error) {
         if (signal?.aborted === true) throw error;
         return fsErrorContent(error);
@@ -542,25 +555,40 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
 }
 
 /**
- * A file's bytes in chunks of 1 MiB, read into one buffer that is reused for every chunk (so reading
- * a large file allocates nothing per chunk): each chunk is valid until the next one is asked for.
+ * A file's bytes in chunks of 1 MiB, read into two buffers used in turn (so reading a large file
+ * allocates nothing per chunk): each chunk is valid until the next one is asked for, and the next is
+ * read from the disk while the caller works on this one. `alongside` is given the descriptor for
+ * reads of its own; the file stays open until it is done.
  */
-async function* fileChunks(path: string, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
+async function* fileChunks(path: string, signal: AbortSignal | undefined, alongside: ((fd: number) => Promise<unknown>) | undefined): AsyncGenerator<Uint8Array> {
   const handle = await open(path, "r");
+  let beside: Promise<unknown> | undefined;
+  let pending: Promise<{ bytesRead: number }> | undefined;
   try {
-    const buffer = new Uint8Array(1 << 20);
+    beside = alongside?.(handle.fd);
+    let reading = new Uint8Array(CHUNK_BYTES);
+    let spare = new Uint8Array(CHUNK_BYTES);
     let position = 0;
+    pending = handle.read(reading, 0, CHUNK_BYTES, 0);
     for (;;) {
       signal?.throwIfAborted();
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, position);
+      const { bytesRead } = await pending;
+      pending = undefined;
       if (bytesRead === 0) return;
+      const chunk = reading.subarray(0, bytesRead);
       position += bytesRead;
-      yield buffer.subarray(0, bytesRead);
+      [reading, spare] = [spare, reading];
+      pending = handle.read(reading, 0, CHUNK_BYTES, position);
+      yield chunk;
     }
   } finally {
+    // Nothing may read from the descriptor once it is closed (its number could name another file by then).
+    await Promise.allSettled([pending, beside]);
     await handle.close();
   }
 }
+
+const CHUNK_BYTES = 1 << 20;
 
 function fsErrorContent(error: unknown): Exclude<PackageFileContent, { state: "read" }> {
   const code = (error as { code?: unknown } | null)?.code;

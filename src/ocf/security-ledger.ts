@@ -169,6 +169,20 @@ export function sameDayRank(type: string): number {
   return KIND_RANK.get(type) ?? (type === "TX_VESTING_ACCELERATION" ? RANK_OF_VESTING_EVENT : RANK_OF_CANCELLATION);
 }
 
+/**
+ * An OCF Numeric (`OCF_NUMERIC_PATTERN`) in the plain form the decimal helpers read: without a `+`
+ * or leading zeros (`"+00.6"` → `"0.6"`, `"-007"` → `"-7"`), which OCF allows and they refuse.
+ */
+export function plainNumeric(text: string): DecimalString {
+  const first = text.charCodeAt(0);
+  if (first >= 0x31 && first <= 0x39) return text;
+  const from = first === 0x2b || first === 0x2d ? 1 : 0;
+  let digits = from;
+  while (digits < text.length - 1 && text.charCodeAt(digits) === 0x30 && text.charCodeAt(digits + 1) !== 0x2e) digits++;
+  if (from === 0 && digits === 0) return text;
+  return (first === 0x2d ? "-" : "") + text.slice(digits);
+}
+
 /** What the ledger reads of one transaction (from its JSON, fields that are malformed left out: the schemas report them). */
 export interface LedgerEntry {
   /** `object_type`, legacy spellings mapped to the current ones. */
@@ -196,7 +210,7 @@ export function ledgerEntryOf(value: Readonly<Record<string, unknown>>): LedgerE
   const quantityKey = type === "TX_STOCK_CONVERSION" ? "quantity_converted" : "quantity";
   const quantity = value[quantityKey];
   if (typeof quantity === "string" && OCF_NUMERIC_PATTERN.test(quantity)) {
-    entry.quantity = quantity;
+    entry.quantity = plainNumeric(quantity);
     entry.quantityKey = quantityKey;
   }
   return entry;
@@ -223,7 +237,8 @@ export interface LedgerFinding {
  */
 function isPositiveWhole(text: string): boolean {
   const first = text.charCodeAt(0);
-  if (first < 0x31 || first > 0x39) return false;
+  // Written so that "" (NaN) is not one.
+  if (!(first >= 0x31 && first <= 0x39)) return false;
   for (let i = 1; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c < 0x30 || c > 0x39) return false;
@@ -251,23 +266,44 @@ function shown(value: DecimalString): string {
 export function objectFindings(value: Readonly<Record<string, unknown>>, entry: LedgerEntry): LedgerFinding[] {
   const findings: LedgerFinding[] = [];
   if (entry.quantity !== undefined && isNegative(entry.quantity)) {
-    findings.push({ code: "NEGATIVE_QUANTITY", path: `.${entry.quantityKey ?? "quantity"}`, message: `is ${describeValue(entry.quantity)}; a quantity cannot be negative` });
+    const key = entry.quantityKey ?? "quantity";
+    findings.push({ code: "NEGATIVE_QUANTITY", path: `.${key}`, message: `is ${describeValue(value[key])}; a quantity cannot be negative` });
   }
   if (!ISSUANCE_TYPES.has(entry.type)) return findings;
   const vestings = value.vestings;
   if (!Array.isArray(vestings)) return findings;
   const amounts: DecimalString[] = [];
-  vestings.forEach((vesting: unknown, k) => {
-    if (typeof vesting !== "object" || vesting === null) return;
+  // Tranches are nearly always whole numbers, often the same one: those are added as BigInts (exact),
+  // each distinct text parsed once; any other spelling leaves the sum to `sumDecimalStrings`.
+  let wholeTotal = 0n;
+  let allWhole = true;
+  let lastText = "";
+  let lastValue = 0n;
+  for (let k = 0; k < vestings.length; k++) {
+    const vesting: unknown = vestings[k];
+    if (typeof vesting !== "object" || vesting === null) continue;
     const amount = (vesting as { amount?: unknown }).amount;
-    if (typeof amount !== "string" || !OCF_NUMERIC_PATTERN.test(amount)) return;
-    if (!isPositiveWhole(amount) && !isPositiveDecimal(amount)) {
+    if (typeof amount !== "string") continue;
+    // A plain whole number above zero is an OCF Numeric and positive: no pattern to test.
+    if (isPositiveWhole(amount)) {
+      if (amount !== lastText) {
+        lastText = amount;
+        lastValue = BigInt(amount);
+      }
+      wholeTotal += lastValue;
+      amounts.push(amount);
+      continue;
+    }
+    if (!OCF_NUMERIC_PATTERN.test(amount)) continue;
+    const plain = plainNumeric(amount);
+    if (!isPositiveDecimal(plain)) {
       findings.push({ code: "VESTING_AMOUNT_NOT_POSITIVE", path: `.vestings[${k}].amount`, message: `is ${describeValue(amount)}; a vesting tranche must vest a positive amount` });
     } else {
-      amounts.push(amount);
+      allWhole = false;
+      amounts.push(plain);
     }
-  });
-  const total = sumDecimalStrings(amounts);
+  }
+  const total = allWhole ? wholeTotal.toString() : sumDecimalStrings(amounts);
   if (entry.quantity !== undefined && compareDecimalStrings(total, entry.quantity) > 0) {
     findings.push({ code: "VESTING_SUM", path: ".vestings", message: `vest ${shown(total)} in total, more than the quantity ${shown(entry.quantity)}` });
   }

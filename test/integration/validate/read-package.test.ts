@@ -2,12 +2,13 @@
  * readOcfPackage against real folders and zips in a temporary directory: what it reads, what it
  * refuses, and which inputs are no package at all.
  */
+import { readSync } from "node:fs";
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { isOcfSyncError } from "../../../src/errors.js";
-import { PackageUnusableError, readOcfPackage } from "../../../src/ocf/package-reader.js";
+import { openOcfPackage, PackageUnusableError, readOcfPackage } from "../../../src/ocf/package-reader.js";
 import { validateOcfPackage, validatePackageAt } from "../../../src/ocf/validate-package.js";
 import {
   fixtureBytes,
@@ -78,6 +79,48 @@ describe("valid packages", () => {
     const zip = await validatePackageAt(await writePackageZip(fresh(".ocf.zip"), files));
     expect(folder.problems.map((p) => p.code)).toEqual(["SCHEMA", "UNLISTED_FILE"]);
     expect(zip).toEqual(folder);
+  });
+
+  it("opens a folder's file for a reader alongside: its descriptor reads the same bytes, and stays open until that reader is done", async () => {
+    const files = fixtureBytes(validFixture());
+    const folder = await openOcfPackage(await writePackageFolder(fresh(), files));
+    const zip = await openOcfPackage(await writePackageZip(fresh(".ocf.zip"), files));
+    try {
+      const expected = files.get("Transactions.ocf.json") ?? new Uint8Array();
+      let release = (): void => {};
+      let besideBytes: Uint8Array | undefined;
+      const content = await folder.open("Transactions.ocf.json", {
+        alongside: (fd) =>
+          new Promise<void>((resolve) => {
+            release = () => {
+              // Read only once released: the descriptor must still be open, though the chunks are read through.
+              const copy = new Uint8Array(expected.length + 1);
+              besideBytes = copy.subarray(0, readSync(fd, copy, 0, copy.length, 0));
+              resolve();
+            };
+          }),
+      });
+      expect(content.state === "stream" && content.alongside).toBe(true);
+      if (content.state !== "stream") return;
+      const read: Uint8Array[] = [];
+      const reading = (async () => {
+        for await (const chunk of content.chunks) read.push(chunk.slice());
+      })();
+      // The chunks end only once the reader alongside is done: wait for every chunk, then release it.
+      await expect.poll(() => read.reduce((n, c) => n + c.length, 0)).toBe(expected.length);
+      release();
+      await reading;
+      expect(Buffer.concat(read)).toEqual(Buffer.from(expected));
+      expect(besideBytes && Buffer.from(besideBytes)).toEqual(Buffer.from(expected));
+
+      let called = false;
+      const entry = await zip.open("Transactions.ocf.json", { alongside: async () => void (called = true) });
+      if (entry.state === "stream") for await (const _ of entry.chunks);
+      expect([entry.state === "stream" && entry.alongside, called]).toEqual([undefined, false]);
+    } finally {
+      await folder.close();
+      await zip.close();
+    }
   });
 
   it("stops when the signal fires", async () => {

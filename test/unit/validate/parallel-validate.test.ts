@@ -9,6 +9,7 @@ import type { Worker } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import type { PackageValidationReport } from "../../../src/ocf/validate-package.js";
 import { validatePackageAt, validatePackageAtSharing } from "../../../src/ocf/validate-package.js";
+import { DEFAULT_WORKER_MIN_FILE_BYTES } from "../../../src/ocf/validate-workers.js";
 import { example } from "../../helpers/ocf-examples.js";
 import {
   fixtureBytes,
@@ -186,15 +187,30 @@ describe("validatePackageAt with worker threads", () => {
     expect(report).toEqual(alone);
   });
 
-  it("without workers, hashes large files on the MD5 thread, with the report of one thread", async () => {
+  it("without workers, hashes large files on the MD5 thread (from its own reads of a folder's file, from copies of a zip's chunks), with the report of one thread", async () => {
     for (const [name, files] of CASES.filter(([n]) => n.startsWith("a file changed") || n.startsWith("many") || n.startsWith("an element"))) {
-      const path = await folderOf(files());
-      const alone = await validatePackageAt(path, { workers: 0 });
-      const threads: Worker[] = [];
-      const report = await validatePackageAtSharing(path, { workers: 0, workerMinFileBytes: 0 }, { onWorker: (w) => threads.push(w) });
-      expect([name, threads.length, threads.map((w) => w.threadId)]).toEqual([name, 1, [-1]]);
-      expect(report).toEqual(alone);
+      for (const path of [await folderOf(files()), await writePackageZip(dirs.fresh(".ocf.zip"), files())]) {
+        const alone = await validatePackageAt(path, { workers: 0, workerMinFileBytes: Number.POSITIVE_INFINITY });
+        const threads: Worker[] = [];
+        const report = await validatePackageAtSharing(path, { workers: 0, workerMinFileBytes: 0 }, { onWorker: (w) => threads.push(w) });
+        expect([name, threads.length, threads.map((w) => w.threadId)]).toEqual([name, 1, [-1]]);
+        expect(report).toEqual(alone);
+      }
     }
+  });
+
+  it("without workers, hashes every file on this thread by default, however large (DEFAULT_WORKER_MIN_FILE_BYTES applies with workers)", async () => {
+    const fixture = validFixture();
+    manyStakeholders(fixture, 22000);
+    const files = fixtureBytes(fixture);
+    expect(files.get("Stakeholders.ocf.json")?.length).toBeGreaterThan(DEFAULT_WORKER_MIN_FILE_BYTES);
+    const path = await folderOf(files);
+    const threads: Worker[] = [];
+    const report = await validatePackageAtSharing(path, {}, { onWorker: (w) => threads.push(w) });
+    expect(threads).toHaveLength(0);
+    const hashedApart = await validatePackageAtSharing(path, { workerMinFileBytes: DEFAULT_WORKER_MIN_FILE_BYTES }, { onWorker: (w) => threads.push(w) });
+    expect(threads).toHaveLength(1);
+    expect(hashedApart).toEqual(report);
   });
 
   it("reads small files on this thread alone, below workerMinFileBytes", async () => {
@@ -205,13 +221,15 @@ describe("validatePackageAt with worker threads", () => {
     expect(report.valid).toBe(true);
   });
 
-  it("stops at an abort, with every thread ended", async () => {
+  /** A package large enough to be read in several chunks, a controller to abort it, the reason given, and the threads started. */
+  async function toAbort(): Promise<{ path: string; controller: AbortController; reason: Error; workers: Worker[] }> {
     const fixture = validFixture();
     manyStakeholders(fixture, 6000);
-    const path = await folderOf(fixtureBytes(fixture));
-    const controller = new AbortController();
-    const workers: Worker[] = [];
-    const reason = new Error("stop here");
+    return { path: await folderOf(fixtureBytes(fixture)), controller: new AbortController(), reason: new Error("stop here"), workers: [] };
+  }
+
+  it("stops at an abort, with every thread ended", async () => {
+    const { path, controller, reason, workers } = await toAbort();
     const run = validatePackageAtSharing(
       path,
       { workers: 2, workerMinFileBytes: 0, signal: controller.signal },
@@ -221,5 +239,12 @@ describe("validatePackageAt with worker threads", () => {
     // Two workers and the MD5 thread.
     expect(workers).toHaveLength(3);
     expect(workers.map((w) => w.threadId)).toEqual([-1, -1, -1]);
+  });
+
+  it("stops at an abort while the MD5 thread reads a file of its own, with the thread ended", async () => {
+    const { path, controller, reason, workers } = await toAbort();
+    const run = validatePackageAtSharing(path, { workers: 0, workerMinFileBytes: 0, signal: controller.signal }, { onWorker: (w) => (workers.push(w), controller.abort(reason)) });
+    await expect(run).rejects.toBe(reason);
+    expect(workers.map((w) => w.threadId)).toEqual([-1]);
   });
 });

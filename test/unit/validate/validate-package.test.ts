@@ -24,6 +24,14 @@ import { expectOfficiallyValidFiles } from "../../helpers/official-ocf.js";
 const MANIFEST = "Manifest.ocf.json";
 const encode = (value: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(value));
 
+/** The problems of `fixture` as rows (code, object, path, message) are `expected`, read by either lineage. */
+async function expectInBothReadings(fixture: PackageFixture, expected: (string | undefined)[][]): Promise<void> {
+  for (const reader of ["documents", "same-security"] as const) {
+    const problems = (await problemsOf(fixtureBytes(fixture), reader)).map((p) => [p.code, p.itemId, p.jsonPath, p.message]);
+    expect(problems).toEqual(expected);
+  }
+}
+
 async function problemsOf(files: ReadonlyMap<string, Uint8Array>, reader?: Lineage): Promise<PackageProblem[]> {
   return validateOcfPackage(await loadFiles(files), reader === undefined ? {} : { reader }).problems;
 }
@@ -411,15 +419,28 @@ describe("quantities over time, either reading", () => {
       { date: "2017-06-01", amount: "-1" },
       { date: "2018-06-01", amount: "20000.0000000001" },
     ];
-    for (const reader of ["documents", "same-security"] as const) {
-      const problems = (await problemsOf(fixtureBytes(fixture), reader)).map((p) => [p.code, p.itemId, p.jsonPath, p.message]);
-      expect(problems).toEqual([
-        ["VESTING_AMOUNT_NOT_POSITIVE", "rsa-77-issuance", "$.items[0].vestings[0].amount", 'is "0"; a vesting tranche must vest a positive amount'],
-        ["VESTING_AMOUNT_NOT_POSITIVE", "rsa-77-issuance", "$.items[0].vestings[1].amount", 'is "-1"; a vesting tranche must vest a positive amount'],
-        ["VESTING_SUM", "rsa-77-issuance", "$.items[0].vestings", "vest 20000.0000000001 in total, more than the quantity 20000"],
-        ["NEGATIVE_QUANTITY", "negative", locate(fixture, "negative", "quantity").jsonPath, 'is "-5"; a quantity cannot be negative'],
-      ]);
-    }
+    await expectInBothReadings(fixture, [
+      ["VESTING_AMOUNT_NOT_POSITIVE", "rsa-77-issuance", "$.items[0].vestings[0].amount", 'is "0"; a vesting tranche must vest a positive amount'],
+      ["VESTING_AMOUNT_NOT_POSITIVE", "rsa-77-issuance", "$.items[0].vestings[1].amount", 'is "-1"; a vesting tranche must vest a positive amount'],
+      ["VESTING_SUM", "rsa-77-issuance", "$.items[0].vestings", "vest 20000.0000000001 in total, more than the quantity 20000"],
+      ["NEGATIVE_QUANTITY", "negative", locate(fixture, "negative", "quantity").jsonPath, 'is "-5"; a quantity cannot be negative'],
+    ]);
+  });
+
+  it("reads quantities and tranches written with a sign or leading zeros, as OCF Numerics allow (these once made validation throw)", async () => {
+    const fixture = validFixture();
+    fixture.files[4]?.items.push(example("TX_VESTING_ACCELERATION", { id: "negative", quantity: "-007" }));
+    itemOf(fixture, "rsa-77-issuance").quantity = "+020000";
+    itemOf(fixture, "rsa-77-issuance").vestings = [
+      { date: "2016-06-01", amount: "+00.6" },
+      { date: "2017-06-01", amount: "-00" },
+      { date: "2018-06-01", amount: "019999.5" },
+    ];
+    await expectInBothReadings(fixture, [
+      ["VESTING_AMOUNT_NOT_POSITIVE", "rsa-77-issuance", "$.items[0].vestings[1].amount", 'is "-00"; a vesting tranche must vest a positive amount'],
+      ["VESTING_SUM", "rsa-77-issuance", "$.items[0].vestings", "vest 20000.1 in total, more than the quantity 20000"],
+      ["NEGATIVE_QUANTITY", "negative", locate(fixture, "negative", "quantity").jsonPath, 'is "-007"; a quantity cannot be negative'],
+    ]);
   });
 
   it("vestings that add up to less than the quantity are fine (later tranches may be milestone-based)", async () => {
