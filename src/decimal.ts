@@ -101,6 +101,20 @@ export function normalizePlainDecimal(text: string): DecimalString | undefined {
   return negative ? `-${digits}` : digits;
 }
 
+/**
+ * An OCF Numeric (`OCF_NUMERIC_PATTERN` of `src/ocf/primitives.ts`) in the plain form the decimal helpers read: without a `+`
+ * or leading zeros (`"+00.6"` → `"0.6"`, `"-007"` → `"-7"`), which OCF allows and they refuse.
+ */
+export function plainNumeric(text: string): DecimalString {
+  const first = text.charCodeAt(0);
+  if (first >= 0x31 && first <= 0x39) return text;
+  const from = first === 0x2b || first === 0x2d ? 1 : 0;
+  let digits = from;
+  while (digits < text.length - 1 && text.charCodeAt(digits) === 0x30 && text.charCodeAt(digits + 1) !== 0x2e) digits++;
+  if (from === 0 && digits === 0) return text;
+  return (first === 0x2d ? "-" : "") + text.slice(digits);
+}
+
 /** Parses a wire decimal and returns its normalized string: `"1500.000"` → `"1500"`, `".5"` → `"0.5"`. */
 export function normalizeSourceDecimal(text: string): DecimalString {
   // decimal.js only for exponents, a leading point and invalid text (whose errors it words).

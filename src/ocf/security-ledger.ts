@@ -21,7 +21,7 @@
  * vesting event, release, cancellation, return to pool), so that a package's file order does not
  * matter. Quantities are exact decimals. Every problem names the transaction and the field.
  */
-import { compareDecimalStrings, isPositiveDecimal, normalizeSourceDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { compareDecimalStrings, isPositiveDecimal, normalizeSourceDecimal, plainNumeric, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import { isCalendarDate, type CalendarDate } from "../dates.js";
 import { describeValue } from "../errors.js";
 import { TRANSACTION_KIND_ORDER } from "../mapping/order.js";
@@ -169,20 +169,6 @@ export function sameDayRank(type: string): number {
   return KIND_RANK.get(type) ?? (type === "TX_VESTING_ACCELERATION" ? RANK_OF_VESTING_EVENT : RANK_OF_CANCELLATION);
 }
 
-/**
- * An OCF Numeric (`OCF_NUMERIC_PATTERN`) in the plain form the decimal helpers read: without a `+`
- * or leading zeros (`"+00.6"` → `"0.6"`, `"-007"` → `"-7"`), which OCF allows and they refuse.
- */
-export function plainNumeric(text: string): DecimalString {
-  const first = text.charCodeAt(0);
-  if (first >= 0x31 && first <= 0x39) return text;
-  const from = first === 0x2b || first === 0x2d ? 1 : 0;
-  let digits = from;
-  while (digits < text.length - 1 && text.charCodeAt(digits) === 0x30 && text.charCodeAt(digits + 1) !== 0x2e) digits++;
-  if (from === 0 && digits === 0) return text;
-  return (first === 0x2d ? "-" : "") + text.slice(digits);
-}
-
 /** What the ledger reads of one transaction (from its JSON, fields that are malformed left out: the schemas report them). */
 export interface LedgerEntry {
   /** `object_type`, legacy spellings mapped to the current ones. */
@@ -273,12 +259,6 @@ export function objectFindings(value: Readonly<Record<string, unknown>>, entry: 
   const vestings = value.vestings;
   if (!Array.isArray(vestings)) return findings;
   const amounts: DecimalString[] = [];
-  // Tranches are nearly always whole numbers, often the same one: those are added as BigInts (exact),
-  // each distinct text parsed once; any other spelling leaves the sum to `sumDecimalStrings`.
-  let wholeTotal = 0n;
-  let allWhole = true;
-  let lastText = "";
-  let lastValue = 0n;
   for (let k = 0; k < vestings.length; k++) {
     const vesting: unknown = vestings[k];
     if (typeof vesting !== "object" || vesting === null) continue;
@@ -286,11 +266,6 @@ export function objectFindings(value: Readonly<Record<string, unknown>>, entry: 
     if (typeof amount !== "string") continue;
     // A plain whole number above zero is an OCF Numeric and positive: no pattern to test.
     if (isPositiveWhole(amount)) {
-      if (amount !== lastText) {
-        lastText = amount;
-        lastValue = BigInt(amount);
-      }
-      wholeTotal += lastValue;
       amounts.push(amount);
       continue;
     }
@@ -299,11 +274,11 @@ export function objectFindings(value: Readonly<Record<string, unknown>>, entry: 
     if (!isPositiveDecimal(plain)) {
       findings.push({ code: "VESTING_AMOUNT_NOT_POSITIVE", path: `.vestings[${k}].amount`, message: `is ${describeValue(amount)}; a vesting tranche must vest a positive amount` });
     } else {
-      allWhole = false;
       amounts.push(plain);
     }
   }
-  const total = allWhole ? wholeTotal.toString() : sumDecimalStrings(amounts);
+  // Whole tranches (nearly all) are added exactly by sumDecimalStrings' integer fast path.
+  const total = sumDecimalStrings(amounts);
   if (entry.quantity !== undefined && compareDecimalStrings(total, entry.quantity) > 0) {
     findings.push({ code: "VESTING_SUM", path: ".vestings", message: `vest ${shown(total)} in total, more than the quantity ${shown(entry.quantity)}` });
   }
