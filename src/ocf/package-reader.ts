@@ -100,25 +100,12 @@ export type StreamedFileContent =
       size: number;
       /** Its bytes, in order. A chunk may be reused once the next one is asked for. */
       chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
-      /** True when reading `chunks` calls `OpenFileOptions.alongside` (a file of a folder). */
-      alongside?: true;
     };
-
-/** Options of `OpenedOcfPackage.open`. */
-export interface OpenFileOptions {
-  /**
-   * For a file of a folder: called with the open file's descriptor once reading `chunks` starts, so
-   * that another thread can read the same file beside (positional reads, e.g. for its MD5). The
-   * descriptor stays open until the promise returned settles and `chunks` are read through or left.
-   * Never called for a zip entry or a file in memory (their bytes exist only as they are read).
-   */
-  alongside?(fd: number): Promise<unknown>;
-}
 
 /** A package whose manifest is read and whose other files are opened one at a time (`openOcfPackage`). */
 export interface OpenedOcfPackage extends Omit<LoadedOcfPackage, "files"> {
   /** Opens a file of the package by its package path (`normalizePackagePath`). */
-  open(path: string, options?: OpenFileOptions): Promise<StreamedFileContent>;
+  open(path: string): Promise<StreamedFileContent>;
   /** Releases the zip file, if any. */
   close(): Promise<void>;
 }
@@ -231,7 +218,7 @@ interface PackageSource {
   location: string;
   paths: readonly string[];
   refused: readonly RefusedEntry[];
-  open(path: string, options?: OpenFileOptions): Promise<StreamedFileContent>;
+  open(path: string): Promise<StreamedFileContent>;
   /** Why the manifest is not there, for the unusable-input message. */
   noManifestMessage(): string;
   close(): Promise<void>;
@@ -356,7 +343,7 @@ async function withManifest(source: PackageSource, manifestLimit: number, signal
     manifest: manifest as Record<string, unknown>,
     paths: source.paths,
     refused: source.refused,
-    open: (path, options) => source.open(path, options),
+    open: (path) => source.open(path),
     close: () => source.close(),
   };
 }
@@ -529,7 +516,7 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
     location,
     paths: paths.sort(),
     refused: [],
-    open: async (path, options) => {
+    open: async (path) => {
       signal?.throwIfAborted();
       let target: string;
       try {
@@ -543,7 +530,7 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
         const info = await stat(target);
         if (!info.isFile()) return { state: "not-a-file" };
         if (info.size > limit) return { state: "too-large", size: info.size, limit };
-        return { state: "stream", size: info.size, chunks: fileChunks(target, signal, options?.alongside), alongside: true };
+        return { state: "stream", size: info.size, chunks: fileChunks(target, signal) };
       } catch (error) {
         if (signal?.aborted === true) throw error;
         return fsErrorContent(error);
@@ -557,15 +544,12 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
 /**
  * A file's bytes in chunks of 1 MiB, read into two buffers used in turn (so reading a large file
  * allocates nothing per chunk): each chunk is valid until the next one is asked for, and the next is
- * read from the disk while the caller works on this one. `alongside` is given the descriptor for
- * reads of its own; the file stays open until it is done.
+ * read from the disk while the caller works on this one.
  */
-async function* fileChunks(path: string, signal: AbortSignal | undefined, alongside: ((fd: number) => Promise<unknown>) | undefined): AsyncGenerator<Uint8Array> {
+async function* fileChunks(path: string, signal: AbortSignal | undefined): AsyncGenerator<Uint8Array> {
   const handle = await open(path, "r");
-  let beside: Promise<unknown> | undefined;
   let pending: Promise<{ bytesRead: number }> | undefined;
   try {
-    beside = alongside?.(handle.fd);
     let reading = new Uint8Array(CHUNK_BYTES);
     let spare = new Uint8Array(CHUNK_BYTES);
     let position = 0;
@@ -582,8 +566,8 @@ async function* fileChunks(path: string, signal: AbortSignal | undefined, alongs
       yield chunk;
     }
   } finally {
-    // Nothing may read from the descriptor once it is closed (its number could name another file by then).
-    await Promise.allSettled([pending, beside]);
+    // A read under way ends before the descriptor is closed (its number could name another file by then).
+    await pending?.catch(() => {});
     await handle.close();
   }
 }

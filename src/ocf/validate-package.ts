@@ -236,14 +236,11 @@ async function validateOnce(path: string, options: ValidatePackageAtOptions, wor
       await feeder.end();
     };
     for (const file of checker.firstPass()) {
-      // A large file of a folder is hashed by the MD5 thread from its own reads of the file.
-      const beside: DescriptorDigest = {};
-      const content = await pkg.open(file.path, { alongside: (fd) => (beside.digest = beside.md5?.digestOf(fd) ?? Promise.resolve(undefined)) });
+      const content = await pkg.open(file.path);
       const large = content.state === "stream" && content.size >= minBytes;
       if (large && workers > 0) pool ??= new ElementsPool(workers, signal, sharing);
       else if (large) md5 ??= new Md5Thread(sharing);
-      if (large && pool === undefined && content.state === "stream" && content.alongside === true) beside.md5 = md5;
-      const feeder = checker.opened(file, content, large ? (pool ?? md5) : undefined, beside.md5 === undefined ? undefined : beside);
+      const feeder = checker.opened(file, content, large ? (pool ?? md5) : undefined);
       if (feeder !== undefined) await feed(content, feeder);
     }
     for (const file of checker.secondPass()) await feed(await pkg.open(file.path), checker.reread(file));
@@ -479,7 +476,7 @@ class PackageChecker {
    * Records what opening a listed file gave; returns where its bytes go when it can be read. With a
    * `pool`, its elements are parsed and checked by worker threads.
    */
-  opened(file: ListedFile, content: StreamedFileContent, helper?: ElementsPool | Md5Thread, beside?: DescriptorDigest): FileFeeder | undefined {
+  opened(file: ListedFile, content: StreamedFileContent, helper?: ElementsPool | Md5Thread): FileFeeder | undefined {
     const at = `${file.reference.jsonPath}.filepath`;
     const sub = file.position + 1;
     const path = describeValue(file.path);
@@ -506,7 +503,7 @@ class PackageChecker {
     this.fileRank.set(file.path, this.fileRank.size);
     this.streamed.push(file);
     if (helper instanceof ElementsPool) return new ParallelFileCheck(this, file, helper);
-    if (helper instanceof Md5Thread) return new HashedFileCheck(new FileCheck(this, file, undefined, false), helper, beside);
+    if (helper instanceof Md5Thread) return new HashedFileCheck(new FileCheck(this, file, undefined, false), helper);
     return new FileCheck(this, file, createHash("md5"), false);
   }
 
@@ -923,34 +920,21 @@ class FileCheck implements FileFeeder {
   }
 }
 
-/** The MD5 of a file, computed by the MD5 thread from the file's descriptor (`OpenFileOptions.alongside`). */
-interface DescriptorDigest {
-  md5?: Md5Thread | undefined;
-  /** Set once reading the file starts. */
-  digest?: Promise<string | undefined>;
-}
-
-/**
- * Reads one listed file as `FileCheck` does (first pass), its MD5 computed on a thread of its own:
- * from copies of its chunks, or with `beside` from the thread's own reads of the file.
- */
+/** Reads one listed file as `FileCheck` does (first pass), its MD5 computed on a thread of its own from copies of its chunks. */
 class HashedFileCheck implements FileFeeder {
   constructor(
     private readonly check: FileCheck,
     private readonly md5: Md5Thread,
-    private readonly beside: DescriptorDigest | undefined,
   ) {}
 
   async push(chunk: Uint8Array): Promise<void> {
-    if (this.beside === undefined) await this.md5.update(chunk);
+    await this.md5.update(chunk);
     this.check.push(chunk);
   }
 
   async end(): Promise<void> {
     this.check.endScan();
-    const digest = this.beside === undefined ? this.md5.digest() : this.beside.digest;
-    if (digest === undefined) throw new Error("the file was not read through, so its MD5 is unknown");
-    this.check.finish(await digest);
+    this.check.finish(await this.md5.digest());
   }
 }
 

@@ -13,7 +13,7 @@
  * the facts back costs the reading thread about what their parsing saves it. The MD5 thread
  * (`Md5Thread`) serves large files with workers, and without them when `workerMinFileBytes` is
  * given (by default, without workers, every file is hashed on the validator's thread: measured on
- * 2 cores, the thread no longer paid once it read the file itself).
+ * 2 cores, the thread did not pay).
  *
  * The worker script sits beside this module: `validate-worker.js` in the built package, else
  * `validate-worker.ts` loaded through tsx (the tests and benchmarks run the sources).
@@ -93,41 +93,22 @@ function workerScript(): URL {
 
 /**
  * A thread that computes a file's MD5, so that the reading thread does not (hashing is a large share
- * of what it does otherwise): from the file's descriptor, read by the thread itself (a file of a
- * folder), or from copies of its chunks, in order (a zip entry, inflated as it is read). Plain
+ * of what it does otherwise), from copies of the file's chunks, in order. Plain
  * JavaScript with nothing but Node.js built-ins: it starts in a few milliseconds, from the sources
  * or the build.
  */
 const MD5_THREAD = `
 const { parentPort } = require("node:worker_threads");
 const { createHash } = require("node:crypto");
-const { readSync } = require("node:fs");
 let hash = createHash("md5");
-let scratch;
 parentPort.on("message", (message) => {
   if (message === null) {
     parentPort.postMessage(hash.digest("hex"));
     hash = createHash("md5");
     return;
   }
-  if (message instanceof Uint8Array) {
-    hash.update(message);
-    parentPort.postMessage(message, [message.buffer]);
-    return;
-  }
-  try {
-    const whole = createHash("md5");
-    scratch ??= Buffer.allocUnsafe(1 << 20);
-    for (let position = 0; ; ) {
-      const read = readSync(message.fd, scratch, 0, scratch.length, position);
-      if (read === 0) break;
-      whole.update(scratch.subarray(0, read));
-      position += read;
-    }
-    parentPort.postMessage(whole.digest("hex"));
-  } catch (error) {
-    parentPort.postMessage({ error: String(error && error.message ? error.message : error) });
-  }
+  hash.update(message);
+  parentPort.postMessage(message, [message.buffer]);
 });
 `;
 
@@ -146,13 +127,9 @@ export class Md5Thread {
       if (!this.closing) this.fail(new Error(`the MD5 thread stopped (exit code ${code})`));
     });
     sharing.onWorker?.(this.worker);
-    this.worker.on("message", (message: Uint8Array<ArrayBuffer> | string | { error: string }) => {
+    this.worker.on("message", (message: Uint8Array<ArrayBuffer> | string) => {
       if (typeof message === "string") {
         this.digests.shift()?.resolve(message);
-        return;
-      }
-      if (!(message instanceof Uint8Array)) {
-        this.digests.shift()?.reject(new Error(`cannot read the file for its MD5: ${message.error}`));
         return;
       }
       if (this.spare.length < SPARE_BUFFERS) this.spare.push(message.buffer);
@@ -186,18 +163,6 @@ export class Md5Thread {
     return new Promise((resolve, reject) => {
       this.digests.push({ resolve, reject });
       this.worker.postMessage(null);
-    });
-  }
-
-  /**
-   * The MD5 of the whole file open at `fd`, read by the thread itself (positional reads, beside any
-   * other reader of the descriptor): nothing is copied between threads. Keep `fd` open until it settles.
-   */
-  digestOf(fd: number): Promise<string> {
-    if (this.failure !== undefined) return Promise.reject(this.failure);
-    return new Promise((resolve, reject) => {
-      this.digests.push({ resolve, reject });
-      this.worker.postMessage({ fd });
     });
   }
 
