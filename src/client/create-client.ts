@@ -22,6 +22,7 @@ import {
   isAuthError,
   parseErrorBody,
 } from "./errors.js";
+import { parseJsonBody } from "./json-body.js";
 import { type BaseUrl, buildRequestPath, parseBaseUrl } from "./paths.js";
 import { type RateLimitPermit, type RateLimiter, createRateLimiter } from "./rate-limiter.js";
 import { DEFAULT_RETRY_POLICY, type RetryOptions, type RetryPolicy, isRetryableStatus, parseRateLimitReset, retryDelay } from "./retry-timing.js";
@@ -437,12 +438,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (status === 204) return { kind: "done", response: { status, body: null, headers: raw.headers, attempts: attempt, path } };
       try {
         const recognized = recognize?.(raw.chunks);
-        const body: unknown = recognized !== undefined ? recognized : JSON.parse(raw.body.toString("utf8"));
+        const body: unknown = recognized !== undefined ? recognized : parseJsonBody(raw.chunks, raw.size);
         return { kind: "done", response: { status, body, headers: raw.headers, attempts: attempt, path } };
       } catch (cause) {
         // A cut-off body is a transport failure in disguise: ask again.
         const detail = redact(cause instanceof Error ? cause.message : String(cause));
-        const error = new InvalidJsonError({ ...context, status, bytes: raw.body.length, detail });
+        const error = new InvalidJsonError({ ...context, status, bytes: raw.size, detail });
         return { kind: "retry", error, reason: error.code, status, headers: raw.headers };
       }
     }
