@@ -22,6 +22,7 @@ import {
 import { loadSampleData, type SampleData } from "./data.js";
 import { ListIndexes } from "./list-index.js";
 import { SampleServerOptionsError, createFaultPlan, type FaultKind, type FaultOptions, type FaultPlan } from "./faults.js";
+import { jsonPieces } from "./json-pieces.js";
 import { TOKEN_PATH, TokenAuthority, type JsonReply, type OAuthServerOptions } from "./oauth.js";
 import { FixedWindowQuota, NOMINAL_QUOTA, type QuotaLimits } from "./quota.js";
 
@@ -205,15 +206,16 @@ export async function startSampleServer(options: SampleServerOptions = {}): Prom
   function send(res: ServerResponse, reply: JsonReply, extraHeaders: Record<string, string>, fault?: FaultKind): void {
     if (res.destroyed || res.headersSent) return;
     const isText = typeof reply.body === "string";
-    const text = isText ? (reply.body as string) : JSON.stringify(reply.body);
-    const bytes = Buffer.from(text, "utf8");
+    // A list page in pieces, never one large string (see json-pieces.ts).
+    const pieces = isText ? [Buffer.from(reply.body as string, "utf8")] : jsonPieces(reply.body);
     res.writeHead(reply.status, {
       ...extraHeaders,
       ...reply.headers,
       "Content-Type": isText ? "text/html; charset=utf-8" : "application/json",
-      "Content-Length": String(bytes.length),
+      "Content-Length": String(pieces.reduce((sum, piece) => sum + piece.length, 0)),
     });
     if (fault === "truncated" || fault === "slow-body") {
+      const bytes = Buffer.concat(pieces);
       const part = bytes.subarray(0, Math.floor(bytes.length / 2));
       if (fault === "truncated") {
         res.write(part, () => res.socket?.destroy());
@@ -228,7 +230,8 @@ export async function startSampleServer(options: SampleServerOptions = {}): Prom
       }
       return;
     }
-    res.end(bytes);
+    for (const piece of pieces.slice(0, -1)) res.write(piece);
+    res.end(pieces.at(-1));
   }
 
   /** The response an injected fault replaces the real one with; `undefined` for faults that alter delivery. */
