@@ -18,11 +18,12 @@
  * issuer-level objects of the package written from that generation, to tell what changed in the next.
  */
 import { createHash } from "node:crypto";
-import { mkdir, open, readFile, readdir, rm, rmdir, writeFile, type FileHandle } from "node:fs/promises";
+import { mkdir, open, readFile, readdir, rm, rmdir, type FileHandle } from "node:fs/promises";
 import pLimit from "p-limit";
 import { dirname, join } from "node:path";
 import { OcfSyncError } from "../errors.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
+import { readTextLines, writeTextLines } from "../io/lines.js";
 import type { AccumulatedIssuer } from "../mapping/accumulator.js";
 import type { SourceWarning } from "../source/errors.js";
 import type { RecordKind } from "../source/kinds.js";
@@ -141,15 +142,14 @@ function parseHeader(text: string, path: string): RecordHeader {
 }
 
 async function readLines(path: string): Promise<string[]> {
-  let text: string;
+  let read: { lines: string[]; complete: boolean };
   try {
-    text = await readFile(path, "utf8");
+    read = await readTextLines(path);
   } catch (error) {
     throw new SyncStoreError(path, `cannot read the store file ${path}: ${(error as Error).message}`, { cause: error });
   }
-  const lines = text.split("\n");
-  if (lines.pop() !== "") throw new SyncStoreError(path, `store file ${path} is cut short`);
-  return lines;
+  if (!read.complete) throw new SyncStoreError(path, `store file ${path} is cut short`);
+  return read.lines;
 }
 
 /** A shard's records without their JSON (`raw` is `""`): what writing a package and telling changes need. */
@@ -184,8 +184,8 @@ export async function readShard(dir: string, shard: number, generation: number):
 async function writeShard(dir: string, shard: number, generation: number, records: readonly StoredRecord[]): Promise<string[]> {
   const out = join(dir, outName(shard, generation));
   const raw = join(dir, rawName(shard, generation));
-  await writeFile(out, records.map((r) => `${JSON.stringify(r.header)}\t${r.mapped}\n`).join(""));
-  await writeFile(raw, records.map((r) => `${r.header.h}\t${r.raw}\n`).join(""));
+  await writeTextLines(out, records.map((r) => `${JSON.stringify(r.header)}\t${r.mapped}\n`));
+  await writeTextLines(raw, records.map((r) => `${r.header.h}\t${r.raw}\n`));
   return [out, raw];
 }
 

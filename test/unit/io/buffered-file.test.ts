@@ -8,7 +8,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { temporaryFolder } from "../../helpers/temporary-folder.js";
-import { BufferedFile, bufferPair } from "../../../src/ocf/package-writer.js";
+import { BufferedFile, bufferPair } from "../../../src/io/buffered-file.js";
 
 const root = temporaryFolder("ocf-sync-buffered-");
 

@@ -1,0 +1,58 @@
+/**
+ * Text files of lines read and written a piece at a time, never as one large string or buffer: a
+ * sync store's shard files are megabytes, and on these machines every object over about 128 KiB gets
+ * fresh memory, which costs more than the reading or writing (about 6 ms per MiB).
+ */
+import { open } from "node:fs/promises";
+import { BufferedFile, bufferPair } from "./buffered-file.js";
+
+/** How many bytes are read, or gathered before a write, at a time. */
+const PIECE_BYTES = 64 * 1024;
+
+const LINE_FEED = 0x0a;
+
+/**
+ * The lines of a UTF-8 text file, each without its `\n`, read 64 KiB at a time: the same as splitting
+ * the whole decoded text at `\n` (lines are cut at `\n` bytes, which no other character's bytes
+ * contain). `complete` is false when the file does not end with `\n`: its last line is then left out.
+ */
+export async function readTextLines(path: string): Promise<{ lines: string[]; complete: boolean }> {
+  const lines: string[] = [];
+  /** The start of a line that the next read goes on with (copied: the buffer is read into again). */
+  let partial: Buffer[] = [];
+  const handle = await open(path, "r");
+  try {
+    const buffer = Buffer.allocUnsafe(PIECE_BYTES);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, PIECE_BYTES, null);
+      if (bytesRead === 0) break;
+      const bytes = buffer.subarray(0, bytesRead);
+      let start = 0;
+      for (let end = bytes.indexOf(LINE_FEED); end !== -1; end = bytes.indexOf(LINE_FEED, start)) {
+        if (partial.length === 0) lines.push(bytes.toString("utf8", start, end));
+        else {
+          partial.push(bytes.subarray(start, end));
+          lines.push(Buffer.concat(partial).toString("utf8"));
+          partial = [];
+        }
+        start = end + 1;
+      }
+      if (start < bytesRead) partial.push(Buffer.from(bytes.subarray(start)));
+    }
+  } finally {
+    await handle.close();
+  }
+  return { lines, complete: partial.length === 0 };
+}
+
+/** Writes `texts` (lines with their `\n`, or any text), in order, to a new file through two small reused buffers. */
+export async function writeTextLines(path: string, texts: Iterable<string>): Promise<void> {
+  const handle = await open(path, "w");
+  try {
+    const file = new BufferedFile(handle, bufferPair(PIECE_BYTES));
+    for (const text of texts) await file.write(text);
+    await file.end();
+  } finally {
+    await handle.close();
+  }
+}
