@@ -1,0 +1,106 @@
+/**
+ * What a first-time user meets: the mistakes people make on their first runs (a misspelt command or
+ * option, a negative number, `help <command>`), answered with a line that says what is wrong and how
+ * to fix it, the right exit status, and never a stack trace.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../../src/cli/main.js";
+import { captureIo } from "../../helpers/capture.js";
+
+const STACK = /\n\s+at /;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ocf-sync-first-use-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function run(...argv: string[]): Promise<{ code: number; err: string; out: string }> {
+  const io = captureIo(dir);
+  const code = await runCli(argv, io);
+  expect(io.stderr.text).not.toMatch(STACK);
+  return { code, err: io.stderr.text, out: io.stdout.text };
+}
+
+describe("misspellings get a suggestion", () => {
+  it.each([
+    ["exprot", "export"],
+    ["valdate", "validate"],
+    ["--sync", "sync"],
+    ["serve-sample", "serve-samples"],
+  ])("command %s: did you mean %s?", async (typed, meant) => {
+    const result = await run(typed);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain(`unknown command ${JSON.stringify(typed)}; did you mean ${meant}?`);
+    expect(result.err).toContain("Commands: demo, export, pull, reconcile, serve-samples, sync, validate.");
+    expect(result.out).toBe("");
+  });
+
+  it("a command that resembles none gets the list of commands and no guess", async () => {
+    const result = await run("frobnicate");
+    expect(result.code).toBe(2);
+    expect(result.err).not.toContain("did you mean");
+    expect(result.err).toContain("Commands: demo, export");
+  });
+
+  it.each([
+    [["export", "--isuer", "7"], "--isuer", "--issuer"],
+    [["export", "--concurency", "3"], "--concurency", "--concurrency"],
+    [["sync", "--ful"], "--ful", "--full"],
+    [["validate", "out/7", "--jsn"], "--jsn", "--json"],
+    [["reconcile", "--agianst", "x", "out/7"], "--agianst", "--against"],
+    [["pull", "--base-url=http://127.0.0.1:1", "--modified-afer", "2024-01-01"], "--modified-afer", "--modified-after"],
+    [["serve-samples", "--prot", "0"], "--prot", "--port"],
+  ])("option in %j: did you mean?", async (argv, typed, meant) => {
+    const result = await run(...argv);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain(`Unknown option '${typed}'; did you mean ${meant}?`);
+    expect(result.err).toContain(`Run 'ocf-sync ${argv[0] ?? ""} --help' for the options.`);
+  });
+
+  it("an option that resembles none gets no guess", async () => {
+    const result = await run("export", "--frobnicate");
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("Unknown option '--frobnicate'\n");
+  });
+});
+
+describe("a negative number", () => {
+  it.each([
+    ["export", "--timeout-ms"],
+    ["sync", "--full-every"],
+    ["reconcile", "--tolerance"],
+  ])("%s %s -5 says that no option takes one, not node's advice to write --x=-5", async (command, option) => {
+    const result = await run(command, option, "-5");
+    expect(result.code).toBe(2);
+    expect(result.err).toContain(`ocf-sync ${command}: ${option} needs a value; a value that starts with "-" (a negative number) is not one any option takes`);
+    expect(result.err).not.toContain("-XYZ");
+  });
+});
+
+describe("help <command>", () => {
+  it("prints the command's help, as <command> --help does", async () => {
+    const viaHelp = await run("help", "validate");
+    const viaFlag = await run("validate", "--help");
+    expect(viaHelp.code).toBe(0);
+    expect(viaHelp.out).toBe(viaFlag.out);
+    expect(viaHelp.out).toContain("Usage: ocf-sync validate PATH");
+  });
+
+  it("of an unknown command is the unknown command, with a guess", async () => {
+    const result = await run("help", "exprot");
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('unknown command "exprot"; did you mean export?');
+  });
+
+  it("alone is the program's help, which names it", async () => {
+    const result = await run("help");
+    expect(result.code).toBe(0);
+    expect(result.out).toContain("'ocf-sync help <command>'");
+  });
+});
