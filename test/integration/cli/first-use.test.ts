@@ -8,20 +8,31 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
+import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { captureIo } from "../../helpers/capture.js";
 
 const STACK = /\n\s+at /;
 
 let dir: string;
+let samples: SampleServer;
+let guarded: SampleServer;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "ocf-sync-first-use-"));
+  samples = await startSampleServer({ port: 0 });
+  guarded = await startSampleServer({ port: 0, token: "the-right-token-5c1e" });
 });
 afterAll(async () => {
+  await samples.close();
+  await guarded.close();
   await rm(dir, { recursive: true, force: true });
 });
 
 async function run(...argv: string[]): Promise<{ code: number; err: string; out: string }> {
-  const io = captureIo(dir);
+  return runWith({}, ...argv);
+}
+
+async function runWith(env: Record<string, string>, ...argv: string[]): Promise<{ code: number; err: string; out: string }> {
+  const io = captureIo(dir, env);
   const code = await runCli(argv, io);
   expect(io.stderr.text).not.toMatch(STACK);
   return { code, err: io.stderr.text, out: io.stdout.text };
@@ -102,5 +113,47 @@ describe("help <command>", () => {
     const result = await run("help");
     expect(result.code).toBe(0);
     expect(result.out).toContain("'ocf-sync help <command>'");
+  });
+});
+
+describe("a connection that cannot work says what to change", () => {
+  it("https:// to a server that speaks plain HTTP: one line that says to use http://, with no retry", async () => {
+    const https = samples.url.replace(/^http:/, "https:");
+    const before = samples.stats().requests;
+    const result = await run("pull", "--base-url", https, "--issuer", "7", "--out", join(dir, "tls.ndjson"), "--log", "plain");
+    expect(result.code).toBe(1);
+    expect(result.err).toContain("could not start TLS: the server answered in plain HTTP (ERR_SSL_WRONG_VERSION_NUMBER) after 1 attempt; for such a server the base URL starts with http://, not https://");
+    // OpenSSL's own text (and its line break) is not what the user reads.
+    expect(result.err).not.toContain("ssl3_get_record");
+    expect(samples.stats().requests).toBe(before);
+  });
+
+  it("a base URL with /v1alpha1 in it is a usage error naming the root to give instead", async () => {
+    const result = await run("export", "--base-url", `${samples.url}/v1alpha1`, "--issuer", "7", "--out", join(dir, "out"));
+    expect(result.code).toBe(2);
+    expect(result.err).toContain(`requests already start with /v1alpha1/: give the API's root, ${samples.url} [CLIENT_CONFIG_INVALID]`);
+  });
+
+  it.each([
+    ["an unknown issuer", (url: string) => url, "no-such-issuer"],
+    ["a base URL with a wrong path", (url: string) => `${url}/api`, "7"],
+  ])("a 404 for %s says to check the issuer id and the base URL", async (_what, baseUrl, issuer) => {
+    const result = await run("export", "--base-url", baseUrl(samples.url), "--issuer", issuer, "--out", join(dir, "out"), "--log", "plain");
+    expect(result.code).toBe(1);
+    expect(result.err).toContain(`failed with 404 NOT_FOUND: Resource not found after 1 attempt; check the issuer id, and that the base URL ${baseUrl(samples.url)} is the API's root`);
+  });
+
+  it("a server that wants a token, given none, says which flags and variables give one", async () => {
+    const result = await run("pull", "--base-url", guarded.url, "--issuer", "7", "--out", join(dir, "x.ndjson"));
+    expect(result.code).toBe(1);
+    expect(result.err).toContain("no credentials were given");
+    expect(result.err).toContain("--token or OCF_SYNC_TOKEN, or --token-url, --client-id and --client-secret");
+  });
+
+  it("a rejected token says so, and is never printed", async () => {
+    const result = await runWith({ OCF_SYNC_TOKEN: "a-wrong-token-0b7d" }, "pull", "--base-url", guarded.url, "--issuer", "7", "--out", join(dir, "x.ndjson"));
+    expect(result.code).toBe(1);
+    expect(result.err).toContain("the configured bearer token was rejected");
+    expect(result.err + result.out).not.toContain("a-wrong-token-0b7d");
   });
 });
