@@ -68,9 +68,12 @@ by SIGINT or SIGTERM (packages already written stay; the one under way is not wr
 
 Examples:
   ocf-sync export --base-url https://api.carta.com --issuer 144361 --out out --zip
+  printf '144361\\n7\\n' > issuers.txt   # one issuer id per line
   OCF_SYNC_TOKEN=... ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt \\
       --out /data/ocf --concurrency 8 --on-invalid quarantine --log json --json > summary.json
   ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --shard 2/4   # job 2 of 4
+  echo '{ "7": { "legalName": "Seven Robotics, Inc.", "formationDate": "2014-03-01", "countryOfFormation": "US" } }' > profiles.json
+  echo '{ "5120": { "legalName": "Ada Lovelace", "type": "INDIVIDUAL", "currentRelationship": "EMPLOYEE" } }' > people.json
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --issuer-profile profiles.json --stakeholders people.json
   ocf-sync validate out/7`;
 

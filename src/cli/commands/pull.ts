@@ -39,10 +39,11 @@ others are still written; --out FILE is then left as it was), 2 usage error or a
 130 or 143 when stopped by SIGINT or SIGTERM.
 
 Examples:
+  ocf-sync serve-samples --port 4010 &   # the sample API, issuers "7", "144361", "acme-robotics", ...
   ocf-sync pull --base-url https://api.carta.com --issuer 144361 --out 144361.ndjson
+  printf '7\\nacme-robotics\\n' > issuers.txt   # one issuer id per line
   OCF_SYNC_TOKEN=... ocf-sync pull --base-url http://127.0.0.1:4010 --issuers-file issuers.txt \\
-      --concurrency 8 --on-invalid quarantine --out backup.ndjson
-  ocf-sync serve-samples --port 4010 &   # then pull its issuers "7", "144361", ...`;
+      --concurrency 8 --on-invalid quarantine --out backup.ndjson`;
 
 const FILTER_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z)?$/;
 

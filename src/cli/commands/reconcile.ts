@@ -74,12 +74,13 @@ Exit status: 0 everything agrees, 1 differences found (or the --deadline passed)
 unreachable), a usage error or an --html that cannot be written, 130 or 143 when stopped by a signal.
 
 Examples:
+  ocf-sync serve-samples --port 4010 &   # the sample API the examples below use
   ocf-sync pull --base-url http://127.0.0.1:4010 --issuer acme-robotics --out acme.ndjson
-  ocf-sync export --base-url http://127.0.0.1:4010 --issuer acme-robotics --out out
+  ocf-sync export --base-url http://127.0.0.1:4010 --issuer acme-robotics --out out --zip --as-of 2025-06-30   # the samples' date
   ocf-sync reconcile --source acme.ndjson out/acme-robotics
   ocf-sync reconcile --base-url http://127.0.0.1:4010 --issuer acme-robotics out/acme-robotics --html acme.html
   ocf-sync reconcile --source acme.ndjson out/acme-robotics --as-of 2024-12-31 --csv > differences.csv
-  ocf-sync reconcile out/acme-robotics --against other-system/acme.ocf.zip --json
+  ocf-sync reconcile out/acme-robotics --against out/acme-robotics.ocf.zip --json   # or another system's package
   ocf-sync reconcile --source acme.ndjson out/acme-robotics --reader same-security`;
 
 /** `ocf-sync reconcile`: exit 0 everything agrees, 1 differences, 2 unusable input or usage error. */

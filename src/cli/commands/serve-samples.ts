@@ -17,13 +17,17 @@ status is as of ${SAMPLES_AS_OF}: export them with --as-of ${SAMPLES_AS_OF} to r
 
 Options:
   --port N                 port to listen on; 0 picks a free one (default 0)
-  --latency-ms N           delay added to every response
+  --latency-ms N           delay added to every response, in milliseconds (default 0)
   --faults KINDS           comma-separated faults to inject: ${FAULT_KINDS.join(", ")}
   --fault-rate F           share of API requests that get a fault, 0 to 1 (default 0.2 with --faults)
   --seed N                 seed of the fault sequence (default 1)
   --quota N/M              enforce N requests per second and M per minute with 429s (e.g. 10/300)
   --token TOKEN            require this bearer token on every API call
   --data DIR               serve another folder of issuer files instead of the samples
+
+Exit status: 130 or 143 when stopped by SIGINT (Ctrl-C) or SIGTERM, the way it is meant to stop; 1
+the port cannot be listened on (in use: pick another, or --port 0); 2 a usage error or an unusable
+--data.
 
 Examples:
   ocf-sync serve-samples --port 4010

@@ -3,7 +3,7 @@
  * option, a negative number, `help <command>`), answered with a line that says what is wrong and how
  * to fix it, the right exit status, and never a stack trace.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -155,5 +155,19 @@ describe("a connection that cannot work says what to change", () => {
     expect(result.code).toBe(1);
     expect(result.err).toContain("the configured bearer token was rejected");
     expect(result.err + result.out).not.toContain("a-wrong-token-0b7d");
+  });
+});
+
+describe("demo and serve-samples, like every other command", () => {
+  it.each(["demo", "export", "pull", "reconcile", "serve-samples", "sync", "validate"])("%s --help states its exit statuses", async (command) => {
+    const result = await run(command, "--help");
+    expect(result.out).toMatch(/\nExit status: [\s\S]*130 or 143/);
+  });
+
+  it("demo --out a file is a usage error naming --out, before the sample API starts", async () => {
+    await writeFile(join(dir, "a-file"), "not a folder\n");
+    const result = await run("demo", "--out", "a-file");
+    expect(result.code).toBe(2);
+    expect(result.err).toBe(`ocf-sync demo: --out: cannot create the folder ${join(dir, "a-file")}: it exists and is not a folder [FILE_SYSTEM_ERROR]\n`);
   });
 });
