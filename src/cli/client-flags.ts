@@ -57,13 +57,26 @@ export function clientOptionsFromFlags(
   const clientSecret = values["client-secret"] ?? env.OCF_SYNC_CLIENT_SECRET;
   const tokenUrl = values["token-url"] ?? env.OCF_SYNC_TOKEN_URL;
   const options: ApiClientOptions = { baseUrl };
-  const oauthParts = [tokenUrl, clientId, clientSecret].filter((v) => v !== undefined && v !== "").length;
-  if (oauthParts > 0) {
+  // Each credential by where it came from, so that a mistake names the flag or variable to change.
+  const fromWhere = (flag: keyof typeof CLIENT_FLAGS, variable: string): string =>
+    values[flag] !== undefined ? `--${flag}` : `${variable} (from the environment)`;
+  const oauth = [
+    { value: tokenUrl, name: fromWhere("token-url", "OCF_SYNC_TOKEN_URL"), flag: "--token-url" },
+    { value: clientId, name: fromWhere("client-id", "OCF_SYNC_CLIENT_ID"), flag: "--client-id" },
+    { value: clientSecret, name: fromWhere("client-secret", "OCF_SYNC_CLIENT_SECRET"), flag: "--client-secret" },
+  ];
+  const given = oauth.filter((part) => part.value !== undefined && part.value !== "");
+  if (given.length > 0) {
     if (token !== undefined && token !== "") {
-      throw new UsageError("give either a bearer token or OAuth2 client credentials, not both");
+      throw new UsageError(
+        `give either a bearer token or OAuth2 client credentials, not both: got ${fromWhere("token", "OCF_SYNC_TOKEN")} and ${given.map((part) => part.name).join(", ")}`,
+      );
     }
-    if (tokenUrl === undefined || clientId === undefined || clientSecret === undefined) {
-      throw new UsageError("OAuth2 needs all three of --token-url, --client-id and --client-secret (or their OCF_SYNC_* variables)");
+    if (given.length < oauth.length || tokenUrl === undefined || clientId === undefined || clientSecret === undefined) {
+      const missing = oauth.filter((part) => !given.includes(part)).map((part) => part.flag);
+      throw new UsageError(
+        `OAuth2 needs all three of --token-url, --client-id and --client-secret (or their OCF_SYNC_* variables): ${missing.join(" and ")} missing, given ${given.map((part) => part.name).join(", ")}`,
+      );
     }
     for (const scope of values.scope ?? []) {
       if (/\s/.test(scope)) throw new UsageError(`--scope takes one scope without spaces (repeat --scope for more), got ${JSON.stringify(scope)}`);
@@ -75,8 +88,9 @@ export function clientOptionsFromFlags(
       clientSecret,
       ...(values.scope === undefined ? {} : { scopes: values.scope }),
     };
-  } else if (token !== undefined && token !== "") {
-    options.auth = { type: "bearer", token };
+  } else {
+    if (values.scope !== undefined) throw new UsageError("--scope is for OAuth2 client credentials (--token-url, --client-id, --client-secret); a bearer token has its scopes already");
+    if (token !== undefined && token !== "") options.auth = { type: "bearer", token };
   }
   const perSecond = parseInteger("rate-per-second", values["rate-per-second"], { min: 1, max: 10_000 });
   const perMinute = parseInteger("rate-per-minute", values["rate-per-minute"], { min: 1, max: 600_000 });

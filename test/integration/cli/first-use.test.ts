@@ -171,3 +171,31 @@ describe("demo and serve-samples, like every other command", () => {
     expect(result.err).toBe(`ocf-sync demo: --out: cannot create the folder ${join(dir, "a-file")}: it exists and is not a folder [FILE_SYSTEM_ERROR]\n`);
   });
 });
+
+describe("credentials given the wrong way name the flag or variable to change", () => {
+  const pull = ["pull", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "x.ndjson"];
+
+  it("a token in the environment beside OAuth2 flags says the token came from the environment", async () => {
+    const result = await runWith(
+      { OCF_SYNC_TOKEN: "env-token-4d1f" },
+      ...pull, "--token-url", "http://127.0.0.1:9/t", "--client-id", "c", "--client-secret", "s-secret-77aa",
+    );
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("not both: got OCF_SYNC_TOKEN (from the environment) and --token-url, --client-id, --client-secret");
+    expect(result.err).not.toContain("env-token-4d1f");
+    expect(result.err).not.toContain("s-secret-77aa");
+  });
+
+  it("OAuth2 with a part missing says which part, and where the others came from", async () => {
+    const result = await runWith({ OCF_SYNC_CLIENT_SECRET: "s-secret-77aa" }, ...pull, "--client-id", "c");
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("--token-url missing, given --client-id, OCF_SYNC_CLIENT_SECRET (from the environment)");
+    expect(result.err).not.toContain("s-secret-77aa");
+  });
+
+  it("--scope without OAuth2 is refused instead of ignored", async () => {
+    const result = await run(...pull, "--token", "t-0c3e", "--scope", "read_issuer_securities");
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("--scope is for OAuth2 client credentials");
+  });
+});
