@@ -1,5 +1,5 @@
 import { createApiClient } from "../../client/create-client.js";
-import { isDeadlineExceededError, terminalSafe } from "../../errors.js";
+import { type DeadlineExceededError, isDeadlineExceededError, terminalSafe } from "../../errors.js";
 import { exportIssuers, shardOf, type IssuerExportResult } from "../../export/export-issuers.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { parseCommandArgs } from "../args.js";
@@ -170,7 +170,7 @@ export async function runExport(
       reporter.log("error", `issuer ${JSON.stringify(result.issuerId)} failed: ${result.error.message}`, { issuerId: result.issuerId, code: result.error.code });
     }
   };
-  let deadlinePassed: unknown;
+  let deadlinePassed: DeadlineExceededError | undefined;
   try {
     for await (const result of exportIssuers(client, issuers, {
       outDir,
@@ -197,6 +197,11 @@ export async function runExport(
   } finally {
     reporter.done();
     await client.close();
+  }
+  if (deadlinePassed !== undefined) {
+    // Each issuer the deadline stopped failed by it: the summary accounts for every issuer, as pull's does.
+    const finished = new Set(results.map((r) => r.issuerId));
+    for (const issuerId of issuers) if (!finished.has(issuerId)) results.push({ issuerId, ok: false, error: deadlinePassed });
   }
 
   const position = new Map(issuers.map((id, i) => [id, i]));
