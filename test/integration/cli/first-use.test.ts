@@ -199,3 +199,14 @@ describe("credentials given the wrong way name the flag or variable to change", 
     expect(result.err).toContain("--scope is for OAuth2 client credentials");
   });
 });
+
+describe("an --issuers-file that names no issuer", () => {
+  it("says so, rather than asking for an issuer the user believes they gave", async () => {
+    await writeFile(join(dir, "issuers.txt"), "# the issuers of the migration\n\n");
+    const result = await run("export", "--base-url", "http://127.0.0.1:9", "--issuers-file", "issuers.txt", "--out", "out");
+    expect(result.code).toBe(2);
+    expect(result.err).toBe(
+      'ocf-sync export: --issuers-file "issuers.txt" names no issuer: it needs one issuer id per line (blank lines and # comments are skipped)\n',
+    );
+  });
+});
