@@ -41,7 +41,8 @@ ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
   .join("\n")}
 
-Run 'ocf-sync <command> --help' (or 'ocf-sync help <command>') for a command's options and examples.
+Run 'ocf-sync <command> --help' (or 'ocf-sync help <command>') for a command's options and examples,
+'ocf-sync --version' for the version.
 
 Examples:
   ocf-sync demo

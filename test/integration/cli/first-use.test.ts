@@ -113,6 +113,7 @@ describe("help <command>", () => {
     const result = await run("help");
     expect(result.code).toBe(0);
     expect(result.out).toContain("'ocf-sync help <command>'");
+    expect(result.out).toContain("'ocf-sync --version' for the version");
   });
 });
 
