@@ -13,7 +13,7 @@ export function parseCommandArgs<T extends ParseArgsConfig>(command: string, con
     parsed = parseArgs(config);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`${explainParseError(message, Object.keys(config.options ?? {}))}\nRun 'ocf-sync ${command} --help' for the options.`);
+    throw new UsageError(`${explainParseError(message, Object.keys(config.options ?? {}), config.args ?? [])}\nRun 'ocf-sync ${command} --help' for the options.`);
   }
   for (const [name, value] of Object.entries(parsed.values as Record<string, unknown>)) {
     const values = Array.isArray(value) ? value : [value];
@@ -25,18 +25,26 @@ export function parseCommandArgs<T extends ParseArgsConfig>(command: string, con
 }
 
 /**
- * node's `parseArgs` message in words that help: an unknown option with the closest known one; a
- * negative number, which `parseArgs` takes for an option (and whose advice, `--x=-5`, only leads to
- * the next refusal), as the negative number no option of ocf-sync takes.
+ * node's `parseArgs` message in words that help: an unknown option with the closest known one; an
+ * option followed by another option (its value forgotten, or empty in `--token $UNSET`) or by a
+ * negative number, which `parseArgs` calls "ambiguous" and answers with advice (`--x=-5`) that only
+ * leads to the next refusal: no option of ocf-sync takes a negative number.
  */
-function explainParseError(message: string, known: readonly string[]): string {
+function explainParseError(message: string, known: readonly string[], args: readonly string[]): string {
   const unknown = /^Unknown option '--?([^']*)'/.exec(message);
   if (unknown !== null) {
     const guess = closest(unknown[1] ?? "", known);
     return `${message.split(". ")[0] ?? message}${guess === undefined ? "" : `; did you mean --${guess}?`}`;
   }
   const dashed = /^Option '--([^' ]+)' argument is ambiguous/.exec(message);
-  if (dashed !== null) return `--${dashed[1] ?? ""} needs a value; a value that starts with "-" (a negative number) is not one any option takes`;
+  if (dashed !== null) {
+    const option = `--${dashed[1] ?? ""}`;
+    const next = args[args.indexOf(option) + 1] ?? "";
+    // The next argument is named only when it is one of the command's options, never else (it may be a secret).
+    return /^-\d/.test(next)
+      ? `${option} needs a value; a value that starts with "-" (a negative number) is not one any option takes`
+      : `${option} needs a value, but the next argument is ${known.some((name) => `--${name}` === next) ? `the option ${next}` : "an option"}`;
+  }
   return message.replace(/\. To specify a positional argument.*$/s, "");
 }
 

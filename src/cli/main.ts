@@ -129,7 +129,8 @@ function secretsOf(argv: readonly string[], env: CliIo["env"]): string[] {
   const secrets = [env.OCF_SYNC_TOKEN, env.OCF_SYNC_CLIENT_SECRET];
   argv.forEach((arg, i) => {
     for (const flag of ["--token", "--client-secret"]) {
-      if (arg === flag) secrets.push(argv[i + 1]);
+      // A next argument that starts with "-" is an option (parseArgs takes no such value after a space).
+      if (arg === flag && argv[i + 1]?.startsWith("-") !== true) secrets.push(argv[i + 1]);
       else if (arg.startsWith(`${flag}=`)) secrets.push(arg.slice(flag.length + 1));
     }
   });

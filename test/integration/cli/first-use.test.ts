@@ -94,6 +94,21 @@ describe("a negative number", () => {
   });
 });
 
+describe("an option whose value is forgotten", () => {
+  it("before another option (as --token $UNSET gives) says so, naming the option that came next", async () => {
+    const result = await run("pull", "--token", "--issuer", "7");
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("ocf-sync pull: --token needs a value, but the next argument is the option --issuer\n");
+  });
+
+  it("never prints the next argument when it is not an option's name", async () => {
+    const result = await run("pull", "--token", "-Secret=Value");
+    expect(result.code).toBe(2);
+    expect(result.err).toContain("--token needs a value, but the next argument is an option\n");
+    expect(result.err).not.toContain("Secret");
+  });
+});
+
 describe("help <command>", () => {
   it("prints the command's help, as <command> --help does", async () => {
     const viaHelp = await run("help", "validate");
