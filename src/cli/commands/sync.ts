@@ -1,4 +1,5 @@
-import { dirname, resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
 import { isOcfSyncError } from "../../errors.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
@@ -173,6 +174,9 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
   const stateFile = resolve(io.cwd, values.state);
   await prepareOutputFolder("out", outDir, io.signal);
   await prepareOutputFolder("state", dirname(stateFile), io.signal);
+  if ((await stat(stateFile).catch(() => undefined))?.isDirectory() === true) {
+    throw new UsageError(`--state: ${stateFile} is a folder; give the file the sync keeps its state in, such as ${join(stateFile, "state.json")}`, { code: "FILE_SYSTEM_ERROR" });
+  }
 
   const reporter = createReporter(io.stderr, logMode, { env: io.env });
   const client = createApiClient(clientOptions);

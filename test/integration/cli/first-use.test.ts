@@ -226,3 +226,13 @@ describe("an --issuers-file that names no issuer", () => {
     );
   });
 });
+
+describe("sync --state a folder", () => {
+  it("is a usage error (2) that says to give a file, before any request", async () => {
+    const result = await run("sync", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "synced", "--state", "synced");
+    expect(result.code).toBe(2);
+    expect(result.err).toBe(
+      `ocf-sync sync: --state: ${join(dir, "synced")} is a folder; give the file the sync keeps its state in, such as ${join(dir, "synced", "state.json")} [FILE_SYSTEM_ERROR]\n`,
+    );
+  });
+});
