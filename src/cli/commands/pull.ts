@@ -18,6 +18,9 @@ Pulls every restricted stock award and unit of each issuer and writes them as ND
 record, exactly as the service sent it, with its kind and issuer. A raw backup you can keep, and the
 --source of 'ocf-sync reconcile'.
 
+Standard output carries the records only (without --out): the summary table, progress and logs go to
+standard error, with --out too.
+
 Options:
   --issuer ID              an issuer to pull; repeat for more
   --issuers-file FILE      a file with one issuer id per line (# starts a comment)

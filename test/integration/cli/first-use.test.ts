@@ -236,3 +236,16 @@ describe("sync --state a folder", () => {
     );
   });
 });
+
+describe("pull to standard output", () => {
+  it("writes records only there, and its summary to standard error, as its help and the README say", async () => {
+    const result = await run("pull", "--base-url", samples.url, "--issuer", "7", "--log", "plain");
+    expect(result.code).toBe(0);
+    const lines = result.out.trimEnd().split("\n");
+    expect(lines).toHaveLength(7);
+    for (const line of lines) expect((JSON.parse(line) as { issuerId: string }).issuerId).toBe("7");
+    expect(result.err).toContain("1 of 1 issuers pulled, 7 records");
+    const help = await run("pull", "--help");
+    expect(help.out).toContain("the summary table, progress and logs go to\nstandard error, with --out too.");
+  });
+});
