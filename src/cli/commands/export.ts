@@ -26,7 +26,8 @@ Options:
   --issuer ID              an issuer to export; repeat for more
   --issuers-file FILE      one issuer id per line (# starts a comment)
   --out DIR                where packages go (required)
-  --zip                    also write one flat .ocf.zip per issuer
+  --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
+                           run is removed when the package is written: it would hold another package)
   --concurrency N          issuers exported at once (default 4); all share one rate limiter
   --shard K/N              export only the K-th of N slices of the issuer list (by a hash of each id),
                            to split a batch across machines or CI jobs with no coordination

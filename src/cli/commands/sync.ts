@@ -40,7 +40,8 @@ Options:
   --full-every N           make every N-th run of an issuer a full one (default ${DEFAULT_FULL_EVERY}; 0: never)
   --overlap SECONDS        re-read changes this far before the cursor (default ${DEFAULT_OVERLAP_SECONDS})
   --json                   print the change set as one JSON document on stdout
-  --zip                    also write one flat .ocf.zip per issuer
+  --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
+                           run is removed when the package is written: it would hold another package)
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at
   --issuer-profile FILE    issuer profiles, as for 'ocf-sync export'
   --stakeholders FILE      stakeholder directory, as for 'ocf-sync export'

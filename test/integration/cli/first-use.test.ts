@@ -3,7 +3,7 @@
  * option, a negative number, `help <command>`), answered with a line that says what is wrong and how
  * to fix it, the right exit status, and never a stack trace.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -247,5 +247,17 @@ describe("pull to standard output", () => {
     expect(result.err).toContain("1 of 1 issuers pulled, 7 records");
     const help = await run("pull", "--help");
     expect(help.out).toContain("the summary table, progress and logs go to\nstandard error, with --out too.");
+  });
+});
+
+describe("export without --zip after an export with it", () => {
+  it("removes the earlier zip, which would hold another package than the folder", async () => {
+    const out = join(dir, "zip-then-none");
+    const first = await run("export", "--base-url", samples.url, "--issuer", "7", "--out", out, "--zip", "--log", "plain");
+    expect(first.code).toBe(0);
+    expect(await readdir(out)).toContain("7.ocf.zip");
+    const second = await run("export", "--base-url", samples.url, "--issuer", "7", "--out", out, "--log", "plain");
+    expect(second.code).toBe(0);
+    expect((await readdir(out)).sort()).toEqual(["7", "7.report.json"]);
   });
 });
