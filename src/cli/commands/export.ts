@@ -33,7 +33,8 @@ Options:
                            to split a batch across machines or CI jobs with no coordination
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at (today)
   --issuer-profile FILE    JSON: { "<issuerId>": { "legalName", "formationDate", "countryOfFormation",
-                           "dba", "countrySubdivisionOfFormation" }, "*": { ...for every other issuer } }
+                           "dba", "countrySubdivisionOfFormation", "shareClasses", "stockPlans" },
+                           "*": { ...for every other issuer } } (the README shows every field)
   --stakeholders FILE      JSON: { "<stakeholderId>": { "legalName", "type", "firstName", "lastName",
                            "currentRelationship" } }, or the same keyed by issuer id first
   --settlement-class NAME  the stock class of the shares a unit's settlements issue, for units that

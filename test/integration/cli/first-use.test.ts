@@ -261,3 +261,12 @@ describe("export without --zip after an export with it", () => {
     expect((await readdir(out)).sort()).toEqual(["7", "7.report.json"]);
   });
 });
+
+describe("export --help", () => {
+  it("names every field an --issuer-profile takes", async () => {
+    const help = (await run("export", "--help")).out.replace(/\s+/g, " ");
+    for (const field of ["legalName", "formationDate", "countryOfFormation", "dba", "countrySubdivisionOfFormation", "shareClasses", "stockPlans"]) {
+      expect(help).toContain(`"${field}"`);
+    }
+  });
+});
