@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { fileSystemError } from "../../errors.js";
+import { errnoOf, fileSystemError } from "../../errors.js";
 import { SAMPLES_AS_OF } from "../../sample-server/data.js";
 import { FAULT_KINDS, startSampleServer, type FaultKind } from "../../sample-server/server.js";
 import { parseCommandArgs, parseFraction, parseInteger } from "../args.js";
@@ -25,9 +25,9 @@ Options:
   --token TOKEN            require this bearer token on every API call
   --data DIR               serve another folder of issuer files instead of the samples
 
-Exit status: 130 or 143 when stopped by SIGINT (Ctrl-C) or SIGTERM, the way it is meant to stop; 1
-the port cannot be listened on (in use: pick another, or --port 0); 2 a usage error or an unusable
---data.
+Exit status: 130 or 143 when stopped by SIGINT (Ctrl-C) or SIGTERM, the way it is meant to stop; 2 a
+usage error, an unusable --data or a --port in use (pick another, or --port 0); 1 another failure to
+listen.
 
 Examples:
   ocf-sync serve-samples --port 4010
@@ -85,6 +85,9 @@ export async function serveSamplesCommand(argv: readonly string[], io: CliIo): P
     ...(quota === undefined ? {} : { quota }),
     ...(values.token === undefined ? {} : { token: values.token }),
     ...(dataDir === undefined ? {} : { dataDir }),
+  }).catch((error: unknown) => {
+    if (errnoOf(error) !== "EADDRINUSE") throw error;
+    throw new UsageError(`--port ${port}: 127.0.0.1:${port} is in use (another serve-samples?); pick another port, or --port 0 for a free one`, { code: "EADDRINUSE", cause: error });
   });
   writeLine(io.stdout, `listening on ${server.url}`);
   writeLine(io.stdout, `issuers: ${server.issuers.join(",")}`);

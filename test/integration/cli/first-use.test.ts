@@ -270,3 +270,14 @@ describe("export --help", () => {
     }
   });
 });
+
+describe("serve-samples --port in use", () => {
+  it("is a usage error (2) that says to pick another port, not node's 'listen EADDRINUSE'", async () => {
+    const port = new URL(samples.url).port;
+    const result = await run("serve-samples", "--port", port);
+    expect(result.code).toBe(2);
+    expect(result.err).toBe(
+      `ocf-sync serve-samples: --port ${port}: 127.0.0.1:${port} is in use (another serve-samples?); pick another port, or --port 0 for a free one [EADDRINUSE]\n`,
+    );
+  });
+});
