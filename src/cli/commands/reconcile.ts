@@ -115,6 +115,12 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
   const modes = [values.source !== undefined, apiSource, values.against !== undefined].filter(Boolean).length;
   if (modes !== 1) throw new UsageError(`give exactly one of --source FILE, --base-url URL (with --issuer) and --against PACKAGE${hint}`);
   if (apiSource && values.issuer === undefined) throw new UsageError(`--base-url needs --issuer ID${hint}`);
+  // Options the chosen mode does not use are refused, not ignored: the user meant something by them.
+  const connection = Object.keys(CLIENT_FLAGS).filter((flag) => values[flag as keyof typeof CLIENT_FLAGS] !== undefined);
+  if (!apiSource && connection.length > 0) throw new UsageError(`${connection.map((flag) => `--${flag}`).join(", ")}: only with --base-url${hint}`);
+  if (values.against !== undefined && values.issuer !== undefined) {
+    throw new UsageError(`--issuer goes with --source or --base-url; with --against, each package names its issuer${hint}`);
+  }
   const deadlineMs = parseDuration("deadline", values.deadline);
   if (deadlineMs !== undefined && !apiSource) throw new UsageError(`--deadline bounds the pull from the API: it goes with --base-url${hint}`);
   if (values.json === true && values.csv === true) throw new UsageError(`give --json or --csv, not both${hint}`);
