@@ -3,6 +3,7 @@
  * option, a negative number, `help <command>`), answered with a line that says what is wrong and how
  * to fix it, the right exit status, and never a stack trace.
  */
+import { spawn } from "node:child_process";
 import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { captureIo } from "../../helpers/capture.js";
+import { CLI_FROM_SOURCES, PROJECT_ROOT } from "../../helpers/cli-process.js";
 
 const STACK = /\n\s+at /;
 
@@ -291,5 +293,22 @@ describe("reconcile options its mode does not use", () => {
     const result = await run("reconcile", ...argv);
     expect(result.code).toBe(2);
     expect(result.err).toContain(`ocf-sync reconcile: ${message}\n`);
+  });
+});
+
+describe("a reader of standard output that goes away (ocf-sync ... | head)", () => {
+  it.each([
+    ["validate", () => ["validate", join(PROJECT_ROOT, "samples/ocf/144361"), "--json"]],
+    ["pull to standard output", () => ["pull", "--base-url", samples.url, "--issuer", "144361", "--log", "plain"]],
+  ])("%s ends with status 141, as SIGPIPE ends other tools, and no stack trace", async (_what, args) => {
+    const child = spawn(process.execPath, [...CLI_FROM_SOURCES, ...args()], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+    // Closed before the process has run a line: its first write to standard output meets no reader.
+    child.stdout.destroy();
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    const code = await new Promise<number | null>((done) => child.on("close", (status) => done(status)));
+    expect(code).toBe(141);
+    expect(stderr).not.toMatch(STACK);
+    expect(stderr).not.toContain("EPIPE");
   });
 });
