@@ -15,6 +15,11 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code !== "EPIPE") throw error;
   process.exit(141);
 });
+// A reader of standard error that goes away: nothing can be said any more, and the job goes on (its
+// results are files and standard output), silently, instead of crashing with status 1.
+process.stderr.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+});
 
 const controller = new AbortController();
 stopOnSignals({ controller, stderr: process.stderr, exit: exitBySignal });

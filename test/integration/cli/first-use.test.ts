@@ -4,7 +4,7 @@
  * to fix it, the right exit status, and never a stack trace.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -310,5 +310,20 @@ describe("a reader of standard output that goes away (ocf-sync ... | head)", () 
     expect(code).toBe(141);
     expect(stderr).not.toMatch(STACK);
     expect(stderr).not.toContain("EPIPE");
+  });
+});
+
+describe("a reader of standard error that goes away (ocf-sync ... 2>&1 >/dev/null | head)", () => {
+  it("does not stop the job: it finishes silently, its output written and its status its own", async () => {
+    const out = join(dir, "stderr-gone.ndjson");
+    const child = spawn(process.execPath, [...CLI_FROM_SOURCES, "pull", "--base-url", samples.url, "--issuer", "144361", "--out", out, "--log", "plain"], {
+      cwd: dir,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    // Closed before the process has run a line: every line it writes to standard error meets no reader.
+    child.stderr.destroy();
+    const code = await new Promise<number | null>((done) => child.on("close", (status) => done(status)));
+    expect(code).toBe(0);
+    expect((await readFile(out, "utf8")).trimEnd().split("\n")).toHaveLength(150);
   });
 });
