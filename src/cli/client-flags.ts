@@ -23,7 +23,8 @@ export const CLIENT_FLAGS_HELP = `Connection:
   --base-url URL           the API's root, e.g. https://api.carta.com (required; the requests add
                            /v1alpha1/..., so the URL has none; or set OCF_SYNC_BASE_URL)
   --token TOKEN            static bearer token; better: set OCF_SYNC_TOKEN
-  --token-url URL          OAuth2 client-credentials token URL (with --client-id)
+  --token-url URL          OAuth2 client-credentials token URL, with --client-id and --client-secret
+                           (or OCF_SYNC_TOKEN_URL)
   --client-id ID           OAuth2 client id (or OCF_SYNC_CLIENT_ID)
   --client-secret SECRET   OAuth2 client secret; better: set OCF_SYNC_CLIENT_SECRET
   --scope SCOPE            OAuth2 scope, repeatable (default read_issuer_securities)

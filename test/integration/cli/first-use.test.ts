@@ -327,3 +327,12 @@ describe("a reader of standard error that goes away (ocf-sync ... 2>&1 >/dev/nul
     expect((await readFile(out, "utf8")).trimEnd().split("\n")).toHaveLength(150);
   });
 });
+
+describe("the connection help", () => {
+  it.each(["export", "pull", "reconcile", "sync"])("of %s names the variable of every connection flag that has one", async (command) => {
+    const help = (await run(command, "--help")).out;
+    for (const variable of ["OCF_SYNC_BASE_URL", "OCF_SYNC_TOKEN", "OCF_SYNC_TOKEN_URL", "OCF_SYNC_CLIENT_ID", "OCF_SYNC_CLIENT_SECRET"]) {
+      expect(help).toContain(variable);
+    }
+  });
+});
