@@ -24,9 +24,9 @@ usage error or an unusable DIR (a file, or a place where no folder can be made),
 stopped by SIGINT or SIGTERM.
 
 Examples:
-  npm run demo
-  ocf-sync demo --out demo-out
-  ocf-sync validate out/acme-robotics.ocf.zip`;
+  ocf-sync demo                          # in a clone: npm run demo
+  ocf-sync validate out/acme-robotics.ocf.zip
+  ocf-sync demo --out demo-out`;
 
 export async function demoCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("demo", {
