@@ -3,6 +3,8 @@
  * limits. Secrets may come from the environment so they stay out of shell history and `ps`.
  */
 import type { ApiClientOptions } from "../client/create-client.js";
+import { isClientConfigError } from "../client/errors.js";
+import { parseBaseUrl } from "../client/paths.js";
 import { parseInteger } from "./args.js";
 import { UsageError } from "./io.js";
 
@@ -52,6 +54,13 @@ export function clientOptionsFromFlags(
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http");
   } catch {
     throw new UsageError(`--base-url must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
+  }
+  try {
+    parseBaseUrl(baseUrl);
+  } catch (error) {
+    // The client's own check, in the words of the command line: --base-url, not the option baseUrl.
+    if (!isClientConfigError(error)) throw error;
+    throw new UsageError(error.message.replace(/^baseUrl\b/, "--base-url"), { code: error.code, cause: error });
   }
   const token = values.token ?? env.OCF_SYNC_TOKEN;
   const clientId = values["client-id"] ?? env.OCF_SYNC_CLIENT_ID;

@@ -149,7 +149,9 @@ describe("a connection that cannot work says what to change", () => {
   it("a base URL with /v1alpha1 in it is a usage error naming the root to give instead", async () => {
     const result = await run("export", "--base-url", `${samples.url}/v1alpha1`, "--issuer", "7", "--out", join(dir, "out"));
     expect(result.code).toBe(2);
-    expect(result.err).toContain(`requests already start with /v1alpha1/: give the API's root, ${samples.url} [CLIENT_CONFIG_INVALID]`);
+    expect(result.err).toBe(
+      `ocf-sync export: --base-url ${JSON.stringify(`${samples.url}/v1alpha1`)} is invalid: requests already start with /v1alpha1/: give the API's root, ${samples.url} [CLIENT_CONFIG_INVALID]\n`,
+    );
   });
 
   it.each([
@@ -334,5 +336,14 @@ describe("the connection help", () => {
     for (const variable of ["OCF_SYNC_BASE_URL", "OCF_SYNC_TOKEN", "OCF_SYNC_TOKEN_URL", "OCF_SYNC_CLIENT_ID", "OCF_SYNC_CLIENT_SECRET"]) {
       expect(help).toContain(variable);
     }
+  });
+});
+
+describe("a base URL with credentials in it", () => {
+  it("is refused in the words of the command line (--base-url), without echoing the credentials", async () => {
+    const result = await run("pull", "--base-url", "http://user:hunter2-pw@127.0.0.1:9", "--issuer", "7");
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('ocf-sync pull: --base-url "http://…@127.0.0.1:9" is invalid: credentials in the URL are not supported');
+    expect(result.err).not.toContain("hunter2-pw");
   });
 });
