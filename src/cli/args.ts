@@ -13,7 +13,7 @@ export function parseCommandArgs<T extends ParseArgsConfig>(command: string, con
     parsed = parseArgs(config);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`${message.replace(/\. To specify a positional argument.*$/s, "")}\nRun 'ocf-sync ${command} --help' for the options.`);
+    throw new UsageError(`${explainParseError(message, Object.keys(config.options ?? {}), config.args ?? [])}\nRun 'ocf-sync ${command} --help' for the options.`);
   }
   for (const [name, value] of Object.entries(parsed.values as Record<string, unknown>)) {
     const values = Array.isArray(value) ? value : [value];
@@ -22,6 +22,60 @@ export function parseCommandArgs<T extends ParseArgsConfig>(command: string, con
     }
   }
   return parsed;
+}
+
+/**
+ * node's `parseArgs` message in words that help: an unknown option with the closest known one; an
+ * option followed by another option (its value forgotten, or empty in `--token $UNSET`) or by a
+ * negative number, which `parseArgs` calls "ambiguous" and answers with advice (`--x=-5`) that only
+ * leads to the next refusal: no option of ocf-sync takes a negative number.
+ */
+function explainParseError(message: string, known: readonly string[], args: readonly string[]): string {
+  const unknown = /^Unknown option '--?([^']*)'/.exec(message);
+  if (unknown !== null) {
+    const guess = closest(unknown[1] ?? "", known);
+    return `${message.split(". ")[0] ?? message}${guess === undefined ? "" : `; did you mean --${guess}?`}`;
+  }
+  const dashed = /^Option '--([^' ]+)' argument is ambiguous/.exec(message);
+  if (dashed !== null) {
+    const option = `--${dashed[1] ?? ""}`;
+    const next = args[args.indexOf(option) + 1] ?? "";
+    // The next argument is named only when it is one of the command's options, never else (it may be a secret).
+    return /^-\d/.test(next)
+      ? `${option} needs a value; a value that starts with "-" (a negative number) is not one any option takes`
+      : `${option} needs a value, but the next argument is ${known.some((name) => `--${name}` === next) ? `the option ${next}` : "an option"}`;
+  }
+  return message.replace(/\. To specify a positional argument.*$/s, "");
+}
+
+/**
+ * The word of `candidates` nearest to `word` (fewest single-letter edits), if it is near enough to
+ * be a typo (at most a third of its letters, and at most 3) rather than another word.
+ */
+export function closest(word: string, candidates: readonly string[]): string | undefined {
+  let best: { candidate: string; distance: number } | undefined;
+  for (const candidate of candidates) {
+    const distance = editDistance(word.toLowerCase(), candidate);
+    if (best === undefined || distance < best.distance) best = { candidate, distance };
+  }
+  return best !== undefined && best.distance <= Math.min(3, Math.max(1, Math.floor(best.candidate.length / 3))) ? best.candidate : undefined;
+}
+
+/** Edits from `a` to `b`: insertions, deletions, substitutions and swaps of two neighbours, one each. */
+function editDistance(a: string, b: string): number {
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i += 1) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j += 1) {
+      let distance = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) distance = Math.min(distance, (before[j - 2] ?? 0) + 1);
+      current.push(distance);
+    }
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length] ?? 0;
 }
 
 const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

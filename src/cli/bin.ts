@@ -7,6 +7,20 @@ import { exitBySignal, stopOnSignals } from "./signals.js";
 // Before any work: memory that stays flat as issuers grow (see heap.ts).
 boundHeapGrowth();
 
+// A reader of standard output that goes away (`ocf-sync pull ... | head`) ends the process as SIGPIPE
+// ends other tools: at once, quietly, with status 141 (128 + 13), not with an unhandled EPIPE error
+// and its stack trace. Standard output is written only where nothing is left to clean up (the
+// records of a pull to standard output, the summaries once the outputs are in place).
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE") throw error;
+  process.exit(141);
+});
+// A reader of standard error that goes away: nothing can be said any more, and the job goes on (its
+// results are files and standard output), silently, instead of crashing with status 1.
+process.stderr.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+});
+
 const controller = new AbortController();
 stopOnSignals({ controller, stderr: process.stderr, exit: exitBySignal });
 

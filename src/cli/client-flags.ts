@@ -3,6 +3,8 @@
  * limits. Secrets may come from the environment so they stay out of shell history and `ps`.
  */
 import type { ApiClientOptions } from "../client/create-client.js";
+import { isClientConfigError } from "../client/errors.js";
+import { parseBaseUrl } from "../client/paths.js";
 import { parseInteger } from "./args.js";
 import { UsageError } from "./io.js";
 
@@ -20,9 +22,11 @@ export const CLIENT_FLAGS = {
 } as const;
 
 export const CLIENT_FLAGS_HELP = `Connection:
-  --base-url URL           API base URL, e.g. https://api.carta.com (required)
+  --base-url URL           the API's root, e.g. https://api.carta.com (required; the requests add
+                           /v1alpha1/..., so the URL has none; or set OCF_SYNC_BASE_URL)
   --token TOKEN            static bearer token; better: set OCF_SYNC_TOKEN
-  --token-url URL          OAuth2 client-credentials token URL (with --client-id)
+  --token-url URL          OAuth2 client-credentials token URL, with --client-id and --client-secret
+                           (or OCF_SYNC_TOKEN_URL)
   --client-id ID           OAuth2 client id (or OCF_SYNC_CLIENT_ID)
   --client-secret SECRET   OAuth2 client secret; better: set OCF_SYNC_CLIENT_SECRET
   --scope SCOPE            OAuth2 scope, repeatable (default read_issuer_securities)
@@ -51,18 +55,38 @@ export function clientOptionsFromFlags(
   } catch {
     throw new UsageError(`--base-url must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
   }
+  try {
+    parseBaseUrl(baseUrl);
+  } catch (error) {
+    // The client's own check, in the words of the command line: --base-url, not the option baseUrl.
+    if (!isClientConfigError(error)) throw error;
+    throw new UsageError(error.message.replace(/^baseUrl\b/, "--base-url"), { code: error.code, cause: error });
+  }
   const token = values.token ?? env.OCF_SYNC_TOKEN;
   const clientId = values["client-id"] ?? env.OCF_SYNC_CLIENT_ID;
   const clientSecret = values["client-secret"] ?? env.OCF_SYNC_CLIENT_SECRET;
   const tokenUrl = values["token-url"] ?? env.OCF_SYNC_TOKEN_URL;
   const options: ApiClientOptions = { baseUrl };
-  const oauthParts = [tokenUrl, clientId, clientSecret].filter((v) => v !== undefined && v !== "").length;
-  if (oauthParts > 0) {
+  // Each credential by where it came from, so that a mistake names the flag or variable to change.
+  const fromWhere = (flag: keyof typeof CLIENT_FLAGS, variable: string): string =>
+    values[flag] !== undefined ? `--${flag}` : `${variable} (from the environment)`;
+  const oauth = [
+    { value: tokenUrl, name: fromWhere("token-url", "OCF_SYNC_TOKEN_URL"), flag: "--token-url" },
+    { value: clientId, name: fromWhere("client-id", "OCF_SYNC_CLIENT_ID"), flag: "--client-id" },
+    { value: clientSecret, name: fromWhere("client-secret", "OCF_SYNC_CLIENT_SECRET"), flag: "--client-secret" },
+  ];
+  const given = oauth.filter((part) => part.value !== undefined && part.value !== "");
+  if (given.length > 0) {
     if (token !== undefined && token !== "") {
-      throw new UsageError("give either a bearer token or OAuth2 client credentials, not both");
+      throw new UsageError(
+        `give either a bearer token or OAuth2 client credentials, not both: got ${fromWhere("token", "OCF_SYNC_TOKEN")} and ${given.map((part) => part.name).join(", ")}`,
+      );
     }
-    if (tokenUrl === undefined || clientId === undefined || clientSecret === undefined) {
-      throw new UsageError("OAuth2 needs all three of --token-url, --client-id and --client-secret (or their OCF_SYNC_* variables)");
+    if (given.length < oauth.length || tokenUrl === undefined || clientId === undefined || clientSecret === undefined) {
+      const missing = oauth.filter((part) => !given.includes(part)).map((part) => part.flag);
+      throw new UsageError(
+        `OAuth2 needs all three of --token-url, --client-id and --client-secret (or their OCF_SYNC_* variables): ${missing.join(" and ")} missing, given ${given.map((part) => part.name).join(", ")}`,
+      );
     }
     for (const scope of values.scope ?? []) {
       if (/\s/.test(scope)) throw new UsageError(`--scope takes one scope without spaces (repeat --scope for more), got ${JSON.stringify(scope)}`);
@@ -74,8 +98,9 @@ export function clientOptionsFromFlags(
       clientSecret,
       ...(values.scope === undefined ? {} : { scopes: values.scope }),
     };
-  } else if (token !== undefined && token !== "") {
-    options.auth = { type: "bearer", token };
+  } else {
+    if (values.scope !== undefined) throw new UsageError("--scope is for OAuth2 client credentials (--token-url, --client-id, --client-secret); a bearer token has its scopes already");
+    if (token !== undefined && token !== "") options.auth = { type: "bearer", token };
   }
   const perSecond = parseInteger("rate-per-second", values["rate-per-second"], { min: 1, max: 10_000 });
   const perMinute = parseInteger("rate-per-minute", values["rate-per-minute"], { min: 1, max: 600_000 });

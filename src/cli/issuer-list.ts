@@ -30,6 +30,9 @@ export async function readIssuerList(
       throw new UsageError(`issuer id ${JSON.stringify(id)} must be 1 to 50 characters long`);
     }
   }
+  if (ids.length === 0 && file !== undefined) {
+    throw new UsageError(`--issuers-file ${JSON.stringify(file)} names no issuer: it needs one issuer id per line (blank lines and # comments are skipped)`);
+  }
   if (ids.length === 0) throw new UsageError("name at least one issuer with --issuer ID or --issuers-file FILE");
   return [...new Set(ids)];
 }

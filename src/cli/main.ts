@@ -5,6 +5,7 @@ import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { redactSecrets } from "../client/auth.js";
 import { errnoOf, isInterruptedError, isOcfSyncError, terminalSafe } from "../errors.js";
+import { closest } from "./args.js";
 import { demoCommand } from "./commands/demo.js";
 import { exportCommand } from "./commands/export.js";
 import { pullCommand } from "./commands/pull.js";
@@ -40,7 +41,8 @@ ${Object.entries(COMMANDS)
   .map(([name, c]) => `  ${name.padEnd(width)}  ${c.summary}`)
   .join("\n")}
 
-Run 'ocf-sync <command> --help' for a command's options and examples.
+Run 'ocf-sync <command> --help' (or 'ocf-sync help <command>') for a command's options and examples,
+'ocf-sync --version' for the version.
 
 Examples:
   ocf-sync demo
@@ -65,7 +67,9 @@ Examples:
  * environment), in the forms `redactSecrets` knows, whatever part of the code printed it.
  */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const [command, ...rest] = argv;
+  const [first, ...afterFirst] = argv;
+  // `ocf-sync help export` is `ocf-sync export --help`.
+  const [command, ...rest] = first === "help" && afterFirst[0] !== undefined ? [afterFirst[0], "--help"] : [first, ...afterFirst];
   if (command === undefined || command === "--help" || command === "-h" || command === "help") {
     writeLine(io.stdout, mainHelp());
     return command === undefined ? 2 : 0;
@@ -76,8 +80,9 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   }
   const entry = COMMANDS[command];
   if (entry === undefined) {
-    writeLine(io.stderr, `ocf-sync: unknown command ${JSON.stringify(command)}. Commands: ${Object.keys(COMMANDS).join(", ")}.`);
-    writeLine(io.stderr, "Run 'ocf-sync --help' for usage.");
+    const guess = closest(command.replace(/^-+/, ""), Object.keys(COMMANDS));
+    writeLine(io.stderr, `ocf-sync: unknown command ${JSON.stringify(command)}${guess === undefined ? "" : `; did you mean ${guess}?`}`);
+    writeLine(io.stderr, `Commands: ${Object.keys(COMMANDS).join(", ")}. Run 'ocf-sync --help' for usage.`);
     return 2;
   }
   const guarded = guardStderr(io, secretsOf(rest, io.env));
@@ -124,7 +129,8 @@ function secretsOf(argv: readonly string[], env: CliIo["env"]): string[] {
   const secrets = [env.OCF_SYNC_TOKEN, env.OCF_SYNC_CLIENT_SECRET];
   argv.forEach((arg, i) => {
     for (const flag of ["--token", "--client-secret"]) {
-      if (arg === flag) secrets.push(argv[i + 1]);
+      // A next argument that starts with "-" is an option (parseArgs takes no such value after a space).
+      if (arg === flag && argv[i + 1]?.startsWith("-") !== true) secrets.push(argv[i + 1]);
       else if (arg.startsWith(`${flag}=`)) secrets.push(arg.slice(flag.length + 1));
     }
   });

@@ -253,7 +253,7 @@ function is2xx(status: number): boolean {
 function classifyTransportError(
   cause: unknown,
   timeouts: Required<TimeoutOptions>,
-): { code: NetworkErrorCode; what: string; retryable: boolean } {
+): { code: NetworkErrorCode; what: string; hint?: string; retryable: boolean } {
   const code = typeof cause === "object" && cause !== null ? (cause as { code?: unknown }).code : undefined;
   switch (code) {
     case "UND_ERR_CONNECT_TIMEOUT":
@@ -264,8 +264,17 @@ function classifyTransportError(
       return { code: "API_TIMEOUT", what: `timed out reading the response body (no data for ${timeouts.bodyMs} ms)`, retryable: true };
     case ATTEMPT_TIMEOUT_CODE:
       return { code: "API_TIMEOUT", what: `timed out: the response (headers and whole body) did not arrive within ${timeouts.attemptMs} ms`, retryable: true };
+    case "ERR_SSL_WRONG_VERSION_NUMBER":
+      // What OpenSSL says when the server answers a TLS hello in plain HTTP; asking again cannot help.
+      return {
+        code: "API_NETWORK_ERROR",
+        what: `could not start TLS: the server answered in plain HTTP (${code})`,
+        hint: "for such a server the base URL starts with http://, not https://",
+        retryable: false,
+      };
     default: {
-      const message = cause instanceof Error ? cause.message || cause.name : String(cause);
+      // OpenSSL's messages end in a newline: one line, as every message is.
+      const message = (cause instanceof Error ? cause.message || cause.name : String(cause)).replace(/\s+/g, " ").trim();
       const what = typeof code === "string" ? `${message} (${code})` : message;
       return { code: "API_NETWORK_ERROR", what, retryable: typeof code !== "string" || !NOT_RETRYABLE_UNDICI_CODES.has(code) };
     }
@@ -421,7 +430,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const failure = classifyTransportError(cause, timeouts);
       logger.debug({ method, path, status: undefined, attempt, ms: durationMs, error: failure.code }, "api request failed");
       emit({ type: "request", method, path, status: undefined, attempt, durationMs });
-      const error = new NetworkError({ ...context, code: failure.code, what: redact(failure.what), cause });
+      const error = new NetworkError({ ...context, code: failure.code, what: redact(failure.what), hint: failure.hint, cause });
       if (!failure.retryable) throw error;
       return { kind: "retry", error, reason: failure.code };
     }
@@ -454,13 +463,15 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       return { kind: "retry", error, reason: "401: minting a new token", immediate: true };
     }
     const hint =
-      status !== 401
-        ? undefined
-        : auth === undefined
-          ? "no credentials are configured (the auth option)"
-          : reminted
-            ? "a newly minted token was rejected too"
-            : "the configured bearer token was rejected";
+      status === 404
+        ? `check the issuer id, and that the base URL ${base.href} is the API's root (such as https://api.carta.com)`
+        : status !== 401
+          ? undefined
+          : auth === undefined
+            ? "no credentials were given (auth: a bearer token, or OAuth2 client credentials; on the command line --token or OCF_SYNC_TOKEN, or --token-url, --client-id and --client-secret)"
+            : reminted
+              ? "a newly minted token was rejected too"
+              : "the configured bearer token was rejected";
     const error = new ApiError({ ...context, status, body, ...(hint === undefined ? {} : { hint }) });
     if (status === 429) stats.rateLimited += 1;
     if (!isRetryableStatus(status)) throw error;

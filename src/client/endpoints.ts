@@ -5,8 +5,7 @@
 import { COLLECTION_OF, type RecordKind } from "../source/kinds.js";
 import type { ApiClient, ApiResponse, GetJsonOptions } from "./create-client.js";
 import { ClientConfigError } from "./errors.js";
-
-const API_VERSION = "v1alpha1";
+import { API_VERSION } from "./paths.js";
 
 /** Parameters of a list call; every `pageToken` call must repeat the other parameters unchanged (source-api §5). */
 export interface ListRecordsParams {

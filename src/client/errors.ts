@@ -208,8 +208,8 @@ export class ApiError extends RequestError {
 export class NetworkError extends RequestError {
   declare readonly code: NetworkErrorCode;
 
-  constructor(context: RequestContext & { code: NetworkErrorCode; what: string; cause: unknown }) {
-    super(context.code, context, `failed: ${context.what}`, { cause: context.cause });
+  constructor(context: RequestContext & { code: NetworkErrorCode; what: string; cause: unknown; hint?: string | undefined }) {
+    super(context.code, context, `failed: ${context.what}`, { cause: context.cause, hint: context.hint });
     this.name = "NetworkError";
   }
 }

@@ -15,9 +15,13 @@ export interface BaseUrl {
   readonly prefix: string;
 }
 
+/** The version segment every request path of the service starts with (source-api §3). */
+export const API_VERSION = "v1alpha1";
+
 /**
  * Checks a base URL: `http:` or `https:`, no credentials, query or fragment (they would end up in
- * error messages and logs, or be silently dropped).
+ * error messages and logs, or be silently dropped), and no API version in its path: the client adds
+ * `/v1alpha1/...` itself, so a base URL copied from a request URL could only give 404s.
  */
 export function parseBaseUrl(text: string): BaseUrl {
   let url: URL;
@@ -31,12 +35,17 @@ export function parseBaseUrl(text: string): BaseUrl {
   }
   if (url.username !== "" || url.password !== "") {
     // Do not echo the URL: it holds credentials.
-    throw new ClientConfigError("baseUrl", `${url.protocol}//…@${url.host}`, "credentials in the URL are not supported; use the auth option");
+    throw new ClientConfigError("baseUrl", `${url.protocol}//…@${url.host}`, "credentials in the URL are not supported; give them as a bearer token or OAuth2 client credentials (auth)");
   }
   if (url.search !== "" || url.hash !== "") {
     throw new ClientConfigError("baseUrl", text, "a base URL cannot have a query or fragment");
   }
   const prefix = url.pathname.replace(/\/+$/, "");
+  const version = prefix.split("/").indexOf(API_VERSION);
+  if (version !== -1) {
+    const root = `${url.origin}${prefix.split("/").slice(0, version).join("/")}`;
+    throw new ClientConfigError("baseUrl", text, `requests already start with /${API_VERSION}/: give the API's root, ${root}`);
+  }
   return { href: `${url.origin}${prefix}`, origin: url.origin, prefix };
 }
 

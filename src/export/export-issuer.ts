@@ -37,7 +37,11 @@ export interface ExportOptions extends MappingOptions {
   // `asOf` (from MappingOptions) defaults here to the date of `generatedAt`: the day the data was pulled.
   /** The folder packages are written to: `<outDir>/<name>/` and, with `zip`, `<outDir>/<name>.ocf.zip`. */
   outDir: string;
-  /** Also write one flat `.ocf.zip` per issuer. @default false */
+  /**
+   * Also write one flat `.ocf.zip` per issuer. Without it, a `<name>.ocf.zip` an earlier run left is
+   * removed once the new package is in place: it would hold another package than the folder.
+   * @default false
+   */
   zip?: boolean;
   /**
    * A record that fails validation or mapping: `"fail"` fails its issuer (nothing is written for it);
@@ -338,6 +342,12 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     pendingZip = undefined;
     await pendingReport.commit();
     pendingReport = undefined;
+    if (zipPath === undefined) {
+      const stale = join(outDir, `${name}.ocf.zip`);
+      await rm(stale, { force: true }).catch((error: unknown) => {
+        logger.warn({ issuerId, zip: stale, error: String(error) }, "could not remove the zip of an earlier run; it holds another package than the folder");
+      });
+    }
     onEvent?.({ type: "package-written", issuerId, folder: result.folder, zip: zipPath, transactions });
     logger.info({ issuerId, folder: result.folder, zip: zipPath, transactions, warnings: result.warnings.length, quarantined: result.quarantined.length }, "package written");
     return result;

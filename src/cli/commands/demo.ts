@@ -4,6 +4,7 @@ import { SAMPLES_AS_OF } from "../../sample-server/data.js";
 import { startSampleServer } from "../../sample-server/server.js";
 import { parseCommandArgs } from "../args.js";
 import { writeLine, type CliIo } from "../io.js";
+import { prepareOutputFolder } from "../job-flags.js";
 import { exportSummaryText, runExport } from "./export.js";
 
 export const DEMO_HELP = `Usage: ocf-sync demo [--out DIR]
@@ -18,10 +19,14 @@ Options:
 
 The summary and the validation results go to standard output, progress to standard error.
 
+Exit status: 0 every sample issuer exported and valid, 1 an issuer failed or a package is invalid, 2 a
+usage error or an unusable DIR (a file, or a place where no folder can be made), 130 or 143 when
+stopped by SIGINT or SIGTERM.
+
 Examples:
-  npm run demo
-  ocf-sync demo --out demo-out
-  ocf-sync validate out/acme-robotics.ocf.zip`;
+  ocf-sync demo                          # in a clone: npm run demo
+  ocf-sync validate out/acme-robotics.ocf.zip
+  ocf-sync demo --out demo-out`;
 
 export async function demoCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("demo", {
@@ -34,6 +39,7 @@ export async function demoCommand(argv: readonly string[], io: CliIo): Promise<n
     return 0;
   }
   const outDir = resolve(io.cwd, values.out ?? "out");
+  await prepareOutputFolder("out", outDir, io.signal);
   const server = await startSampleServer({ port: 0 });
   let run;
   try {

@@ -1,5 +1,5 @@
 import { createApiClient } from "../../client/create-client.js";
-import { isDeadlineExceededError, terminalSafe } from "../../errors.js";
+import { type DeadlineExceededError, isDeadlineExceededError, terminalSafe } from "../../errors.js";
 import { exportIssuers, shardOf, type IssuerExportResult } from "../../export/export-issuers.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { parseCommandArgs } from "../args.js";
@@ -26,13 +26,15 @@ Options:
   --issuer ID              an issuer to export; repeat for more
   --issuers-file FILE      one issuer id per line (# starts a comment)
   --out DIR                where packages go (required)
-  --zip                    also write one flat .ocf.zip per issuer
+  --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
+                           run is removed when the package is written: it would hold another package)
   --concurrency N          issuers exported at once (default 4); all share one rate limiter
   --shard K/N              export only the K-th of N slices of the issuer list (by a hash of each id),
                            to split a batch across machines or CI jobs with no coordination
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at (today)
   --issuer-profile FILE    JSON: { "<issuerId>": { "legalName", "formationDate", "countryOfFormation",
-                           "dba", "countrySubdivisionOfFormation" }, "*": { ...for every other issuer } }
+                           "dba", "countrySubdivisionOfFormation", "shareClasses", "stockPlans" },
+                           "*": { ...for every other issuer } } (the README shows every field)
   --stakeholders FILE      JSON: { "<stakeholderId>": { "legalName", "type", "firstName", "lastName",
                            "currentRelationship" } }, or the same keyed by issuer id first
   --settlement-class NAME  the stock class of the shares a unit's settlements issue, for units that
@@ -68,9 +70,12 @@ by SIGINT or SIGTERM (packages already written stay; the one under way is not wr
 
 Examples:
   ocf-sync export --base-url https://api.carta.com --issuer 144361 --out out --zip
+  printf '144361\\n7\\n' > issuers.txt   # one issuer id per line
   OCF_SYNC_TOKEN=... ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt \\
       --out /data/ocf --concurrency 8 --on-invalid quarantine --log json --json > summary.json
   ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --shard 2/4   # job 2 of 4
+  echo '{ "7": { "legalName": "Seven Robotics, Inc.", "formationDate": "2014-03-01", "countryOfFormation": "US" } }' > profiles.json
+  echo '{ "5120": { "legalName": "Ada Lovelace", "type": "INDIVIDUAL", "currentRelationship": "EMPLOYEE" } }' > people.json
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --issuer-profile profiles.json --stakeholders people.json
   ocf-sync validate out/7`;
 
@@ -167,7 +172,7 @@ export async function runExport(
       reporter.log("error", `issuer ${JSON.stringify(result.issuerId)} failed: ${result.error.message}`, { issuerId: result.issuerId, code: result.error.code });
     }
   };
-  let deadlinePassed: unknown;
+  let deadlinePassed: DeadlineExceededError | undefined;
   try {
     for await (const result of exportIssuers(client, issuers, {
       outDir,
@@ -194,6 +199,11 @@ export async function runExport(
   } finally {
     reporter.done();
     await client.close();
+  }
+  if (deadlinePassed !== undefined) {
+    // Each issuer the deadline stopped failed by it: the summary accounts for every issuer, as pull's does.
+    const finished = new Set(results.map((r) => r.issuerId));
+    for (const issuerId of issuers) if (!finished.has(issuerId)) results.push({ issuerId, ok: false, error: deadlinePassed });
   }
 
   const position = new Map(issuers.map((id, i) => [id, i]));

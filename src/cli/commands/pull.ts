@@ -18,6 +18,9 @@ Pulls every restricted stock award and unit of each issuer and writes them as ND
 record, exactly as the service sent it, with its kind and issuer. A raw backup you can keep, and the
 --source of 'ocf-sync reconcile'.
 
+Standard output carries the records only (without --out): the summary table, progress and logs go to
+standard error, with --out too.
+
 Options:
   --issuer ID              an issuer to pull; repeat for more
   --issuers-file FILE      a file with one issuer id per line (# starts a comment)
@@ -39,10 +42,11 @@ others are still written; --out FILE is then left as it was), 2 usage error or a
 130 or 143 when stopped by SIGINT or SIGTERM.
 
 Examples:
+  ocf-sync serve-samples --port 4010 &   # the sample API, issuers "7", "144361", "acme-robotics", ...
   ocf-sync pull --base-url https://api.carta.com --issuer 144361 --out 144361.ndjson
+  printf '7\\nacme-robotics\\n' > issuers.txt   # one issuer id per line
   OCF_SYNC_TOKEN=... ocf-sync pull --base-url http://127.0.0.1:4010 --issuers-file issuers.txt \\
-      --concurrency 8 --on-invalid quarantine --out backup.ndjson
-  ocf-sync serve-samples --port 4010 &   # then pull its issuers "7", "144361", ...`;
+      --concurrency 8 --on-invalid quarantine --out backup.ndjson`;
 
 const FILTER_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z)?$/;
 

@@ -74,12 +74,13 @@ Exit status: 0 everything agrees, 1 differences found (or the --deadline passed)
 unreachable), a usage error or an --html that cannot be written, 130 or 143 when stopped by a signal.
 
 Examples:
+  ocf-sync serve-samples --port 4010 &   # the sample API the examples below use
   ocf-sync pull --base-url http://127.0.0.1:4010 --issuer acme-robotics --out acme.ndjson
-  ocf-sync export --base-url http://127.0.0.1:4010 --issuer acme-robotics --out out
+  ocf-sync export --base-url http://127.0.0.1:4010 --issuer acme-robotics --out out --zip --as-of 2025-06-30   # the samples' date
   ocf-sync reconcile --source acme.ndjson out/acme-robotics
   ocf-sync reconcile --base-url http://127.0.0.1:4010 --issuer acme-robotics out/acme-robotics --html acme.html
   ocf-sync reconcile --source acme.ndjson out/acme-robotics --as-of 2024-12-31 --csv > differences.csv
-  ocf-sync reconcile out/acme-robotics --against other-system/acme.ocf.zip --json
+  ocf-sync reconcile out/acme-robotics --against out/acme-robotics.ocf.zip --json   # or another system's package
   ocf-sync reconcile --source acme.ndjson out/acme-robotics --reader same-security`;
 
 /** `ocf-sync reconcile`: exit 0 everything agrees, 1 differences, 2 unusable input or usage error. */
@@ -114,6 +115,12 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
   const modes = [values.source !== undefined, apiSource, values.against !== undefined].filter(Boolean).length;
   if (modes !== 1) throw new UsageError(`give exactly one of --source FILE, --base-url URL (with --issuer) and --against PACKAGE${hint}`);
   if (apiSource && values.issuer === undefined) throw new UsageError(`--base-url needs --issuer ID${hint}`);
+  // Options the chosen mode does not use are refused, not ignored: the user meant something by them.
+  const connection = Object.keys(CLIENT_FLAGS).filter((flag) => values[flag as keyof typeof CLIENT_FLAGS] !== undefined);
+  if (!apiSource && connection.length > 0) throw new UsageError(`${connection.map((flag) => `--${flag}`).join(", ")}: only with --base-url${hint}`);
+  if (values.against !== undefined && values.issuer !== undefined) {
+    throw new UsageError(`--issuer goes with --source or --base-url; with --against, each package names its issuer${hint}`);
+  }
   const deadlineMs = parseDuration("deadline", values.deadline);
   if (deadlineMs !== undefined && !apiSource) throw new UsageError(`--deadline bounds the pull from the API: it goes with --base-url${hint}`);
   if (values.json === true && values.csv === true) throw new UsageError(`give --json or --csv, not both${hint}`);

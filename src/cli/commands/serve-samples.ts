@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { fileSystemError } from "../../errors.js";
+import { errnoOf, fileSystemError } from "../../errors.js";
 import { SAMPLES_AS_OF } from "../../sample-server/data.js";
 import { FAULT_KINDS, startSampleServer, type FaultKind } from "../../sample-server/server.js";
 import { parseCommandArgs, parseFraction, parseInteger } from "../args.js";
@@ -17,13 +17,17 @@ status is as of ${SAMPLES_AS_OF}: export them with --as-of ${SAMPLES_AS_OF} to r
 
 Options:
   --port N                 port to listen on; 0 picks a free one (default 0)
-  --latency-ms N           delay added to every response
+  --latency-ms N           delay added to every response, in milliseconds (default 0)
   --faults KINDS           comma-separated faults to inject: ${FAULT_KINDS.join(", ")}
   --fault-rate F           share of API requests that get a fault, 0 to 1 (default 0.2 with --faults)
   --seed N                 seed of the fault sequence (default 1)
   --quota N/M              enforce N requests per second and M per minute with 429s (e.g. 10/300)
   --token TOKEN            require this bearer token on every API call
   --data DIR               serve another folder of issuer files instead of the samples
+
+Exit status: 130 or 143 when stopped by SIGINT (Ctrl-C) or SIGTERM, the way it is meant to stop; 2 a
+usage error, an unusable --data or a --port in use (pick another, or --port 0); 1 another failure to
+listen.
 
 Examples:
   ocf-sync serve-samples --port 4010
@@ -81,6 +85,9 @@ export async function serveSamplesCommand(argv: readonly string[], io: CliIo): P
     ...(quota === undefined ? {} : { quota }),
     ...(values.token === undefined ? {} : { token: values.token }),
     ...(dataDir === undefined ? {} : { dataDir }),
+  }).catch((error: unknown) => {
+    if (errnoOf(error) !== "EADDRINUSE") throw error;
+    throw new UsageError(`--port ${port}: 127.0.0.1:${port} is in use (another serve-samples?); pick another port, or --port 0 for a free one`, { code: "EADDRINUSE", cause: error });
   });
   writeLine(io.stdout, `listening on ${server.url}`);
   writeLine(io.stdout, `issuers: ${server.issuers.join(",")}`);

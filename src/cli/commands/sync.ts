@@ -1,4 +1,5 @@
-import { dirname, resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
 import { isOcfSyncError } from "../../errors.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
@@ -39,7 +40,8 @@ Options:
   --full-every N           make every N-th run of an issuer a full one (default ${DEFAULT_FULL_EVERY}; 0: never)
   --overlap SECONDS        re-read changes this far before the cursor (default ${DEFAULT_OVERLAP_SECONDS})
   --json                   print the change set as one JSON document on stdout
-  --zip                    also write one flat .ocf.zip per issuer
+  --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
+                           run is removed when the package is written: it would hold another package)
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at
   --issuer-profile FILE    issuer profiles, as for 'ocf-sync export'
   --stakeholders FILE      stakeholder directory, as for 'ocf-sync export'
@@ -173,6 +175,9 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
   const stateFile = resolve(io.cwd, values.state);
   await prepareOutputFolder("out", outDir, io.signal);
   await prepareOutputFolder("state", dirname(stateFile), io.signal);
+  if ((await stat(stateFile).catch(() => undefined))?.isDirectory() === true) {
+    throw new UsageError(`--state: ${stateFile} is a folder; give the file the sync keeps its state in, such as ${join(stateFile, "state.json")}`, { code: "FILE_SYSTEM_ERROR" });
+  }
 
   const reporter = createReporter(io.stderr, logMode, { env: io.env });
   const client = createApiClient(clientOptions);

@@ -40,13 +40,14 @@ Options:
                 "problems": [{ "code", "file", "itemId", "jsonPath", "message" }] }
 
 Exit status: 0 valid, 1 problems found, 2 unusable input (not a folder or zip, unreadable zip, no
-manifest, manifest not JSON) or a usage error.
+manifest, manifest not JSON) or a usage error, 130 or 143 when stopped by SIGINT or SIGTERM.
 
 Examples:
-  ocf-sync validate out/7                # the package 'ocf-sync export --issuer 7 --out out' writes
-  ocf-sync validate out/7.ocf.zip        # and its zip, with --zip
-  ocf-sync validate theirs.ocf.zip --reader same-security   # a package from elsewhere, read as OCF #531
-  ocf-sync validate out/north-wind-eu.85249f7815 --json | jq '.problems[] | select(.code == "OVER_CONSUMED")'`;
+  ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --issuer acme-robotics --out out --zip   # from the sample API
+  ocf-sync validate out/7                # a package folder
+  ocf-sync validate out/7.ocf.zip        # and its zip
+  ocf-sync validate out/7.ocf.zip --reader same-security   # read as OCF #531 (for a package from elsewhere)
+  ocf-sync validate out/acme-robotics --json | jq '.problems[] | select(.code == "OVER_CONSUMED")'`;
 
 /** `ocf-sync validate PATH [--json] [--reader R]`: exit 0 valid, 1 problems found, 2 unusable input or usage error. */
 export async function validateCommand(argv: readonly string[], io: CliIo): Promise<number> {

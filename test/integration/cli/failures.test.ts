@@ -217,6 +217,22 @@ describe("deadlines end jobs against a server that never answers (exit 1, earlie
     expectClean(result);
     expect(await readdir(out)).toEqual(["7"]);
     expect((await validatePackageAt(join(out, "7"))).valid).toBe(true);
+    // The summary accounts for the issuer the deadline stopped (it said "0 of 0 issuers").
+    expect(result.out).toMatch(/\n7 +- +- +- +- +- +FAILED DEADLINE_EXCEEDED/);
+    expect(result.out).toContain("0 of 1 issuers exported");
+  });
+
+  it("export --deadline --json lists every issuer the deadline stopped as failed by it", async () => {
+    const out = join(dir, "deadline-export-json");
+    const result = await run("export", "--base-url", hanging.url, "--issuer", "7", "--issuer", "8", "--out", out, "--deadline", "500ms", "--json");
+    expect(result.code).toBe(1);
+    const summary = JSON.parse(result.out) as { exported: number; failed: number; issuers: { issuerId: string; status: string; error: { code: string } }[] };
+    expect(summary.exported).toBe(0);
+    expect(summary.failed).toBe(2);
+    expect(summary.issuers.map((i) => [i.issuerId, i.status, i.error.code])).toEqual([
+      ["7", "failed", "DEADLINE_EXCEEDED"],
+      ["8", "failed", "DEADLINE_EXCEEDED"],
+    ]);
   });
 
   it("sync --deadline: the state stays as it was", async () => {

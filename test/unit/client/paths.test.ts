@@ -94,6 +94,21 @@ describe("parseBaseUrl", () => {
     expect(isClientConfigError(thrown(() => parseBaseUrl(text)))).toBe(true);
   });
 
+  it.each([
+    ["https://api.example.com/v1alpha1", "https://api.example.com"],
+    ["https://api.example.com/v1alpha1/", "https://api.example.com"],
+    ["http://127.0.0.1:4010/proxy/v1alpha1/issuers/7", "http://127.0.0.1:4010/proxy"],
+  ])("rejects %j, a base URL with the API version the client adds itself, naming the root %j", (text, root) => {
+    const error = thrown(() => parseBaseUrl(text));
+    expect(isClientConfigError(error)).toBe(true);
+    expect((error as Error).message).toContain(`requests already start with /v1alpha1/: give the API's root, ${root}`);
+  });
+
+  it("keeps a path prefix that is not the API version", () => {
+    expect(parseBaseUrl("https://gateway.example.com/carta/").prefix).toBe("/carta");
+    expect(parseBaseUrl("https://gateway.example.com/v1alpha10").prefix).toBe("/v1alpha10");
+  });
+
   it("rejects credentials in the URL without repeating them", () => {
     const error = thrown(() => parseBaseUrl("https://user:hunter22@example.com"));
     expect(isClientConfigError(error)).toBe(true);
