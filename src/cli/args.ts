@@ -94,6 +94,22 @@ export function parseDuration(option: string, text: string | undefined): number 
   return ms;
 }
 
+/**
+ * A span in whole seconds: a bare whole number of seconds (`300`), or a duration with its unit as
+ * `parseDuration` takes it (`90s`, `5m`, `1h`); or a usage error naming the option.
+ */
+export function parseSeconds(option: string, text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const trimmed = text.trim();
+  if (/^\d+$/.test(trimmed)) return parseInteger(option, trimmed, { min: 0, max: 7 * 24 * 3600 });
+  const m = /^(\d+(?:\.\d+)?)(s|m|h)$/.exec(trimmed);
+  const seconds = m === null ? Number.NaN : Number(m[1]) * ((DURATION_UNITS[m[2] ?? ""] ?? Number.NaN) / 1000);
+  if (!Number.isSafeInteger(seconds) || seconds > 7 * 24 * 3600) {
+    throw new UsageError(`--${option} takes whole seconds (300) or a duration with its unit (90s, 5m, 1h), up to 168h; got ${JSON.stringify(text)}`);
+  }
+  return seconds;
+}
+
 /** A whole number within bounds, or a usage error naming the option. */
 export function parseInteger(option: string, text: string | undefined, bounds: { min: number; max?: number }): number | undefined {
   if (text === undefined) return undefined;

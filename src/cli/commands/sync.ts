@@ -3,7 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
 import { isOcfSyncError } from "../../errors.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
-import { parseCommandArgs, parseInteger } from "../args.js";
+import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import { DEADLINE_HELP, JOB_FLAGS, PACKAGE_FLAGS, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
@@ -38,7 +38,8 @@ Options:
   --concurrency N          issuers synced at once (default 4); all share one rate limiter
   --full                   pull everything this time, and report deleted records as removed
   --full-every N           make every N-th run of an issuer a full one (default ${DEFAULT_FULL_EVERY}; 0: never)
-  --overlap SECONDS        re-read changes this far before the cursor (default ${DEFAULT_OVERLAP_SECONDS})
+  --overlap TIME           re-read changes this far before the cursor: seconds, or with a unit
+                           (90s, 5m, 1h) (default ${DEFAULT_OVERLAP_SECONDS} seconds)
   --json                   print the change set as one JSON document on stdout
   --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
                            run is removed when the package is written: it would hold another package)
@@ -171,7 +172,7 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
   const clientOptions = clientOptionsFromFlags(values, io.env);
   const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd);
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
-  const overlapSeconds = parseInteger("overlap", values.overlap, { min: 0 }) ?? DEFAULT_OVERLAP_SECONDS;
+  const overlapSeconds = parseSeconds("overlap", values.overlap) ?? DEFAULT_OVERLAP_SECONDS;
   const stateFile = resolve(io.cwd, values.state);
   await prepareOutputFolder("out", outDir, io.signal);
   await prepareOutputFolder("state", dirname(stateFile), io.signal);

@@ -134,6 +134,9 @@ describe("flags: exit 2 with the flag named, nothing sent", () => {
     [["pull", "--token-url", "http://127.0.0.1:1/t", "--client-id", "c", "--client-secret", "s", "--scope", "a b"], '--scope takes one scope without spaces (repeat --scope for more), got "a b"'],
     [["pull", "--deadline", "30"], '--deadline takes a duration from 1ms to 168h with its unit, such as 90s, 15m or 2h; got "30"'],
     [["sync", "--out", "o", "--state", "s.json", "--deadline", "0s"], "--deadline takes a duration"],
+    [["sync", "--out", "o", "--state", "s.json", "--overlap", "5 minutes"], '--overlap takes whole seconds (300) or a duration with its unit (90s, 5m, 1h), up to 168h; got "5 minutes"'],
+    [["sync", "--out", "o", "--state", "s.json", "--overlap", "1.5s"], "--overlap takes whole seconds"],
+    [["sync", "--out", "o", "--state", "s.json", "--overlap", "169h"], "--overlap takes whole seconds"],
   ])("%j", async (args, message) => {
     const [command, ...rest] = args as string[];
     const before = samples.stats().requests;
