@@ -1,7 +1,7 @@
 import { resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
 import { isCalendarDate } from "../../dates.js";
-import { isDeadlineExceededError, isInterruptedError, isOcfSyncError } from "../../errors.js";
+import { isDeadlineExceededError, isInterruptedError, isOcfSyncError, terminalSafe } from "../../errors.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
 import { renderReconciliationHtml } from "../../reconcile/html.js";
 import { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "../../reconcile/load.js";
@@ -61,7 +61,8 @@ Options:
                        security_id, field, expected, actual, message)
   --html FILE          also write a self-contained HTML report (the reading used, totals, every
                        holder's shares and units, every difference, and a chart of vested shares over
-                       time on both sides with their difference), atomically
+                       time on both sides with their difference), atomically; its path is then
+                       printed on standard error
   --deadline DURATION  with --base-url: stop pulling after this long (e.g. 90s, 15m); exit status 1
 
 ${CLIENT_FLAGS_HELP}
@@ -187,6 +188,8 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
     if (html !== undefined) {
       await html.write(renderReconciliationHtml([report]));
       await html.commit();
+      // On standard error: standard output is the report itself (text, --json or --csv).
+      writeLine(io.stderr, `HTML report written to ${terminalSafe(resolve(io.cwd, values.html ?? ""))}`);
     }
     if (values.json === true) writeLine(io.stdout, JSON.stringify({ agree: report.differences.length === 0, reports: [report] }, null, 2));
     else if (values.csv === true) io.stdout.write(reconciliationCsv([report]));

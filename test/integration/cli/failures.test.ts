@@ -98,7 +98,11 @@ describe("paths that cannot be used: exit 2 before any work, with the path and w
     // And a good --html is written whole, with no temporary file beside it.
     const good = join(dir, "html-out");
     await mkdir(good);
-    expect((await run("reconcile", join(GOLDEN, "7"), "--against", join(GOLDEN, "7"), "--html", join(good, "r.html"))).code).toBe(0);
+    const written = await run("reconcile", join(GOLDEN, "7"), "--against", join(GOLDEN, "7"), "--html", join(good, "r.html"));
+    expect(written.code).toBe(0);
+    // Where it went, on standard error (standard output is the report).
+    expect(written.err).toContain(`HTML report written to ${join(good, "r.html")}`);
+    expect(written.out).not.toContain("HTML report written");
     expect(await readdir(good)).toEqual(["r.html"]);
     expect(await readFile(join(good, "r.html"), "utf8")).toContain("</html>");
   });
