@@ -264,15 +264,18 @@ class ExternalSorter {
       const file = new BufferedFile(handle, this.runBuffers);
       const head = (this.headBuffer ??= Buffer.allocUnsafe(RUN_WRITE_BYTES));
       for (const key of keys) {
-        let at = head.writeUInt32LE(key.serial, 0);
-        at = head.writeUInt8(key.rank, at);
-        at = head.writeUInt16LE(Buffer.byteLength(key.date), at);
-        at = head.writeUInt32LE(Buffer.byteLength(key.id), at);
-        at = head.writeUInt32LE(Buffer.byteLength(key.key), at);
-        at = head.writeUInt32LE(key.length, at);
-        if (at + Buffer.byteLength(key.date) + Buffer.byteLength(key.id) + Buffer.byteLength(key.key) > head.length) {
+        const dateBytes = Buffer.byteLength(key.date);
+        const idBytes = Buffer.byteLength(key.id);
+        const keyBytes = Buffer.byteLength(key.key);
+        if (RECORD_HEAD + dateBytes + idBytes + keyBytes > head.length) {
           throw new Error("a sort key of the package writer is longer than its write buffer");
         }
+        let at = head.writeUInt32LE(key.serial, 0);
+        at = head.writeUInt8(key.rank, at);
+        at = head.writeUInt16LE(dateBytes, at);
+        at = head.writeUInt32LE(idBytes, at);
+        at = head.writeUInt32LE(keyBytes, at);
+        at = head.writeUInt32LE(key.length, at);
         at += head.write(key.date, at, "utf8");
         at += head.write(key.id, at, "utf8");
         at += head.write(key.key, at, "utf8");

@@ -221,7 +221,7 @@ async function validateOnce(path: string, options: ValidatePackageAtOptions, wor
   const pkg = await openOcfPackage(path, options);
   let pool: ElementsPool | undefined;
   let md5: Md5Thread | undefined;
-  // An abort ends the MD5 thread at once: a file's descriptor stays open until its hash settles.
+  // An abort ends the MD5 thread at once: a chunk waiting for room in it is then refused, not hashed.
   const stopHashing = (): void => void md5?.close();
   signal?.addEventListener("abort", stopHashing, { once: true });
   try {

@@ -92,10 +92,9 @@ function workerScript(): URL {
 }
 
 /**
- * A thread that computes a file's MD5, so that the reading thread does not (hashing is a large share
- * of what it does otherwise), from copies of the file's chunks, in order. Plain
- * JavaScript with nothing but Node.js built-ins: it starts in a few milliseconds, from the sources
- * or the build.
+ * A thread that computes a file's MD5 from copies of its chunks, in order, so that the reading
+ * thread does not (hashing is a large share of what it does otherwise). Plain JavaScript with
+ * nothing but Node.js built-ins: it starts in a few milliseconds, from the sources or the build.
  */
 const MD5_THREAD = `
 const { parentPort } = require("node:worker_threads");

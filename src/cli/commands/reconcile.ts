@@ -143,10 +143,11 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
   const clientOptions = apiSource ? clientOptionsFromFlags(values, io.env) : undefined;
   const signal = io.signal === undefined ? {} : { signal: io.signal };
 
+  const htmlPath = values.html === undefined ? undefined : resolve(io.cwd, values.html);
   // Opened before any reading: an --html that cannot be written is a usage error, found at once.
   let html: AtomicWriteStream | undefined;
   try {
-    html = values.html === undefined ? undefined : await openAtomicWriteStream(resolve(io.cwd, values.html), signal);
+    html = htmlPath === undefined ? undefined : await openAtomicWriteStream(htmlPath, signal);
   } catch (error) {
     throw asArgumentError("html", error);
   }
@@ -189,7 +190,7 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
       await html.write(renderReconciliationHtml([report]));
       await html.commit();
       // On standard error: standard output is the report itself (text, --json or --csv).
-      writeLine(io.stderr, `HTML report written to ${terminalSafe(resolve(io.cwd, values.html ?? ""))}`);
+      writeLine(io.stderr, `HTML report written to ${terminalSafe(htmlPath ?? "")}`);
     }
     if (values.json === true) writeLine(io.stdout, JSON.stringify({ agree: report.differences.length === 0, reports: [report] }, null, 2));
     else if (values.csv === true) io.stdout.write(reconciliationCsv([report]));
