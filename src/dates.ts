@@ -133,3 +133,19 @@ export function utcNowRfc3339(nowMs: number = Date.now()): string {
 export function utcToday(nowMs: number = Date.now()): CalendarDate {
   return new Date(nowMs).toISOString().slice(0, 10);
 }
+
+/** The calendar day before `date` (a real date of year 2 or later), by calendar arithmetic alone. */
+export function previousDay(date: CalendarDate): CalendarDate {
+  let year = Number(date.slice(0, 4));
+  let month = Number(date.slice(5, 7));
+  let day = Number(date.slice(8, 10)) - 1;
+  if (day === 0) {
+    month -= 1;
+    if (month === 0) {
+      month = 12;
+      year -= 1;
+    }
+    day = daysInMonth(year, month);
+  }
+  return `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+}

@@ -28,7 +28,8 @@ import { mapStockClasses, type MappedStockClasses } from "./stock-classes.js";
 import { FileLines, MemoryLines, NumberList, type RecordLines } from "./record-lines.js";
 import { CountedMap, UsesTally, compactUses, type IssuerUses } from "./uses-tally.js";
 import { mapStockPlans } from "./stock-plans.js";
-import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses, StockClassUse } from "./types.js";
+import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses, StockClassUse, UnvestedTranche } from "./types.js";
+import { dayNumber, dayOfNumber, unvestedIssuerWarning, unvestedRecordWarning } from "./unvested.js";
 import { unitClassUse, type ShareClassDirectory } from "./share-classes.js";
 import { mapUnit } from "./unit.js";
 import { assertValidOcf } from "./validate.js";
@@ -41,12 +42,13 @@ export type SourceGrant =
 /**
  * What is kept of each mapped record until `finish`, as one JSON line (`RecordLines`, in a file for
  * exports): its `lastModifiedDatetime`, the `[space, id]` pairs its objects claim, its uses (labels by
- * prefix) and the day it counts for the default `asOf`. In memory there is only the record's handle,
- * the hashes of its claims and its warnings (if any); the uses go into a `UsesTally`. The line is
+ * prefix), the day it counts for the default `asOf` and its earliest unvested tranche
+ * (`MappedRecord.unvested`). In memory there is only the record's handle, the hashes of its claims,
+ * that tranche's date (as a number) and its warnings (if any); the uses go into a `UsesTally`. The line is
  * read back only to take a record out again (a newer copy, a lost id collision) or to confirm that
  * two claims whose hashes meet are the same id.
  */
-type KeptLine = [lastModified: string, claims: [ClaimSpace, string][], uses: RecordUses, day: string];
+type KeptLine = [lastModified: string, claims: [ClaimSpace, string][], uses: RecordUses, day: string, unvested: UnvestedTranche | null];
 
 /** Canonical order of records: kind, then id. */
 function byKindThenId(a: readonly [RecordKind, string, ...unknown[]], b: readonly [RecordKind, string, ...unknown[]]): number {
@@ -196,6 +198,8 @@ export class IssuerMappingAccumulator {
   private claimStart = new NumberList((n) => new Uint32Array(n));
   private claimHashes = new NumberList((n) => new Int32Array(n));
   private readonly warningsOf = new Map<number, readonly MappingWarning[]>();
+  /** Per handle, the `dayNumber` of the record's earliest unvested tranche (`MappedRecord.unvested`), 0 for none. */
+  private unvestedDays = new NumberList((n) => new Int32Array(n));
   private tally = new UsesTally();
   /** How many kept records count for each day (the default `asOf` is the latest). */
   private days = new CountedMap<string>();
@@ -355,8 +359,9 @@ export class IssuerMappingAccumulator {
       for (const use of mapped.uses.stockClasses) if (use.id !== undefined && use.name !== undefined) this.classNames.set(use.id, use.name);
     }
     const uses = compactUses(mapped.uses);
-    const line: KeptLine = [lastModified, claims, uses, day];
+    const line: KeptLine = [lastModified, claims, uses, day, mapped.unvested ?? null];
     const handle = this.lines.append(JSON.stringify(line));
+    this.unvestedDays.push(mapped.unvested === undefined ? 0 : dayNumber(mapped.unvested.date));
     this.claimStart.push(this.claimHashes.length);
     for (const [space, id] of claims) this.claimHashes.push(claimHash(space, id));
     this.tally.add(uses);
@@ -406,6 +411,7 @@ export class IssuerMappingAccumulator {
     this.quarantinedByKey.clear();
     this.claimStart = new NumberList((n) => new Uint32Array(n));
     this.claimHashes = new NumberList((n) => new Int32Array(n));
+    this.unvestedDays = new NumberList((n) => new Int32Array(n));
     this.tally = new UsesTally();
     this.days = new CountedMap<string>();
     this.classNames.clear();
@@ -448,15 +454,6 @@ export class IssuerMappingAccumulator {
       this.takeOut(handle);
       this.kept.delete(kind, recordId);
     }
-    // The records' warnings, in canonical order (only records with warnings are sorted).
-    const warned: [RecordKind, string, readonly MappingWarning[]][] = [];
-    for (const [kind, recordId, handle] of this.kept.entries()) {
-      const warnings = this.warningsOf.get(handle);
-      if (warnings !== undefined) warned.push([kind, recordId, warnings]);
-    }
-    warned.sort(byKindThenId);
-    const recordWarnings = warned.flatMap(([, , warnings]) => warnings);
-
     let asOf = this.options.asOf;
     if (asOf === undefined) {
       let latest = "";
@@ -466,6 +463,27 @@ export class IssuerMappingAccumulator {
     if (asOf === undefined) {
       throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
     }
+    // Tranches the package vests by date before its as-of date that the source has not vested.
+    const asOfDay = dayNumber(asOf);
+    let earliestUnvested = 0;
+    const unvestedLate = new Map<number, MappingWarning>();
+    for (const [kind, recordId, handle] of this.kept.entries()) {
+      const day = this.unvestedDays.at(handle);
+      if (day === 0) continue;
+      if (earliestUnvested === 0 || day < earliestUnvested) earliestUnvested = day;
+      const tranche = day <= asOfDay ? this.lineOf(handle)[4] : null;
+      if (tranche !== null) unvestedLate.set(handle, unvestedRecordWarning(issuerId, { kind, recordId }, tranche, asOf));
+    }
+    // The records' warnings, in canonical order (only records with warnings are sorted).
+    const warned: [RecordKind, string, readonly MappingWarning[]][] = [];
+    for (const [kind, recordId, handle] of this.kept.entries()) {
+      const warnings = this.warningsOf.get(handle);
+      const late = unvestedLate.get(handle);
+      if (late !== undefined) warned.push([kind, recordId, [...(warnings ?? []), late]]);
+      else if (warnings !== undefined) warned.push([kind, recordId, warnings]);
+    }
+    warned.sort(byKindThenId);
+    const recordWarnings = warned.flatMap(([, , warnings]) => warnings);
     const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, this.options, this.tally.summary(), asOf);
     const quarantined = [...this.quarantinedByKey.values()].sort(
       (a, b) => compareText(a.kind, b.kind) || compareText(a.recordId, b.recordId),
@@ -479,7 +497,7 @@ export class IssuerMappingAccumulator {
       manifestComments,
       withdrawn,
       quarantined,
-      warnings: [...headWarnings, ...recordWarnings],
+      warnings: [...headWarnings, ...(unvestedLate.size === 0 ? [] : [unvestedIssuerWarning(issuerId, unvestedLate.size, dayOfNumber(earliestUnvested), asOf)]), ...recordWarnings],
     };
   }
 }

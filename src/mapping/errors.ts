@@ -122,6 +122,12 @@ export const MAPPING_WARNING_CODES = [
   "PLACEHOLDER_STOCK_CLASS",
   /** One share class name stands for two different `shareClassId`s (they become one OCF stock class). */
   "STOCK_CLASS_IDS_MERGED",
+  /**
+   * A tranche dated on or before the package's as-of date that the source says has not vested: a
+   * reader of the package counts it as vested (per record; and once for the issuer, with the latest
+   * as-of date no record contradicts).
+   */
+  "UNVESTED_BEFORE_AS_OF",
 ] as const;
 /** The `code` of a {@link MappingWarning}. */
 export type MappingWarningCode = (typeof MAPPING_WARNING_CODES)[number];

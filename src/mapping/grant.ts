@@ -254,5 +254,6 @@ export function finishGrant(basics: GrantBasics, record: GrantFields & { settlem
       earliestDate: earliestGrantDate(record),
       lastModifiedDatetime: record.lastModifiedDatetime,
     }),
+    ...(ctx.unvested === undefined ? {} : { unvested: ctx.unvested }),
   };
 }

@@ -16,6 +16,7 @@ import type { ShareClassDirectory } from "./share-classes.js";
 import type { MapIssuerOptions, MappedIssuer, MappedRecord, QuarantinedMapping, RecordUses } from "./types.js";
 import { mapUnit } from "./unit.js";
 import { tallyUses } from "./uses-tally.js";
+import { unvestedIssuerWarning, unvestedRecordWarning } from "./unvested.js";
 
 /** The parsed records of one issuer. */
 export interface IssuerRecords {
@@ -71,12 +72,10 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   const uses: RecordUses[] = [];
   const transactions: OcfTransaction[] = [];
   const vestingTerms: OcfVestingTerms[] = [];
-  const recordWarnings: MappingWarning[] = [];
   for (const m of mapped) {
     uses.push(m.uses);
     for (const tx of m.transactions) transactions.push(tx);
     for (const terms of m.vestingTerms) vestingTerms.push(terms);
-    for (const warning of m.warnings) recordWarnings.push(warning);
   }
   sortTransactions(transactions);
   sortIfNeeded(vestingTerms, compareById);
@@ -85,7 +84,21 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
     throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
   }
   const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, options, tallyUses(uses), asOf);
-  const warnings: MappingWarning[] = [...headWarnings, ...recordWarnings];
+  // The records' warnings, with theirs of tranches the package vests by date on or before its as-of
+  // date that the source has not vested (see unvested.ts).
+  const recordWarnings: MappingWarning[] = [];
+  let earliestUnvested: CalendarDate | undefined;
+  let unvestedLate = 0;
+  for (const m of mapped) {
+    for (const warning of m.warnings) recordWarnings.push(warning);
+    if (m.unvested === undefined) continue;
+    if (earliestUnvested === undefined || m.unvested.date < earliestUnvested) earliestUnvested = m.unvested.date;
+    if (m.unvested.date > asOf) continue;
+    unvestedLate += 1;
+    recordWarnings.push(unvestedRecordWarning(issuerId, { kind: m.kind, recordId: m.recordId }, m.unvested, asOf));
+  }
+  const issuerWarnings = unvestedLate === 0 || earliestUnvested === undefined ? headWarnings : [...headWarnings, unvestedIssuerWarning(issuerId, unvestedLate, earliestUnvested, asOf)];
+  const warnings: MappingWarning[] = [...issuerWarnings, ...recordWarnings];
   return { issuer, asOf, stakeholders, stockClasses, stockPlans, vestingTerms, transactions, manifestComments, warnings, quarantined };
 }
 

@@ -8,6 +8,7 @@ import { toOcfNumeric, type DecimalString } from "../decimal.js";
 import type { OcfMonetary } from "../ocf/schemas.js";
 import type { Money } from "../source/wire.js";
 import type { RecordKind } from "../source/kinds.js";
+import type { UnvestedTranche } from "./types.js";
 import {
   MappingError,
   mappingWarning,
@@ -41,6 +42,8 @@ export class RecordContext {
   readonly issuerId: string;
   readonly record: RecordRef;
   readonly warnings: MappingWarning[] = [];
+  /** The earliest tranche the mapping vests on its date that the source says has not vested (see `noteUnvested`). */
+  unvested: UnvestedTranche | undefined;
 
   constructor(issuerId: string, kind: RecordKind, recordId: string) {
     this.issuerId = issuerId;
@@ -61,6 +64,14 @@ export class RecordContext {
 
   warn(code: MappingWarningCode, path: string | undefined, problem: string): void {
     this.warnings.push(mappingWarning(code, this.at(path), problem));
+  }
+
+  /**
+   * Notes a tranche that the package vests on `date` (a reader counts it as vested from that day)
+   * while the source says it has not vested; the earliest one counts (see `MappedRecord.unvested`).
+   */
+  noteUnvested(tranche: UnvestedTranche): void {
+    if (this.unvested === undefined || tranche.date < this.unvested.date) this.unvested = tranche;
   }
 
   /** `value`, or a `MAPPING_MISSING_VALUE` error saying what OCF needs it for. */

@@ -167,6 +167,21 @@ export interface MappedRecord {
   vestingTerms: OcfVestingTerms[];
   warnings: MappingWarning[];
   uses: RecordUses;
+  /**
+   * The earliest tranche the package vests on its date (a time-based event, dated, not zero) that the
+   * source says has not vested, if any. Read as of that day or later, the package counts it as vested
+   * while the source does not: the issuer's mapping warns (`UNVESTED_BEFORE_AS_OF`) when its `asOf`
+   * is that late. Absent when the package vests nothing the source denies.
+   */
+  unvested?: UnvestedTranche;
+}
+
+/** A tranche that the package vests on its date while the source says it has not vested. */
+export interface UnvestedTranche {
+  date: CalendarDate;
+  /** The vesting event: its id, quoted, or its place in canonical order when it has none (`index-3`). */
+  event: string;
+  amount: DecimalString;
 }
 
 /** A record `mapIssuer` set aside under `onInvalid: "quarantine"`. */

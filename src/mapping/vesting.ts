@@ -149,6 +149,7 @@ export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesti
     }
     return { transactions: [], issuanceComments: scheduleComments(grant) };
   }
+  noteUnvestedTranches(ctx, planned);
   let allScheduled = true;
   for (const p of planned) {
     if (p.event.performanceCondition || p.event.vestDate === undefined) {
@@ -158,6 +159,20 @@ export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesti
   }
   if (allScheduled) return asVestingsList(ctx, grant, planned);
   return asVestingTerms(ctx, grant, planned);
+}
+
+/**
+ * Notes on `ctx` each tranche that the OCF form vests on its date while the source says it has not
+ * vested: a time-based event with a date and an amount, which becomes a `vestings` entry or an
+ * absolute-date condition of the chain, so a reader counts it as vested from that day. (A pending
+ * milestone has no date and vests nothing until it is met; a zero tranche vests nothing.)
+ */
+function noteUnvestedTranches(ctx: RecordContext, planned: readonly PlannedEvent[]): void {
+  for (const p of planned) {
+    const { event } = p;
+    if (event.vested || event.performanceCondition || event.vestDate === undefined || isZeroDecimal(p.amount)) continue;
+    ctx.noteUnvested({ date: event.vestDate, event: event.id === undefined ? p.key : quoted(event.id), amount: p.amount });
+  }
 }
 
 function planEvents(ctx: RecordContext, events: readonly VestingEvent[]): PlannedEvent[] {

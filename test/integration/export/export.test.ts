@@ -73,6 +73,23 @@ describe("exporting the sample issuers", () => {
     expect(report.warnings.some((w) => w.message.includes("RSA-0003"))).toBe(true);
   });
 
+  it("warns when the package's as-of date is past tranches the source has not vested (the samples are a snapshot of 2025-06-30)", async () => {
+    for (const [issuerId, result] of results) {
+      expect(result.ok && result.export.warnings.filter((w) => w.code === "UNVESTED_BEFORE_AS_OF"), issuerId).toEqual([]);
+    }
+    const client = createApiClient({ baseUrl: server.url, rateLimit: false });
+    const dir = await mkdtemp(join(tmpdir(), "ocf-sync-export-later-"));
+    const later = await exportIssuer(client, "7", { outDir: dir, generatedAt: GOLDEN_GENERATED_AT, asOf: "2026-11-26" });
+    await client.close();
+    const unvested = later.warnings.filter((w) => w.code === "UNVESTED_BEFORE_AS_OF");
+    expect(unvested.map((w) => ("record" in w ? w.record?.recordId : undefined))).toEqual([undefined, "8801", "8803"]);
+    expect(unvested[0]?.message).toContain("is 2026-11-26, but 2 records have tranches dated on or before it");
+    expect(unvested[0]?.message).toContain("an as-of date up to 2025-06-30");
+    expect(unvested[1]?.message).toContain('event "41112" of 2025-07-01 (250) has not vested in the source');
+    const report = JSON.parse(await readFile(later.report, "utf8")) as { warnings: { code: string }[] };
+    expect(report.warnings.filter((w) => w.code === "UNVESTED_BEFORE_AS_OF")).toHaveLength(3);
+  });
+
   it("re-reads and validates packages up to validateMaxBytes by default, and objects are checked either way", async () => {
     const client = createApiClient({ baseUrl: server.url, rateLimit: false });
     const dir = await mkdtemp(join(tmpdir(), "ocf-sync-export-auto-"));
