@@ -26,6 +26,7 @@ import { pausePoint } from "../pause-point.js";
 import type { PullEvent } from "../pull/events.js";
 import { streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
 import { DeferredRecords } from "./deferred-records.js";
+import { exportDigest } from "./resume.js";
 import type { SourceIssue, SourceWarning } from "../source/errors.js";
 import type { RecordKind } from "../source/kinds.js";
 
@@ -331,8 +332,9 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     };
     // The report is written and flushed before the package is put in place: a report that cannot be
     // written (or serialized) stops the package too, and a package never appears without its report.
+    const job = await exportDigest(client, { ...options, generatedAt });
     pendingReport = await openAtomicWriteStream(result.report, { signal });
-    await pendingReport.write(`${JSON.stringify(reportOf(result, generatedAt), null, 2)}\n`);
+    await pendingReport.write(`${JSON.stringify(reportOf(result, generatedAt, job), null, 2)}\n`);
     await pendingReport.flush();
     pausePoint("before-commit");
     await commitPackageFolder(temporary, outDir, name, { signal });
@@ -367,10 +369,13 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
   }
 }
 
-function reportOf(result: IssuerExport, generatedAt: string): unknown {
+function reportOf(result: IssuerExport, generatedAt: string, job: string): unknown {
   return {
     issuerId: result.issuerId,
     generatedAt,
+    // What the package depends on besides the source data, for resuming the job (see resume.ts).
+    job,
+    validated: result.validated,
     package: result.name,
     zip: result.zip === undefined ? null : `${result.name}.ocf.zip`,
     counts: {

@@ -14,6 +14,7 @@ import { recoverPackageFolders } from "../ocf/package-folder.js";
 import { inCompletionOrder } from "../pull/concurrent.js";
 import { exportIssuer, type ExportOptions, type IssuerExport } from "./export-issuer.js";
 import { acquireOutputLock } from "./output-lock.js";
+import { completedExport, exportDigest, finishJob, startJob, unfinishedJobTime } from "./resume.js";
 
 /** Options of {@link exportIssuers}: those of one issuer's export, and how many issuers at once. */
 export interface ExportManyOptions extends ExportOptions {
@@ -34,6 +35,14 @@ export interface ExportManyOptions extends ExportOptions {
   issuerProfileOf?: (issuerId: string) => IssuerProfile | undefined;
   /** The stakeholder directory of each issuer, when they differ (takes precedence over `stakeholders`). */
   stakeholdersOf?: (issuerId: string) => ReadonlyMap<string, StakeholderEntry> | undefined;
+  /**
+   * Continue the unfinished job of `outDir` (interrupted, stopped by its deadline, or with issuers that
+   * failed): an issuer whose package that job already put in place, with the same options, is not
+   * exported again (its result has `resumed: true`, read from its report), and the packages still owed
+   * get the job's `generatedAt` (unless `generatedAt` is given). With no unfinished job, a new one
+   * starts. See `src/export/resume.ts`. @default false
+   */
+  resume?: boolean;
 }
 
 /**
@@ -41,12 +50,16 @@ export interface ExportManyOptions extends ExportOptions {
  * {@link OcfSyncError}: switch on its `code` (`API_NOT_FOUND`, `SOURCE_RECORD_INVALID`,
  * `EXPORT_PACKAGE_INVALID`...), or narrow it with the `is*Error` guards.
  */
-export type IssuerExportResult = { issuerId: string; ok: true; export: IssuerExport } | { issuerId: string; ok: false; error: OcfSyncError };
+export type IssuerExportResult =
+  | { issuerId: string; ok: true; export: IssuerExport; /** The package was already in place from earlier in the job (`resume`). */ resumed?: true }
+  | { issuerId: string; ok: false; error: OcfSyncError };
 
 /**
  * Exports each issuer and yields its result as it finishes. Takes the lock of `outDir` (one export or
  * sync per folder: `OutputLockedError` when another holds it), then repairs what a killed earlier run
- * left there (see `recoverPackageFolders`). The same `generatedAt` is used for every issuer.
+ * left there (see `recoverPackageFolders`). The same `generatedAt` is used for every issuer. Until
+ * every issuer is exported, `<outDir>/.ocf-sync-export.json` keeps the job's time, so that `resume`
+ * can continue it.
  *
  * @example
  * for await (const result of exportIssuers(client, ["7", "144361"], { outDir: "out", zip: true })) {
@@ -58,7 +71,7 @@ export async function* exportIssuers(
   issuerIds: Iterable<string>,
   options: ExportManyOptions,
 ): AsyncGenerator<IssuerExportResult, void, undefined> {
-  const { concurrency = 4, onRecovered, onLockTakenOver, deadlineMs, issuerProfileOf, stakeholdersOf, ...exportOptions } = options;
+  const { concurrency = 4, onRecovered, onLockTakenOver, deadlineMs, issuerProfileOf, stakeholdersOf, resume = false, ...exportOptions } = options;
   const job = withDeadline(options.signal, deadlineMs);
   const signal = job.signal === undefined ? {} : { signal: job.signal };
   try {
@@ -74,10 +87,19 @@ export async function* exportIssuers(
         options.logger?.warn({ outDir: options.outDir, restored }, "restored previous packages that an interrupted export had set aside");
         onRecovered?.(restored);
       }
-      const generatedAt = options.generatedAt ?? utcNowRfc3339();
+      const resumedTime = resume ? await unfinishedJobTime(options.outDir) : undefined;
+      const generatedAt = options.generatedAt ?? resumedTime ?? utcNowRfc3339();
+      if (resumedTime !== generatedAt) await startJob(options.outDir, generatedAt, job.signal);
       const unique = [...new Set(issuerIds)];
-      yield* inCompletionOrder(unique, concurrency, (issuerId) => exportOne(client, issuerId, { ...exportOptions, ...signal, generatedAt }, issuerProfileOf, stakeholdersOf));
+      let failed = false;
+      for await (const result of inCompletionOrder(unique, concurrency, (issuerId) =>
+        exportOne(client, issuerId, { ...exportOptions, ...signal, generatedAt }, { issuerProfileOf, stakeholdersOf, resume }),
+      )) {
+        if (!result.ok) failed = true;
+        yield result;
+      }
       job.signal?.throwIfAborted();
+      if (!failed) await finishJob(options.outDir);
     } finally {
       await lock.release();
     }
@@ -90,19 +112,21 @@ async function exportOne(
   client: ApiClient,
   issuerId: string,
   exportOptions: ExportOptions & { generatedAt: string },
-  issuerProfileOf: ExportManyOptions["issuerProfileOf"],
-  stakeholdersOf: ExportManyOptions["stakeholdersOf"],
+  { issuerProfileOf, stakeholdersOf, resume }: { issuerProfileOf: ExportManyOptions["issuerProfileOf"]; stakeholdersOf: ExportManyOptions["stakeholdersOf"]; resume: boolean },
 ): Promise<IssuerExportResult> {
   const started = Date.now();
   exportOptions.onEvent?.({ type: "issuer-started", issuerId });
   try {
     const profile = issuerProfileOf?.(issuerId);
     const directory = stakeholdersOf?.(issuerId);
-    const result = await exportIssuer(client, issuerId, {
+    const issuerOptions: ExportOptions & { generatedAt: string } = {
       ...exportOptions,
       ...(profile === undefined ? {} : { issuerProfile: profile }),
       ...(directory === undefined ? {} : { stakeholders: directory }),
-    });
+    };
+    // The package this job already put in place, when resuming (checked against its report and manifest).
+    const done = resume ? await completedExport(exportOptions.outDir, issuerId, await exportDigest(client, issuerOptions), exportOptions.zip ?? false) : undefined;
+    const result = done ?? (await exportIssuer(client, issuerId, issuerOptions));
     exportOptions.onEvent?.({
       type: "issuer-done",
       issuerId,
@@ -112,7 +136,7 @@ async function exportOne(
       warnings: result.warnings.length,
       durationMs: Date.now() - started,
     });
-    return { issuerId, ok: true, export: result };
+    return done === undefined ? { issuerId, ok: true, export: result } : { issuerId, ok: true, export: result, resumed: true };
   } catch (thrown) {
     const error = asOcfSyncError(thrown);
     exportOptions.onEvent?.({ type: "issuer-failed", issuerId, error, durationMs: Date.now() - started });

@@ -222,7 +222,8 @@ describe("deadlines end jobs against a server that never answers (exit 1, earlie
     expect(result.code).toBe(1);
     expect(result.err).toContain("[DEADLINE_EXCEEDED]");
     expectClean(result);
-    expect(await readdir(out)).toEqual(["7"]);
+    // The interrupted job keeps its file, so that --resume can continue it.
+    expect((await readdir(out)).sort()).toEqual([".ocf-sync-export.json", "7"]);
     expect((await validatePackageAt(join(out, "7"))).valid).toBe(true);
     // The summary accounts for the issuer the deadline stopped (it said "0 of 0 issuers").
     expect(result.out).toMatch(/\n7 +- +- +- +- +- +FAILED DEADLINE_EXCEEDED/);

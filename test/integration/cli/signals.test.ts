@@ -90,7 +90,8 @@ describe("a signal stops the job cleanly", () => {
     const result = await cli.exited;
     expect(result.code).toBe(143);
     expectOneCleanLine(result.stderr, "SIGTERM");
-    expect((await readdir(out)).sort()).toEqual(["7"]);
+    // The interrupted job keeps its file, so that --resume can continue it.
+    expect((await readdir(out)).sort()).toEqual([".ocf-sync-export.json", "7"]);
     expect((await validatePackageAt(join(out, "7"))).problems).toEqual([]);
   });
 
