@@ -34,7 +34,7 @@ function mainHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   return `ocf-sync ${packageVersion()}: restricted stock awards and units to Open Cap Table Format 1.2.0
 
-Usage: ocf-sync <command> [options]
+${USAGE}
 
 Commands:
 ${Object.entries(COMMANDS)
@@ -50,6 +50,13 @@ Examples:
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --issuer acme-robotics --out out --zip
   ocf-sync validate out/7.ocf.zip
   ocf-sync pull --base-url http://127.0.0.1:4010 --issuer 7 --out 7.ndjson`;
+}
+
+const USAGE = "Usage: ocf-sync <command> [options]";
+
+/** The line that closes a mistake in the command: the commands there are, and where the help is. */
+function commandsLine(): string {
+  return `Commands: ${Object.keys(COMMANDS).join(", ")}. Run 'ocf-sync --help' for usage.`;
 }
 
 /**
@@ -70,9 +77,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const [first, ...afterFirst] = argv;
   // `ocf-sync help export` is `ocf-sync export --help`.
   const [command, ...rest] = first === "help" && afterFirst[0] !== undefined ? [afterFirst[0], "--help"] : [first, ...afterFirst];
-  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+  if (command === undefined) {
+    // No command is a usage error like any other: a short usage on standard error, status 2. The
+    // whole help is what --help asks for, on standard output with status 0.
+    writeLine(io.stderr, `ocf-sync: no command given\n${USAGE}\n${commandsLine()}`);
+    return 2;
+  }
+  if (command === "--help" || command === "-h" || command === "help") {
     writeLine(io.stdout, mainHelp());
-    return command === undefined ? 2 : 0;
+    return 0;
   }
   if (command === "--version" || command === "-v") {
     writeLine(io.stdout, packageVersion());
@@ -82,7 +95,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   if (entry === undefined) {
     const guess = closest(command.replace(/^-+/, ""), Object.keys(COMMANDS));
     writeLine(io.stderr, `ocf-sync: unknown command ${JSON.stringify(command)}${guess === undefined ? "" : `; did you mean ${guess}?`}`);
-    writeLine(io.stderr, `Commands: ${Object.keys(COMMANDS).join(", ")}. Run 'ocf-sync --help' for usage.`);
+    writeLine(io.stderr, commandsLine());
     return 2;
   }
   const guarded = guardStderr(io, secretsOf(rest, io.env));

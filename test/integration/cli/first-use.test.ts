@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { captureIo } from "../../helpers/capture.js";
-import { CLI_FROM_SOURCES, PROJECT_ROOT } from "../../helpers/cli-process.js";
+import { CLI_FROM_SOURCES, PROJECT_ROOT, runCliProcess } from "../../helpers/cli-process.js";
 
 const STACK = /\n\s+at /;
 
@@ -108,6 +108,22 @@ describe("an option whose value is forgotten", () => {
     expect(result.code).toBe(2);
     expect(result.err).toContain("--token needs a value, but the next argument is an option\n");
     expect(result.err).not.toContain("Secret");
+  });
+});
+
+describe("no command at all", () => {
+  it("is a usage error like any other: a short usage on standard error, status 2, nothing on standard output", async () => {
+    const result = await runCliProcess([], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(
+      "ocf-sync: no command given\nUsage: ocf-sync <command> [options]\nCommands: demo, export, pull, reconcile, serve-samples, sync, validate. Run 'ocf-sync --help' for usage.\n",
+    );
+    // The whole help is --help's: on standard output, status 0.
+    const help = await run("--help");
+    expect(help.code).toBe(0);
+    expect(help.err).toBe("");
+    expect(help.out).toContain("Usage: ocf-sync <command> [options]\n\nCommands:\n");
   });
 });
 
