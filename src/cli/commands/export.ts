@@ -3,10 +3,11 @@ import { type DeadlineExceededError, isDeadlineExceededError, terminalSafe } fro
 import { exportIssuers, shardOf, type IssuerExportResult } from "../../export/export-issuers.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { parseCommandArgs } from "../args.js";
-import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
-import { DEADLINE_HELP, JOB_FLAGS, PACKAGE_FLAGS, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { DEADLINE_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, type LogMode } from "../progress.js";
 import { renderTable } from "../table.js";
@@ -82,7 +83,7 @@ Examples:
 export async function exportCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("export", {
     args: [...argv],
-    options: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, shard: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    options: COMMAND_OPTIONS.export,
     strict: true,
   });
   if (values.help === true) {

@@ -10,7 +10,8 @@ import { reconciliationCsv, renderReconciliationText } from "../../reconcile/ren
 import { reconcileSourceWithOcf } from "../../reconcile/source-vs-ocf.js";
 import type { ReconcileOptions, ReconciliationReport, SourceIssuer } from "../../reconcile/types.js";
 import { parseCommandArgs, parseDuration } from "../args.js";
-import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { CLIENT_FLAGS, COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import { asArgumentError } from "../job-flags.js";
 import { renderTable } from "../table.js";
@@ -88,20 +89,7 @@ Examples:
 export async function reconcileCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("reconcile", {
     args: [...argv],
-    options: {
-      ...CLIENT_FLAGS,
-      source: { type: "string" },
-      issuer: { type: "string" },
-      against: { type: "string" },
-      "as-of": { type: "string" },
-      tolerance: { type: "string" },
-      reader: { type: "string" },
-      json: { type: "boolean" },
-      csv: { type: "boolean" },
-      html: { type: "string" },
-      deadline: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
+    options: COMMAND_OPTIONS.reconcile,
     allowPositionals: true,
     strict: true,
   });

@@ -4,9 +4,10 @@ import { createApiClient } from "../../client/create-client.js";
 import { isOcfSyncError } from "../../errors.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
-import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, JOB_FLAGS, PACKAGE_FLAGS, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { DEADLINE_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -150,17 +151,7 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
 export async function syncCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("sync", {
     args: [...argv],
-    options: {
-      ...CLIENT_FLAGS,
-      ...JOB_FLAGS,
-      ...PACKAGE_FLAGS,
-      state: { type: "string" },
-      full: { type: "boolean" },
-      "full-every": { type: "string" },
-      overlap: { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
+    options: COMMAND_OPTIONS.sync,
     strict: true,
   });
   if (values.help === true) {
