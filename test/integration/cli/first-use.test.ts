@@ -76,6 +76,19 @@ describe("misspellings get a suggestion", () => {
     expect(result.err).toContain(`Run 'ocf-sync ${argv[0] ?? ""} --help' for the options.`);
   });
 
+  it.each([
+    [["validate", "--issuer", "7", "out/7"], "--issuer", "export, pull, reconcile, sync"],
+    [["export", "--port", "4010"], "--port", "serve-samples"],
+    [["pull", "--state", "state.json"], "--state", "sync"],
+    [["sync", "--source", "7.ndjson"], "--source", "reconcile"],
+  ])("an option of another command in %j says which commands take it", async (argv, option, owners) => {
+    const result = await run(...argv);
+    expect(result.code).toBe(2);
+    expect(result.err).toBe(
+      `ocf-sync ${argv[0] ?? ""}: Unknown option '${option}': ${option} is an option of ${owners}; not of ${argv[0] ?? ""}\nRun 'ocf-sync ${argv[0] ?? ""} --help' for the options.\n`,
+    );
+  });
+
   it("an option that resembles none gets no guess", async () => {
     const result = await run("export", "--frobnicate");
     expect(result.code).toBe(2);
