@@ -62,6 +62,21 @@ function commandsTaking(name: string): CommandName[] {
 }
 
 /**
+ * The value the arguments, as typed, give the option `--name` (`--name V` or `--name=V`; the last one
+ * counts, as in `parseArgs`; nothing after `--`): for what must be known before, or without, parsing
+ * them, such as how to report that they cannot be parsed.
+ */
+export function typedValue(argv: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (const [i, arg] of argv.entries()) {
+    if (arg === "--") break;
+    if (arg === `--${name}`) value = argv[i + 1];
+    else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3);
+  }
+  return value;
+}
+
+/**
  * The word of `candidates` nearest to `word` (fewest single-letter edits), if it is near enough to
  * be a typo (at most a third of its letters, and at most 3) rather than another word.
  */

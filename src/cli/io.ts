@@ -26,6 +26,9 @@ export class UsageError extends Error {
   }
 }
 
+/** The code of a usage error that has none of its own, where a code is always given (JSON output). */
+export const USAGE_ERROR_CODE = "USAGE_ERROR";
+
 export function writeLine(stream: NodeJS.WritableStream, line = ""): void {
   stream.write(`${line}\n`);
 }

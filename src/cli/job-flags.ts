@@ -16,6 +16,10 @@ import { readIssuerList } from "./issuer-list.js";
 import { readIssuerProfiles, readStakeholderDirectory, type DirectoryLookup, type ProfileLookup } from "./options-files.js";
 import type { LogMode } from "./progress.js";
 
+/** Help of `--log`, shared by the commands that take it. */
+export const LOG_HELP = `  --log MODE               auto (progress bar on a terminal), plain or json (one JSON object a line,
+                           a usage error too); logs go to standard error`;
+
 /** Help of `--deadline`, shared by the commands that take it. */
 export const DEADLINE_HELP = `  --deadline DURATION      stop the whole job after this long (e.g. 90s, 15m, 2h): what is under
                            way stops and is cleaned up, and the exit status is 1`;

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { redactSecrets } from "../client/auth.js";
 import { errnoOf, isInterruptedError, isOcfSyncError, terminalSafe } from "../errors.js";
-import { closest } from "./args.js";
+import { closest, typedValue } from "./args.js";
 import { demoCommand } from "./commands/demo.js";
 import { exportCommand } from "./commands/export.js";
 import { pullCommand } from "./commands/pull.js";
@@ -13,7 +13,8 @@ import { reconcileCommand } from "./commands/reconcile.js";
 import { serveSamplesCommand } from "./commands/serve-samples.js";
 import { syncCommand } from "./commands/sync.js";
 import { validateCommand } from "./commands/validate.js";
-import { UsageError, writeLine, type CliIo } from "./io.js";
+import { USAGE_ERROR_CODE, UsageError, writeLine, type CliIo } from "./io.js";
+import { createReporter } from "./progress.js";
 
 const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: CliIo) => Promise<number> }> = {
   demo: { summary: "export every sample issuer of the embedded sample API to ./out and validate it", run: demoCommand },
@@ -94,8 +95,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const entry = COMMANDS[command];
   if (entry === undefined) {
     const guess = closest(command.replace(/^-+/, ""), Object.keys(COMMANDS));
-    writeLine(io.stderr, `ocf-sync: unknown command ${JSON.stringify(command)}${guess === undefined ? "" : `; did you mean ${guess}?`}`);
-    writeLine(io.stderr, commandsLine());
+    reportUsageError(io, "ocf-sync", new UsageError(`unknown command ${JSON.stringify(command)}${guess === undefined ? "" : `; did you mean ${guess}?`}\n${commandsLine()}`), argv);
     return 2;
   }
   const guarded = guardStderr(io, secretsOf(rest, io.env));
@@ -103,7 +103,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     const code = await entry.run(rest, guarded.io);
     return interruptedExitCode(io.signal) ?? code;
   } catch (error) {
-    return interruptedExitCode(io.signal) ?? reportFailure(command, error, guarded.io.stderr);
+    return interruptedExitCode(io.signal) ?? reportFailure(command, error, guarded.io, rest);
   } finally {
     guarded.dispose();
   }
@@ -115,10 +115,24 @@ function interruptedExitCode(signal: AbortSignal | undefined): number | undefine
   return signal?.aborted === true && isInterruptedError(reason) ? reason.exitCode : undefined;
 }
 
+/**
+ * Prints a usage error: one JSON log line (as `--log json` writes them, with a code) when the
+ * arguments ask for `--log json`, else its lines of text. The arguments are read as typed, since the
+ * error may be that they cannot be parsed.
+ */
+function reportUsageError(io: CliIo, prefix: string, error: UsageError, argv: readonly string[]): void {
+  if (typedValue(argv, "log") === "json") {
+    createReporter(io.stderr, "json", { env: io.env }).log("error", `${prefix}: ${error.message}`, { code: error.code ?? USAGE_ERROR_CODE });
+  } else {
+    writeLine(io.stderr, `${prefix}: ${error.message}${error.code === undefined ? "" : ` [${error.code}]`}`);
+  }
+}
+
 /** Prints why the command failed and returns its exit status (see `runCli`). */
-function reportFailure(command: string, error: unknown, stderr: NodeJS.WritableStream): number {
+function reportFailure(command: string, error: unknown, io: CliIo, argv: readonly string[]): number {
+  const { stderr } = io;
   if (error instanceof UsageError) {
-    writeLine(stderr, `ocf-sync ${command}: ${error.message}${error.code === undefined ? "" : ` [${error.code}]`}`);
+    reportUsageError(io, `ocf-sync ${command}`, error, argv);
     return 2;
   }
   if (isOcfSyncError(error)) {

@@ -7,7 +7,7 @@ import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
-import { DEADLINE_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, type LogMode } from "../progress.js";
 import { renderTable } from "../table.js";
@@ -53,7 +53,7 @@ Options:
   --no-validate            the same as --validate never
   --json                   print the summary as one JSON document on standard output:
                            { "outDir", "exported", "failed", "issuers": [{ "issuerId", "status", ... }] }
-  --log MODE               auto (progress bar on a terminal), plain or json; logs go to standard error
+${LOG_HELP}
 ${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}

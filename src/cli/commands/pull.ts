@@ -9,7 +9,7 @@ import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, asArgumentError, readJobFlags } from "../job-flags.js";
+import { DEADLINE_HELP, LOG_HELP, asArgumentError, readJobFlags } from "../job-flags.js";
 import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -33,7 +33,7 @@ Options:
   --modified-after TIME    only records modified on or after TIME (YYYY-MM-DDThh:mm:ssZ, UTC; a
                            date YYYY-MM-DD alone means its midnight UTC)
   --modified-before TIME   only records modified on or before TIME
-  --log MODE               auto (progress bar on a terminal), plain or json; logs go to stderr
+${LOG_HELP}
 ${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}

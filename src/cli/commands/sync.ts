@@ -7,7 +7,7 @@ import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -57,7 +57,7 @@ Options:
   --generated-at TIME      the manifest's generated_at (RFC 3339); default: now
   --validate MODE          auto (default), always or never, as for 'ocf-sync export'
   --no-validate            the same as --validate never
-  --log MODE               auto (progress bar on a terminal), plain or json; logs go to stderr
+${LOG_HELP}
 ${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}

@@ -85,6 +85,45 @@ describe("ocf-sync export output", () => {
   });
 });
 
+describe("--log json", () => {
+  /** The one line of standard error, as JSON, checked for the shape of every --log json line. */
+  const jsonLine = (stderr: string): { time: string; level: string; msg: string; code: string } => {
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines, stderr).toHaveLength(1);
+    const line = JSON.parse(lines[0] ?? "") as { time: string; level: string; msg: string; code: string };
+    expect(Object.keys(line)).toEqual(["time", "level", "msg", "code"]);
+    expect(new Date(line.time).toISOString()).toBe(line.time);
+    return line;
+  };
+
+  it.each([
+    ["an unknown option", ["export", "--log", "json", "--bogus"], "ocf-sync export: Unknown option '--bogus'\nRun 'ocf-sync export --help' for the options."],
+    ["an option of another command", ["validate", "--issuer", "7", "--log=json"], "ocf-sync validate: Unknown option '--issuer': --issuer is an option of export, pull, reconcile, sync; not of validate"],
+    ["an unknown command", ["exprot", "--log", "json"], 'ocf-sync: unknown command "exprot"; did you mean export?\nCommands: demo, export'],
+    ["a bad value", ["sync", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "o", "--state", "s.json", "--concurrency", "many", "--log", "json"], 'ocf-sync sync: --concurrency takes a whole number, got "many"'],
+  ])("makes a usage error (%s) one JSON log line on standard error, status 2", async (_what, args, msg) => {
+    const run = await runCliProcess(args, { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    const line = jsonLine(run.stderr);
+    expect(line.level).toBe("error");
+    expect(line.msg.startsWith(msg), line.msg).toBe(true);
+    expect(line.code).toBe("USAGE_ERROR");
+  });
+
+  it("gives a usage error that has a code its code", async () => {
+    const run = await runCliProcess(["export", "--base-url", server.url, "--issuer", "7", "--out", "/proc/ocf-sync-x", "--log", "json"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(jsonLine(run.stderr)).toMatchObject({ level: "error", code: "FILE_SYSTEM_ERROR", msg: expect.stringContaining("--out: cannot create the folder /proc/ocf-sync-x") as string });
+  });
+
+  it("only when asked: a --log value that is not json leaves the usage error as text", async () => {
+    const run = await runCliProcess(["export", "--log", "plain", "--bogus"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe("ocf-sync export: Unknown option '--bogus'\nRun 'ocf-sync export --help' for the options.\n");
+  });
+});
+
 /** Runs the CLI under a pseudo-terminal (util-linux `script`), so that it sees a real TTY. */
 function inTerminal(args: readonly string[], env: Record<string, string>): Promise<string> {
   const quote = (arg: string): string => `'${arg.replaceAll("'", "'\\''")}'`;
