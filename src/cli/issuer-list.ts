@@ -4,6 +4,16 @@ import { resolve } from "node:path";
 import { UsageError } from "./io.js";
 
 /**
+ * The results of a job in the order the issuers were given, each issuer without one given
+ * `stopped(issuerId)` (failed by the deadline that stopped the job, so that the summary accounts for
+ * every issuer; `undefined` leaves it out).
+ */
+export function everyIssuer<R extends { issuerId: string }>(issuers: readonly string[], results: readonly R[], stopped: (issuerId: string) => R | undefined): R[] {
+  const byIssuer = new Map(results.map((r) => [r.issuerId, r]));
+  return issuers.flatMap((issuerId) => byIssuer.get(issuerId) ?? stopped(issuerId) ?? []);
+}
+
+/**
  * Reads `--issuers-file`: one issuer id per line; blank lines and lines starting with `#` are skipped;
  * surrounding spaces are trimmed (ids never start or end with a space in the service).
  */

@@ -10,6 +10,7 @@ import type { Lineage } from "../../mapping/types.js";
 import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, type LogMode } from "../progress.js";
+import { everyIssuer } from "../issuer-list.js";
 import { renderTable } from "../table.js";
 
 export const EXPORT_HELP = `Usage: ocf-sync export --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR [options]
@@ -201,15 +202,13 @@ export async function runExport(
     reporter.done();
     await client.close();
   }
-  if (deadlinePassed !== undefined) {
+  return {
     // Each issuer the deadline stopped failed by it: the summary accounts for every issuer, as pull's does.
-    const finished = new Set(results.map((r) => r.issuerId));
-    for (const issuerId of issuers) if (!finished.has(issuerId)) results.push({ issuerId, ok: false, error: deadlinePassed });
-  }
-
-  const position = new Map(issuers.map((id, i) => [id, i]));
-  results.sort((a, b) => (position.get(a.issuerId) ?? 0) - (position.get(b.issuerId) ?? 0));
-  return { results, outDir, durationMs: Date.now() - started, ...(deadlinePassed === undefined ? {} : { deadlinePassed }) };
+    results: everyIssuer(issuers, results, (issuerId) => (deadlinePassed === undefined ? undefined : { issuerId, ok: false, error: deadlinePassed })),
+    outDir,
+    durationMs: Date.now() - started,
+    ...(deadlinePassed === undefined ? {} : { deadlinePassed }),
+  };
 }
 
 /** The human summary: a table of the issuers, then one line of totals. */

@@ -1,13 +1,14 @@
 import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
-import { isOcfSyncError } from "../../errors.js";
+import { isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { everyIssuer } from "../issuer-list.js";
 import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -63,8 +64,9 @@ ${DEADLINE_HELP}
 ${CLIENT_FLAGS_HELP}
 
 Exit status: 0 every issuer synced, 1 some issuer failed (it keeps its previous package and state;
-the others are still synced), the deadline passed or another sync holds a lock, 2 usage error or an
-unusable DIR, 130 or 143 when stopped by SIGINT or SIGTERM.
+the others are still synced), the deadline passed (the summary lists the issuers synced, and those it
+stopped as FAILED DEADLINE_EXCEEDED) or another sync holds a lock, 2 usage error or an unusable DIR,
+130 or 143 when stopped by SIGINT or SIGTERM.
 
 Examples:
   ocf-sync sync --base-url https://api.carta.com --issuers-file issuers.txt --out /data/ocf \\
@@ -221,19 +223,23 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
       case "leftovers-removed":
         reporter.log("warn", `removed ${event.files.length} file(s) that an interrupted run had left beside the state`, { files: event.files.length });
         break;
-      case "issuer-failed": {
+      case "issuer-failed":
+      case "issuer-stopped": {
         issuersDone += 1;
         const code = isOcfSyncError(event.error) ? event.error.code : "UNEXPECTED";
         const message = event.error instanceof Error ? event.error.message : String(event.error);
-        reporter.log("error", `issuer ${JSON.stringify(event.issuerId)} failed, its previous package and state are kept: ${message}`, { issuerId: event.issuerId, code });
+        const what = event.type === "issuer-failed" ? "failed" : "was stopped";
+        reporter.log("error", `issuer ${JSON.stringify(event.issuerId)} ${what}, its previous package and state are kept: ${message}`, { issuerId: event.issuerId, code });
         break;
       }
       case "sync-done":
+      case "sync-stopped":
         results = event.results;
         break;
     }
     progress();
   };
+  let deadlinePassed: unknown;
   try {
     for await (const event of sync(client, issuers, {
       outDir,
@@ -251,6 +257,12 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
     })) {
       onEvent(event);
     }
+  } catch (error) {
+    // The deadline: the issuers synced are summed up, as export does; anything else ends here.
+    if (!isDeadlineExceededError(error)) throw error;
+    deadlinePassed = error;
+    // Stopped before any issuer began (while taking the locks): each one was stopped all the same.
+    results = everyIssuer(issuers, results, (issuerId) => ({ issuerId, ok: false, error }));
   } finally {
     reporter.done();
     await client.close();
@@ -268,5 +280,7 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
         ".",
     );
   }
+  // The deadline: the issuers synced are summed up above, then the run ends as a deadline does.
+  if (deadlinePassed !== undefined) throw deadlinePassed;
   return results.some((r) => !r.ok) ? 1 : 0;
 }
