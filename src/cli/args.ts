@@ -67,13 +67,22 @@ function commandsTaking(name: string): CommandName[] {
  * them, such as how to report that they cannot be parsed.
  */
 export function typedValue(argv: readonly string[], name: string): string | undefined {
-  let value: string | undefined;
+  return typedOccurrences(argv, name).at(-1)?.value;
+}
+
+/** Whether the arguments, as typed, give the option `--name` (before `--`): see `typedValue`. */
+export function typedFlag(argv: readonly string[], name: string): boolean {
+  return typedOccurrences(argv, name).length > 0;
+}
+
+function typedOccurrences(argv: readonly string[], name: string): { value: string | undefined }[] {
+  const found: { value: string | undefined }[] = [];
   for (const [i, arg] of argv.entries()) {
     if (arg === "--") break;
-    if (arg === `--${name}`) value = argv[i + 1];
-    else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3);
+    if (arg === `--${name}`) found.push({ value: argv[i + 1] });
+    else if (arg.startsWith(`--${name}=`)) found.push({ value: arg.slice(name.length + 3) });
   }
-  return value;
+  return found;
 }
 
 /**

@@ -9,6 +9,11 @@ export interface CliIo {
    * or SIGTERM (see `signals.ts`). Commands pass it to every library call.
    */
   signal?: AbortSignal;
+  /**
+   * Removes the secrets the command was given (flags and environment) from a text it prints on
+   * standard output; standard error is redacted whole, whoever writes to it.
+   */
+  redact?: (text: string) => string;
 }
 
 /**

@@ -98,7 +98,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     reportUsageError(io, "ocf-sync", new UsageError(`unknown command ${JSON.stringify(command)}${guess === undefined ? "" : `; did you mean ${guess}?`}\n${commandsLine()}`), argv);
     return 2;
   }
-  const guarded = guardStderr(io, secretsOf(rest, io.env));
+  const secrets = secretsOf(rest, io.env);
+  const guarded = guardStderr({ ...io, redact: (text) => (secrets.length === 0 ? text : redactSecrets(text, secrets)) }, secrets);
   try {
     const code = await entry.run(rest, guarded.io);
     return interruptedExitCode(io.signal) ?? code;

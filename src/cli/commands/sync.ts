@@ -9,6 +9,7 @@ import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
+import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -42,7 +43,10 @@ Options:
   --full-every N           make every N-th run of an issuer a full one (default ${DEFAULT_FULL_EVERY}; 0: never)
   --overlap TIME           re-read changes this far before the cursor: seconds, or with a unit
                            (90s, 5m, 1h) (default ${DEFAULT_OVERLAP_SECONDS} seconds)
-  --json                   print the change set as one JSON document on stdout
+  --json                   print the change set as one JSON document on standard output:
+                           { "issuers": [{ "issuerId", "status", ... }] }; also when the whole sync fails
+                           (a usage error, an unusable DIR or FILE, a lock), then with "error":
+                           { "code", "message" } and every issuer failed by it
   --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
                            run is removed when the package is written: it would hold another package)
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at
@@ -150,7 +154,21 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
   return lines.join("\n");
 }
 
+/**
+ * The `--json` document of a sync that failed as a whole (its arguments, output folder or state could
+ * not be used, another sync holds a lock): every issuer named failed by the failure, which `error` states.
+ */
+export function syncFailureDocument(issuers: readonly string[], failure: JsonFailure): unknown {
+  return { issuers: failedIssuers(issuers, failure), error: failure };
+}
+
 export async function syncCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  // The issuers named, once known: what a --json document of a failure of the whole sync lists.
+  const named: string[] = [];
+  return withJsonDocument(io, argv, (printJson) => syncJob(argv, io, named, printJson), (failure) => syncFailureDocument(named, failure));
+}
+
+async function syncJob(argv: readonly string[], io: CliIo, named: string[], printJson: (document: unknown) => void): Promise<number> {
   const { values } = parseCommandArgs("sync", {
     args: [...argv],
     options: COMMAND_OPTIONS.sync,
@@ -164,6 +182,7 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
   const clientOptions = clientOptionsFromFlags(values, io.env);
   const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd);
+  named.push(...issuers);
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
   const overlapSeconds = parseSeconds("overlap", values.overlap) ?? DEFAULT_OVERLAP_SECONDS;
   const stateFile = resolve(io.cwd, values.state);
@@ -269,7 +288,7 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
   }
 
   if (values.json === true) {
-    writeLine(io.stdout, JSON.stringify(changeSetDocument(results), null, 2));
+    printJson(changeSetDocument(results));
   } else {
     writeLine(io.stdout, changeSetSummary(results));
     const failed = results.filter((r) => !r.ok).length;
