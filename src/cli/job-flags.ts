@@ -5,13 +5,12 @@
  */
 import { resolve } from "node:path";
 import { isCalendarDate } from "../dates.js";
-import { isFileSystemError } from "../errors.js";
 import { makeFolder } from "../io/folders.js";
 import { isRfc3339DateTime } from "../ocf/schemas.js";
 import type { Lineage } from "../mapping/types.js";
 import type { OnInvalid } from "../pull/pull-issuer.js";
 import { parseDuration, parseInteger } from "./args.js";
-import { UsageError } from "./io.js";
+import { UsageError, asArgumentError } from "./io.js";
 import { readIssuerList } from "./issuer-list.js";
 import { readIssuerProfiles, readStakeholderDirectory, type DirectoryLookup, type ProfileLookup } from "./options-files.js";
 import type { LogMode } from "./progress.js";
@@ -122,9 +121,4 @@ export async function prepareOutputFolder(option: string, outDir: string, signal
   } catch (error) {
     throw asArgumentError(option, error);
   }
-}
-
-/** A file-system error about an argument's path, as the usage error it is (exit status 2); anything else unchanged. */
-export function asArgumentError(option: string, error: unknown): unknown {
-  return isFileSystemError(error) ? new UsageError(`--${option}: ${error.message}`, { code: error.code, cause: error }) : error;
 }

@@ -8,8 +8,8 @@ import { pullIssuers } from "../../pull/pull-issuers.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
-import { UsageError, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, LOG_HELP, asArgumentError, readJobFlags } from "../job-flags.js";
+import { UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
+import { DEADLINE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
 import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 

@@ -12,8 +12,7 @@ import type { ReconcileOptions, ReconciliationReport, SourceIssuer } from "../..
 import { parseCommandArgs, parseDuration } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { CLIENT_FLAGS, COMMAND_OPTIONS } from "../command-options.js";
-import { UsageError, writeLine, type CliIo } from "../io.js";
-import { asArgumentError } from "../job-flags.js";
+import { UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
 import { renderTable } from "../table.js";
 
 export const RECONCILE_HELP = `Usage: ocf-sync reconcile --source FILE PACKAGE [options]

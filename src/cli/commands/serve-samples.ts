@@ -5,8 +5,7 @@ import { SAMPLES_AS_OF } from "../../sample-server/data.js";
 import { FAULT_KINDS, startSampleServer, type FaultKind } from "../../sample-server/server.js";
 import { parseCommandArgs, parseFraction, parseInteger } from "../args.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
-import { UsageError, writeLine, type CliIo } from "../io.js";
-import { asArgumentError } from "../job-flags.js";
+import { UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
 
 export const SERVE_SAMPLES_HELP = `Usage: ocf-sync serve-samples [--port N] [options]
 
