@@ -141,11 +141,13 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
   try {
     let report: ReconciliationReport;
     try {
+      // The report names each side by its path as resolved, as every path the command line prints is.
       const packagePath = resolve(io.cwd, target);
       const pkg = await loadPackageObjects(packagePath, signal);
       if (values.against !== undefined) {
-        const other = await loadPackageObjects(resolve(io.cwd, values.against), signal);
-        report = reconcileOcfWithOcf(pkg, other, { ...options, labels: { expected: target, actual: values.against } });
+        const otherPath = resolve(io.cwd, values.against);
+        const other = await loadPackageObjects(otherPath, signal);
+        report = reconcileOcfWithOcf(pkg, other, { ...options, labels: { expected: packagePath, actual: otherPath } });
       } else {
         let source: SourceIssuer;
         let label: string;
@@ -158,11 +160,11 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
           }
           label = `source (API ${clientOptions.baseUrl})`;
         } else {
-          const file = values.source ?? "";
-          source = await loadSourceFromNdjson(resolve(io.cwd, file), pkg, { ...signal, ...(values.issuer === undefined ? {} : { issuerId: values.issuer }) });
+          const file = resolve(io.cwd, values.source ?? "");
+          source = await loadSourceFromNdjson(file, pkg, { ...signal, ...(values.issuer === undefined ? {} : { issuerId: values.issuer }) });
           label = `source (${file})`;
         }
-        report = reconcileSourceWithOcf(source, pkg, { ...options, labels: { expected: label, actual: `OCF (${target})` } });
+        report = reconcileSourceWithOcf(source, pkg, { ...options, labels: { expected: label, actual: `OCF (${packagePath})` } });
       }
     } catch (error) {
       if (!isUnusableInput(error)) throw error;
