@@ -1,5 +1,6 @@
 /** Argument parsing on node:util `parseArgs`, with messages a person can act on. */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { COMMAND_OPTIONS, type CommandName } from "./command-options.js";
 import { UsageError } from "./io.js";
 
 /**
@@ -7,13 +8,13 @@ import { UsageError } from "./io.js";
  * An option given an empty value (`--settlement-class=`, `--out ""`) is refused: no option of
  * ocf-sync means anything by an empty string, and taking it silently would hide a shell mistake.
  */
-export function parseCommandArgs<T extends ParseArgsConfig>(command: string, config: T): ReturnType<typeof parseArgs<T>> {
+export function parseCommandArgs<T extends ParseArgsConfig>(command: CommandName, config: T): ReturnType<typeof parseArgs<T>> {
   let parsed: ReturnType<typeof parseArgs<T>>;
   try {
     parsed = parseArgs(config);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`${explainParseError(message, Object.keys(config.options ?? {}), config.args ?? [])}\nRun 'ocf-sync ${command} --help' for the options.`);
+    throw new UsageError(`${explainParseError(message, command, Object.keys(config.options ?? {}), config.args ?? [])}\nRun 'ocf-sync ${command} --help' for the options.`);
   }
   for (const [name, value] of Object.entries(parsed.values as Record<string, unknown>)) {
     const values = Array.isArray(value) ? value : [value];
@@ -25,16 +26,23 @@ export function parseCommandArgs<T extends ParseArgsConfig>(command: string, con
 }
 
 /**
- * node's `parseArgs` message in words that help: an unknown option with the closest known one; an
+ * node's `parseArgs` message in words that help: an unknown option with the other commands that take
+ * it (given to the wrong command, it is no typo) and the closest known one; an
  * option followed by another option (its value forgotten, or empty in `--token $UNSET`) or by a
  * negative number, which `parseArgs` calls "ambiguous" and answers with advice (`--x=-5`) that only
  * leads to the next refusal: no option of ocf-sync takes a negative number.
  */
-function explainParseError(message: string, known: readonly string[], args: readonly string[]): string {
-  const unknown = /^Unknown option '--?([^']*)'/.exec(message);
+function explainParseError(message: string, command: CommandName, known: readonly string[], args: readonly string[]): string {
+  const unknown = /^Unknown option '(--?)([^']*)'/.exec(message);
   if (unknown !== null) {
-    const guess = closest(unknown[1] ?? "", known);
-    return `${message.split(". ")[0] ?? message}${guess === undefined ? "" : `; did you mean --${guess}?`}`;
+    const name = unknown[2] ?? "";
+    const owners = unknown[1] === "--" ? commandsTaking(name) : [];
+    const guess = closest(name, known);
+    return (
+      (message.split(". ")[0] ?? message) +
+      (owners.length === 0 ? "" : `: --${name} is an option of ${owners.join(", ")}; not of ${command}`) +
+      (guess === undefined ? "" : `; did you mean --${guess}?`)
+    );
   }
   const dashed = /^Option '--([^' ]+)' argument is ambiguous/.exec(message);
   if (dashed !== null) {
@@ -46,6 +54,35 @@ function explainParseError(message: string, known: readonly string[], args: read
       : `${option} needs a value, but the next argument is ${known.some((name) => `--${name}` === next) ? `the option ${next}` : "an option"}`;
   }
   return message.replace(/\. To specify a positional argument.*$/s, "");
+}
+
+/** The commands that take the long option `--name`, in the order of the table. */
+function commandsTaking(name: string): CommandName[] {
+  return (Object.keys(COMMAND_OPTIONS) as CommandName[]).filter((command) => Object.hasOwn(COMMAND_OPTIONS[command], name));
+}
+
+/**
+ * The value the arguments, as typed, give the option `--name` (`--name V` or `--name=V`; the last one
+ * counts, as in `parseArgs`; nothing after `--`): for what must be known before, or without, parsing
+ * them, such as how to report that they cannot be parsed.
+ */
+export function typedValue(argv: readonly string[], name: string): string | undefined {
+  return typedOccurrences(argv, name).at(-1)?.value;
+}
+
+/** Whether the arguments, as typed, give the option `--name` (before `--`): see `typedValue`. */
+export function typedFlag(argv: readonly string[], name: string): boolean {
+  return typedOccurrences(argv, name).length > 0;
+}
+
+function typedOccurrences(argv: readonly string[], name: string): { value: string | undefined }[] {
+  const found: { value: string | undefined }[] = [];
+  for (const [i, arg] of argv.entries()) {
+    if (arg === "--") break;
+    if (arg === `--${name}`) found.push({ value: argv[i + 1] });
+    else if (arg.startsWith(`--${name}=`)) found.push({ value: arg.slice(name.length + 3) });
+  }
+  return found;
 }
 
 /**

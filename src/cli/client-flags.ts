@@ -1,25 +1,14 @@
 /**
- * The connection options every command that talks to the API shares: base URL, auth and the client's
- * limits. Secrets may come from the environment so they stay out of shell history and `ps`.
+ * The connection options every command that talks to the API shares (declared in `command-options.ts`):
+ * base URL, auth and the client's limits, read and checked. Secrets may come from the environment so
+ * they stay out of shell history and `ps`.
  */
 import type { ApiClientOptions } from "../client/create-client.js";
 import { isClientConfigError } from "../client/errors.js";
 import { parseBaseUrl } from "../client/paths.js";
 import { parseInteger } from "./args.js";
+import { CLIENT_FLAGS } from "./command-options.js";
 import { UsageError } from "./io.js";
-
-export const CLIENT_FLAGS = {
-  "base-url": { type: "string" },
-  token: { type: "string" },
-  "token-url": { type: "string" },
-  "client-id": { type: "string" },
-  "client-secret": { type: "string" },
-  scope: { type: "string", multiple: true },
-  "rate-per-second": { type: "string" },
-  "rate-per-minute": { type: "string" },
-  "max-attempts": { type: "string" },
-  "timeout-ms": { type: "string" },
-} as const;
 
 export const CLIENT_FLAGS_HELP = `Connection:
   --base-url URL           the API's root, e.g. https://api.carta.com (required; the requests add

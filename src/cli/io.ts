@@ -1,3 +1,5 @@
+import { isFileSystemError } from "../errors.js";
+
 /** What a command may touch of the outside world, injectable so tests run commands in-process. */
 export interface CliIo {
   stdout: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -9,6 +11,11 @@ export interface CliIo {
    * or SIGTERM (see `signals.ts`). Commands pass it to every library call.
    */
   signal?: AbortSignal;
+  /**
+   * Removes the secrets the command was given (flags and environment) from a text it prints on
+   * standard output; standard error is redacted whole, whoever writes to it.
+   */
+  redact?: (text: string) => string;
 }
 
 /**
@@ -24,6 +31,14 @@ export class UsageError extends Error {
     this.name = "UsageError";
     this.code = options.code;
   }
+}
+
+/** The code of a usage error that has none of its own, where a code is always given (JSON output). */
+export const USAGE_ERROR_CODE = "USAGE_ERROR";
+
+/** A file-system error about an argument's path, as the usage error it is (exit status 2); anything else unchanged. */
+export function asArgumentError(option: string, error: unknown): unknown {
+  return isFileSystemError(error) ? new UsageError(`--${option}: ${error.message}`, { code: error.code, cause: error }) : error;
 }
 
 export function writeLine(stream: NodeJS.WritableStream, line = ""): void {

@@ -1,7 +1,18 @@
 /** The issuers a command works on: repeated `--issuer` flags and/or a file with one id per line. */
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { UsageError } from "./io.js";
+import { fileSystemError } from "../errors.js";
+import { UsageError, asArgumentError } from "./io.js";
+
+/**
+ * The results of a job in the order the issuers were given, each issuer without one given
+ * `stopped(issuerId)` (failed by the deadline that stopped the job, so that the summary accounts for
+ * every issuer; `undefined` leaves it out).
+ */
+export function everyIssuer<R extends { issuerId: string }>(issuers: readonly string[], results: readonly R[], stopped: (issuerId: string) => R | undefined): R[] {
+  const byIssuer = new Map(results.map((r) => [r.issuerId, r]));
+  return issuers.flatMap((issuerId) => byIssuer.get(issuerId) ?? stopped(issuerId) ?? []);
+}
 
 /**
  * Reads `--issuers-file`: one issuer id per line; blank lines and lines starting with `#` are skipped;
@@ -12,13 +23,14 @@ export async function readIssuerList(
   flags: { issuer?: string[] | undefined; "issuers-file"?: string | undefined },
 ): Promise<string[]> {
   const ids = [...(flags.issuer ?? [])];
-  const file = flags["issuers-file"];
+  // Named as resolved, as every path the command line prints is.
+  const file = flags["issuers-file"] === undefined ? undefined : resolve(cwd, flags["issuers-file"]);
   if (file !== undefined) {
     let text: string;
     try {
-      text = await readFile(resolve(cwd, file), "utf8");
+      text = await readFile(file, "utf8");
     } catch (error) {
-      throw new UsageError(`cannot read --issuers-file ${JSON.stringify(file)}: ${(error as Error).message}`);
+      throw asArgumentError("issuers-file", fileSystemError("read", file, error));
     }
     for (const line of text.split(/\r?\n/)) {
       const id = line.trim();
@@ -31,7 +43,7 @@ export async function readIssuerList(
     }
   }
   if (ids.length === 0 && file !== undefined) {
-    throw new UsageError(`--issuers-file ${JSON.stringify(file)} names no issuer: it needs one issuer id per line (blank lines and # comments are skipped)`);
+    throw new UsageError(`--issuers-file ${file} names no issuer: it needs one issuer id per line (blank lines and # comments are skipped)`);
   }
   if (ids.length === 0) throw new UsageError("name at least one issuer with --issuer ID or --issuers-file FILE");
   return [...new Set(ids)];

@@ -1,46 +1,27 @@
 /**
- * The flags `pull`, `export` and `sync` share, and their checks, in one place: which issuers, how many
- * at once, what to do with invalid records, how to log; and for the commands that write packages,
- * where and how.
+ * The checks of the flags `pull`, `export` and `sync` share (declared in `command-options.ts`), in one
+ * place: which issuers, how many at once, what to do with invalid records, how to log; and for the
+ * commands that write packages, where and how.
  */
 import { resolve } from "node:path";
 import { isCalendarDate } from "../dates.js";
-import { isFileSystemError } from "../errors.js";
 import { makeFolder } from "../io/folders.js";
 import { isRfc3339DateTime } from "../ocf/schemas.js";
 import type { Lineage } from "../mapping/types.js";
 import type { OnInvalid } from "../pull/pull-issuer.js";
 import { parseDuration, parseInteger } from "./args.js";
-import { UsageError } from "./io.js";
+import { UsageError, asArgumentError } from "./io.js";
 import { readIssuerList } from "./issuer-list.js";
 import { readIssuerProfiles, readStakeholderDirectory, type DirectoryLookup, type ProfileLookup } from "./options-files.js";
 import type { LogMode } from "./progress.js";
 
-export const JOB_FLAGS = {
-  issuer: { type: "string", multiple: true },
-  "issuers-file": { type: "string" },
-  concurrency: { type: "string" },
-  "on-invalid": { type: "string" },
-  log: { type: "string" },
-  deadline: { type: "string" },
-} as const;
+/** Help of `--log`, shared by the commands that take it. */
+export const LOG_HELP = `  --log MODE               auto (progress bar on a terminal), plain or json (one JSON object a line,
+                           a usage error too); logs go to standard error`;
 
 /** Help of `--deadline`, shared by the commands that take it. */
 export const DEADLINE_HELP = `  --deadline DURATION      stop the whole job after this long (e.g. 90s, 15m, 2h): what is under
                            way stops and is cleaned up, and the exit status is 1`;
-
-export const PACKAGE_FLAGS = {
-  out: { type: "string" },
-  zip: { type: "boolean" },
-  "as-of": { type: "string" },
-  "issuer-profile": { type: "string" },
-  stakeholders: { type: "string" },
-  "settlement-class": { type: "string" },
-  lineage: { type: "string" },
-  "generated-at": { type: "string" },
-  validate: { type: "string" },
-  "no-validate": { type: "boolean" },
-} as const;
 
 export interface JobSettings {
   issuers: string[];
@@ -140,9 +121,4 @@ export async function prepareOutputFolder(option: string, outDir: string, signal
   } catch (error) {
     throw asArgumentError(option, error);
   }
-}
-
-/** A file-system error about an argument's path, as the usage error it is (exit status 2); anything else unchanged. */
-export function asArgumentError(option: string, error: unknown): unknown {
-  return isFileSystemError(error) ? new UsageError(`--${option}: ${error.message}`, { code: error.code, cause: error }) : error;
 }

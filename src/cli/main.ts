@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { redactSecrets } from "../client/auth.js";
 import { errnoOf, isInterruptedError, isOcfSyncError, terminalSafe } from "../errors.js";
-import { closest } from "./args.js";
+import { closest, typedValue } from "./args.js";
 import { demoCommand } from "./commands/demo.js";
 import { exportCommand } from "./commands/export.js";
 import { pullCommand } from "./commands/pull.js";
@@ -13,7 +13,8 @@ import { reconcileCommand } from "./commands/reconcile.js";
 import { serveSamplesCommand } from "./commands/serve-samples.js";
 import { syncCommand } from "./commands/sync.js";
 import { validateCommand } from "./commands/validate.js";
-import { UsageError, writeLine, type CliIo } from "./io.js";
+import { USAGE_ERROR_CODE, UsageError, writeLine, type CliIo } from "./io.js";
+import { createReporter } from "./progress.js";
 
 const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: CliIo) => Promise<number> }> = {
   demo: { summary: "export every sample issuer of the embedded sample API to ./out and validate it", run: demoCommand },
@@ -34,7 +35,7 @@ function mainHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
   return `ocf-sync ${packageVersion()}: restricted stock awards and units to Open Cap Table Format 1.2.0
 
-Usage: ocf-sync <command> [options]
+${USAGE}
 
 Commands:
 ${Object.entries(COMMANDS)
@@ -50,6 +51,13 @@ Examples:
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --issuer acme-robotics --out out --zip
   ocf-sync validate out/7.ocf.zip
   ocf-sync pull --base-url http://127.0.0.1:4010 --issuer 7 --out 7.ndjson`;
+}
+
+const USAGE = "Usage: ocf-sync <command> [options]";
+
+/** The line that closes a mistake in the command: the commands there are, and where the help is. */
+function commandsLine(): string {
+  return `Commands: ${Object.keys(COMMANDS).join(", ")}. Run 'ocf-sync --help' for usage.`;
 }
 
 /**
@@ -70,9 +78,15 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const [first, ...afterFirst] = argv;
   // `ocf-sync help export` is `ocf-sync export --help`.
   const [command, ...rest] = first === "help" && afterFirst[0] !== undefined ? [afterFirst[0], "--help"] : [first, ...afterFirst];
-  if (command === undefined || command === "--help" || command === "-h" || command === "help") {
+  if (command === undefined) {
+    // No command is a usage error like any other: a short usage on standard error, status 2. The
+    // whole help is what --help asks for, on standard output with status 0.
+    writeLine(io.stderr, `ocf-sync: no command given\n${USAGE}\n${commandsLine()}`);
+    return 2;
+  }
+  if (command === "--help" || command === "-h" || command === "help") {
     writeLine(io.stdout, mainHelp());
-    return command === undefined ? 2 : 0;
+    return 0;
   }
   if (command === "--version" || command === "-v") {
     writeLine(io.stdout, packageVersion());
@@ -81,16 +95,16 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const entry = COMMANDS[command];
   if (entry === undefined) {
     const guess = closest(command.replace(/^-+/, ""), Object.keys(COMMANDS));
-    writeLine(io.stderr, `ocf-sync: unknown command ${JSON.stringify(command)}${guess === undefined ? "" : `; did you mean ${guess}?`}`);
-    writeLine(io.stderr, `Commands: ${Object.keys(COMMANDS).join(", ")}. Run 'ocf-sync --help' for usage.`);
+    reportUsageError(io, "ocf-sync", new UsageError(`unknown command ${JSON.stringify(command)}${guess === undefined ? "" : `; did you mean ${guess}?`}\n${commandsLine()}`), argv);
     return 2;
   }
-  const guarded = guardStderr(io, secretsOf(rest, io.env));
+  const secrets = secretsOf(rest, io.env);
+  const guarded = guardStderr({ ...io, redact: (text) => (secrets.length === 0 ? text : redactSecrets(text, secrets)) }, secrets);
   try {
     const code = await entry.run(rest, guarded.io);
     return interruptedExitCode(io.signal) ?? code;
   } catch (error) {
-    return interruptedExitCode(io.signal) ?? reportFailure(command, error, guarded.io.stderr);
+    return interruptedExitCode(io.signal) ?? reportFailure(command, error, guarded.io, rest);
   } finally {
     guarded.dispose();
   }
@@ -102,10 +116,24 @@ function interruptedExitCode(signal: AbortSignal | undefined): number | undefine
   return signal?.aborted === true && isInterruptedError(reason) ? reason.exitCode : undefined;
 }
 
+/**
+ * Prints a usage error: one JSON log line (as `--log json` writes them, with a code) when the
+ * arguments ask for `--log json`, else its lines of text. The arguments are read as typed, since the
+ * error may be that they cannot be parsed.
+ */
+function reportUsageError(io: CliIo, prefix: string, error: UsageError, argv: readonly string[]): void {
+  if (typedValue(argv, "log") === "json") {
+    createReporter(io.stderr, "json", { env: io.env }).log("error", `${prefix}: ${error.message}`, { code: error.code ?? USAGE_ERROR_CODE });
+  } else {
+    writeLine(io.stderr, `${prefix}: ${error.message}${error.code === undefined ? "" : ` [${error.code}]`}`);
+  }
+}
+
 /** Prints why the command failed and returns its exit status (see `runCli`). */
-function reportFailure(command: string, error: unknown, stderr: NodeJS.WritableStream): number {
+function reportFailure(command: string, error: unknown, io: CliIo, argv: readonly string[]): number {
+  const { stderr } = io;
   if (error instanceof UsageError) {
-    writeLine(stderr, `ocf-sync ${command}: ${error.message}${error.code === undefined ? "" : ` [${error.code}]`}`);
+    reportUsageError(io, `ocf-sync ${command}`, error, argv);
     return 2;
   }
   if (isOcfSyncError(error)) {

@@ -6,7 +6,8 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
-import { UsageError } from "./io.js";
+import { fileSystemError } from "../errors.js";
+import { UsageError, asArgumentError } from "./io.js";
 
 /** A decimal as a JSON string ("10000000", "0.0001"): share counts and money never travel as JSON numbers. */
 const decimalText = z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, "a non-negative decimal as a string, such as \"10000000\" or \"0.0001\"");
@@ -62,23 +63,25 @@ const StakeholdersFileSchema = z.union([
   z.record(z.string(), z.record(z.string(), StakeholderSchema)),
 ]);
 
-async function readJson(cwd: string, option: string, file: string): Promise<unknown> {
+/** The JSON of the file an option names, and its path as resolved (as every path the command line prints is). */
+async function readJson(cwd: string, option: string, file: string): Promise<{ json: unknown; path: string }> {
+  const path = resolve(cwd, file);
   let text: string;
   try {
-    text = await readFile(resolve(cwd, file), "utf8");
+    text = await readFile(path, "utf8");
   } catch (error) {
-    throw new UsageError(`cannot read --${option} ${JSON.stringify(file)}: ${(error as Error).message}`);
+    throw asArgumentError(option, fileSystemError("read", path, error));
   }
   try {
-    return JSON.parse(text) as unknown;
+    return { json: JSON.parse(text) as unknown, path };
   } catch (error) {
-    throw new UsageError(`--${option} ${JSON.stringify(file)} is not JSON: ${(error as Error).message}`);
+    throw new UsageError(`--${option} ${path} is not JSON: ${(error as Error).message}`);
   }
 }
 
-function explain(option: string, file: string, error: z.ZodError): UsageError {
+function explain(option: string, path: string, error: z.ZodError): UsageError {
   const lines = error.issues.slice(0, 5).map((issue) => `  $${issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("")}: ${issue.message}`);
-  return new UsageError(`--${option} ${JSON.stringify(file)} is not valid:\n${lines.join("\n")}`);
+  return new UsageError(`--${option} ${path} is not valid:\n${lines.join("\n")}`);
 }
 
 /** Looks up the issuer profile of each issuer: its own entry, else `"*"`. */
@@ -92,15 +95,16 @@ function stripUndefined<T extends object>(value: T): T {
 
 export async function readIssuerProfiles(cwd: string, file: string | undefined): Promise<ProfileLookup> {
   if (file === undefined) return () => undefined;
-  const parsed = ProfilesFileSchema.safeParse(await readJson(cwd, "issuer-profile", file));
-  if (!parsed.success) throw explain("issuer-profile", file, parsed.error);
+  const { json, path } = await readJson(cwd, "issuer-profile", file);
+  const parsed = ProfilesFileSchema.safeParse(json);
+  if (!parsed.success) throw explain("issuer-profile", path, parsed.error);
   const profiles = new Map(Object.entries(parsed.data).map(([id, p]) => [id, stripUndefined(p) as IssuerProfile]));
   return (issuerId) => profiles.get(issuerId) ?? profiles.get("*");
 }
 
 export async function readStakeholderDirectory(cwd: string, file: string | undefined): Promise<DirectoryLookup> {
   if (file === undefined) return () => undefined;
-  const raw = await readJson(cwd, "stakeholders", file);
+  const { json: raw, path } = await readJson(cwd, "stakeholders", file);
   const flat = z.record(z.string(), StakeholderSchema).safeParse(raw);
   const toMap = (entries: Record<string, z.infer<typeof StakeholderSchema>>): ReadonlyMap<string, StakeholderEntry> =>
     new Map(Object.entries(entries).map(([id, e]) => [id, stripUndefined(e) as StakeholderEntry]));
@@ -109,7 +113,7 @@ export async function readStakeholderDirectory(cwd: string, file: string | undef
     return () => directory;
   }
   const nested = StakeholdersFileSchema.safeParse(raw);
-  if (!nested.success) throw explain("stakeholders", file, flat.error);
+  if (!nested.success) throw explain("stakeholders", path, flat.error);
   const byIssuer = new Map(Object.entries(nested.data as Record<string, Record<string, z.infer<typeof StakeholderSchema>>>).map(([issuer, e]) => [issuer, toMap(e)]));
   return (issuerId) => byIssuer.get(issuerId);
 }

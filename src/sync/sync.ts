@@ -69,7 +69,8 @@ export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" |
   stakeholdersOf?: (issuerId: string) => ReadonlyMap<string, StakeholderEntry> | undefined;
   /**
    * The longest the whole sync may take, in milliseconds; past it, what is under way stops (issuers
-   * keep their previous package and state) and the iteration throws `DeadlineExceededError`.
+   * keep their previous package and state), each issuer not done gets an `issuer-stopped` event, every
+   * result comes in a `sync-stopped` event, and the iteration then throws `DeadlineExceededError`.
    * @default no deadline
    */
   deadlineMs?: number;
@@ -111,7 +112,20 @@ export type SyncEvent =
    * `stage: "records"`), so that the next run does not pull them again.
    */
   | { type: "issuer-failed"; issuerId: string; error: unknown }
-  | { type: "sync-done"; results: IssuerSyncResult[] };
+  /**
+   * The sync was stopped (its deadline passed, or its `signal` fired) before the issuer's pass ended.
+   * As after `issuer-failed`, its package and records are those of its previous pass, or its records
+   * those of this one when they were stored first. `error` is why it stopped: a `DeadlineExceededError`
+   * for the deadline, else the signal's reason.
+   */
+  | { type: "issuer-stopped"; issuerId: string; error: unknown }
+  | { type: "sync-done"; results: IssuerSyncResult[] }
+  /**
+   * The last event of a sync that was stopped (see `issuer-stopped`), instead of `sync-done`: every
+   * issuer's result in the order given, each stopped one failed with `error`. The iteration then
+   * throws `error`.
+   */
+  | { type: "sync-stopped"; error: unknown; results: IssuerSyncResult[] };
 
 /**
  * Removes what killed runs left in the state's folders: temporary files of the state, store files and
@@ -139,7 +153,9 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
  * Brings the packages of `issuerIds` up to date, as an async generator of events. Issuers run
  * `concurrency` at a time, so events of different issuers interleave (each carries its `issuerId`);
  * a failed issuer is reported (`issuer-failed`) and keeps its previous package and state, and the
- * others go on. The last event is `sync-done` with every issuer's result, in the order given.
+ * others go on. The last event is `sync-done` with every issuer's result, in the order given; when
+ * the deadline or the signal stops the sync, each issuer not done gets `issuer-stopped`, the last event
+ * is `sync-stopped` with every result, and the iteration then throws why it stopped.
  * Leaving the loop early stops the issuers under way (as an abort would) before the lock is released.
  *
  * @throws {SyncLockedError} when another sync holds the state's lock; {SyncStateError} for a state
@@ -228,7 +244,6 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
       );
     }
     for (;;) {
-      if (aborted !== undefined) throw aborted.error;
       const event = queue.shift();
       if (event !== undefined) {
         yield event;
@@ -240,6 +255,13 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
         wake = resolve;
       });
       wake = undefined;
+    }
+    if (aborted !== undefined) {
+      // Every issuer has settled (the stop ended those under way): say which ones it cut short.
+      const { error } = aborted;
+      for (const issuerId of ids) if (!results.has(issuerId)) yield { type: "issuer-stopped", issuerId, error };
+      yield { type: "sync-stopped", error, results: ids.map((issuerId) => results.get(issuerId) ?? { issuerId, ok: false, error }) };
+      throw error;
     }
     yield { type: "sync-done", results: ids.flatMap((id) => results.get(id) ?? []) };
   } finally {

@@ -31,3 +31,28 @@ export function resetMidBody(body: string): Handler {
     res.write(body.slice(0, Math.floor(body.length / 2)), () => res.socket?.destroy());
   };
 }
+
+/**
+ * Answers the requests of the issuers `answered` takes from `upstream` (the sample API, passed through
+ * as it answers), and never answers any other: a job on both kinds ends the first and is under way on
+ * the others for as long as a test likes. `held` resolves once a request is being held, the state in
+ * which a test stops the job (never after a fixed delay).
+ */
+export function answerOnly(upstream: string, answered: (issuerId: string) => boolean): { handler: Handler; held: Promise<void> } {
+  let onHeld = (): void => {};
+  const held = new Promise<void>((resolve) => {
+    onHeld = resolve;
+  });
+  const handler: Handler = async (request, res) => {
+    const issuerId = decodeURIComponent(/^\/v1alpha1\/issuers\/([^/]+)\//.exec(request.url)?.[1] ?? "");
+    if (!answered(issuerId)) {
+      onHeld();
+      return;
+    }
+    const response = await fetch(`${upstream}${request.url}`, { headers: { accept: "application/json" } });
+    const body = await response.text();
+    res.writeHead(response.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  };
+  return { handler, held };
+}

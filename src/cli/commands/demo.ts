@@ -3,6 +3,7 @@ import { validatePackageAt } from "../../ocf/validate-package.js";
 import { SAMPLES_AS_OF } from "../../sample-server/data.js";
 import { startSampleServer } from "../../sample-server/server.js";
 import { parseCommandArgs } from "../args.js";
+import { COMMAND_OPTIONS } from "../command-options.js";
 import { writeLine, type CliIo } from "../io.js";
 import { prepareOutputFolder } from "../job-flags.js";
 import { exportSummaryText, runExport } from "./export.js";
@@ -31,7 +32,7 @@ Examples:
 export async function demoCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("demo", {
     args: [...argv],
-    options: { out: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: COMMAND_OPTIONS.demo,
     strict: true,
   });
   if (values.help === true) {

@@ -3,12 +3,15 @@ import { type DeadlineExceededError, isDeadlineExceededError, terminalSafe } fro
 import { exportIssuers, shardOf, type IssuerExportResult } from "../../export/export-issuers.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { parseCommandArgs } from "../args.js";
-import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
-import { DEADLINE_HELP, JOB_FLAGS, PACKAGE_FLAGS, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, type LogMode } from "../progress.js";
+import { everyIssuer } from "../issuer-list.js";
+import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { renderTable } from "../table.js";
 
 export const EXPORT_HELP = `Usage: ocf-sync export --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR [options]
@@ -51,8 +54,10 @@ Options:
                            every object is checked against the OCF schemas as it is mapped in any case
   --no-validate            the same as --validate never
   --json                   print the summary as one JSON document on standard output:
-                           { "outDir", "exported", "failed", "issuers": [{ "issuerId", "status", ... }] }
-  --log MODE               auto (progress bar on a terminal), plain or json; logs go to standard error
+                           { "outDir", "exported", "failed", "issuers": [{ "issuerId", "status", ... }] };
+                           also when the whole export fails (a usage error, an unusable DIR, the lock),
+                           then with "error": { "code", "message" } and every issuer failed by it
+${LOG_HELP}
 ${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}
@@ -79,10 +84,21 @@ Examples:
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --issuer-profile profiles.json --stakeholders people.json
   ocf-sync validate out/7`;
 
+/** What is known of an export when it fails as a whole, for its `--json` document. */
+interface KnownExport {
+  outDir: string | null;
+  issuers: string[];
+}
+
 export async function exportCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  const known: KnownExport = { outDir: null, issuers: [] };
+  return withJsonDocument(io, argv, (printJson) => exportJob(argv, io, known, printJson), (failure) => exportFailureDocument(known, failure));
+}
+
+async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport, printJson: (document: unknown) => void): Promise<number> {
   const { values } = parseCommandArgs("export", {
     args: [...argv],
-    options: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, shard: { type: "string" }, json: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+    options: COMMAND_OPTIONS.export,
     strict: true,
   });
   if (values.help === true) {
@@ -90,6 +106,7 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
     return 0;
   }
   const packageSettings = await readPackageFlags(values, io.cwd);
+  known.outDir = packageSettings.outDir;
   const clientOptions = clientOptionsFromFlags(values, io.env);
   const job = await readJobFlags(values, io.cwd);
   let issuers = job.issuers;
@@ -100,6 +117,7 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
     if (m === null || n < 1 || k < 1 || k > n) throw new UsageError(`--shard takes K/N with 1 <= K <= N, such as 2/4, got ${JSON.stringify(values.shard)}`);
     issuers = shardOf(issuers, k, n);
   }
+  known.issuers = issuers;
   const { outDir, profileOf, directoryOf, ...packageOptions } = packageSettings;
   await prepareOutputFolder("out", outDir, io.signal);
   const run = await runExport(io, {
@@ -111,7 +129,8 @@ export async function exportCommand(argv: readonly string[], io: CliIo): Promise
     profileOf,
     directoryOf,
   });
-  writeLine(io.stdout, values.json === true ? JSON.stringify(exportSummaryDocument(run), null, 2) : exportSummaryText(run));
+  if (values.json === true) printJson(exportSummaryDocument(run));
+  else writeLine(io.stdout, exportSummaryText(run));
   // The deadline: the packages written are summed up above, then the run ends as a deadline does.
   if (run.deadlinePassed !== undefined) throw run.deadlinePassed;
   return run.results.some((r) => !r.ok) ? 1 : 0;
@@ -200,15 +219,13 @@ export async function runExport(
     reporter.done();
     await client.close();
   }
-  if (deadlinePassed !== undefined) {
+  return {
     // Each issuer the deadline stopped failed by it: the summary accounts for every issuer, as pull's does.
-    const finished = new Set(results.map((r) => r.issuerId));
-    for (const issuerId of issuers) if (!finished.has(issuerId)) results.push({ issuerId, ok: false, error: deadlinePassed });
-  }
-
-  const position = new Map(issuers.map((id, i) => [id, i]));
-  results.sort((a, b) => (position.get(a.issuerId) ?? 0) - (position.get(b.issuerId) ?? 0));
-  return { results, outDir, durationMs: Date.now() - started, ...(deadlinePassed === undefined ? {} : { deadlinePassed }) };
+    results: everyIssuer(issuers, results, (issuerId) => (deadlinePassed === undefined ? undefined : { issuerId, ok: false, error: deadlinePassed })),
+    outDir,
+    durationMs: Date.now() - started,
+    ...(deadlinePassed === undefined ? {} : { deadlinePassed }),
+  };
 }
 
 /** The human summary: a table of the issuers, then one line of totals. */
@@ -229,6 +246,15 @@ export function exportSummaryText({ results, outDir, durationMs }: ExportRun): s
     (failed > 0 ? `; ${failed} failed (see above)` : "") +
     (failed < results.length ? ". Warnings and quarantined records are listed in each <package>.report.json." : ".");
   return `${table}\n\n${total}`;
+}
+
+/**
+ * The `--json` summary of an export that failed as a whole (its arguments or its output folder could
+ * not be used, another run holds the folder): the summary's fields, every issuer named failed by the
+ * failure, which `error` states.
+ */
+export function exportFailureDocument(known: KnownExport, failure: JsonFailure): unknown {
+  return { outDir: known.outDir, exported: 0, failed: known.issuers.length, issuers: failedIssuers(known.issuers, failure), error: failure };
 }
 
 /** The `--json` summary: per issuer its counts and files, or its error's code and message. */

@@ -6,9 +6,10 @@ import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-f
 import { issuerPullToNdjson } from "../../pull/ndjson.js";
 import { pullIssuers } from "../../pull/pull-issuers.js";
 import { parseCommandArgs } from "../args.js";
-import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
-import { UsageError, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, JOB_FLAGS, asArgumentError, readJobFlags } from "../job-flags.js";
+import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { COMMAND_OPTIONS } from "../command-options.js";
+import { UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
+import { DEADLINE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
 import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -32,7 +33,7 @@ Options:
   --modified-after TIME    only records modified on or after TIME (YYYY-MM-DDThh:mm:ssZ, UTC; a
                            date YYYY-MM-DD alone means its midnight UTC)
   --modified-before TIME   only records modified on or before TIME
-  --log MODE               auto (progress bar on a terminal), plain or json; logs go to stderr
+${LOG_HELP}
 ${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}
@@ -67,14 +68,7 @@ function filterTime(flag: string, value: string | undefined): string | undefined
 export async function pullCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("pull", {
     args: [...argv],
-    options: {
-      ...CLIENT_FLAGS,
-      ...JOB_FLAGS,
-      out: { type: "string" },
-      "modified-after": { type: "string" },
-      "modified-before": { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
+    options: COMMAND_OPTIONS.pull,
     strict: true,
   });
   if (values.help === true) {

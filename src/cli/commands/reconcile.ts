@@ -10,9 +10,9 @@ import { reconciliationCsv, renderReconciliationText } from "../../reconcile/ren
 import { reconcileSourceWithOcf } from "../../reconcile/source-vs-ocf.js";
 import type { ReconcileOptions, ReconciliationReport, SourceIssuer } from "../../reconcile/types.js";
 import { parseCommandArgs, parseDuration } from "../args.js";
-import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
-import { UsageError, writeLine, type CliIo } from "../io.js";
-import { asArgumentError } from "../job-flags.js";
+import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { CLIENT_FLAGS, COMMAND_OPTIONS } from "../command-options.js";
+import { UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
 import { renderTable } from "../table.js";
 
 export const RECONCILE_HELP = `Usage: ocf-sync reconcile --source FILE PACKAGE [options]
@@ -88,20 +88,7 @@ Examples:
 export async function reconcileCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("reconcile", {
     args: [...argv],
-    options: {
-      ...CLIENT_FLAGS,
-      source: { type: "string" },
-      issuer: { type: "string" },
-      against: { type: "string" },
-      "as-of": { type: "string" },
-      tolerance: { type: "string" },
-      reader: { type: "string" },
-      json: { type: "boolean" },
-      csv: { type: "boolean" },
-      html: { type: "string" },
-      deadline: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
+    options: COMMAND_OPTIONS.reconcile,
     allowPositionals: true,
     strict: true,
   });
@@ -154,11 +141,13 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
   try {
     let report: ReconciliationReport;
     try {
+      // The report names each side by its path as resolved, as every path the command line prints is.
       const packagePath = resolve(io.cwd, target);
       const pkg = await loadPackageObjects(packagePath, signal);
       if (values.against !== undefined) {
-        const other = await loadPackageObjects(resolve(io.cwd, values.against), signal);
-        report = reconcileOcfWithOcf(pkg, other, { ...options, labels: { expected: target, actual: values.against } });
+        const otherPath = resolve(io.cwd, values.against);
+        const other = await loadPackageObjects(otherPath, signal);
+        report = reconcileOcfWithOcf(pkg, other, { ...options, labels: { expected: packagePath, actual: otherPath } });
       } else {
         let source: SourceIssuer;
         let label: string;
@@ -171,11 +160,11 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
           }
           label = `source (API ${clientOptions.baseUrl})`;
         } else {
-          const file = values.source ?? "";
-          source = await loadSourceFromNdjson(resolve(io.cwd, file), pkg, { ...signal, ...(values.issuer === undefined ? {} : { issuerId: values.issuer }) });
+          const file = resolve(io.cwd, values.source ?? "");
+          source = await loadSourceFromNdjson(file, pkg, { ...signal, ...(values.issuer === undefined ? {} : { issuerId: values.issuer }) });
           label = `source (${file})`;
         }
-        report = reconcileSourceWithOcf(source, pkg, { ...options, labels: { expected: label, actual: `OCF (${target})` } });
+        report = reconcileSourceWithOcf(source, pkg, { ...options, labels: { expected: label, actual: `OCF (${packagePath})` } });
       }
     } catch (error) {
       if (!isUnusableInput(error)) throw error;

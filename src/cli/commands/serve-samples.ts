@@ -4,8 +4,8 @@ import { errnoOf, fileSystemError } from "../../errors.js";
 import { SAMPLES_AS_OF } from "../../sample-server/data.js";
 import { FAULT_KINDS, startSampleServer, type FaultKind } from "../../sample-server/server.js";
 import { parseCommandArgs, parseFraction, parseInteger } from "../args.js";
-import { UsageError, writeLine, type CliIo } from "../io.js";
-import { asArgumentError } from "../job-flags.js";
+import { COMMAND_OPTIONS } from "../command-options.js";
+import { UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
 
 export const SERVE_SAMPLES_HELP = `Usage: ocf-sync serve-samples [--port N] [options]
 
@@ -37,17 +37,7 @@ Examples:
 export async function serveSamplesCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("serve-samples", {
     args: [...argv],
-    options: {
-      port: { type: "string" },
-      "latency-ms": { type: "string" },
-      faults: { type: "string" },
-      "fault-rate": { type: "string" },
-      seed: { type: "string" },
-      quota: { type: "string" },
-      token: { type: "string" },
-      data: { type: "string" },
-      help: { type: "boolean", short: "h" },
-    },
+    options: COMMAND_OPTIONS["serve-samples"],
     strict: true,
   });
   if (values.help === true) {

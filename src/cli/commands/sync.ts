@@ -1,12 +1,15 @@
 import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
-import { isOcfSyncError } from "../../errors.js";
+import { isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
-import { CLIENT_FLAGS, CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
+import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, JOB_FLAGS, PACKAGE_FLAGS, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { everyIssuer } from "../issuer-list.js";
+import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { createReporter, formatDuration } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -40,7 +43,10 @@ Options:
   --full-every N           make every N-th run of an issuer a full one (default ${DEFAULT_FULL_EVERY}; 0: never)
   --overlap TIME           re-read changes this far before the cursor: seconds, or with a unit
                            (90s, 5m, 1h) (default ${DEFAULT_OVERLAP_SECONDS} seconds)
-  --json                   print the change set as one JSON document on stdout
+  --json                   print the change set as one JSON document on standard output:
+                           { "issuers": [{ "issuerId", "status", ... }] }; also when the whole sync fails
+                           (a usage error, an unusable DIR or FILE, a lock), then with "error":
+                           { "code", "message" } and every issuer failed by it
   --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
                            run is removed when the package is written: it would hold another package)
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at
@@ -56,14 +62,15 @@ Options:
   --generated-at TIME      the manifest's generated_at (RFC 3339); default: now
   --validate MODE          auto (default), always or never, as for 'ocf-sync export'
   --no-validate            the same as --validate never
-  --log MODE               auto (progress bar on a terminal), plain or json; logs go to stderr
+${LOG_HELP}
 ${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}
 
 Exit status: 0 every issuer synced, 1 some issuer failed (it keeps its previous package and state;
-the others are still synced), the deadline passed or another sync holds a lock, 2 usage error or an
-unusable DIR, 130 or 143 when stopped by SIGINT or SIGTERM.
+the others are still synced), the deadline passed (the summary lists the issuers synced, and those it
+stopped as FAILED DEADLINE_EXCEEDED) or another sync holds a lock, 2 usage error or an unusable DIR,
+130 or 143 when stopped by SIGINT or SIGTERM.
 
 Examples:
   ocf-sync sync --base-url https://api.carta.com --issuers-file issuers.txt --out /data/ocf \\
@@ -147,20 +154,24 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
   return lines.join("\n");
 }
 
+/**
+ * The `--json` document of a sync that failed as a whole (its arguments, output folder or state could
+ * not be used, another sync holds a lock): every issuer named failed by the failure, which `error` states.
+ */
+export function syncFailureDocument(issuers: readonly string[], failure: JsonFailure): unknown {
+  return { issuers: failedIssuers(issuers, failure), error: failure };
+}
+
 export async function syncCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  // The issuers named, once known: what a --json document of a failure of the whole sync lists.
+  const named: string[] = [];
+  return withJsonDocument(io, argv, (printJson) => syncJob(argv, io, named, printJson), (failure) => syncFailureDocument(named, failure));
+}
+
+async function syncJob(argv: readonly string[], io: CliIo, named: string[], printJson: (document: unknown) => void): Promise<number> {
   const { values } = parseCommandArgs("sync", {
     args: [...argv],
-    options: {
-      ...CLIENT_FLAGS,
-      ...JOB_FLAGS,
-      ...PACKAGE_FLAGS,
-      state: { type: "string" },
-      full: { type: "boolean" },
-      "full-every": { type: "string" },
-      overlap: { type: "string" },
-      json: { type: "boolean" },
-      help: { type: "boolean", short: "h" },
-    },
+    options: COMMAND_OPTIONS.sync,
     strict: true,
   });
   if (values.help === true) {
@@ -171,6 +182,7 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
   const clientOptions = clientOptionsFromFlags(values, io.env);
   const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd);
+  named.push(...issuers);
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
   const overlapSeconds = parseSeconds("overlap", values.overlap) ?? DEFAULT_OVERLAP_SECONDS;
   const stateFile = resolve(io.cwd, values.state);
@@ -230,19 +242,23 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
       case "leftovers-removed":
         reporter.log("warn", `removed ${event.files.length} file(s) that an interrupted run had left beside the state`, { files: event.files.length });
         break;
-      case "issuer-failed": {
+      case "issuer-failed":
+      case "issuer-stopped": {
         issuersDone += 1;
         const code = isOcfSyncError(event.error) ? event.error.code : "UNEXPECTED";
         const message = event.error instanceof Error ? event.error.message : String(event.error);
-        reporter.log("error", `issuer ${JSON.stringify(event.issuerId)} failed, its previous package and state are kept: ${message}`, { issuerId: event.issuerId, code });
+        const what = event.type === "issuer-failed" ? "failed" : "was stopped";
+        reporter.log("error", `issuer ${JSON.stringify(event.issuerId)} ${what}, its previous package and state are kept: ${message}`, { issuerId: event.issuerId, code });
         break;
       }
       case "sync-done":
+      case "sync-stopped":
         results = event.results;
         break;
     }
     progress();
   };
+  let deadlinePassed: unknown;
   try {
     for await (const event of sync(client, issuers, {
       outDir,
@@ -260,13 +276,19 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
     })) {
       onEvent(event);
     }
+  } catch (error) {
+    // The deadline: the issuers synced are summed up, as export does; anything else ends here.
+    if (!isDeadlineExceededError(error)) throw error;
+    deadlinePassed = error;
+    // Stopped before any issuer began (while taking the locks): each one was stopped all the same.
+    results = everyIssuer(issuers, results, (issuerId) => ({ issuerId, ok: false, error }));
   } finally {
     reporter.done();
     await client.close();
   }
 
   if (values.json === true) {
-    writeLine(io.stdout, JSON.stringify(changeSetDocument(results), null, 2));
+    printJson(changeSetDocument(results));
   } else {
     writeLine(io.stdout, changeSetSummary(results));
     const failed = results.filter((r) => !r.ok).length;
@@ -277,5 +299,7 @@ export async function syncCommand(argv: readonly string[], io: CliIo): Promise<n
         ".",
     );
   }
+  // The deadline: the issuers synced are summed up above, then the run ends as a deadline does.
+  if (deadlinePassed !== undefined) throw deadlinePassed;
   return results.some((r) => !r.ok) ? 1 : 0;
 }

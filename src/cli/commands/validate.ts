@@ -4,6 +4,7 @@ import { PackageUnusableError } from "../../ocf/package-reader.js";
 import { LINEAGE_READINGS, type Lineage } from "../../ocf/security-ledger.js";
 import { validatePackageAt, type PackageValidationReport } from "../../ocf/validate-package.js";
 import { parseCommandArgs } from "../args.js";
+import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import { renderTable } from "../table.js";
 
@@ -53,7 +54,7 @@ Examples:
 export async function validateCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseCommandArgs("validate", {
     args: [...argv],
-    options: { json: { type: "boolean" }, reader: { type: "string" }, help: { type: "boolean", short: "h" } },
+    options: COMMAND_OPTIONS.validate,
     allowPositionals: true,
     strict: true,
   });

@@ -85,6 +85,97 @@ describe("ocf-sync export output", () => {
   });
 });
 
+describe("--log json", () => {
+  /** The one line of standard error, as JSON, checked for the shape of every --log json line. */
+  const jsonLine = (stderr: string): { time: string; level: string; msg: string; code: string } => {
+    const lines = stderr.trimEnd().split("\n");
+    expect(lines, stderr).toHaveLength(1);
+    const line = JSON.parse(lines[0] ?? "") as { time: string; level: string; msg: string; code: string };
+    expect(Object.keys(line)).toEqual(["time", "level", "msg", "code"]);
+    expect(new Date(line.time).toISOString()).toBe(line.time);
+    return line;
+  };
+
+  it.each([
+    ["an unknown option", ["export", "--log", "json", "--bogus"], "ocf-sync export: Unknown option '--bogus'\nRun 'ocf-sync export --help' for the options."],
+    ["an option of another command", ["validate", "--issuer", "7", "--log=json"], "ocf-sync validate: Unknown option '--issuer': --issuer is an option of export, pull, reconcile, sync; not of validate"],
+    ["an unknown command", ["exprot", "--log", "json"], 'ocf-sync: unknown command "exprot"; did you mean export?\nCommands: demo, export'],
+    ["a bad value", ["sync", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "o", "--state", "s.json", "--concurrency", "many", "--log", "json"], 'ocf-sync sync: --concurrency takes a whole number, got "many"'],
+  ])("makes a usage error (%s) one JSON log line on standard error, status 2", async (_what, args, msg) => {
+    const run = await runCliProcess(args, { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    const line = jsonLine(run.stderr);
+    expect(line.level).toBe("error");
+    expect(line.msg.startsWith(msg), line.msg).toBe(true);
+    expect(line.code).toBe("USAGE_ERROR");
+  });
+
+  it("gives a usage error that has a code its code", async () => {
+    const run = await runCliProcess(["export", "--base-url", server.url, "--issuer", "7", "--out", "/proc/ocf-sync-x", "--log", "json"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(jsonLine(run.stderr)).toMatchObject({ level: "error", code: "FILE_SYSTEM_ERROR", msg: expect.stringContaining("--out: cannot create the folder /proc/ocf-sync-x") as string });
+  });
+
+  it("only when asked: a --log value that is not json leaves the usage error as text", async () => {
+    const run = await runCliProcess(["export", "--log", "plain", "--bogus"], { cwd: dir });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toBe("ocf-sync export: Unknown option '--bogus'\nRun 'ocf-sync export --help' for the options.\n");
+  });
+});
+
+describe("--json of export and sync when the whole job fails", () => {
+  interface FailureDocument {
+    outDir?: string | null;
+    exported?: number;
+    failed?: number;
+    issuers: { issuerId: string; status: string; error: { code: string; message: string } }[];
+    error: { code: string; message: string };
+  }
+  /** Standard output is one JSON document, every issuer named failed by the job's error. */
+  const documentOf = (stdout: string, code: string, issuers: string[]): FailureDocument => {
+    const document = JSON.parse(stdout) as FailureDocument;
+    expect(document.error.code).toBe(code);
+    expect(document.issuers).toEqual(issuers.map((issuerId) => ({ issuerId, status: "failed", error: document.error })));
+    return document;
+  };
+
+  it("export: an output folder it cannot use is one document with the error's code and message, status 2 as before", async () => {
+    const run = await runCliProcess(exportArgs("/proc/ocf-sync-json", "--json"), { cwd: dir });
+    expect(run.code).toBe(2);
+    const document = documentOf(run.stdout, "FILE_SYSTEM_ERROR", ["7", "acme-robotics"]);
+    expect(document).toMatchObject({ outDir: "/proc/ocf-sync-json", exported: 0, failed: 2 });
+    expect(document.error.message).toBe("--out: cannot create the folder /proc/ocf-sync-json: the file system does not allow new folders in /proc (ENOENT)");
+    // Standard error says it as before.
+    expect(run.stderr).toBe(`ocf-sync export: ${document.error.message} [FILE_SYSTEM_ERROR]\n`);
+  });
+
+  it("export: arguments that cannot be parsed are a document too, with what is known (nothing yet)", async () => {
+    const run = await runCliProcess(["export", "--json", "--issuer", "7", "--bogus"], { cwd: dir });
+    expect(run.code).toBe(2);
+    const document = documentOf(run.stdout, "USAGE_ERROR", []);
+    expect(document).toMatchObject({ outDir: null, exported: 0, failed: 0 });
+    expect(document.error.message).toBe("Unknown option '--bogus'\nRun 'ocf-sync export --help' for the options.");
+  });
+
+  it("sync: a state it cannot read is one document, status 1 as before, and no secret is in it", async () => {
+    // The secret in the state's path puts it in the message: it is redacted on standard output as on standard error.
+    const secret = "tok-json-5e8d1c7a";
+    const state = join(dir, `state-${secret}.json`);
+    await writeFile(state, "{ not json");
+    const run = await runCliProcess(
+      ["sync", "--base-url", server.url, "--issuer", "7", "--out", "out-sync-json", "--state", state, "--json"],
+      { cwd: dir, env: { OCF_SYNC_TOKEN: secret } },
+    );
+    expect(run.code).toBe(1);
+    const document = documentOf(run.stdout, "SYNC_STATE_INVALID", ["7"]);
+    expect(Object.keys(document)).toEqual(["issuers", "error"]);
+    expect(document.error.message).toContain("is not JSON");
+    expect(document.error.message).toContain("[REDACTED]");
+    expect(run.stdout + run.stderr).not.toContain(secret);
+  });
+});
+
 /** Runs the CLI under a pseudo-terminal (util-linux `script`), so that it sees a real TTY. */
 function inTerminal(args: readonly string[], env: Record<string, string>): Promise<string> {
   const quote = (arg: string): string => `'${arg.replaceAll("'", "'\\''")}'`;

@@ -13,10 +13,11 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
+import { DeadlineExceededError } from "../../../src/errors.js";
 import { validatePackageAt } from "../../../src/ocf/validate-package.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { captureIo } from "../../helpers/capture.js";
-import { trickle } from "../../helpers/hostile-handlers.js";
+import { answerOnly, trickle } from "../../helpers/hostile-handlers.js";
 import { type LoopbackServer, hang, reply, startLoopbackServer } from "../../helpers/loopback-server.js";
 import { spawnCli } from "../../helpers/spawn-cli.js";
 
@@ -243,14 +244,49 @@ describe("deadlines end jobs against a server that never answers (exit 1, earlie
     ]);
   });
 
-  it("sync --deadline: the state stays as it was", async () => {
+  it("sync --deadline: the state stays as it was, and the summary lists the issuers it stopped, as export's does", async () => {
     const work = join(dir, "deadline-sync");
     await mkdir(work);
-    const result = await run("sync", "--base-url", hanging.url, "--issuer", "7", "--out", join(work, "out"), "--state", join(work, "state.json"), "--deadline", "500ms", "--log", "plain");
+    const result = await run("sync", "--base-url", hanging.url, "--issuer", "7", "--issuer", "8", "--out", join(work, "out"), "--state", join(work, "state.json"), "--deadline", "500ms", "--log", "plain");
     expect(result.code).toBe(1);
-    expect(result.err).toContain("[DEADLINE_EXCEEDED]");
+    expect(result.err).toContain("ocf-sync sync: the job's deadline of 500 ms passed before it finished; what was under way was stopped [DEADLINE_EXCEEDED]");
+    expect(result.err).toContain('issuer "7" was stopped, its previous package and state are kept');
     expectClean(result);
     expect((await readdir(work)).sort()).toEqual(["out"]);
+    expect(result.out).toMatch(/\n7 +- +- +- +- +- +- +FAILED DEADLINE_EXCEEDED\n8 +- +- +- +- +- +- +FAILED DEADLINE_EXCEEDED\n/);
+    expect(result.out).toContain(`\n0 of 2 issuers synced to ${join(work, "out")} in `);
+  });
+
+  it("sync --deadline --json lists every issuer the deadline stopped as failed by it", async () => {
+    const work = join(dir, "deadline-sync-json");
+    const result = await run("sync", "--base-url", hanging.url, "--issuer", "7", "--issuer", "8", "--out", join(work, "out"), "--state", join(work, "state.json"), "--deadline", "500ms", "--json");
+    expect(result.code).toBe(1);
+    const document = JSON.parse(result.out) as { issuers: { issuerId: string; status: string; error: { code: string } }[] };
+    expect(document.issuers.map((i) => [i.issuerId, i.status, i.error.code])).toEqual([
+      ["7", "failed", "DEADLINE_EXCEEDED"],
+      ["8", "failed", "DEADLINE_EXCEEDED"],
+    ]);
+  });
+
+  it("sync stopped by its deadline with one issuer done: the summary has both, the done one as synced", async () => {
+    // "7" is answered, "acme-robotics" held; one at a time, "7" is done when the deadline stops "acme-robotics".
+    const front = answerOnly(samples.url, (issuerId) => issuerId === "7");
+    const held = await startLoopbackServer(front.handler);
+    const controller = new AbortController();
+    // The deadline passes at the state the test waits for: the command meets the error its own --deadline gives.
+    void front.held.then(() => controller.abort(new DeadlineExceededError(60_000)));
+    const work = join(dir, "deadline-sync-half");
+    const io = captureIo(dir, {}, controller.signal);
+    try {
+      const code = await runCli(["sync", "--base-url", held.url, "--issuer", "7", "--issuer", "acme-robotics", "--concurrency", "1", "--out", join(work, "out"), "--state", join(work, "state.json"), "--log", "plain"], io);
+      expect(code).toBe(1);
+    } finally {
+      await held.close();
+    }
+    expect(io.stderr.text).toContain("[DEADLINE_EXCEEDED]");
+    expect(io.stdout.text).toMatch(/\n7 +full \(first-run\) +7 +\d+ +0 +0 +0 +ok\nacme-robotics +- +- +- +- +- +- +FAILED DEADLINE_EXCEEDED\n/);
+    expect(io.stdout.text).toContain("\nacme-robotics: failed: the job's deadline of 60 s passed");
+    expect(io.stdout.text).toContain(`\n1 of 2 issuers synced to ${join(work, "out")} in `);
   });
 
   it("reconcile --base-url --deadline", async () => {

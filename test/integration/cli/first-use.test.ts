@@ -4,14 +4,14 @@
  * to fix it, the right exit status, and never a stack trace.
  */
 import { spawn } from "node:child_process";
-import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { captureIo } from "../../helpers/capture.js";
-import { CLI_FROM_SOURCES, PROJECT_ROOT } from "../../helpers/cli-process.js";
+import { CLI_FROM_SOURCES, PROJECT_ROOT, runCliProcess } from "../../helpers/cli-process.js";
 
 const STACK = /\n\s+at /;
 
@@ -76,6 +76,19 @@ describe("misspellings get a suggestion", () => {
     expect(result.err).toContain(`Run 'ocf-sync ${argv[0] ?? ""} --help' for the options.`);
   });
 
+  it.each([
+    [["validate", "--issuer", "7", "out/7"], "--issuer", "export, pull, reconcile, sync"],
+    [["export", "--port", "4010"], "--port", "serve-samples"],
+    [["pull", "--state", "state.json"], "--state", "sync"],
+    [["sync", "--source", "7.ndjson"], "--source", "reconcile"],
+  ])("an option of another command in %j says which commands take it", async (argv, option, owners) => {
+    const result = await run(...argv);
+    expect(result.code).toBe(2);
+    expect(result.err).toBe(
+      `ocf-sync ${argv[0] ?? ""}: Unknown option '${option}': ${option} is an option of ${owners}; not of ${argv[0] ?? ""}\nRun 'ocf-sync ${argv[0] ?? ""} --help' for the options.\n`,
+    );
+  });
+
   it("an option that resembles none gets no guess", async () => {
     const result = await run("export", "--frobnicate");
     expect(result.code).toBe(2);
@@ -108,6 +121,22 @@ describe("an option whose value is forgotten", () => {
     expect(result.code).toBe(2);
     expect(result.err).toContain("--token needs a value, but the next argument is an option\n");
     expect(result.err).not.toContain("Secret");
+  });
+});
+
+describe("no command at all", () => {
+  it("is a usage error like any other: a short usage on standard error, status 2, nothing on standard output", async () => {
+    const result = await runCliProcess([], { cwd: dir });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toBe(
+      "ocf-sync: no command given\nUsage: ocf-sync <command> [options]\nCommands: demo, export, pull, reconcile, serve-samples, sync, validate. Run 'ocf-sync --help' for usage.\n",
+    );
+    // The whole help is --help's: on standard output, status 0.
+    const help = await run("--help");
+    expect(help.code).toBe(0);
+    expect(help.err).toBe("");
+    expect(help.out).toContain("Usage: ocf-sync <command> [options]\n\nCommands:\n");
   });
 });
 
@@ -226,8 +255,31 @@ describe("an --issuers-file that names no issuer", () => {
     const result = await run("export", "--base-url", "http://127.0.0.1:9", "--issuers-file", "issuers.txt", "--out", "out");
     expect(result.code).toBe(2);
     expect(result.err).toBe(
-      'ocf-sync export: --issuers-file "issuers.txt" names no issuer: it needs one issuer id per line (blank lines and # comments are skipped)\n',
+      `ocf-sync export: --issuers-file ${join(dir, "issuers.txt")} names no issuer: it needs one issuer id per line (blank lines and # comments are skipped)\n`,
     );
+  });
+});
+
+describe("paths typed relative are printed as resolved, by every command", () => {
+  it("in a report: reconcile names both packages by their absolute paths, in text and in --json", async () => {
+    await cp(join(PROJECT_ROOT, "samples/ocf/7"), join(dir, "pkg-7"), { recursive: true });
+    const text = await run("reconcile", "pkg-7", "--against", "./pkg-7");
+    expect(text.code).toBe(0);
+    expect(text.out.split("\n")[0]).toBe(`OCF against OCF for issuer "issuer-7": ${join(dir, "pkg-7")} vs ${join(dir, "pkg-7")}; vested as of 2025-06-30; tolerance 0`);
+    const json = await run("reconcile", "pkg-7", "--against", "./pkg-7", "--json");
+    const { reports } = JSON.parse(json.out) as { reports: { labels: { expected: string; actual: string } }[] };
+    expect(reports[0]?.labels).toEqual({ expected: join(dir, "pkg-7"), actual: join(dir, "pkg-7") });
+  });
+
+  it.each([
+    [["--issuers-file", "missing-issuers.txt"], "--issuers-file: cannot read {dir}/missing-issuers.txt: it does not exist (or a folder on its way does not) (ENOENT) [FILE_SYSTEM_ERROR]"],
+    [["--issuer", "7", "--stakeholders", "missing-people.json"], "--stakeholders: cannot read {dir}/missing-people.json: it does not exist (or a folder on its way does not) (ENOENT) [FILE_SYSTEM_ERROR]"],
+    [["--issuer", "7", "--issuer-profile", "./not-json.json"], "--issuer-profile {dir}/not-json.json is not JSON: "],
+  ])("in a message: %j names the file by its absolute path", async (args, message) => {
+    await writeFile(join(dir, "not-json.json"), "{");
+    const result = await run("sync", "--base-url", "http://127.0.0.1:9", "--out", "out", "--state", "state.json", ...args);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain(`ocf-sync sync: ${message.replace("{dir}", dir)}`);
   });
 });
 

@@ -6,7 +6,10 @@ import type { SampleServer, WireRecord } from "../../../src/sample-server/server
 import { SyncLockedError } from "../../../src/sync/lock.js";
 import { storeFolderOf } from "../../../src/sync/pass.js";
 import { SyncStateError, readSyncState, snapshotFolderOf } from "../../../src/sync/state.js";
-import { sync } from "../../../src/sync/sync.js";
+import { DeadlineExceededError } from "../../../src/errors.js";
+import { sync, type SyncEvent } from "../../../src/sync/sync.js";
+import { answerOnly } from "../../helpers/hostile-handlers.js";
+import { startLoopbackServer } from "../../helpers/loopback-server.js";
 import { AS_OF, GENERATED_AT, client, eventsOf, expectSameAsFreshExport, folderFiles, folderStats, openSyncWorkspace, runSync, touch } from "./helpers.js";
 
 function awardsOf(server: SampleServer, issuerId: string): WireRecord[] {
@@ -242,6 +245,40 @@ describe("sync against the sample server", () => {
     }
     expect(seen).not.toContain("sync-done");
     await expect(readFile(`${stateFile}.lock`)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("stopped by its deadline, reports each issuer it cut short (issuer-stopped) and every result (sync-stopped), then throws", async () => {
+    // "7" is answered, "acme-robotics" held: one at a time, "7" is done when "acme-robotics" is stopped.
+    const front = answerOnly(server.url, (issuerId) => issuerId === "7");
+    const held = await startLoopbackServer(front.handler);
+    const controller = new AbortController();
+    // The deadline passing, at the moment the test chooses: sync passes the signal's reason on, as its own deadline's.
+    void front.held.then(() => controller.abort(new DeadlineExceededError(60_000)));
+    const api = client(held.url);
+    const events: SyncEvent[] = [];
+    try {
+      const run = (async () => {
+        for await (const event of sync(api, ["7", "acme-robotics"], { outDir, stateFile, concurrency: 1, signal: controller.signal, generatedAt: GENERATED_AT })) events.push(event);
+      })();
+      await expect(run).rejects.toMatchObject({ code: "DEADLINE_EXCEEDED" });
+    } finally {
+      await api.close();
+      await held.close();
+    }
+    expect(eventsOf(events, "issuer-stopped").map((e) => [e.issuerId, (e.error as { code?: string }).code])).toEqual([["acme-robotics", "DEADLINE_EXCEEDED"]]);
+    expect(eventsOf(events, "issuer-failed")).toEqual([]);
+    expect(events.map((e) => e.type)).not.toContain("sync-done");
+    const last = events.at(-1);
+    expect(last?.type).toBe("sync-stopped");
+    if (last?.type !== "sync-stopped") return;
+    expect((last.error as { code?: string }).code).toBe("DEADLINE_EXCEEDED");
+    expect(last.results.map((r) => [r.issuerId, r.ok])).toEqual([
+      ["7", true],
+      ["acme-robotics", false],
+    ]);
+    // "7" was synced whole; "acme-robotics" has no state (it had none before) and no package.
+    expect((await readSyncState(stateFile)).issuers.map((i) => i.issuerId)).toEqual(["7"]);
+    expect((await readdir(outDir)).sort()).toEqual(["7", "7.report.json"]);
   });
 
   it("carries a quarantined record over like any other, and maps it once it is fixed", async () => {

@@ -1,6 +1,6 @@
-/** How the command line reads a span in seconds (`sync --overlap`): bare seconds, or with a unit. */
+/** How the command line reads a span in seconds (`sync --overlap`), and options from the arguments as typed. */
 import { describe, expect, it } from "vitest";
-import { parseSeconds } from "../../../src/cli/args.js";
+import { parseSeconds, typedFlag, typedValue } from "../../../src/cli/args.js";
 
 describe("parseSeconds", () => {
   it.each([
@@ -22,5 +22,28 @@ describe("parseSeconds", () => {
 
   it.each(["5 minutes", "1.5s", "-5", "169h", "", "5ms", "1e3", "0x10"])("refuses %j, naming the option and the forms it takes", (text) => {
     expect(() => parseSeconds("overlap", text)).toThrow(/^--overlap (takes whole seconds \(300\) or a duration with its unit \(90s, 5m, 1h\), up to 168h; got|takes a whole number|must be between)/);
+  });
+});
+
+describe("typedValue and typedFlag: options read from the arguments as typed, before (or without) parsing them", () => {
+  it.each([
+    [["export", "--log", "json"], "json"],
+    [["export", "--log=json", "--bogus"], "json"],
+    [["--log", "plain", "--log", "json"], "json"],
+    [["--log", "json", "--log=plain"], "plain"],
+    [["--log"], undefined],
+    [["--", "--log", "json"], undefined],
+    [["--logs", "json"], undefined],
+  ])("%j gives --log %j", (argv, value) => {
+    expect(typedValue(argv, "log")).toBe(value);
+  });
+
+  it.each([
+    [["export", "--json"], true],
+    [["export", "--json=yes"], true],
+    [["export", "--jsonl"], false],
+    [["export", "--", "--json"], false],
+  ])("%j gives --json %j", (argv, given) => {
+    expect(typedFlag(argv, "json")).toBe(given);
   });
 });
