@@ -46,7 +46,7 @@ const HELP = { help: { type: "boolean", short: "h" } } as const;
 
 export const COMMAND_OPTIONS = {
   demo: { out: { type: "string" }, ...HELP },
-  export: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, shard: { type: "string" }, json: { type: "boolean" }, ...HELP },
+  export: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, shard: { type: "string" }, resume: { type: "boolean" }, json: { type: "boolean" }, ...HELP },
   pull: { ...CLIENT_FLAGS, ...JOB_FLAGS, out: { type: "string" }, "modified-after": { type: "string" }, "modified-before": { type: "string" }, ...HELP },
   reconcile: {
     ...CLIENT_FLAGS,

@@ -9,7 +9,7 @@ import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
 import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
-import { createReporter, formatDuration, type LogMode } from "../progress.js";
+import { createReporter, formatDuration, type LogMode, type Reporter } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { renderTable } from "../table.js";
@@ -34,6 +34,9 @@ Options:
   --concurrency N          issuers exported at once (default 4); all share one rate limiter
   --shard K/N              export only the K-th of N slices of the issuer list (by a hash of each id),
                            to split a batch across machines or CI jobs with no coordination
+  --resume                 continue the export last run into DIR that was interrupted or had failed
+                           issuers: a package it already wrote with the same options is kept, not
+                           exported again ("ok, resumed"), and the rest get its --generated-at
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at (today)
   --issuer-profile FILE    JSON: { "<issuerId>": { "legalName", "formationDate", "countryOfFormation",
                            "dba", "countrySubdivisionOfFormation", "shareClasses", "stockPlans" },
@@ -64,7 +67,8 @@ ${CLIENT_FLAGS_HELP}
 
 One export or sync at a time writes to DIR: DIR/.ocf-sync.lock is held while it runs (a second one is
 refused; the lock of a run that was killed is taken over). Each run removes the temporary files and
-folders that killed runs left in DIR.
+folders that killed runs left in DIR. Until every issuer of an export is written, DIR/.ocf-sync-export.json
+keeps the time it started, for --resume.
 
 Without --issuer-profile and --stakeholders the Issuer and Stakeholders carry labelled placeholders
 (the API gives only ids), each reported as a warning.
@@ -79,6 +83,7 @@ Examples:
   OCF_SYNC_TOKEN=... ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt \\
       --out /data/ocf --concurrency 8 --on-invalid quarantine --log json --json > summary.json
   ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --shard 2/4   # job 2 of 4
+  ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --resume   # after Ctrl-C
   echo '{ "7": { "legalName": "Seven Robotics, Inc.", "formationDate": "2014-03-01", "countryOfFormation": "US" } }' > profiles.json
   echo '{ "5120": { "legalName": "Ada Lovelace", "type": "INDIVIDUAL", "currentRelationship": "EMPLOYEE" } }' > people.json
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --issuer-profile profiles.json --stakeholders people.json
@@ -125,7 +130,13 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
     issuers,
     outDir,
     logMode: job.logMode,
-    exportOptions: { ...packageOptions, concurrency: job.concurrency, onInvalid: job.onInvalid, ...(job.deadlineMs === undefined ? {} : { deadlineMs: job.deadlineMs }) },
+    exportOptions: {
+      ...packageOptions,
+      concurrency: job.concurrency,
+      onInvalid: job.onInvalid,
+      resume: values.resume === true,
+      ...(job.deadlineMs === undefined ? {} : { deadlineMs: job.deadlineMs }),
+    },
     profileOf,
     directoryOf,
   });
@@ -163,6 +174,7 @@ export async function runExport(
       settlementStockClassName?: string;
       lineage?: Lineage;
       deadlineMs?: number;
+      resume?: boolean;
     };
     profileOf?: ProfileLookup;
     directoryOf?: DirectoryLookup;
@@ -179,14 +191,17 @@ export async function runExport(
   const report = (result: IssuerExportResult): void => {
     if (result.ok) {
       const e = result.export;
-      reporter.log("info", `issuer ${JSON.stringify(e.issuerId)}: ${e.transactions} transactions from ${e.awards} awards and ${e.units} units -> ${e.folder}`, {
+      const what = result.resumed === true ? "already written by this export (resumed)" : `${e.transactions} transactions from ${e.awards} awards and ${e.units} units`;
+      reporter.log("info", `issuer ${JSON.stringify(e.issuerId)}: ${what} -> ${e.folder}`, {
         issuerId: e.issuerId,
         folder: e.folder,
         zip: e.zip,
         transactions: e.transactions,
         warnings: e.warnings.length,
         quarantined: e.quarantined.length,
+        ...(result.resumed === true ? { resumed: true } : {}),
       });
+      warnAsOf(reporter, e.warnings);
     } else {
       reporter.log("error", `issuer ${JSON.stringify(result.issuerId)} failed: ${result.error.message}`, { issuerId: result.issuerId, code: result.error.code });
     }
@@ -228,6 +243,17 @@ export async function runExport(
   };
 }
 
+/**
+ * The issuer-level warnings a person should see at once rather than only in the report: a package
+ * read as of its as-of date states more vested than the source (`UNVESTED_BEFORE_AS_OF`; its message
+ * names the latest as-of date the source's vesting status fits).
+ */
+function warnAsOf(reporter: Reporter, warnings: readonly { code: string; issuerId?: string; message: string }[]): void {
+  for (const w of warnings) {
+    if (w.code === "UNVESTED_BEFORE_AS_OF" && !("record" in w && w.record !== undefined)) reporter.log("warn", w.message, { issuerId: w.issuerId, code: w.code });
+  }
+}
+
 /** The human summary: a table of the issuers, then one line of totals. */
 export function exportSummaryText({ results, outDir, durationMs }: ExportRun): string {
   const failed = results.filter((r) => !r.ok).length;
@@ -238,7 +264,7 @@ export function exportSummaryText({ results, outDir, durationMs }: ExportRun): s
     { header: "transactions", value: (r) => (r.ok ? String(r.export.transactions) : "-"), align: "right" },
     { header: "warnings", value: (r) => (r.ok ? String(r.export.warnings.length) : "-"), align: "right" },
     { header: "quarantined", value: (r) => (r.ok ? String(r.export.quarantined.length) : "-"), align: "right" },
-    { header: "status", value: (r) => (r.ok ? (r.export.validated ? "ok, valid" : "ok, objects checked") : `FAILED ${r.error.code}`) },
+    { header: "status", value: (r) => (r.ok ? (r.resumed === true ? "ok, resumed" : r.export.validated ? "ok, valid" : "ok, objects checked") : `FAILED ${r.error.code}`) },
     { header: "package", value: (r) => (r.ok ? r.export.name : "") },
   ]);
   const total =
@@ -280,6 +306,7 @@ export function exportSummaryDocument({ results, outDir }: ExportRun): unknown {
             quarantined: r.export.quarantined.length,
             validated: r.export.validated,
             bytes: r.export.bytes,
+            resumed: r.resumed === true,
           }
         : { issuerId: r.issuerId, status: "failed", error: { code: r.error.code, message: r.error.message } },
     ),

@@ -74,6 +74,7 @@ describe("ocf-sync export output", () => {
           quarantined: 0,
           validated: true,
           bytes: expect.any(Number) as number,
+          resumed: false,
         },
         expect.objectContaining({ issuerId: "acme-robotics", status: "ok", package: "acme-robotics", transactions: 38 }),
         { issuerId: "no-such-issuer", status: "failed", error: { code: "API_NOT_FOUND", message: expect.stringContaining("404") as string } },

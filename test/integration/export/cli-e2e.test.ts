@@ -80,6 +80,25 @@ describe("the built CLI as a child process", () => {
     expect((JSON.parse(json.stdout) as { valid: boolean }).valid).toBe(true);
   });
 
+  it("export --resume keeps what the job wrote and retries what failed; a late --as-of is a warning on stderr", async () => {
+    const args = ["export", "--base-url", server.url, "--issuer", "7", "--issuer", "no-such-issuer", "--out", "resumed", "--as-of", "2026-11-26", "--log", "plain"];
+    const first = await cli(args, work);
+    expect(first.code).toBe(1);
+    expect(first.stderr).toContain('warn: issuer "7", options.asOf: is 2026-11-26, but 2 records have tranches dated on or before it');
+    expect(first.stderr).toContain("an as-of date up to 2025-06-30");
+    expect(await readdir(join(work, "resumed"))).toContain(".ocf-sync-export.json");
+    const second = await cli([...args, "--resume"], work);
+    expect(second.code).toBe(1);
+    expect(second.stdout).toMatch(/^7 .* ok, resumed +7$/m);
+    expect(second.stdout).toMatch(/^no-such-issuer .* FAILED API_NOT_FOUND/m);
+    expect(second.stderr).toContain('issuer "7": already written by this export (resumed)');
+    const json = await cli(["export", "--base-url", server.url, "--issuer", "7", "--out", "resumed", "--as-of", "2026-11-26", "--resume", "--json"], work);
+    expect(json.code, json.stderr).toBe(0);
+    expect((JSON.parse(json.stdout) as { issuers: { resumed: boolean }[] }).issuers.map((i) => i.resumed)).toEqual([true]);
+    // Every issuer of the job is written: nothing is left to resume.
+    expect(await readdir(join(work, "resumed"))).not.toContain(".ocf-sync-export.json");
+  });
+
   it("validate rejects corrupted packages with the right exit code", async () => {
     const bad = join(work, "corrupt");
     await cp(join(work, "out", "7"), bad, { recursive: true });
