@@ -117,38 +117,47 @@ function interruptedExitCode(signal: AbortSignal | undefined): number | undefine
 }
 
 /**
- * Prints a usage error: one JSON log line (as `--log json` writes them, with a code) when the
- * arguments ask for `--log json`, else its lines of text. The arguments are read as typed, since the
- * error may be that they cannot be parsed.
+ * Prints why a command failed: one JSON log line (as `--log json` writes them, with the code) when the
+ * arguments ask for `--log json`, else a line of text ending in the code in brackets (a usage error
+ * without a code has none). The arguments are read as typed, since the error may be that they cannot
+ * be parsed.
  */
-function reportUsageError(io: CliIo, prefix: string, error: UsageError, argv: readonly string[]): void {
+function reportLine(io: CliIo, argv: readonly string[], message: string, code: string | undefined, jsonCode: string): void {
   if (typedValue(argv, "log") === "json") {
-    createReporter(io.stderr, "json", { env: io.env }).log("error", `${prefix}: ${error.message}`, { code: error.code ?? USAGE_ERROR_CODE });
+    createReporter(io.stderr, "json", { env: io.env }).log("error", message, { code: code ?? jsonCode });
   } else {
-    writeLine(io.stderr, `${prefix}: ${error.message}${error.code === undefined ? "" : ` [${error.code}]`}`);
+    writeLine(io.stderr, `${message}${code === undefined ? "" : ` [${code}]`}`);
   }
+}
+
+/** Prints a usage error (see `reportLine`). */
+function reportUsageError(io: CliIo, prefix: string, error: UsageError, argv: readonly string[]): void {
+  reportLine(io, argv, `${prefix}: ${error.message}`, error.code, USAGE_ERROR_CODE);
 }
 
 /** Prints why the command failed and returns its exit status (see `runCli`). */
 function reportFailure(command: string, error: unknown, io: CliIo, argv: readonly string[]): number {
-  const { stderr } = io;
   if (error instanceof UsageError) {
     reportUsageError(io, `ocf-sync ${command}`, error, argv);
     return 2;
   }
   if (isOcfSyncError(error)) {
-    writeLine(stderr, `ocf-sync ${command}: ${terminalSafe(error.message)} [${error.code}]`);
+    reportLine(io, argv, `ocf-sync ${command}: ${terminalSafe(error.message)}`, error.code, error.code);
     // A client option the flags gave that the client refuses is a usage error.
     return error.code === "CLIENT_CONFIG_INVALID" ? 2 : 1;
   }
   const errno = errnoOf(error);
   if (errno !== undefined) {
     // A system failure (a file, a port in use) that no layer turned into a typed error: still the user's to fix, not a bug.
-    writeLine(stderr, `ocf-sync ${command}: ${terminalSafe(error instanceof Error ? error.message : String(error))} [${errno}]`);
+    reportLine(io, argv, `ocf-sync ${command}: ${terminalSafe(error instanceof Error ? error.message : String(error))}`, errno, errno);
     return 1;
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
-  writeLine(stderr, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it with what follows):\n${detail}`);
+  if (typedValue(argv, "log") === "json") {
+    reportLine(io, argv, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it): ${detail}`, "UNEXPECTED_ERROR", "UNEXPECTED_ERROR");
+  } else {
+    writeLine(io.stderr, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it with what follows):\n${detail}`);
+  }
   return 70;
 }
 

@@ -118,6 +118,19 @@ describe("--log json", () => {
     expect(jsonLine(run.stderr)).toMatchObject({ level: "error", code: "FILE_SYSTEM_ERROR", msg: expect.stringContaining("--out: cannot create the folder /proc/ocf-sync-x") as string });
   });
 
+  it("makes a failure of the whole job (a state it cannot read) one JSON log line too, with its code, status 1", async () => {
+    const state = join(dir, "state-log-json.json");
+    await writeFile(state, "{ not json");
+    const run = await runCliProcess(["sync", "--base-url", server.url, "--issuer", "7", "--out", "out-sync-log-json", "--state", state, "--log", "json"], { cwd: dir });
+    expect(run.code).toBe(1);
+    const line = jsonLine(run.stderr);
+    expect(line).toMatchObject({ level: "error", code: "SYNC_STATE_INVALID" });
+    expect(line.msg).toContain("ocf-sync sync: ");
+    expect(line.msg).toContain("is not JSON");
+    const plain = await runCliProcess(["sync", "--base-url", server.url, "--issuer", "7", "--out", "out-sync-log-json", "--state", state, "--log", "plain"], { cwd: dir });
+    expect(plain.stderr).toMatch(/^ocf-sync sync: .*is not JSON.* \[SYNC_STATE_INVALID\]\n$/s);
+  });
+
   it("only when asked: a --log value that is not json leaves the usage error as text", async () => {
     const run = await runCliProcess(["export", "--log", "plain", "--bogus"], { cwd: dir });
     expect(run.code).toBe(2);
