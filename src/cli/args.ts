@@ -38,10 +38,13 @@ function explainParseError(message: string, command: CommandName, known: readonl
     const name = unknown[2] ?? "";
     const owners = unknown[1] === "--" ? commandsTaking(name) : [];
     const guess = closest(name, known);
+    const positional = POSITIONAL_ARGUMENTS[command];
+    const unnamed = unknown[1] === "--" && positional?.names.includes(name.toLowerCase()) === true ? positional.hint : undefined;
     return (
       (message.split(". ")[0] ?? message) +
+      (unnamed === undefined ? "" : `: ${unnamed}`) +
       (owners.length === 0 ? "" : `: --${name} is an option of ${owners.join(", ")}; not of ${command}`) +
-      (guess === undefined ? "" : `; did you mean --${guess}?`)
+      (guess === undefined || unnamed !== undefined ? "" : `; did you mean --${guess}?`)
     );
   }
   const dashed = /^Option '--([^' ]+)' argument is ambiguous/.exec(message);
@@ -55,6 +58,15 @@ function explainParseError(message: string, command: CommandName, known: readonl
   }
   return message.replace(/\. To specify a positional argument.*$/s, "");
 }
+
+/**
+ * The arguments a command takes without an option name, and the names a person may try to give them
+ * as options (`reconcile --package out/7`): said so, rather than a guess at another option.
+ */
+const POSITIONAL_ARGUMENTS: Partial<Record<CommandName, { names: readonly string[]; hint: string }>> = {
+  validate: { names: ["path", "package", "file", "folder", "zip", "in", "input"], hint: "the package is given without an option name: ocf-sync validate PATH" },
+  reconcile: { names: ["package", "path", "ocf", "folder", "zip"], hint: "the package is given without an option name, e.g. ocf-sync reconcile --source FILE PACKAGE" },
+};
 
 /** The commands that take the long option `--name`, in the order of the table. */
 function commandsTaking(name: string): CommandName[] {

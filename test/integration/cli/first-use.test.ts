@@ -89,6 +89,15 @@ describe("misspellings get a suggestion", () => {
     );
   });
 
+  it.each([
+    [["reconcile", "--source", "7.ndjson", "--package", "out/7"], "--package", "the package is given without an option name, e.g. ocf-sync reconcile --source FILE PACKAGE"],
+    [["validate", "--path", "out/7"], "--path", "the package is given without an option name: ocf-sync validate PATH"],
+  ])("a name given to the package in %j says the package takes none", async (argv, option, hint) => {
+    const result = await run(...argv);
+    expect(result.code).toBe(2);
+    expect(result.err).toBe(`ocf-sync ${argv[0] ?? ""}: Unknown option '${option}': ${hint}\nRun 'ocf-sync ${argv[0] ?? ""} --help' for the options.\n`);
+  });
+
   it("an option that resembles none gets no guess", async () => {
     const result = await run("export", "--frobnicate");
     expect(result.code).toBe(2);
