@@ -111,3 +111,14 @@ export function formatDuration(ms: number): string {
   if (m < 60) return `${m}m${String(s % 60).padStart(2, "0")}s`;
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
 }
+
+/**
+ * The issuer-level warnings a person should see at once rather than only in the report: a package
+ * read as of its as-of date states more vested than the source (`UNVESTED_BEFORE_AS_OF`; its message
+ * names the latest as-of date the source's vesting status fits). Logged as warnings by export and sync.
+ */
+export function logNotableWarnings(reporter: Reporter, warnings: readonly { code: string; issuerId?: string; message: string }[]): void {
+  for (const w of warnings) {
+    if (w.code === "UNVESTED_BEFORE_AS_OF" && !("record" in w && w.record !== undefined)) reporter.log("warn", w.message, { issuerId: w.issuerId, code: w.code });
+  }
+}

@@ -495,7 +495,7 @@ export async function* syncIssuer(
     const headFile = { issuer: head.issuer, stakeholders: head.stakeholders, stockClasses: head.stockClasses, stockPlans: head.stockPlans, withdrawn: head.withdrawn };
     await writeHead(storeDir, built, headFile);
     const { changes, objects } = await diffStoredPackages(storeDir, before, { shards: nextStore.shards, head: headFile }, priorPackage?.objects ?? 0, { signal });
-    yield { type: "package-written", issuerId, folder: written.folder, zip: written.zip, transactions: written.transactions, changes };
+    yield { type: "package-written", issuerId, folder: written.folder, zip: written.zip, transactions: written.transactions, changes, warnings: written.warnings };
 
     const done: IssuerSyncState = {
       ...stored,

@@ -25,7 +25,7 @@ import { basename, dirname, join } from "node:path";
 import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { utcNowRfc3339 } from "../dates.js";
-import type { ExportOptions } from "../export/export-issuer.js";
+import type { ExportOptions, IssuerExport } from "../export/export-issuer.js";
 import { acquireOutputLock } from "../export/output-lock.js";
 import { makeFolder } from "../io/folders.js";
 import type { HeldLock } from "../io/lock-file.js";
@@ -97,8 +97,11 @@ export type SyncEvent =
    * changed either (not parsed: their records were re-read unchanged again).
    */
   | { type: "records-changed"; issuerId: string; pass: "full" | "incremental"; pulled: number; pages: number; reread: number; unchangedPages: number; records: RecordChanges }
-  /** The issuer's package was written: what changed among its OCF objects. */
-  | { type: "package-written"; issuerId: string; folder: string; zip: string | undefined; transactions: number; changes: OcfChangeSet }
+  /**
+   * The issuer's package was written: what changed among its OCF objects, and the warnings of its
+   * export (as in its report).
+   */
+  | { type: "package-written"; issuerId: string; folder: string; zip: string | undefined; transactions: number; changes: OcfChangeSet; warnings: IssuerExport["warnings"] }
   /** The issuer's package was already current (no record changed): it was left as it is. */
   | { type: "package-unchanged"; issuerId: string; folder: string; objects: number }
   /**

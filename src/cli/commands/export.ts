@@ -9,7 +9,7 @@ import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
 import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
-import { createReporter, formatDuration, type LogMode, type Reporter } from "../progress.js";
+import { createReporter, formatDuration, logNotableWarnings, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { renderTable } from "../table.js";
@@ -201,7 +201,7 @@ export async function runExport(
         quarantined: e.quarantined.length,
         ...(result.resumed === true ? { resumed: true } : {}),
       });
-      warnAsOf(reporter, e.warnings);
+      logNotableWarnings(reporter, e.warnings);
     } else {
       reporter.log("error", `issuer ${JSON.stringify(result.issuerId)} failed: ${result.error.message}`, { issuerId: result.issuerId, code: result.error.code });
     }
@@ -241,17 +241,6 @@ export async function runExport(
     durationMs: Date.now() - started,
     ...(deadlinePassed === undefined ? {} : { deadlinePassed }),
   };
-}
-
-/**
- * The issuer-level warnings a person should see at once rather than only in the report: a package
- * read as of its as-of date states more vested than the source (`UNVESTED_BEFORE_AS_OF`; its message
- * names the latest as-of date the source's vesting status fits).
- */
-function warnAsOf(reporter: Reporter, warnings: readonly { code: string; issuerId?: string; message: string }[]): void {
-  for (const w of warnings) {
-    if (w.code === "UNVESTED_BEFORE_AS_OF" && !("record" in w && w.record !== undefined)) reporter.log("warn", w.message, { issuerId: w.issuerId, code: w.code });
-  }
 }
 
 /** The human summary: a table of the issuers, then one line of totals. */

@@ -10,7 +10,7 @@ import { UsageError, writeLine, type CliIo } from "../io.js";
 import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
-import { createReporter, formatDuration } from "../progress.js";
+import { createReporter, formatDuration, logNotableWarnings } from "../progress.js";
 import { renderTable } from "../table.js";
 
 export const SYNC_HELP = `Usage: ocf-sync sync --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR --state FILE [options]
@@ -234,6 +234,7 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
       case "package-written":
         issuersDone += 1;
         reporter.log("info", `issuer ${JSON.stringify(event.issuerId)}: package written to ${event.folder}`, { issuerId: event.issuerId, folder: event.folder });
+        logNotableWarnings(reporter, event.warnings);
         break;
       case "package-unchanged":
         issuersDone += 1;

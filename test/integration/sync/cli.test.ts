@@ -63,6 +63,17 @@ describe("ocf-sync sync", () => {
     expect(issuer?.unchanged).toBeGreaterThan(0);
   });
 
+  it("says on stderr when the package's as-of date is past tranches the source has not vested, naming the date the source fits", async () => {
+    const late = await run("--as-of", "2026-11-26");
+    expect(late.code).toBe(0);
+    expect(late.stderr).toContain('warn: issuer "7", options.asOf: is 2026-11-26, but 2 records have tranches dated on or before it');
+    expect(late.stderr).toContain("an as-of date up to 2025-06-30");
+    const onTime = await run("--as-of", "2025-06-30", "--full");
+    expect(onTime.stderr).toContain('issuer "7": package written to');
+    expect(onTime.stderr).not.toContain("UNVESTED");
+    expect(onTime.stderr).not.toContain("have not vested");
+  });
+
   it("says when nothing changed: the package left as it is, the pages asked and the records re-read", async () => {
     expect((await run()).code).toBe(0);
     const again = await run("--json");
