@@ -134,6 +134,11 @@ export function utcToday(nowMs: number = Date.now()): CalendarDate {
   return new Date(nowMs).toISOString().slice(0, 10);
 }
 
+/** `YYYY-MM-DD` of a year, month and day. */
+function formatCalendarDate(year: number, month: number, day: number): CalendarDate {
+  return `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+}
+
 /** The calendar day before `date` (a real date of year 2 or later), by calendar arithmetic alone. */
 export function previousDay(date: CalendarDate): CalendarDate {
   let year = Number(date.slice(0, 4));
@@ -147,5 +152,15 @@ export function previousDay(date: CalendarDate): CalendarDate {
     }
     day = daysInMonth(year, month);
   }
-  return `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`;
+  return formatCalendarDate(year, month, day);
+}
+
+/** A calendar date as a number that sorts the same way (`2026-03-01` → 20260301), for compact storage. */
+export function dayNumber(date: CalendarDate): number {
+  return Number(date.slice(0, 4)) * 10000 + Number(date.slice(5, 7)) * 100 + Number(date.slice(8, 10));
+}
+
+/** The date of a `dayNumber`. */
+export function dayOfNumber(day: number): CalendarDate {
+  return formatCalendarDate(Math.floor(day / 10000), Math.floor(day / 100) % 100, day % 100);
 }

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { join } from "node:path";
-import { isCalendarDate, type CalendarDate } from "../dates.js";
+import { dayNumber, dayOfNumber, isCalendarDate, type CalendarDate } from "../dates.js";
 import type { OcfIssuer, OcfStakeholder, OcfStockClass, OcfStockPlan, OcfTransaction } from "../ocf/schemas.js";
 import type { RecordKind } from "../source/kinds.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
@@ -29,7 +29,7 @@ import { FileLines, MemoryLines, NumberList, type RecordLines } from "./record-l
 import { CountedMap, UsesTally, compactUses, type IssuerUses } from "./uses-tally.js";
 import { mapStockPlans } from "./stock-plans.js";
 import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses, StockClassUse, UnvestedTranche } from "./types.js";
-import { dayNumber, dayOfNumber, unvestedIssuerWarning, unvestedRecordWarning } from "./unvested.js";
+import { unvestedIssuerWarning, unvestedRecordWarning } from "./unvested.js";
 import { unitClassUse, type ShareClassDirectory } from "./share-classes.js";
 import { mapUnit } from "./unit.js";
 import { assertValidOcf } from "./validate.js";

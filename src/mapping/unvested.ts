@@ -32,16 +32,3 @@ export function unvestedIssuerWarning(issuerId: string, records: number, earlies
     `is ${asOf}, but ${records} record${records === 1 ? " has" : "s have"} tranches dated on or before it that the source says have not vested (each in a warning of its own), so the package states more vested than the source does. No record's vesting status contradicts an as-of date up to ${previousDay(earliest)}: if the source's vesting status is as of an earlier day (a snapshot), export as of that day (asOf, --as-of)`,
   );
 }
-
-/** A calendar date as a number that sorts the same way (`2026-03-01` → 20260301), for compact storage. */
-export function dayNumber(date: CalendarDate): number {
-  return Number(date.slice(0, 4)) * 10000 + Number(date.slice(5, 7)) * 100 + Number(date.slice(8, 10));
-}
-
-/** The date of a `dayNumber`. */
-export function dayOfNumber(day: number): CalendarDate {
-  const y = Math.floor(day / 10000);
-  const m = Math.floor(day / 100) % 100;
-  const d = day % 100;
-  return `${String(y).padStart(4, "0")}-${String(m).padStart(2, "0")}-${String(d).padStart(2, "0")}`;
-}

@@ -8,11 +8,10 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { previousDay } from "../../../src/dates.js";
+import { dayNumber, dayOfNumber, previousDay } from "../../../src/dates.js";
 import { IssuerMappingAccumulator } from "../../../src/mapping/accumulator.js";
 import { mapAward } from "../../../src/mapping/award.js";
 import { mapUnit } from "../../../src/mapping/unit.js";
-import { dayNumber, dayOfNumber } from "../../../src/mapping/unvested.js";
 import type { RestrictedStockAward } from "../../../src/source/records.js";
 import { ISSUER_ID, baseAward, baseUnit, mapRecords, termsAward, timeEvent } from "./fixtures.js";
 
