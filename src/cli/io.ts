@@ -35,6 +35,8 @@ export class UsageError extends Error {
 
 /** The code of a usage error that has none of its own, where a code is always given (JSON output). */
 export const USAGE_ERROR_CODE = "USAGE_ERROR";
+/** The code of a failure that is a bug in ocf-sync (no typed error, no system error), in JSON output. */
+export const UNEXPECTED_ERROR_CODE = "UNEXPECTED";
 
 /** A file-system error about an argument's path, as the usage error it is (exit status 2); anything else unchanged. */
 export function asArgumentError(option: string, error: unknown): unknown {

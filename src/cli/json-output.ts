@@ -5,7 +5,7 @@
  */
 import { errnoOf, isInterruptedError, isOcfSyncError } from "../errors.js";
 import { typedFlag } from "./args.js";
-import { USAGE_ERROR_CODE, UsageError, writeLine, type CliIo } from "./io.js";
+import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, writeLine, type CliIo } from "./io.js";
 
 /** What failed, as a `--json` document states it: a stable code and one message, never a stack or a secret. */
 export interface JsonFailure {
@@ -19,7 +19,7 @@ export interface JsonFailure {
  * the secrets the command was given.
  */
 export function jobFailureOf(error: unknown, io: CliIo): JsonFailure {
-  const code = error instanceof UsageError ? (error.code ?? USAGE_ERROR_CODE) : isOcfSyncError(error) ? error.code : (errnoOf(error) ?? "UNEXPECTED");
+  const code = error instanceof UsageError ? (error.code ?? USAGE_ERROR_CODE) : isOcfSyncError(error) ? error.code : (errnoOf(error) ?? UNEXPECTED_ERROR_CODE);
   const message = error instanceof Error ? error.message : String(error);
   return { code, message: io.redact === undefined ? message : io.redact(message) };
 }

@@ -13,7 +13,7 @@ import { reconcileCommand } from "./commands/reconcile.js";
 import { serveSamplesCommand } from "./commands/serve-samples.js";
 import { syncCommand } from "./commands/sync.js";
 import { validateCommand } from "./commands/validate.js";
-import { USAGE_ERROR_CODE, UsageError, writeLine, type CliIo } from "./io.js";
+import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, writeLine, type CliIo } from "./io.js";
 import { createReporter } from "./progress.js";
 
 const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: CliIo) => Promise<number> }> = {
@@ -122,9 +122,9 @@ function interruptedExitCode(signal: AbortSignal | undefined): number | undefine
  * without a code has none). The arguments are read as typed, since the error may be that they cannot
  * be parsed.
  */
-function reportLine(io: CliIo, argv: readonly string[], message: string, code: string | undefined, jsonCode: string): void {
+function reportLine(io: CliIo, argv: readonly string[], message: string, code: string | undefined): void {
   if (typedValue(argv, "log") === "json") {
-    createReporter(io.stderr, "json", { env: io.env }).log("error", message, { code: code ?? jsonCode });
+    createReporter(io.stderr, "json", { env: io.env }).log("error", message, { code: code ?? USAGE_ERROR_CODE });
   } else {
     writeLine(io.stderr, `${message}${code === undefined ? "" : ` [${code}]`}`);
   }
@@ -132,7 +132,7 @@ function reportLine(io: CliIo, argv: readonly string[], message: string, code: s
 
 /** Prints a usage error (see `reportLine`). */
 function reportUsageError(io: CliIo, prefix: string, error: UsageError, argv: readonly string[]): void {
-  reportLine(io, argv, `${prefix}: ${error.message}`, error.code, USAGE_ERROR_CODE);
+  reportLine(io, argv, `${prefix}: ${error.message}`, error.code);
 }
 
 /** Prints why the command failed and returns its exit status (see `runCli`). */
@@ -142,19 +142,19 @@ function reportFailure(command: string, error: unknown, io: CliIo, argv: readonl
     return 2;
   }
   if (isOcfSyncError(error)) {
-    reportLine(io, argv, `ocf-sync ${command}: ${terminalSafe(error.message)}`, error.code, error.code);
+    reportLine(io, argv, `ocf-sync ${command}: ${terminalSafe(error.message)}`, error.code);
     // A client option the flags gave that the client refuses is a usage error.
     return error.code === "CLIENT_CONFIG_INVALID" ? 2 : 1;
   }
   const errno = errnoOf(error);
   if (errno !== undefined) {
     // A system failure (a file, a port in use) that no layer turned into a typed error: still the user's to fix, not a bug.
-    reportLine(io, argv, `ocf-sync ${command}: ${terminalSafe(error instanceof Error ? error.message : String(error))}`, errno, errno);
+    reportLine(io, argv, `ocf-sync ${command}: ${terminalSafe(error instanceof Error ? error.message : String(error))}`, errno);
     return 1;
   }
   const detail = error instanceof Error ? (error.stack ?? error.message) : String(error);
   if (typedValue(argv, "log") === "json") {
-    reportLine(io, argv, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it): ${detail}`, "UNEXPECTED_ERROR", "UNEXPECTED_ERROR");
+    reportLine(io, argv, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it): ${detail}`, UNEXPECTED_ERROR_CODE);
   } else {
     writeLine(io.stderr, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it with what follows):\n${detail}`);
   }
