@@ -166,7 +166,6 @@ export function rawLastModified(raw: unknown): string {
   }
 }
 
-
 /**
  * Exports one issuer to `<outDir>/<name>/` (and `.ocf.zip`). The package appears whole or not at all,
  * and a previous package of the issuer is replaced only by a complete, valid one.
@@ -174,6 +173,15 @@ export function rawLastModified(raw: unknown): string {
  * @throws the API error, the first invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
  */
 export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
+  return exportIssuerOfJob(client, issuerId, options);
+}
+
+/**
+ * `exportIssuer` as part of a job (`exportIssuers`) that already computed the issuer's `exportDigest`
+ * (to check for a package to resume): the report records that digest rather than computing it again.
+ * Not part of the public API.
+ */
+export async function exportIssuerOfJob(client: ApiClient, issuerId: string, options: ExportOptions, jobDigest?: string): Promise<IssuerExport> {
   const { outDir, zip = false, onInvalid = "fail", validate = "auto", validateMaxBytes = DEFAULT_VALIDATE_MAX_BYTES, onEvent, onMapped, signal, logger = silentLogger } = options;
   const generatedAt = options.generatedAt ?? utcNowRfc3339();
   const name = packageNameFor(issuerId);
@@ -332,7 +340,7 @@ export async function exportIssuer(client: ApiClient, issuerId: string, options:
     };
     // The report is written and flushed before the package is put in place: a report that cannot be
     // written (or serialized) stops the package too, and a package never appears without its report.
-    const job = await exportDigest(client, { ...options, generatedAt });
+    const job = jobDigest ?? (await exportDigest(client, { ...options, generatedAt }));
     pendingReport = await openAtomicWriteStream(result.report, { signal });
     await pendingReport.write(`${JSON.stringify(reportOf(result, generatedAt, job), null, 2)}\n`);
     await pendingReport.flush();

@@ -12,7 +12,8 @@ import { makeFolder } from "../io/folders.js";
 import type { StaleLock } from "../io/lock-file.js";
 import { recoverPackageFolders } from "../ocf/package-folder.js";
 import { inCompletionOrder } from "../pull/concurrent.js";
-import { exportIssuer, type ExportOptions, type IssuerExport } from "./export-issuer.js";
+import { type DirectoryJson, directoryJsonOnce } from "../sync/fingerprint.js";
+import { exportIssuerOfJob, type ExportOptions, type IssuerExport } from "./export-issuer.js";
 import { acquireOutputLock } from "./output-lock.js";
 import { completedExport, exportDigest, finishJob, startJob, unfinishedJobTime } from "./resume.js";
 
@@ -92,8 +93,9 @@ export async function* exportIssuers(
       if (resumedTime !== generatedAt) await startJob(options.outDir, generatedAt, job.signal);
       const unique = [...new Set(issuerIds)];
       let failed = false;
+      const directoryJsonOf = directoryJsonOnce();
       for await (const result of inCompletionOrder(unique, concurrency, (issuerId) =>
-        exportOne(client, issuerId, { ...exportOptions, ...signal, generatedAt }, { issuerProfileOf, stakeholdersOf, resume }),
+        exportOne(client, issuerId, { ...exportOptions, ...signal, generatedAt }, { issuerProfileOf, stakeholdersOf, resume, directoryJsonOf }),
       )) {
         if (!result.ok) failed = true;
         yield result;
@@ -112,21 +114,29 @@ async function exportOne(
   client: ApiClient,
   issuerId: string,
   exportOptions: ExportOptions & { generatedAt: string },
-  { issuerProfileOf, stakeholdersOf, resume }: { issuerProfileOf: ExportManyOptions["issuerProfileOf"]; stakeholdersOf: ExportManyOptions["stakeholdersOf"]; resume: boolean },
+  job: {
+    issuerProfileOf: ExportManyOptions["issuerProfileOf"];
+    stakeholdersOf: ExportManyOptions["stakeholdersOf"];
+    resume: boolean;
+    /** Serializes each stakeholder directory once a job (`exportDigest` needs it for every issuer). */
+    directoryJsonOf: DirectoryJson;
+  },
 ): Promise<IssuerExportResult> {
   const started = Date.now();
   exportOptions.onEvent?.({ type: "issuer-started", issuerId });
   try {
-    const profile = issuerProfileOf?.(issuerId);
-    const directory = stakeholdersOf?.(issuerId);
+    const profile = job.issuerProfileOf?.(issuerId);
+    const directory = job.stakeholdersOf?.(issuerId);
     const issuerOptions: ExportOptions & { generatedAt: string } = {
       ...exportOptions,
       ...(profile === undefined ? {} : { issuerProfile: profile }),
       ...(directory === undefined ? {} : { stakeholders: directory }),
     };
+    // Computed once: checked against a kept report when resuming, and recorded in the new report otherwise.
+    const digest = await exportDigest(client, issuerOptions, job.directoryJsonOf);
     // The package this job already put in place, when resuming (checked against its report and manifest).
-    const done = resume ? await completedExport(exportOptions.outDir, issuerId, await exportDigest(client, issuerOptions), exportOptions.zip ?? false) : undefined;
-    const result = done ?? (await exportIssuer(client, issuerId, issuerOptions));
+    const done = job.resume ? await completedExport(exportOptions.outDir, issuerId, digest, exportOptions.zip ?? false) : undefined;
+    const result = done ?? (await exportIssuerOfJob(client, issuerId, issuerOptions, digest));
     exportOptions.onEvent?.({
       type: "issuer-done",
       issuerId,

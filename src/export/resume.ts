@@ -23,7 +23,7 @@ import { PACKAGE_FILE_NAMES } from "../ocf/package-files.js";
 import { packageNameFor } from "../ocf/package-folder.js";
 import type { WrittenPackageFile } from "../ocf/package-writer.js";
 import type { SourceWarning } from "../source/errors.js";
-import { digestOf, mappingCodeDigest, mappingDigest } from "../sync/fingerprint.js";
+import { type DirectoryJson, digestOf, directoryJson, mappingCodeDigest, mappingDigest } from "../sync/fingerprint.js";
 import type { ExportOptions, ExportQuarantine, IssuerExport } from "./export-issuer.js";
 
 /** The file that holds an unfinished job's start time, in the output folder. */
@@ -66,13 +66,14 @@ export async function finishJob(outDir: string): Promise<void> {
 /**
  * A digest of everything one issuer's package depends on besides the source data: where it comes
  * from, the mapping code and options (the issuer's own profile and stakeholders included), the time
- * and as-of date, and how it is written and checked.
+ * and as-of date, and how it is written and checked. A job of many issuers passes `directoryJsonOnce()`
+ * so that a directory shared by its issuers is serialized once, not once per issuer.
  */
-export async function exportDigest(client: ApiClient, options: ExportOptions & { generatedAt: string }): Promise<string> {
+export async function exportDigest(client: ApiClient, options: ExportOptions & { generatedAt: string }, directoryJsonOf: DirectoryJson = directoryJson): Promise<string> {
   return digestOf([
     "export-1",
     client.baseUrl,
-    mappingDigest(await mappingCodeDigest(), options),
+    mappingDigest(await mappingCodeDigest(), options, directoryJsonOf),
     options.generatedAt,
     options.asOf ?? null,
     options.onInvalid ?? "fail",

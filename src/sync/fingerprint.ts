@@ -10,7 +10,7 @@ import { canonicalJson } from "./change-set.js";
 
 /** A short digest of JSON values (object keys sorted, so their order does not matter). */
 export function digestOf(values: readonly unknown[]): string {
-  return createHash("sha256").update(canonicalJson(values)).digest("base64url").slice(0, 22);
+  return digestOfJson(canonicalJson(values));
 }
 
 /** The folders (next to this module's own) whose code turns a source record into its OCF objects. */
@@ -47,17 +47,42 @@ export function mappingCodeDigest(): Promise<string> {
   return codeDigest;
 }
 
+/** The canonical JSON of a stakeholder directory as `mappingDigest` digests it (entries sorted by key). */
+export type DirectoryJson = (directory: ReadonlyMap<string, unknown>) => string;
+
+/** Serializes a directory afresh each time (a directory of 50,000 entries takes a few hundred ms). */
+export const directoryJson: DirectoryJson = (directory) =>
+  canonicalJson([...directory.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+
+/**
+ * A `DirectoryJson` that serializes each directory object once, for one job in which no directory
+ * changes (keyed on the object, so a caller's later edit of its Map in another job is never missed).
+ */
+export function directoryJsonOnce(): DirectoryJson {
+  const seen = new WeakMap<ReadonlyMap<string, unknown>, string>();
+  return (directory) => {
+    let json = seen.get(directory);
+    if (json === undefined) {
+      json = directoryJson(directory);
+      seen.set(directory, json);
+    }
+    return json;
+  };
+}
+
 /**
  * The digest a stored mapping is made under. The per-record mapping reads these options, never
  * `asOf`, which only sets the manifest's date and the issuer's placeholder formation date in the
- * issuer-level objects (a property test keeps this true).
+ * issuer-level objects (a property test keeps this true). The value is `digestOf` of the five parts
+ * (the directory's JSON composed in, so that a memoized `directoryJsonOf` gives the same digest).
  */
-export function mappingDigest(code: string, options: MappingOptions): string {
-  return digestOf([
-    code,
-    options.settlementStockClassName ?? null,
-    options.lineage ?? null,
-    options.issuerProfile ?? null,
-    options.stakeholders === undefined ? null : [...options.stakeholders.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
-  ]);
+export function mappingDigest(code: string, options: MappingOptions, directoryJsonOf: DirectoryJson = directoryJson): string {
+  const head = canonicalJson([code, options.settlementStockClassName ?? null, options.lineage ?? null, options.issuerProfile ?? null]);
+  const stakeholders = options.stakeholders === undefined ? "null" : directoryJsonOf(options.stakeholders);
+  return digestOfJson(`${head.slice(0, -1)},${stakeholders}]`);
+}
+
+/** `digestOf` of JSON already in canonical form. */
+function digestOfJson(json: string): string {
+  return createHash("sha256").update(json).digest("base64url").slice(0, 22);
 }

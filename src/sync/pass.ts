@@ -24,7 +24,8 @@ import { access } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { ApiClient } from "../client/create-client.js";
 import { epochMsToUtcDateTime, parseUtcDateTime, toFilterDateTime, utcDateTimeToEpochMs, utcNowRfc3339, type UtcDateTime } from "../dates.js";
-import { exportIssuer, rawLastModified, type IssuerExport, type MappedRecordItem } from "../export/export-issuer.js";
+import { exportIssuerOfJob, rawLastModified, type IssuerExport, type MappedRecordItem } from "../export/export-issuer.js";
+import { exportDigest } from "../export/resume.js";
 import { mapGrant, type AccumulatedIssuer } from "../mapping/accumulator.js";
 import { isMappingError } from "../mapping/errors.js";
 import type { ShareClassDirectory } from "../mapping/share-classes.js";
@@ -39,7 +40,7 @@ import type { RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward } from "../source/records.js";
 import { diffStoredPackages, type OcfChangeSet } from "./change-set.js";
-import { digestOf, mappingDigest } from "./fingerprint.js";
+import { type DirectoryJson, digestOf, mappingDigest } from "./fingerprint.js";
 import { snapshotFolderOf, UNCHANGED_PAGES_LIMIT, type FullPassReason, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState, type UnchangedPage } from "./state.js";
 import {
   Staging,
@@ -228,7 +229,8 @@ async function* storedItems(storeDir: string, shards: readonly number[], issuerI
 }
 
 /** Options of one issuer's pass: the sync's, resolved. */
-export type PassOptions = SyncOptions & { generatedAt: string; mappingCode: string; signal: AbortSignal };
+/** `directoryJsonOf` serializes each stakeholder directory once a sync (every issuer's digests need it). */
+export type PassOptions = SyncOptions & { generatedAt: string; mappingCode: string; directoryJsonOf: DirectoryJson; signal: AbortSignal };
 
 function replaceIssuerState(state: SyncState, next: IssuerSyncState): void {
   const index = state.issuers.findIndex((s) => s.issuerId === next.issuerId);
@@ -258,7 +260,7 @@ export async function* syncIssuer(
     ...(options.settlementStockClassName === undefined ? {} : { settlementStockClassName: options.settlementStockClassName }),
     ...(options.lineage === undefined ? {} : { lineage: options.lineage }),
   };
-  const mapping = mappingDigest(options.mappingCode, mappingOptions);
+  const mapping = mappingDigest(options.mappingCode, mappingOptions, options.directoryJsonOf);
   const folder = resolve(options.outDir, name);
   const zip = options.zip === true ? resolve(options.outDir, `${name}.ocf.zip`) : null;
   const build = digestOf([mapping, options.asOf ?? null, onInvalid, zip]);
@@ -482,15 +484,20 @@ export async function* syncIssuer(
     const built = generation;
     const before = priorPackage === undefined ? undefined : { shards: priorPackage.shards, head: await readHead(storeDir, priorPackage.generation) };
     let head: AccumulatedIssuer | undefined;
-    const { stateFile: _stateFile, concurrency: _concurrency, full: _full, fullEvery: _fullEvery, overlapSeconds: _overlap, pageSize: _pageSize, issuerProfileOf: _profileOf, stakeholdersOf: _stakeholdersOf, mappingCode: _code, ...exportOptions } = options;
-    const written = await exportIssuer(client, issuerId, {
-      ...exportOptions,
-      ...mappingOptions,
-      records: storedItems(storeDir, nextStore.shards, issuerId, onInvalid),
-      onMapped: (issuer) => {
-        head = issuer;
+    const { stateFile: _stateFile, concurrency: _concurrency, full: _full, fullEvery: _fullEvery, overlapSeconds: _overlap, pageSize: _pageSize, issuerProfileOf: _profileOf, stakeholdersOf: _stakeholdersOf, mappingCode: _code, directoryJsonOf, ...exportOptions } = options;
+    const packageOptions = { ...exportOptions, ...mappingOptions };
+    const written = await exportIssuerOfJob(
+      client,
+      issuerId,
+      {
+        ...packageOptions,
+        records: storedItems(storeDir, nextStore.shards, issuerId, onInvalid),
+        onMapped: (issuer) => {
+          head = issuer;
+        },
       },
-    });
+      await exportDigest(client, packageOptions, directoryJsonOf),
+    );
     if (head === undefined) throw new Error("the export wrote a package without settling its issuer-level objects");
     const headFile = { issuer: head.issuer, stakeholders: head.stakeholders, stockClasses: head.stockClasses, stockPlans: head.stockPlans, withdrawn: head.withdrawn };
     await writeHead(storeDir, built, headFile);

@@ -33,7 +33,7 @@ import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { packageNameFor, recoverPackageFolders } from "../ocf/package-folder.js";
 import type { PullEvent } from "../pull/events.js";
 import type { OcfChangeSet } from "./change-set.js";
-import { mappingCodeDigest } from "./fingerprint.js";
+import { directoryJsonOnce, mappingCodeDigest } from "./fingerprint.js";
 import { acquireSyncLock, type LockOwner, type StaleLock } from "./lock.js";
 import { syncIssuer, storeFilesOf, type IssuerSyncResult, type PassPlan, type RecordChanges } from "./pass.js";
 import { readSyncState, snapshotFolderOf, writeSyncState, type SyncState } from "./state.js";
@@ -199,6 +199,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     if (restored.length > 0) yield { type: "packages-recovered", names: restored };
     const generatedAt = options.generatedAt ?? utcNowRfc3339();
     const mappingCode = await mappingCodeDigest();
+    const directoryJsonOf = directoryJsonOnce();
 
     // One writer of the state file at a time, each writing the latest state: a later write never
     // lands before an earlier one.
@@ -224,7 +225,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
         limit(async () => {
           try {
             signal.throwIfAborted();
-            const pass = syncIssuer(client, issuerId, state, saveState, { ...options, generatedAt, mappingCode, signal });
+            const pass = syncIssuer(client, issuerId, state, saveState, { ...options, generatedAt, mappingCode, directoryJsonOf, signal });
             for (let step = await pass.next(); ; step = await pass.next()) {
               if (step.done === true) {
                 results.set(issuerId, step.value);

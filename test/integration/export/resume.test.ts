@@ -5,6 +5,7 @@
 import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CountingDirectory } from "../../helpers/counting-directory.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiClient, type ApiClient } from "../../../src/client/create-client.js";
 import { exportIssuers, type ExportManyOptions, type IssuerExportResult } from "../../../src/export/export-issuers.js";
@@ -112,5 +113,20 @@ describe("exportIssuers with resume", () => {
     // Without resume, a new job: everything is exported.
     const again = await run(["7", "acme-robotics"], { outDir: out, generatedAt });
     expect([...again.values()].some(resumed)).toBe(false);
+  });
+
+  it("serializes a stakeholder directory shared by the job's issuers once, and a directory changed between jobs exports again", async () => {
+    const out = await mkdtemp(join(tmpdir(), "ocf-sync-resume-directory-"));
+    const directory = new CountingDirectory([["nobody", { legalName: "Nobody Inc." }]]);
+    const options: ExportManyOptions = { outDir: out, generatedAt: "2025-06-30T00:00:00Z", stakeholdersOf: () => directory };
+    await run([...server.issuers, "no-such-issuer"], options);
+    expect(directory.reads).toBe(1);
+    const again = await run(server.issuers, { ...options, resume: true });
+    expect([...again.values()].every(resumed)).toBe(true);
+    expect(directory.reads).toBe(2);
+    // The caller's Map edited between jobs: another digest, so nothing of the job holds.
+    directory.set("someone", { legalName: "Someone Ltd." });
+    const edited = await run(server.issuers, { ...options, resume: true });
+    expect([...edited.values()].some(resumed)).toBe(false);
   });
 });

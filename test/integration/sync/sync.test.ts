@@ -1,6 +1,7 @@
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import { join } from "node:path";
+import { CountingDirectory } from "../../helpers/counting-directory.js";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SampleServer, WireRecord } from "../../../src/sample-server/server.js";
 import { SyncLockedError } from "../../../src/sync/lock.js";
@@ -209,6 +210,19 @@ describe("sync against the sample server", () => {
     expect(eventsOf(events, "sync-done")[0]?.results.map((r) => [r.issuerId, r.ok])).toEqual(issuers.map((id) => [id, true]));
     expect((await readSyncState(stateFile)).issuers.map((s) => s.issuerId)).toEqual([...issuers].sort());
     expect(events.at(-1)?.type).toBe("sync-done");
+  });
+
+  it("serializes a stakeholder directory shared by every issuer once a sync, and maps again when it changes between syncs", async () => {
+    const directory = new CountingDirectory([["nobody", { legalName: "Nobody Inc." }]]);
+    const options = { outDir, stateFile, concurrency: 3, stakeholdersOf: () => directory };
+    await runSync(server.url, server.issuers, options);
+    expect(directory.reads).toBe(1);
+    const unchanged = await runSync(server.url, server.issuers, options);
+    expect(directory.reads).toBe(2);
+    expect(eventsOf(unchanged, "package-written")).toEqual([]);
+    directory.set("someone", { legalName: "Someone Ltd." });
+    const changed = await runSync(server.url, server.issuers, options);
+    expect(eventsOf(changed, "package-written").map((e) => e.issuerId).sort()).toEqual([...server.issuers].sort());
   });
 
   it("when the consumer leaves early, stops the issuers under way and releases the lock; the next run finishes", async () => {
