@@ -10,7 +10,8 @@
  * Each issuer's report records a digest of everything its package depends on (source, options, its
  * issuer profile and stakeholders, the time, the mapping code: `exportDigest`); an issuer is skipped
  * only when its report carries this job's digest and the package folder holds the manifest that
- * report lists (same MD5), and, with `zip`, its zip is there. Anything else is exported again.
+ * report lists (same MD5) and every other file it lists (same size), and, with `zip`, its zip is
+ * there. Anything else is exported again.
  */
 import { createHash } from "node:crypto";
 import { readFile, rm, stat } from "node:fs/promises";
@@ -98,7 +99,7 @@ interface StoredReport {
 /**
  * The export of `issuerId` that the job whose digest is `digest` already put in place in `outDir`, read
  * back from its report; `undefined` when there is none (no report, another job's, a package folder that
- * no longer holds the manifest the report lists, a zip missing).
+ * no longer holds the manifest the report lists or a file of its size, a zip missing).
  */
 export async function completedExport(outDir: string, issuerId: string, digest: string, zip: boolean): Promise<IssuerExport | undefined> {
   const name = packageNameFor(issuerId);
@@ -117,6 +118,12 @@ export async function completedExport(outDir: string, issuerId: string, digest: 
   try {
     const bytes = await readFile(join(folder, PACKAGE_FILE_NAMES.manifest));
     if (createHash("md5").update(bytes).digest("hex") !== manifest.md5) return undefined;
+    // Every other file the report lists is there with its size (a cut or deleted file is exported
+    // again); their MD5s are in the manifest just checked, and reading them all is what resuming saves.
+    for (const file of report.files) {
+      const found = await stat(join(folder, file.path));
+      if (!found.isFile() || found.size !== file.bytes) return undefined;
+    }
     if (zip && !(await stat(zipPath)).isFile()) return undefined;
   } catch {
     return undefined;

@@ -110,6 +110,18 @@ describe("exportIssuers with resume", () => {
     const edited = await run(["7"], { outDir: out, generatedAt, resume: true });
     expect(resumed(edited.get("7"))).toBe(false);
     expect(await readFile(manifest, "utf8")).not.toContain("Issuer Seven");
+    // Another file of the package cut short or deleted: its size is not the report's.
+    await run(["7", "no-such-issuer"], { outDir: out, generatedAt });
+    const transactions = join(out, "7", "Transactions.ocf.json");
+    const whole = await readFile(transactions);
+    await writeFile(transactions, whole.subarray(0, whole.length - 10));
+    const cut = await run(["7"], { outDir: out, generatedAt, resume: true });
+    expect(resumed(cut.get("7"))).toBe(false);
+    expect(await readFile(transactions)).toEqual(whole);
+    await run(["7", "no-such-issuer"], { outDir: out, generatedAt });
+    await rm(join(out, "7", "Stakeholders.ocf.json"));
+    const deleted = await run(["7"], { outDir: out, generatedAt, resume: true });
+    expect(resumed(deleted.get("7"))).toBe(false);
     // Without resume, a new job: everything is exported.
     const again = await run(["7", "acme-robotics"], { outDir: out, generatedAt });
     expect([...again.values()].some(resumed)).toBe(false);
