@@ -1,5 +1,5 @@
 /**
- * `--json` of the commands that run a job (`export`, `sync`): one JSON document on standard output,
+ * `--json` of the commands that take it (`export`, `sync`, `validate`, `reconcile`): one JSON document on standard output,
  * whatever happens. The job's own document when it runs (its summary, its change set); when the job
  * cannot run or fails as a whole, a document of the same shape that says why.
  */

@@ -13,6 +13,7 @@ import { parseCommandArgs, parseDuration } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { CLIENT_FLAGS, COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
+import { withJsonDocument } from "../json-output.js";
 import { renderTable } from "../table.js";
 
 export const RECONCILE_HELP = `Usage: ocf-sync reconcile --source FILE PACKAGE [options]
@@ -56,7 +57,9 @@ Options:
   --tolerance N        differences up to N (a decimal, e.g. 0.0001) count as agreement (default 0)
   --reader READING     documents or same-security (default: what the package declares, else
                        documents)
-  --json               print the reports as one JSON document
+  --json               print the reports as one JSON document: { "agree", "reports" }; unusable
+                       input: { "agree": false, "unusable": { "code", "message" } }; a usage error
+                       or other failure: { "agree": false, "error": { "code", "message" } }
   --csv                print every difference as CSV (issuer_id, section, code, kind, record_id,
                        security_id, field, expected, actual, message)
   --html FILE          also write a self-contained HTML report (the reading used, totals, every
@@ -86,6 +89,10 @@ Examples:
 
 /** `ocf-sync reconcile`: exit 0 everything agrees, 1 differences, 2 unusable input or usage error. */
 export async function reconcileCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  return withJsonDocument(io, argv, (printJson) => reconcileJob(argv, io, printJson), (error) => ({ agree: false, error }));
+}
+
+async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (document: unknown) => void): Promise<number> {
   const { values, positionals } = parseCommandArgs("reconcile", {
     args: [...argv],
     options: COMMAND_OPTIONS.reconcile,
@@ -170,7 +177,7 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
       if (!isUnusableInput(error)) throw error;
       const message = error instanceof Error ? error.message : String(error);
       const code = isOcfSyncError(error) ? error.code : ((error as { code?: unknown }).code ?? "UNUSABLE_INPUT");
-      if (values.json === true) writeLine(io.stdout, JSON.stringify({ agree: false, unusable: { code, message } }, null, 2));
+      if (values.json === true) printJson({ agree: false, unusable: { code, message } });
       else writeLine(io.stderr, `ocf-sync reconcile: ${message} [${String(code)}]`);
       return 2;
     }
@@ -181,7 +188,7 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
       // On standard error: standard output is the report itself (text, --json or --csv).
       writeLine(io.stderr, `HTML report written to ${terminalSafe(htmlPath ?? "")}`);
     }
-    if (values.json === true) writeLine(io.stdout, JSON.stringify({ agree: report.differences.length === 0, reports: [report] }, null, 2));
+    if (values.json === true) printJson({ agree: report.differences.length === 0, reports: [report] });
     else if (values.csv === true) io.stdout.write(reconciliationCsv([report]));
     else writeLine(io.stdout, renderReconciliationText(report, (rows, headers, right) => renderTable(rows, headers.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? "", align: right.has(i) ? "right" : "left" })))));
     return report.differences.length === 0 ? 0 : 1;

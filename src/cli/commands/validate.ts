@@ -6,6 +6,7 @@ import { validatePackageAt, type PackageValidationReport } from "../../ocf/valid
 import { parseCommandArgs } from "../args.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
+import { withJsonDocument } from "../json-output.js";
 import { renderTable } from "../table.js";
 
 export const VALIDATE_HELP = `Usage: ocf-sync validate PATH [--json] [--reader documents|same-security]
@@ -38,7 +39,9 @@ Options:
               declares
   --json      print the report as one JSON document on standard output:
               { "path", "valid", "counts", "lineage": { "reading", "from" },
-                "problems": [{ "code", "file", "itemId", "jsonPath", "message" }] }
+                "problems": [{ "code", "file", "itemId", "jsonPath", "message" }] };
+              unusable input: { "path", "valid": false, "unusable": { "code", "message" } };
+              a usage error or other failure: { "path", "valid": false, "error": { "code", "message" } }
 
 Exit status: 0 valid, 1 problems found, 2 unusable input (not a folder or zip, unreadable zip, no
 manifest, manifest not JSON) or a usage error, 130 or 143 when stopped by SIGINT or SIGTERM.
@@ -52,6 +55,17 @@ Examples:
 
 /** `ocf-sync validate PATH [--json] [--reader R]`: exit 0 valid, 1 problems found, 2 unusable input or usage error. */
 export async function validateCommand(argv: readonly string[], io: CliIo): Promise<number> {
+  // The package's path once known: what a --json document of a usage error or other failure names.
+  const named: { path?: string } = {};
+  return withJsonDocument(
+    io,
+    argv,
+    (printJson) => validateJob(argv, io, named, printJson),
+    (error) => ({ path: named.path ?? null, valid: false, error }),
+  );
+}
+
+async function validateJob(argv: readonly string[], io: CliIo, named: { path?: string }, printJson: (document: unknown) => void): Promise<number> {
   const { values, positionals } = parseCommandArgs("validate", {
     args: [...argv],
     options: COMMAND_OPTIONS.validate,
@@ -66,11 +80,12 @@ export async function validateCommand(argv: readonly string[], io: CliIo): Promi
   if (target === undefined || extra.length > 0) {
     throw new UsageError(`takes exactly one PATH (a package folder or .ocf.zip), got ${positionals.length}\nRun 'ocf-sync validate --help' for the options.`);
   }
+  const path = resolve(io.cwd, target);
+  named.path = path;
   const reader = values.reader;
   if (reader !== undefined && !(LINEAGE_READINGS as readonly string[]).includes(reader)) {
     throw new UsageError(`--reader must be ${LINEAGE_READINGS.join(" or ")}, got ${JSON.stringify(reader)}`);
   }
-  const path = resolve(io.cwd, target);
   let report: PackageValidationReport;
   try {
     report = await validatePackageAt(path, {
@@ -80,14 +95,14 @@ export async function validateCommand(argv: readonly string[], io: CliIo): Promi
   } catch (error) {
     if (!(error instanceof PackageUnusableError)) throw error;
     if (values.json === true) {
-      writeLine(io.stdout, JSON.stringify({ path, valid: false, unusable: { code: error.code, message: error.message } }, null, 2));
+      printJson({ path, valid: false, unusable: { code: error.code, message: error.message } });
     } else {
       writeLine(io.stderr, `ocf-sync validate: ${terminalSafe(error.message)} [${error.code}]`);
     }
     return 2;
   }
   if (values.json === true) {
-    writeLine(io.stdout, JSON.stringify({ path, ...report }, null, 2));
+    printJson({ path, ...report });
   } else {
     writeLine(io.stdout, renderReport(path, report));
   }

@@ -190,6 +190,35 @@ describe("--json of export and sync when the whole job fails", () => {
   });
 });
 
+describe("--json of validate and reconcile when they cannot run", () => {
+  it("validate: a usage error is one document naming the package (null when none was given), status 2", async () => {
+    const none = await runCliProcess(["validate", "--json"], { cwd: dir });
+    expect(none.code).toBe(2);
+    expect(JSON.parse(none.stdout)).toEqual({
+      path: null,
+      valid: false,
+      error: { code: "USAGE_ERROR", message: "takes exactly one PATH (a package folder or .ocf.zip), got 0\nRun 'ocf-sync validate --help' for the options." },
+    });
+    expect(none.stderr).toContain("ocf-sync validate: takes exactly one PATH");
+    const reader = await runCliProcess(["validate", "pkg", "--reader", "sideways", "--json"], { cwd: dir });
+    expect(reader.code).toBe(2);
+    expect(JSON.parse(reader.stdout)).toMatchObject({ path: join(dir, "pkg"), valid: false, error: { code: "USAGE_ERROR" } });
+    // Unusable input keeps its own document, once.
+    const missing = await runCliProcess(["validate", "no-such-package", "--json"], { cwd: dir });
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ path: join(dir, "no-such-package"), valid: false, unusable: { code: "PACKAGE_UNUSABLE" } });
+  });
+
+  it("reconcile: a usage error is one document, and so is input it cannot use, status 2", async () => {
+    const both = await runCliProcess(["reconcile", "pkg", "--against", "other", "--json", "--csv"], { cwd: dir });
+    expect(both.code).toBe(2);
+    expect(JSON.parse(both.stdout)).toEqual({ agree: false, error: { code: "USAGE_ERROR", message: "give --json or --csv, not both\nRun 'ocf-sync reconcile --help' for the options." } });
+    const missing = await runCliProcess(["reconcile", "no-such-package", "--against", "other", "--json"], { cwd: dir });
+    expect(missing.code).toBe(2);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ agree: false, unusable: { code: "PACKAGE_UNUSABLE" } });
+  });
+});
+
 /** Runs the CLI under a pseudo-terminal (util-linux `script`), so that it sees a real TTY. */
 function inTerminal(args: readonly string[], env: Record<string, string>): Promise<string> {
   const quote = (arg: string): string => `'${arg.replaceAll("'", "'\\''")}'`;
