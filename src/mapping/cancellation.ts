@@ -97,7 +97,7 @@ interface Cancelled {
 /** Plans the end of an award's shares (`"stock"`) or a unit's units (`"equityCompensation"`). */
 export function planGrantEnd(ctx: RecordContext, kind: "stock" | "equityCompensation", grant: GrantEnd): PlannedEnd {
   const cancelled = kind === "stock" ? awardCancelled(grant) : unitCancelled(ctx, grant);
-  checkPoolAndTreasury(ctx, grant);
+  checkPoolAndTreasury(ctx, grant, cancelled);
   const returned = grant.returnedToPoolQuantity;
   const treasury = grant.returnedToTreasuryQuantity;
   const issuanceComments: string[] = [];
@@ -199,16 +199,21 @@ function unitCancelled(ctx: RecordContext, grant: GrantEnd): Cancelled | undefin
   };
 }
 
-/** canceled = returned to pool + returned to treasury in the service's data; reported when not. */
-function checkPoolAndTreasury(ctx: RecordContext, grant: GrantEnd): void {
-  const { canceledQuantity, returnedToPoolQuantity, returnedToTreasuryQuantity } = grant;
+/**
+ * What was cancelled = returned to pool + returned to treasury in the service's data; reported when
+ * not. What was cancelled is the one cancellation planned (a unit with no canceled total: its
+ * forfeited + expired units), else nothing.
+ */
+function checkPoolAndTreasury(ctx: RecordContext, grant: GrantEnd, cancelled: Cancelled | undefined): void {
+  const { returnedToPoolQuantity, returnedToTreasuryQuantity } = grant;
   if (returnedToPoolQuantity === undefined && returnedToTreasuryQuantity === undefined) return;
   const parts = sumDecimalStrings([returnedToPoolQuantity ?? "0", returnedToTreasuryQuantity ?? "0"]);
-  if (!sameDecimal(parts, canceledQuantity ?? "0")) {
+  if (!sameDecimal(parts, cancelled?.quantity ?? "0")) {
+    const what = cancelled === undefined ? `canceledQuantity ${grant.canceledQuantity ?? "0"}` : cancelled.path === "canceledQuantity" ? `canceledQuantity ${cancelled.quantity}` : `the ${cancelled.quantity} forfeited and expired`;
     ctx.warn(
       "CANCELLATION_BREAKDOWN_MISMATCH",
       "returnedToPoolQuantity",
-      `returnedToPoolQuantity ${returnedToPoolQuantity ?? "0"} + returnedToTreasuryQuantity ${returnedToTreasuryQuantity ?? "0"} is ${parts}, not canceledQuantity ${canceledQuantity ?? "0"}`,
+      `returnedToPoolQuantity ${returnedToPoolQuantity ?? "0"} + returnedToTreasuryQuantity ${returnedToTreasuryQuantity ?? "0"} is ${parts}, not ${what}`,
     );
   }
 }

@@ -116,7 +116,11 @@ export const MAPPING_WARNING_CODES = [
   "CANCELLATION_BREAKDOWN_MISMATCH",
   /** Shares returned to the pool of a grant that names no plan: carried in comments only. */
   "RETURN_TO_POOL_WITHOUT_PLAN",
-  /** A balance security's carried-over vested amount differs from what the vested events and releases say was held. */
+  /**
+   * What a partial cancellation leaves is not what the vested events less the releases say is held plus
+   * the tranches to come: shares that neither vested nor will (written as not vested), or vested shares
+   * cancelled (the rest stays vested).
+   */
   "BALANCE_VESTING_MISMATCH",
   /** A share class is known only by its `shareClassId`: no award or profile names it (a placeholder name is used). */
   "PLACEHOLDER_STOCK_CLASS",

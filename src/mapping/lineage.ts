@@ -19,10 +19,12 @@
  * Lineage `"same-security"` (OCF #531): no balance security; the remainder stays on the grant's own
  * security, outstanding = issued − released − cancelled.
  *
- * Either way, a chain that cannot be written as valid OCF is a `MappingError` naming the field:
- * a settlement or cancellation dated before the issue date, more released or cancelled than is
- * outstanding, a transaction after the grant has ended in full, tranches still to vest that do not fit
- * in the balance. Quantities are never trimmed to fit.
+ * Either way, what a partial cancellation leaves reads as vested as the source says (see
+ * `tranchesAfterCancellation`), and a chain that cannot be written as valid OCF, or whose vesting the
+ * source leaves open, is a `MappingError` naming the field: a settlement or cancellation dated before
+ * the issue date, more released or cancelled than is outstanding, a transaction after the grant has
+ * ended in full, tranches still to vest that do not fit in the balance, a cancellation of some of the
+ * tranches to come. Quantities are never trimmed to fit.
  */
 import { compareDecimalStrings, isZeroDecimal, subtractDecimalStrings, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
@@ -176,17 +178,18 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
             ...(end.returnToPool.comments.length === 0 ? {} : { comments: end.returnToPool.comments }),
           },
         ];
-  const toCome = eventsAfter(input.vesting, d);
-
   if (balance === undefined && !ended) {
-    // Same security for what remains (OCF #531): its vesting goes on as the source says.
-    issueOriginal();
+    // Same security for what remains (OCF #531): its vesting goes on as the source says, less the
+    // tranches the cancellation ended.
+    const left = tranchesAfterCancellation(input, eventsAfter(input.vesting, d), cancellation.quantity, d, remainder, releasedBefore);
+    issueOriginal(left.ended.length === 0 ? undefined : { events: left.ended, comment: endedComment(noun, cancellation.quantity, d, left.ended) });
     transactions.push(cancelled, ...pool);
     for (const s of settlements) releaseOn(s, security);
     acceptOn(security);
     return { transactions, vestingTerms, lineage };
   }
 
+  const toCome = eventsAfter(input.vesting, d);
   if (balance === undefined) {
     // Cancelled in full: nothing may follow the end, and a tranche not vested by then never will.
     const vestedAfter = toCome.find((e) => e.vested && !isZeroDecimal(plannedAmountOf(e) ?? "0"));
@@ -205,11 +208,18 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   // Documents: the remainder lives on a new issuance from the cancellation date on, and so do the
   // tranches still to vest; the grant's own security vests up to its end only.
   const balanceCustomId = `${basics.customId}-balance`;
-  issueOriginal({ events: toCome, comment: `Tranches still to vest after the cancellation on ${d} vest on the balance security ${balance}: ${describeEvents(toCome)}.` });
+  const left = tranchesAfterCancellation(input, toCome, cancellation.quantity, d, remainder, releasedBefore);
+  const leftOut = [
+    ...(left.ended.length === 0 ? [] : [endedComment(noun, cancellation.quantity, d, left.ended)]),
+    ...(left.toCome.length === 0 ? [] : [`Tranches still to vest after the cancellation on ${d} vest on the balance security ${balance}: ${describeEvents(left.toCome)}.`]),
+  ];
+  issueOriginal({ events: [...left.ended, ...left.toCome], comment: leftOut.join(" ") });
   // A vesting start after the end has nothing left to start on this security.
   const lateStart = transactions.findIndex((tx) => tx.object_type === "TX_VESTING_START" && tx.date > d);
   if (lateStart >= 0) transactions.splice(lateStart, 1);
-  const { vesting: balanceVesting, carried } = balanceVestingOf(input, toCome, d, remainder, releasedBefore, balance);
+  const balanceVesting = balanceVestingOf(input, left.toCome, d, remainder, left.carried, balance);
+  const carried = left.carried;
+  const neverVest = subtractDecimalStrings(subtractDecimalStrings(remainder, carried), sumDecimalStrings(left.toCome.map((e) => plannedAmountOf(e) ?? "0")));
   if (balanceVesting.terms !== undefined) vestingTerms.push(balanceVesting.terms);
   const balanceIssuance = input.issuance({
     txId: txIds.issuance(balance),
@@ -222,7 +232,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
       `Balance of ${security}: the ${remainder} ${noun} left outstanding by the cancellation of ${cancellation.quantity} on ${d} (${cancelled.id}, balance_security_id), as OCF's documents require; every later transaction of the grant acts on this security.`,
       balanceVesting.vestings === undefined && balanceVesting.terms === undefined
         ? "Fully vested: no tranche of the grant is still to vest."
-        : `${carried} carried over as vested on ${d}; the tranches of the grant still to vest follow.`,
+        : `${carried} carried over as vested on ${d}${left.toCome.length === 0 ? "" : "; the tranches of the grant still to vest follow"}.${isZeroDecimal(neverVest) ? "" : ` The other ${neverVest} ${noun} neither vested nor are to vest, as the source says.`}`,
     ],
   });
   transactions.push(cancelled, ...pool, balanceIssuance, ...balanceVesting.transactions);
@@ -264,28 +274,42 @@ function cancellationTransaction(
 }
 
 /**
- * The balance security's vesting: the tranches still to vest after `d` (dated later, or milestones
- * not yet met), preceded by one tranche on `d` of what remains ("carried over": vested and still
- * held). The carried-over amount is what the balance holds beyond the tranches to come, so that its
- * vesting adds up to its quantity; when the vested events up to `d` less the units released say
- * otherwise, a warning names both.
+ * What a partial cancellation on `d` leaves: the tranches still to vest (`toCome`, after `d`), those
+ * it ended (`ended`), and what the balance carries over as vested on `d` (`carried`). What remains
+ * (`remainder`, after releases and the cancellation) less the tranches still to vest should be what
+ * the events vested by `d` less the units released make (`held`). When it is not:
+ * - when leaving out every tranche to come that has not vested makes it so, the cancellation took
+ *   them (a forfeiture with no `terminationDate`): they are `ended`, never earned;
+ * - when more remains than that, the source leaves some outstanding that neither vested nor will:
+ *   only `held` is carried over, so a reader counts the rest as not vested, as the source does
+ *   (`BALANCE_VESTING_MISMATCH` names them);
+ * - when less remains and nothing is to come, the cancellation took vested shares or units: the
+ *   remainder is vested (`BALANCE_VESTING_MISMATCH` says how much it took);
+ * - anything else (less remains, and tranches are to come) is a `MappingError`: which tranches the
+ *   cancellation took cannot be told, and a reader would count vested what the source says is not.
+ * A grant without vesting events is fully vested, and so is what remains of it.
  */
-function balanceVestingOf(
+function tranchesAfterCancellation(
   input: GrantChainInput,
-  future: readonly VestingEvent[],
+  toCome: readonly VestingEvent[],
+  cancelledQuantity: DecimalString,
   d: CalendarDate,
   remainder: DecimalString,
   releasedBefore: DecimalString,
-  balance: string,
-): { vesting: MappedVesting; carried: DecimalString } {
+): { toCome: readonly VestingEvent[]; ended: readonly VestingEvent[]; carried: DecimalString } {
   const { ctx } = input.basics;
-  const vestedBy: DecimalString[] = [];
-  const never = input.vesting.neverEarned;
-  for (const event of input.vesting.events) {
-    if (never?.has(event) !== true && !future.includes(event) && event.vested) vestedBy.push(plannedAmountOf(event) ?? "0");
-  }
-  const toVest = sumDecimalStrings(future.map((e) => plannedAmountOf(e) ?? "0"));
+  const vesting = input.vesting;
+  const amountOf = (events: readonly VestingEvent[]): DecimalString => sumDecimalStrings(events.map((e) => plannedAmountOf(e) ?? "0"));
+  const toVest = amountOf(toCome);
   const carried = subtractDecimalStrings(remainder, toVest);
+  if (vesting.events.length === 0) return { toCome, ended: [], carried };
+  const vestedBy = vesting.events.filter((event) => vesting.neverEarned?.has(event) !== true && !toCome.includes(event) && event.vested);
+  const held = subtractDecimalStrings(amountOf(vestedBy), releasedBefore);
+  const order = compareDecimalStrings(carried, held);
+  if (order === 0) return { toCome, ended: [], carried };
+  const kept = toCome.filter((e) => e.vested);
+  const ended = toCome.filter((e) => !e.vested);
+  if (ended.length > 0 && compareDecimalStrings(subtractDecimalStrings(remainder, amountOf(kept)), held) === 0) return { toCome: kept, ended, carried: held };
   if (carried.startsWith("-")) {
     ctx.fail(
       "MAPPING_CONFLICT",
@@ -294,32 +318,69 @@ function balanceVestingOf(
       { value: toVest },
     );
   }
-  const held = subtractDecimalStrings(sumDecimalStrings(vestedBy), releasedBefore);
-  if (compareDecimalStrings(held, carried) !== 0) {
+  if (order > 0 && !held.startsWith("-")) {
     ctx.warn(
       "BALANCE_VESTING_MISMATCH",
       "vestingEvents",
-      `after the cancellation on ${d}, ${remainder} remain and ${toVest} of them are still to vest, so ${carried} carry over as vested; but the events vested by then less the units released make ${held}`,
+      `after the cancellation of ${cancelledQuantity} on ${d}, ${remainder} remain, but the events vested by then less the units released make ${held} and ${toVest} are still to vest: the other ${subtractDecimalStrings(carried, held)} never vest, and are written as not vested`,
     );
+    return { toCome, ended: [], carried: held };
   }
-  if (future.length === 0) return { vesting: { transactions: [], issuanceComments: [] }, carried };
-  const events: readonly VestingEvent[] = isZeroDecimal(carried)
-    ? future
-    : [
-        {
-          id: CARRIED_OVER_EVENT_ID,
-          vestDate: d,
-          performanceCondition: false,
-          vested: true,
-          quantity: carried,
-          maxQuantity: carried,
-          targetQuantity: carried,
-          vestedQuantity: carried,
-        },
-        ...future,
-      ];
+  if (order < 0 && toCome.length === 0) {
+    ctx.warn(
+      "BALANCE_VESTING_MISMATCH",
+      "canceledQuantity",
+      `the cancellation of ${cancelledQuantity} on ${d} takes ${subtractDecimalStrings(held, carried)} that had vested: the events vested by then less the units released make ${held}, and the ${remainder} that remain are vested`,
+    );
+    return { toCome, ended: [], carried };
+  }
+  return ctx.fail(
+    "MAPPING_CONFLICT",
+    "canceledQuantity",
+    `after the cancellation of ${cancelledQuantity} on ${d}, ${remainder} remain and ${toVest} of them are still to vest, but the events vested by then less the units released make ${held}: which tranches the cancellation took cannot be told`,
+    { value: cancelledQuantity },
+  );
+}
+
+/** The comment that names the tranches a partial cancellation ended. */
+function endedComment(noun: string, cancelledQuantity: DecimalString, d: CalendarDate, ended: readonly VestingEvent[]): string {
+  return `Not vested when ${cancelledQuantity} ${noun} were cancelled on ${d}, which leaves only what had vested, so never earned and left out of the vesting: ${describeEvents(ended)}.`;
+}
+
+/**
+ * The balance security's vesting: one tranche on `d` of what is vested and still held (`carried`,
+ * "carried over"; see `tranchesAfterCancellation`), then the tranches still to vest after `d` (dated
+ * later, or milestones not yet met). Fully vested (no vesting) when all it holds is carried over.
+ */
+function balanceVestingOf(
+  input: GrantChainInput,
+  future: readonly VestingEvent[],
+  d: CalendarDate,
+  remainder: DecimalString,
+  carried: DecimalString,
+  balance: string,
+): MappedVesting {
+  const { ctx } = input.basics;
+  if (future.length === 0 && compareDecimalStrings(carried, remainder) === 0) return { transactions: [], issuanceComments: [] };
+  // A zero carried over is left out, unless it is all there is: vesting nothing, not fully vested.
+  const events: readonly VestingEvent[] =
+    isZeroDecimal(carried) && future.length > 0
+      ? future
+      : [
+          {
+            id: CARRIED_OVER_EVENT_ID,
+            vestDate: d,
+            performanceCondition: false,
+            vested: true,
+            quantity: carried,
+            maxQuantity: carried,
+            targetQuantity: carried,
+            vestedQuantity: carried,
+          },
+          ...future,
+        ];
   const grant = input.vesting;
-  const vesting = mapVesting(ctx, {
+  return mapVesting(ctx, {
     security: balance,
     customId: `${grant.customId}-balance`,
     grantLabel: `the balance of ${grant.grantLabel}`,
@@ -330,7 +391,6 @@ function balanceVestingOf(
     vestingStartDate: d,
     schedule: grant.schedule,
   });
-  return { vesting, carried };
 }
 
 function notBeforeIssue(basics: GrantBasics, path: string, date: CalendarDate): never {

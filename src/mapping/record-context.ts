@@ -4,7 +4,7 @@
  * `Numeric` the mapping writes goes through `numeric` here, and so through `toOcfNumeric`.
  */
 import { isOcfSyncError } from "../errors.js";
-import { toOcfNumeric, type DecimalString } from "../decimal.js";
+import { isZeroDecimal, toOcfNumeric, type DecimalString } from "../decimal.js";
 import type { OcfMonetary } from "../ocf/schemas.js";
 import type { Money } from "../source/wire.js";
 import type { RecordKind } from "../source/kinds.js";
@@ -99,8 +99,14 @@ export class RecordContext {
     }
   }
 
-  /** Source Money as OCF `Monetary` (the currency code is already upper-case ISO 4217 from the parser). */
+  /**
+   * Source Money as OCF `Monetary` (the currency code is already upper-case ISO 4217 from the parser).
+   * Every Money mapped is a price (`share_price`, `release_price`, `cost_basis`): a negative one is a
+   * `MAPPING_CONFLICT` naming the field, as a negative share count is.
+   */
   monetary(money: Money, path: string): OcfMonetary {
-    return { amount: this.numeric(money.amount, `${path}.amount`), currency: money.currency };
+    const amount = this.numeric(money.amount, `${path}.amount`);
+    if (amount.startsWith("-") && !isZeroDecimal(amount)) this.fail("MAPPING_CONFLICT", `${path}.amount`, `is ${money.amount}: a price cannot be negative`, { value: money.amount });
+    return { amount, currency: money.currency };
   }
 }

@@ -3,8 +3,9 @@
  * holdings of an issuer's stakeholders, read the way the API documents its fields
  * (reference/source-api.md §9.8–9.11) and consumer-true-ocf.md requires of a package:
  * - an event vests its `vestedQuantity` once vested, else its `targetQuantity` (else the deprecated
- *   `quantity`) on its date; an event not vested that falls after the `terminationDate`, or a pending
- *   milestone (no date), vests nothing; a record without events vests everything at its issue date;
+ *   `quantity`) on its date; an event not vested that falls after the `terminationDate` (or, with none,
+ *   after a cancellation that took every share or unit not shown as vested), or a pending milestone
+ *   (no date), vests nothing; a record without events vests everything at its issue date;
  * - a grant's one cancellation takes `canceledQuantity`, else (units) forfeited + expired;
  * - a settlement delivers its net shares to the holder and its sold shares to their buyers; withheld
  *   shares were never issued.
@@ -66,14 +67,28 @@ function scheduleOf(parsed: ParsedRecord): Tranche[] {
     return record.issueDate === undefined ? [] : mergeTranches([{ date: record.issueDate, amount: new Dec(record.quantity ?? "0") }]);
   }
   const tranches: { date: CalendarDate; amount: Dec }[] = [];
-  const terminated = record.terminationDate;
+  const ended = earningEnds(record);
   for (const event of record.vestingEvents) {
     if (event.vestDate === undefined) continue;
-    if (!event.vested && (event.performanceCondition || (terminated !== undefined && event.vestDate > terminated))) continue;
+    if (!event.vested && (event.performanceCondition || (ended !== undefined && event.vestDate > ended))) continue;
     const amount = event.vested && event.vestedQuantity !== undefined ? event.vestedQuantity : (event.targetQuantity ?? event.quantity);
     if (amount !== undefined) tranches.push({ date: event.vestDate, amount: new Dec(amount) });
   }
   return mergeTranches(tranches);
+}
+
+/**
+ * The date after which an event not vested can no longer vest: the `terminationDate`, else the date
+ * of a cancellation that took every share or unit the events do not show as vested (a forfeiture
+ * sent without a termination date: the tranches not vested are the ones it cancelled).
+ */
+function earningEnds(record: RestrictedStockAward | RestrictedStockUnit): CalendarDate | undefined {
+  if (record.terminationDate !== undefined) return record.terminationDate;
+  const date = record.canceledDate;
+  const cancelled = new Dec(cancelledBy(record));
+  if (date === undefined || cancelled.isZero() || record.quantity === undefined) return undefined;
+  const vested = sumDecimals(record.vestingEvents.filter((e) => e.vested).map((e) => e.vestedQuantity ?? e.targetQuantity ?? e.quantity ?? "0"));
+  return cancelled.gte(new Dec(record.quantity).minus(vested)) ? date : undefined;
 }
 
 /**

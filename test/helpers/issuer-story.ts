@@ -52,7 +52,7 @@ interface GrantPlan {
   milestoneAmount: string;
   milestoneMetAfterDays: number;
   stakeholder: string;
-  end: "none" | "terminated" | "partial-cancel";
+  end: "none" | "terminated" | "partial-cancel" | "partial-cancel-listed";
   endAfterDays: number;
   cancelDelay: number;
   poolShare: number;
@@ -77,7 +77,7 @@ const grantPlan: fc.Arbitrary<GrantPlan> = fc.record({
   milestoneAmount: amount,
   milestoneMetAfterDays: fc.integer({ min: 30, max: 900 }),
   stakeholder: fc.constantFrom("s1", "s2", "s3", "s4"),
-  end: fc.constantFrom("none", "none", "terminated", "terminated", "partial-cancel"),
+  end: fc.constantFrom("none", "none", "terminated", "terminated", "partial-cancel", "partial-cancel-listed"),
   endAfterDays: fc.integer({ min: 1, max: 1500 }),
   cancelDelay: fc.integer({ min: 0, max: 20 }),
   poolShare: fc.constantFrom(0, 0.5, 1),
@@ -129,12 +129,13 @@ function shape(plan: GrantPlan): Shaped {
     });
   }
   const quantity = events.reduce((sum, e) => sum.plus(e.targetQuantity as string), new Decimal(0));
-  if (ends && plan.end === "partial-cancel") {
-    // Cancelled without a termination: the tranches still to vest after the date are cancelled and
-    // leave the list, as the service's records show the grant that remains.
+  if (ends && (plan.end === "partial-cancel" || plan.end === "partial-cancel-listed")) {
+    // Cancelled without a termination: the tranches still to vest after the date are cancelled. They
+    // leave the list, as the service's records show the grant that remains, or (listed) stay in it,
+    // not vested, as a forfeiture with no terminationDate shows them.
     const removed = events.filter((e) => !e.vested && (e.vestDate === undefined || e.vestDate > endDate));
     if (removed.length > 0) {
-      events = events.filter((e) => !removed.includes(e));
+      if (plan.end === "partial-cancel") events = events.filter((e) => !removed.includes(e));
       const total = removed.reduce((sum, e) => sum.plus(e.targetQuantity as string), new Decimal(0));
       return { events, quantity, cancel: { date: endDate, removed: total } };
     }

@@ -9,8 +9,9 @@
  * - A holder's units as of D: the units granted by D, less those released and cancelled by D.
  * - A grant's vested figure as of D (nothing before its issue date): its vesting events dated up to D that were or can still be
  *   earned: a vested event counts its `vestedQuantity`; an event not vested counts its target (else
- *   its `quantity`) unless it falls after the `terminationDate` (never earned); an undated event that
- *   has not vested never counts. A grant with no events is fully vested at issuance.
+ *   its `quantity`) unless it falls after the `terminationDate`, or after a cancellation that took
+ *   every share or unit not shown as vested (never earned); an undated event that has not vested
+ *   never counts. A grant with no events is fully vested at issuance.
  * - A grant's cancellation is dated `canceledDate`, else `terminationDate`, and takes
  *   `canceledQuantity` (a unit: else forfeited + expired).
  */
@@ -68,11 +69,25 @@ export function sourceHoldings(source: SourceRecords, date = "9999-12-31"): { ho
   return { holders, market, totalShares };
 }
 
-/** Whether an event can vest: it vested, or it is planned and not after the holder's termination. */
-function earned(event: VestingEvent, terminationDate: string | undefined): boolean {
+/** Whether an event can vest: it vested, or it is planned and not after the date earning ended. */
+function earned(event: VestingEvent, endedOn: string | undefined): boolean {
   if (event.vested) return true;
   if (event.vestDate === undefined) return false;
-  return terminationDate === undefined || event.vestDate <= terminationDate;
+  return endedOn === undefined || event.vestDate <= endedOn;
+}
+
+/**
+ * The date after which a tranche not vested can no longer be earned: the holder's termination, else
+ * the date of a cancellation that took every share or unit the source does not show as vested (a
+ * forfeiture sent without a `terminationDate`: the tranches not vested are the ones it cancelled).
+ */
+function earningEnds(record: RestrictedStockAward | RestrictedStockUnit): string | undefined {
+  if (record.terminationDate !== undefined) return record.terminationDate;
+  const end = cancelled(record);
+  if (end.date === undefined || end.quantity.isZero()) return undefined;
+  let vested = zero;
+  for (const event of record.vestingEvents) if (event.vested) vested = vested.plus(dec(event.vestedQuantity ?? event.targetQuantity ?? event.quantity));
+  return end.quantity.gte(dec(record.quantity).minus(vested)) ? end.date : undefined;
 }
 
 /** A grant's vested figure as of `date`. */
@@ -82,8 +97,9 @@ export function sourceVested(record: RestrictedStockAward | RestrictedStockUnit,
   if ((record.issueDate as string) > date) return zero;
   if (record.vestingEvents.length === 0) return dec(record.quantity);
   let total = zero;
+  const endedOn = earningEnds(record);
   for (const event of record.vestingEvents) {
-    if (event.vestDate === undefined || event.vestDate > date || !earned(event, record.terminationDate)) continue;
+    if (event.vestDate === undefined || event.vestDate > date || !earned(event, endedOn)) continue;
     total = total.plus(event.vested && event.vestedQuantity !== undefined ? dec(event.vestedQuantity) : dec(event.targetQuantity ?? event.quantity));
   }
   return total;

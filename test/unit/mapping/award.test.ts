@@ -215,6 +215,13 @@ describe("mapAward", () => {
     expect(error.message).toContain("0.00000000001");
   });
 
+  it("fails a negative price, naming the field and value (a price of zero is a price)", () => {
+    const error = mappingErrorOf(() => map({ ...baseAward(), pricePerShare: { currency: "USD", amount: "-0.5" } }));
+    expect([error.code, error.path, error.value]).toEqual(["MAPPING_CONFLICT", "pricePerShare.amount", "-0.5"]);
+    expect(error.message).toContain("pricePerShare.amount: is -0.5: a price cannot be negative");
+    expect(txOfType(map({ ...baseAward(), pricePerShare: { currency: "USD", amount: "-0" } }), "TX_STOCK_ISSUANCE")[0]?.share_price).toEqual({ currency: "USD", amount: "0" });
+  });
+
   it("keeps 20-digit quantities and 10 decimal places exactly", () => {
     const quantity = "12345678901234567890.0123456789";
     const award = { ...baseAward(), quantity, vestingEvents: [], vestedQuantity: quantity, canceledQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" };

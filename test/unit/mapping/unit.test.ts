@@ -205,7 +205,10 @@ describe("mapUnit", () => {
 
   it("cancels forfeited + expired once when no canceled total is reported", () => {
     const { canceledQuantity: _, ...unit } = baseUnit();
-    const cancellations = txOfType(map(unit), "TX_EQUITY_COMPENSATION_CANCELLATION");
+    const mapped = map(unit);
+    // Pool 400 + treasury 100 are the 500 forfeited and expired: nothing to report.
+    expect(mapped.warnings.map((w) => w.code)).not.toContain("CANCELLATION_BREAKDOWN_MISMATCH");
+    const cancellations = txOfType(mapped, "TX_EQUITY_COMPENSATION_CANCELLATION");
     expect(cancellations.map((c) => [c.id, c.quantity, c.reason_text])).toEqual([
       ["rsu-8550-cancellation", "500", "Canceled 500: 375 forfeited (forfeitedQuantity), 125 expired (expiredQuantity) (no canceledQuantity sent); stakeholder terminated 2018-06-15"],
     ]);
@@ -242,6 +245,22 @@ describe("mapUnit", () => {
     expect(mapped.warnings.map((w) => w.code)).toContain(code);
     expect(mapped.warnings.every((w) => w.record?.recordId === "8550")).toBe(true);
     expect(txOfType(mapped, "TX_EQUITY_COMPENSATION_RELEASE").map((r) => r.quantity)).toEqual(["375", "375", "250"]);
+  });
+
+  it("compares pool and treasury with the forfeited and expired units when no canceled total is reported", () => {
+    const { canceledQuantity: _, ...unit } = { ...baseUnit(), returnedToPoolQuantity: "450" };
+    expect(map(unit).warnings.filter((w) => w.code === "CANCELLATION_BREAKDOWN_MISMATCH").map((w) => w.message)).toEqual([
+      'restrictedStockUnit "8550" of issuer "7", returnedToPoolQuantity: returnedToPoolQuantity 450 + returnedToTreasuryQuantity 100 is 550, not the 500 forfeited and expired',
+    ]);
+  });
+
+  it.each([
+    ["a settlement's price", (u: RestrictedStockUnit): RestrictedStockUnit => ({ ...u, settlements: u.settlements.map((s, i) => (i === 1 ? { ...s, settlementPrice: { currency: "USD", amount: "-1.2" } } : s)) }), "settlements[1].settlementPrice.amount"],
+    ["the unit's release price", (u: RestrictedStockUnit): RestrictedStockUnit => ({ ...u, releasePricePerShare: { currency: "USD", amount: "-0.78" } }), "releasePricePerShare.amount"],
+  ])("fails a unit with a negative price: %s", (_what, change, path) => {
+    const error = mappingErrorOf(() => map(change(baseUnit())));
+    expect([error.code, error.path]).toEqual(["MAPPING_CONFLICT", path]);
+    expect(error.message).toMatch(/is -[0-9.]+: a price cannot be negative$/);
   });
 
   it("fails a unit that cancels more than its releases left outstanding (OCF could not hold it)", () => {
