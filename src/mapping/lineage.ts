@@ -285,6 +285,8 @@ function cancellationTransaction(
  *   (`BALANCE_VESTING_MISMATCH` names them);
  * - when less remains and nothing is to come, the cancellation took vested shares or units: the
  *   remainder is vested (`BALANCE_VESTING_MISMATCH` says how much it took);
+ * - when more was released than the events vested (a warning of its own), the events cannot say what
+ *   is held: what remains less the tranches to come is carried over (`BALANCE_VESTING_MISMATCH`);
  * - anything else (less remains, and tranches are to come) is a `MappingError`: which tranches the
  *   cancellation took cannot be told, and a reader would count vested what the source says is not.
  * A grant without vesting events is fully vested, and so is what remains of it.
@@ -318,7 +320,17 @@ function tranchesAfterCancellation(
       { value: toVest },
     );
   }
-  if (order > 0 && !held.startsWith("-")) {
+  if (held.startsWith("-")) {
+    // More released than the events vested (RELEASED_EXCEEDS_VESTED): the events cannot say what is
+    // held, so the balance carries what is not still to vest, as the counters leave it.
+    ctx.warn(
+      "BALANCE_VESTING_MISMATCH",
+      "vestingEvents",
+      `after the cancellation of ${cancelledQuantity} on ${d}, the events vested by then less the units released make ${held}: more was released than vested, so the ${carried} of the ${remainder} remaining that are not still to vest are carried over as vested`,
+    );
+    return { toCome, ended: [], carried };
+  }
+  if (order > 0) {
     ctx.warn(
       "BALANCE_VESTING_MISMATCH",
       "vestingEvents",

@@ -156,6 +156,25 @@ describe("a partial cancellation", () => {
     expect(half.message).toContain("which tranches the cancellation took cannot be told");
   });
 
+  it("after more was released than vested, carries over what is not still to vest, with a warning", () => {
+    // 5,500 released by the cancellation though only 5,000 vested (the source's own contradiction), of
+    // 12,000 whose events cover 10,000.
+    const overReleased = unit({
+      quantity: "12000",
+      releasedQuantity: "5500",
+      netSettledQuantity: "5500",
+      settlements: [{ settlementDate: "2022-03-01", releaseQuantity: "5500", saleQuantity: "0", withholdingQuantity: "0", netSettlementQuantity: "5500", settlementPrice: { currency: "USD", amount: "2" } }],
+      canceledQuantity: "1000",
+      forfeitedQuantity: "1000",
+    });
+    const mapped = mapRecords({ units: [overReleased] }, { settlementStockClassName: "Common" });
+    expect(mapped.warnings.map((w) => w.code)).toEqual(expect.arrayContaining(["RELEASED_EXCEEDS_VESTED", "BALANCE_VESTING_MISMATCH"]));
+    expect(mapped.warnings.find((w) => w.code === "BALANCE_VESTING_MISMATCH")?.message).toContain(
+      "the events vested by then less the units released make -500: more was released than vested, so the 500 of the 5500 remaining that are not still to vest are carried over as vested",
+    );
+    expect(txById(mapped, "rsu-8550-balance-issuance").comments).toContain("500 carried over as vested on 2022-06-01; the tranches of the grant still to vest follow.");
+  });
+
   it.each(LINEAGES)("forfeited with no terminationDate reconciles with its source at any date: the forfeited tranches vest on neither side (%s)", async (lineage) => {
     const records = { awards: [award({ canceledQuantity: "6000", returnedToPoolQuantity: "6000" })], units: [unit({ returnedToPoolQuantity: "5000" })] };
     const mapped = mapRecords(records, { lineage, settlementStockClassName: "Common" });
