@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { Lineage } from "../../../src/mapping/types.js";
 import { buildPackageFiles } from "../../../src/ocf/package-files.js";
 import { readOcfPackageFromFiles } from "../../../src/ocf/package-reader.js";
+import { validateOcfPackage } from "../../../src/ocf/validate-package.js";
 import { packageObjects } from "../../../src/reconcile/package-objects.js";
 import { reconcileSourceWithOcf } from "../../../src/reconcile/source-vs-ocf.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../../../src/source/records.js";
@@ -69,7 +70,10 @@ function unit(change: Partial<RestrictedStockUnit>): RestrictedStockUnit {
 /** The grant's vested figure and its holder's shares and units, as the independent reader computes them. */
 async function read(records: { awards?: RestrictedStockAward[]; units?: RestrictedStockUnit[] }, lineage: Lineage, dates: string[]) {
   const mapped = mapRecords(records, { lineage, settlementStockClassName: "Common" });
-  const pkg = await packageFromTexts(buildPackageFiles(mapped, { generatedAt: "2025-06-30T00:00:00Z" }).files);
+  const files = buildPackageFiles(mapped, { generatedAt: "2025-06-30T00:00:00Z" }).files;
+  // Valid OCF as ocf-sync's validate reads it (schemas, references, each security's chain and vesting).
+  expect(validateOcfPackage(await readOcfPackageFromFiles(files, { label: "partial" })).problems).toEqual([]);
+  const pkg = await packageFromTexts(files);
   const root = records.awards?.[0] === undefined ? `rsu-${records.units?.[0]?.id}` : `rsa-${records.awards[0].id}`;
   const reading: Reading = lineage;
   const figures = dates.map((date) => {
@@ -125,6 +129,16 @@ describe("a partial cancellation", () => {
       ]);
       expect(txById(mapped, "rsa-1191-balance-issuance").comments).toContain("4000 carried over as vested on 2022-07-01. The other 3000 shares neither vested nor are to vest, as the source says.");
     }
+  });
+
+  it("that leaves only shares that never vest gives the balance a vesting of nothing, not full vesting", async () => {
+    // Terminated on 2019-12-01, before any tranche: all four are never earned, yet 3,000 of 10,000 are cancelled.
+    const { mapped, figures } = await read({ awards: [award({ terminationDate: "2019-12-01", canceledDate: "2019-12-15", vestedQuantity: "0", vestingEvents: award({}).vestingEvents.map((e) => ({ ...e, vested: false, vestedQuantity: undefined })), canceledQuantity: "3000" })] }, "documents", ["2019-12-15", "2030-01-01"]);
+    expect(figures).toEqual([
+      { date: "2019-12-15", vested: "0", shares: "7000", units: "0", problems: [] },
+      { date: "2030-01-01", vested: "0", shares: "7000", units: "0", problems: [] },
+    ]);
+    expect(txById(mapped, "rsa-1191-balance-issuance").comments).toContain("0 carried over as vested on 2019-12-15. The other 7000 shares neither vested nor are to vest, as the source says.");
   });
 
   it("that takes vested shares leaves the rest vested, with a warning", async () => {
