@@ -50,7 +50,11 @@ export async function writeTextLines(path: string, texts: Iterable<string>): Pro
   const handle = await open(path, "w");
   try {
     const file = new BufferedFile(handle, bufferPair(PIECE_BYTES));
-    for (const text of texts) await file.write(text);
+    for (const text of texts) {
+      // Awaited only when a buffer had to go to disk first.
+      const wrote = file.write(text);
+      if (wrote !== undefined) await wrote;
+    }
     await file.end();
   } finally {
     await handle.close();

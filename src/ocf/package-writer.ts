@@ -106,8 +106,9 @@ class HashingFile {
     return new HashingFile(await open(path, "wx"), buffers);
   }
 
-  async write(data: string | Uint8Array): Promise<void> {
-    await this.file.write(data);
+  /** Appends `data`; a promise only when a buffer had to be written out first (see `BufferedFile.write`). */
+  write(data: string | Uint8Array): Promise<void> | undefined {
+    return this.file.write(data);
   }
 
   /** Flushes and closes the file; `durable` also makes its bytes durable (fsync) first. */
@@ -490,14 +491,18 @@ export class StreamingPackageWriter {
         for await (const text of items) {
           const bytes = typeof text === "string" ? Buffer.byteLength(text, "utf8") : text.length;
           if (splitter.next(bytes)) await close();
+          let wrote: Promise<void> | undefined;
           if (file === undefined) {
             const path = packageFileName(list, references.length + 1);
             file = { path, handle: await HashingFile.create(join(this.dir, path), this.output) };
-            await file.handle.write(itemsFileHead(fileType));
+            wrote = file.handle.write(itemsFileHead(fileType));
           } else {
-            await file.handle.write(ITEM_SEPARATOR);
+            wrote = file.handle.write(ITEM_SEPARATOR);
           }
-          await file.handle.write(text);
+          if (wrote !== undefined) await wrote;
+          // Awaited only when a buffer had to go to disk first: most objects are copied and go on.
+          wrote = file.handle.write(text);
+          if (wrote !== undefined) await wrote;
         }
         await close();
       } catch (error) {

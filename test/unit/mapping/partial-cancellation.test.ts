@@ -133,7 +133,7 @@ describe("a partial cancellation", () => {
 
   it("that leaves only shares that never vest gives the balance a vesting of nothing, not full vesting", async () => {
     // Terminated on 2019-12-01, before any tranche: all four are never earned, yet 3,000 of 10,000 are cancelled.
-    const { mapped, figures } = await read({ awards: [award({ terminationDate: "2019-12-01", canceledDate: "2019-12-15", vestedQuantity: "0", vestingEvents: award({}).vestingEvents.map((e) => ({ ...e, vested: false, vestedQuantity: undefined })), canceledQuantity: "3000" })] }, "documents", ["2019-12-15", "2030-01-01"]);
+    const { mapped, figures } = await read({ awards: [award({ terminationDate: "2019-12-01", canceledDate: "2019-12-15", vestedQuantity: "0", vestingEvents: award({}).vestingEvents.map(({ vestedQuantity: _v, ...e }) => ({ ...e, vested: false })), canceledQuantity: "3000" })] }, "documents", ["2019-12-15", "2030-01-01"]);
     expect(figures).toEqual([
       { date: "2019-12-15", vested: "0", shares: "7000", units: "0", problems: [] },
       { date: "2030-01-01", vested: "0", shares: "7000", units: "0", problems: [] },
