@@ -417,8 +417,6 @@ export class StreamingPackageWriter {
   private serial = 0;
   /** Records replaced or withdrawn: key → the serial from which copies count again. */
   private readonly retracted = new Map<string, number>();
-  /** Whether each file is flushed to disk (fsync) as it is closed; see `finish`. */
-  private durable = true;
   /** What every file is written through, one after another. */
   private readonly output = bufferPair(OUTPUT_BUFFER_BYTES);
 
@@ -471,7 +469,8 @@ export class StreamingPackageWriter {
    * them before it relies on them (the export does so while it re-reads the package).
    */
   async finish(head: PackageHead, options: { generatedAt: string; comments?: readonly string[]; durable?: boolean }): Promise<FinishedPackage> {
-    this.durable = options.durable ?? true;
+    // Whether each file is flushed to disk (fsync) as it is closed.
+    const durable = options.durable ?? true;
     const files: WrittenPackageFile[] = [];
     const live = (item: Omit<Spooled, "text">): boolean => item.serial >= (this.retracted.get(item.key) ?? 0);
     let transactions = 0;
@@ -482,7 +481,7 @@ export class StreamingPackageWriter {
       const close = async (): Promise<void> => {
         if (file === undefined) return;
         await file.handle.write(ITEMS_FILE_TAIL);
-        const written = await this.close(file.path, file.handle);
+        const written = await this.close(file.path, file.handle, durable);
         files.push(written);
         references.push({ filepath: written.path, md5: written.md5 });
         file = undefined;
@@ -535,15 +534,15 @@ export class StreamingPackageWriter {
         await manifestFile.abandon();
         throw error;
       }
-      const written = await this.close(PACKAGE_FILE_NAMES.manifest, manifestFile);
+      const written = await this.close(PACKAGE_FILE_NAMES.manifest, manifestFile, durable);
       return { manifest, files: [written, ...files], transactions };
     } finally {
       await this.discardSpools();
     }
   }
 
-  private async close(path: string, file: HashingFile): Promise<WrittenPackageFile> {
-    const { md5, bytes } = await file.close(this.durable);
+  private async close(path: string, file: HashingFile, durable: boolean): Promise<WrittenPackageFile> {
+    const { md5, bytes } = await file.close(durable);
     return { path, md5, bytes };
   }
 
