@@ -68,6 +68,9 @@ Options:
                        printed on standard error
   --deadline DURATION  with --base-url: stop pulling after this long (e.g. 90s, 15m); exit status 1
 
+OCF_SYNC_BASE_URL set in the environment counts as --base-url when neither --source nor --against is
+given (--issuer is then required); with --source or --against it is not used.
+
 ${CLIENT_FLAGS_HELP}
 
 Every package read is first checked against its manifest (each listed file present, of its list's
@@ -106,18 +109,23 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
   const hint = "\nRun 'ocf-sync reconcile --help' for the options.";
   const [target, ...extra] = positionals;
   if (target === undefined || extra.length > 0) throw new UsageError(`takes exactly one PACKAGE (a folder or .ocf.zip), got ${positionals.length}${hint}`);
-  const apiSource = values["base-url"] !== undefined;
+  // OCF_SYNC_BASE_URL counts as --base-url, as for export, pull and sync, unless --source or --against
+  // names another side: a variable set for those commands must not turn a file's reconcile into the API's.
+  const envBaseUrl = io.env.OCF_SYNC_BASE_URL !== undefined && io.env.OCF_SYNC_BASE_URL !== "" && values.source === undefined && values.against === undefined;
+  const apiSource = values["base-url"] !== undefined || envBaseUrl;
   const modes = [values.source !== undefined, apiSource, values.against !== undefined].filter(Boolean).length;
-  if (modes !== 1) throw new UsageError(`give exactly one of --source FILE, --base-url URL (with --issuer) and --against PACKAGE${hint}`);
-  if (apiSource && values.issuer === undefined) throw new UsageError(`--base-url needs --issuer ID${hint}`);
+  if (modes !== 1) throw new UsageError(`give exactly one of --source FILE, --base-url URL (or OCF_SYNC_BASE_URL, with --issuer) and --against PACKAGE${hint}`);
+  if (apiSource && values.issuer === undefined) {
+    throw new UsageError(`${values["base-url"] !== undefined ? "--base-url" : "OCF_SYNC_BASE_URL (from the environment)"} needs --issuer ID${hint}`);
+  }
   // Options the chosen mode does not use are refused, not ignored: the user meant something by them.
   const connection = Object.keys(CLIENT_FLAGS).filter((flag) => values[flag as keyof typeof CLIENT_FLAGS] !== undefined);
-  if (!apiSource && connection.length > 0) throw new UsageError(`${connection.map((flag) => `--${flag}`).join(", ")}: only with --base-url${hint}`);
+  if (!apiSource && connection.length > 0) throw new UsageError(`${connection.map((flag) => `--${flag}`).join(", ")}: only with --base-url (or OCF_SYNC_BASE_URL)${hint}`);
   if (values.against !== undefined && values.issuer !== undefined) {
     throw new UsageError(`--issuer goes with --source or --base-url; with --against, each package names its issuer${hint}`);
   }
   const deadlineMs = parseDuration("deadline", values.deadline);
-  if (deadlineMs !== undefined && !apiSource) throw new UsageError(`--deadline bounds the pull from the API: it goes with --base-url${hint}`);
+  if (deadlineMs !== undefined && !apiSource) throw new UsageError(`--deadline bounds the pull from the API: it goes with --base-url (or OCF_SYNC_BASE_URL)${hint}`);
   if (values.json === true && values.csv === true) throw new UsageError(`give --json or --csv, not both${hint}`);
   const asOf = values["as-of"];
   if (asOf !== undefined && !isCalendarDate(asOf)) throw new UsageError(`--as-of must be a real date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);

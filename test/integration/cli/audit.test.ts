@@ -1,0 +1,48 @@
+/**
+ * What a new-user audit of the command line found: each test fails without its fix. In-process runs
+ * of the real CLI (`runCli`) against the sample API on loopback and real folders.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../../src/cli/main.js";
+import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
+import { captureIo } from "../../helpers/capture.js";
+
+const GOLDEN = resolve(import.meta.dirname, "../../../samples/ocf");
+
+let dir: string;
+let samples: SampleServer;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ocf-sync-audit-"));
+  samples = await startSampleServer({ port: 0 });
+});
+afterAll(async () => {
+  await samples.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function run(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; err: string; out: string }> {
+  const io = captureIo(dir, env);
+  const code = await runCli(argv, io);
+  return { code, err: io.stderr.text, out: io.stdout.text };
+}
+
+describe("reconcile and OCF_SYNC_BASE_URL", () => {
+  it("takes the variable as the API source when neither --source nor --against is given", async () => {
+    const result = await run(["reconcile", "--issuer", "7", join(GOLDEN, "7"), "--json"], { OCF_SYNC_BASE_URL: samples.url });
+    expect(result.err).not.toContain("give exactly one of");
+    expect(result.code).not.toBe(2);
+    const document = JSON.parse(result.out) as { reports: { labels?: unknown }[] };
+    expect(JSON.stringify(document.reports[0])).toContain(`source (API ${samples.url})`);
+  });
+
+  it("leaves the variable alone with --source, and says what it needs without --issuer", async () => {
+    const withSource = await run(["reconcile", "--source", join(dir, "none.ndjson"), join(GOLDEN, "7")], { OCF_SYNC_BASE_URL: samples.url });
+    expect(withSource.err).not.toContain("give exactly one of");
+    const noIssuer = await run(["reconcile", join(GOLDEN, "7")], { OCF_SYNC_BASE_URL: samples.url });
+    expect(noIssuer.code).toBe(2);
+    expect(noIssuer.err).toContain("OCF_SYNC_BASE_URL (from the environment) needs --issuer ID");
+  });
+});
