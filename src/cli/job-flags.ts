@@ -32,6 +32,10 @@ export interface JobSettings {
   deadlineMs: number | undefined;
 }
 
+/**
+ * Reads the job flags of `pull`, `export` and `sync`: the issuers first, handed to `named` as soon as
+ * they are known (a `--json` document of a usage error found later lists them), then the other values.
+ */
 export async function readJobFlags(
   values: {
     issuer?: string[] | undefined;
@@ -42,8 +46,10 @@ export async function readJobFlags(
     deadline?: string | undefined;
   },
   cwd: string,
+  named: (issuers: string[]) => void = () => {},
 ): Promise<JobSettings> {
   const issuers = await readIssuerList(cwd, values);
+  named(issuers);
   const concurrency = parseInteger("concurrency", values.concurrency, { min: 1, max: 64 }) ?? 4;
   const onInvalid = values["on-invalid"] ?? "fail";
   if (onInvalid !== "fail" && onInvalid !== "quarantine") {

@@ -110,10 +110,13 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
     writeLine(io.stdout, EXPORT_HELP);
     return 0;
   }
+  // The issuers first: a usage error in any other value fails every one of them (--json lists them).
+  const job = await readJobFlags(values, io.cwd, (named) => {
+    known.issuers = named;
+  });
   const packageSettings = await readPackageFlags(values, io.cwd);
   known.outDir = packageSettings.outDir;
   const clientOptions = clientOptionsFromFlags(values, io.env);
-  const job = await readJobFlags(values, io.cwd);
   let issuers = job.issuers;
   if (values.shard !== undefined) {
     const m = /^(\d+)\/(\d+)$/.exec(values.shard);

@@ -46,3 +46,17 @@ describe("reconcile and OCF_SYNC_BASE_URL", () => {
     expect(noIssuer.err).toContain("OCF_SYNC_BASE_URL (from the environment) needs --issuer ID");
   });
 });
+
+describe("--json of a usage error found once the issuers are known", () => {
+  it.each([
+    ["export, a bad --on-invalid", ["export", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--issuer", "8", "--out", "x", "--json", "--on-invalid", "nah"]],
+    ["export, no --out", ["export", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--issuer", "8", "--json"]],
+    ["sync without --state", ["sync", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--issuer", "8", "--out", "x", "--json"]],
+  ])("%s: every issuer named is failed with the error", async (_what, argv) => {
+    const result = await run(argv);
+    expect(result.code).toBe(2);
+    const document = JSON.parse(result.out) as { issuers: { issuerId: string; status: string; error: { code: string } }[]; error: { code: string } };
+    expect(document.error.code).toBe("USAGE_ERROR");
+    expect(document.issuers).toEqual(["7", "8"].map((issuerId) => ({ issuerId, status: "failed", error: document.error })));
+  });
+});
