@@ -3,8 +3,11 @@
  * place: which issuers, how many at once, what to do with invalid records, how to log; and for the
  * commands that write packages, where and how.
  */
-import { resolve } from "node:path";
+import { open, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { isCalendarDate } from "../dates.js";
+import { FileSystemError, errnoOf, fileSystemError } from "../errors.js";
+import { temporaryNameFor } from "../io/atomic-file.js";
 import { makeFolder } from "../io/folders.js";
 import { isRfc3339DateTime } from "../ocf/schemas.js";
 import type { Lineage } from "../mapping/types.js";
@@ -118,12 +121,24 @@ export async function readPackageFlags(
 }
 
 /**
- * Makes sure an output folder can be used, before any work: created if missing; a file where the
- * folder (or one of its parents) should be, or a place where no folder can be made, is a usage error.
+ * Makes sure an output folder can be used, before any work: created if missing, then written to (a
+ * file created and removed); a file where the folder (or one of its parents) should be, a place where
+ * no folder can be made, or a folder that takes no new file (read-only, not permitted, `/proc`) is a
+ * usage error, whether the folder was there or not. The probe is named as a temporary file is, so that
+ * the cleanup of a later run removes it should this one be killed in between.
  */
 export async function prepareOutputFolder(option: string, outDir: string, signal: AbortSignal | undefined): Promise<void> {
   try {
     await makeFolder(outDir, { signal });
+    const probe = temporaryNameFor(join(outDir, ".ocf-sync-probe"));
+    try {
+      await (await open(probe, "wx")).close();
+    } catch (error) {
+      throw errnoOf(error) === "ENOENT"
+        ? new FileSystemError("write in the folder", outDir, "the file system does not allow new files in it (ENOENT)", { errno: "ENOENT", cause: error })
+        : fileSystemError("write in the folder", outDir, error);
+    }
+    await rm(probe, { force: true });
   } catch (error) {
     throw asArgumentError(option, error);
   }

@@ -60,3 +60,19 @@ describe("--json of a usage error found once the issuers are known", () => {
     expect(document.issuers).toEqual(["7", "8"].map((issuerId) => ({ issuerId, status: "failed", error: document.error })));
   });
 });
+
+describe("an --out folder that exists but takes no file is an argument error (2), as one that cannot be made is", () => {
+  // /proc exists and takes no new file, for root too (the tests run as root, whom chmod does not stop).
+  it.each([
+    ["export", ["export", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "/proc", "--log", "plain"], "--out"],
+    ["sync --out", ["sync", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "/proc", "--state", "state.json", "--log", "plain"], "--out"],
+    ["sync --state", ["sync", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "sync-out", "--state", "/proc/state.json", "--log", "plain"], "--state"],
+    ["demo", ["demo", "--out", "/proc"], "--out"],
+  ])("%s", async (_what, argv, option) => {
+    const result = await run(argv);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain(`${option}: cannot write in the folder /proc: the file system does not allow new files in it (ENOENT) [FILE_SYSTEM_ERROR]`);
+    // demo checks its --out before it starts the sample API.
+    expect(result.err).not.toContain("sample API listening");
+  });
+});
