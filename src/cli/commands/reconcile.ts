@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
+import { isApiError, isAuthError, isInvalidJsonError, isNetworkError, isResponseTooLargeError } from "../../client/errors.js";
 import { isCalendarDate } from "../../dates.js";
 import { isDeadlineExceededError, isInterruptedError, isOcfSyncError, terminalSafe } from "../../errors.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
@@ -59,7 +60,7 @@ Options:
                        documents)
   --json               print the reports as one JSON document: { "agree", "reports" }; unusable
                        input: { "agree": false, "unusable": { "code", "message" } }; a usage error
-                       or other failure: { "agree": false, "error": { "code", "message" } }
+                       or another failure (the API's too): { "agree": false, "error": { "code", "message" } }
   --csv                print every difference as CSV (issuer_id, section, code, kind, record_id,
                        security_id, field, expected, actual, message)
   --html FILE          also write a self-contained HTML report (the reading used, totals, every
@@ -76,9 +77,10 @@ ${CLIENT_FLAGS_HELP}
 Every package read is first checked against its manifest (each listed file present, of its list's
 file type, with the manifest's MD5, and no unlisted OCF file): one that does not match is refused.
 
-Exit status: 0 everything agrees, 1 differences found (or the --deadline passed), 2 unusable input
-(no package, a package that does not match its manifest, malformed NDJSON, unknown issuer, the API
-unreachable), a usage error or an --html that cannot be written, 130 or 143 when stopped by a signal.
+Exit status: 0 everything agrees, 1 differences found, the API failed (unreachable, refused, an
+error status) or the --deadline passed, 2 unusable input (no package, a package that does not match
+its manifest, malformed NDJSON, an issuer the file lacks), a usage error or an --html that cannot be
+written, 130 or 143 when stopped by a signal.
 
 Examples:
   ocf-sync serve-samples --port 4010 &   # the sample API the examples below use
@@ -90,7 +92,7 @@ Examples:
   ocf-sync reconcile out/acme-robotics --against out/acme-robotics.ocf.zip --json   # or another system's package
   ocf-sync reconcile --source acme.ndjson out/acme-robotics --reader same-security`;
 
-/** `ocf-sync reconcile`: exit 0 everything agrees, 1 differences, 2 unusable input or usage error. */
+/** `ocf-sync reconcile`: exit 0 everything agrees, 1 differences or the API failed, 2 unusable input or usage error. */
 export async function reconcileCommand(argv: readonly string[], io: CliIo): Promise<number> {
   return withJsonDocument(io, argv, (printJson) => reconcileJob(argv, io, printJson), (error) => ({ agree: false, error }));
 }
@@ -207,13 +209,20 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
 
 /**
  * Errors that mean the input cannot be reconciled at all (exit 2): every ocf-sync error (no package,
- * malformed NDJSON, unknown issuer, and every failure of the API: transport, auth, HTTP status,
- * envelope) and a file that cannot be opened. Anything else is a bug and is thrown.
+ * malformed NDJSON, unknown issuer in the file) and a file that cannot be opened. A failure of the
+ * API (transport, auth, HTTP status, envelope) is not: the job failed, exit 1, as for export and pull
+ * (an outage is not a wrong invocation). Anything else is a bug and is thrown.
  */
 function isUnusableInput(error: unknown): boolean {
   // Stopped by a signal or the deadline: not a verdict on the input.
   if (isInterruptedError(error) || isDeadlineExceededError(error)) return false;
+  if (isApiFailure(error)) return false;
   if (isOcfSyncError(error)) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return code === "ENOENT" || code === "EISDIR" || code === "EACCES" || code === "ENOTDIR";
+}
+
+/** A failure of a call to the API: no answer, an error status, a body that is no envelope, auth refused. */
+function isApiFailure(error: unknown): boolean {
+  return isApiError(error) || isNetworkError(error) || isInvalidJsonError(error) || isResponseTooLargeError(error) || isAuthError(error);
 }

@@ -76,3 +76,22 @@ describe("an --out folder that exists but takes no file is an argument error (2)
     expect(result.err).not.toContain("sample API listening");
   });
 });
+
+describe("reconcile: a failure of the API is a failed job (1), not unusable input (2)", () => {
+  it.each([
+    ["no server (connection refused)", () => ["--base-url", "http://127.0.0.1:9", "--max-attempts", "1", "--issuer", "7"], "API_NETWORK_ERROR"],
+    ["an issuer the API does not know", () => ["--base-url", samples.url, "--issuer", "no-such-issuer"], "API_NOT_FOUND"],
+  ])("%s", async (_what, source, code) => {
+    const text = await run(["reconcile", ...source(), join(GOLDEN, "7")]);
+    expect(text.code).toBe(1);
+    expect(text.err).toMatch(new RegExp(`^ocf-sync reconcile: .*\\[${code}\\]$`, "m"));
+    const json = await run(["reconcile", ...source(), join(GOLDEN, "7"), "--json"]);
+    expect(json.code).toBe(1);
+    expect(JSON.parse(json.out)).toMatchObject({ agree: false, error: { code } });
+  });
+
+  it("a package it cannot use is still 2", async () => {
+    const result = await run(["reconcile", "--base-url", samples.url, "--issuer", "7", join(dir, "no-such-package")]);
+    expect(result.code).toBe(2);
+  });
+});
