@@ -9,7 +9,7 @@ import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
 import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
-import { createReporter, formatDuration, logNotableWarnings, type LogMode } from "../progress.js";
+import { createReporter, formatDuration, logIssuerFailure, logNotableWarnings, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { renderTable } from "../table.js";
@@ -206,7 +206,7 @@ export async function runExport(
       });
       logNotableWarnings(reporter, e.warnings);
     } else {
-      reporter.log("error", `issuer ${JSON.stringify(result.issuerId)} failed: ${result.error.message}`, { issuerId: result.issuerId, code: result.error.code });
+      logIssuerFailure(reporter, result.issuerId, result.error, { onInvalid: job.exportOptions.onInvalid });
     }
   };
   let deadlinePassed: DeadlineExceededError | undefined;

@@ -8,9 +8,9 @@ import { pullIssuers } from "../../pull/pull-issuers.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
-import { UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
+import { UNEXPECTED_ERROR_CODE, UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
 import { DEADLINE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
-import { createReporter, formatDuration } from "../progress.js";
+import { createReporter, formatDuration, logIssuerFailure } from "../progress.js";
 import { renderTable } from "../table.js";
 
 export const PULL_HELP = `Usage: ocf-sync pull --base-url URL (--issuer ID ... | --issuers-file FILE) [options]
@@ -144,10 +144,9 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
           quarantined: pull.quarantined.length,
         });
       } else {
-        const message = result.error instanceof Error ? result.error.message : String(result.error);
-        const code = isOcfSyncError(result.error) ? result.error.code : "UNEXPECTED";
+        const code = isOcfSyncError(result.error) ? result.error.code : UNEXPECTED_ERROR_CODE;
         rows.push({ issuerId: result.issuerId, awards: 0, units: 0, quarantined: 0, warnings: 0, status: `FAILED ${code}` });
-        reporter.log("error", `issuer ${JSON.stringify(result.issuerId)} failed: ${message}`, { issuerId: result.issuerId, code });
+        logIssuerFailure(reporter, result.issuerId, result.error, { onInvalid });
       }
       reporter.update({ issuersDone: rows.length, issuersTotal: issuers.length, records, requests: client.stats().requests });
     }

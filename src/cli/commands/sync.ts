@@ -6,11 +6,11 @@ import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResul
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
-import { UsageError, writeLine, type CliIo } from "../io.js";
+import { UNEXPECTED_ERROR_CODE, UsageError, writeLine, type CliIo } from "../io.js";
 import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
-import { createReporter, formatDuration, logNotableWarnings } from "../progress.js";
+import { createReporter, formatDuration, logIssuerFailure, logNotableWarnings } from "../progress.js";
 import { renderTable } from "../table.js";
 
 export const SYNC_HELP = `Usage: ocf-sync sync --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR --state FILE [options]
@@ -109,7 +109,7 @@ export function changeSetDocument(results: readonly IssuerSyncResult[]): unknown
         : {
             issuerId: r.issuerId,
             status: "failed",
-            error: { code: isOcfSyncError(r.error) ? r.error.code : "UNEXPECTED", message: r.error instanceof Error ? r.error.message : String(r.error) },
+            error: { code: isOcfSyncError(r.error) ? r.error.code : UNEXPECTED_ERROR_CODE, message: r.error instanceof Error ? r.error.message : String(r.error) },
           },
     ),
   };
@@ -133,7 +133,7 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
   ];
   for (const r of results) {
     if (!r.ok) {
-      lines.push("", `${r.issuerId}: failed: ${r.error instanceof Error ? r.error.message : String(r.error)}`);
+      lines.push("", `${r.issuerId}: failed: ${r.error instanceof Error ? r.error.message : String(r.error)} [${isOcfSyncError(r.error) ? r.error.code : UNEXPECTED_ERROR_CODE}]`);
       continue;
     }
     const { created, changed, removed } = r.changes;
@@ -246,10 +246,8 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
       case "issuer-failed":
       case "issuer-stopped": {
         issuersDone += 1;
-        const code = isOcfSyncError(event.error) ? event.error.code : "UNEXPECTED";
-        const message = event.error instanceof Error ? event.error.message : String(event.error);
         const what = event.type === "issuer-failed" ? "failed" : "was stopped";
-        reporter.log("error", `issuer ${JSON.stringify(event.issuerId)} ${what}, its previous package and state are kept: ${message}`, { issuerId: event.issuerId, code });
+        logIssuerFailure(reporter, event.issuerId, event.error, { onInvalid, what: `${what}, its previous package and state are kept` });
         break;
       }
       case "sync-done":

@@ -95,3 +95,15 @@ describe("reconcile: a failure of the API is a failed job (1), not unusable inpu
     expect(result.code).toBe(2);
   });
 });
+
+describe("an issuer's failure line ends with its code", () => {
+  it.each([
+    ["export", ["export", "--out", "fail-export"]],
+    ["pull", ["pull"]],
+    ["sync", ["sync", "--out", "fail-sync", "--state", "fail-sync.json"]],
+  ])("%s, with a hint when no server answers", async (_what, [command = "", ...rest]) => {
+    const result = await run([command, "--base-url", "http://127.0.0.1:9", "--max-attempts", "1", "--issuer", "7", "--log", "plain", ...rest]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^error: issuer "7" (failed|failed, its previous package and state are kept): GET .*; check --base-url \(or OCF_SYNC_BASE_URL\) and that the server is running \[API_NETWORK_ERROR\]$/m);
+  });
+});
