@@ -13,7 +13,7 @@ import { reconcileCommand } from "./commands/reconcile.js";
 import { serveSamplesCommand } from "./commands/serve-samples.js";
 import { syncCommand } from "./commands/sync.js";
 import { validateCommand } from "./commands/validate.js";
-import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, writeLine, type CliIo } from "./io.js";
+import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, usageErrorMessage, writeLine, type CliIo } from "./io.js";
 import { createReporter } from "./progress.js";
 
 const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: CliIo) => Promise<number> }> = {
@@ -95,7 +95,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const entry = COMMANDS[command];
   if (entry === undefined) {
     const guess = closest(command.replace(/^-+/, ""), Object.keys(COMMANDS));
-    reportUsageError(io, "ocf-sync", new UsageError(`unknown command ${JSON.stringify(command)}${guess === undefined ? "" : `; did you mean ${guess}?`}\n${commandsLine()}`), argv);
+    reportLine(io, argv, `ocf-sync: unknown command ${JSON.stringify(command)}${guess === undefined ? "" : `; did you mean ${guess}?`}\n${commandsLine()}`, undefined);
     return 2;
   }
   const secrets = secretsOf(rest, io.env);
@@ -130,15 +130,10 @@ function reportLine(io: CliIo, argv: readonly string[], message: string, code: s
   }
 }
 
-/** Prints a usage error (see `reportLine`). */
-function reportUsageError(io: CliIo, prefix: string, error: UsageError, argv: readonly string[]): void {
-  reportLine(io, argv, `${prefix}: ${error.message}`, error.code);
-}
-
 /** Prints why the command failed and returns its exit status (see `runCli`). */
 function reportFailure(command: string, error: unknown, io: CliIo, argv: readonly string[]): number {
   if (error instanceof UsageError) {
-    reportUsageError(io, `ocf-sync ${command}`, error, argv);
+    reportLine(io, argv, `ocf-sync ${command}: ${usageErrorMessage(command, error)}`, error.code);
     return 2;
   }
   if (isOcfSyncError(error)) {

@@ -97,7 +97,7 @@ interface KnownExport {
 
 export async function exportCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const known: KnownExport = { outDir: null, issuers: [] };
-  return withJsonDocument(io, argv, (printJson) => exportJob(argv, io, known, printJson), (failure) => exportFailureDocument(known, failure));
+  return withJsonDocument(io, "export", argv, (printJson) => exportJob(argv, io, known, printJson), (failure) => exportFailureDocument(known, failure));
 }
 
 async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport, printJson: (document: unknown) => void): Promise<number> {

@@ -94,7 +94,7 @@ Examples:
 
 /** `ocf-sync reconcile`: exit 0 everything agrees, 1 differences or the API failed, 2 unusable input or usage error. */
 export async function reconcileCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  return withJsonDocument(io, argv, (printJson) => reconcileJob(argv, io, printJson), (error) => ({ agree: false, error }));
+  return withJsonDocument(io, "reconcile", argv, (printJson) => reconcileJob(argv, io, printJson), (error) => ({ agree: false, error }));
 }
 
 async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (document: unknown) => void): Promise<number> {
@@ -108,27 +108,26 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
     writeLine(io.stdout, RECONCILE_HELP);
     return 0;
   }
-  const hint = "\nRun 'ocf-sync reconcile --help' for the options.";
   const [target, ...extra] = positionals;
-  if (target === undefined || extra.length > 0) throw new UsageError(`takes exactly one PACKAGE (a folder or .ocf.zip), got ${positionals.length}${hint}`);
+  if (target === undefined || extra.length > 0) throw new UsageError(`takes exactly one PACKAGE (a folder or .ocf.zip), got ${positionals.length}`);
   // OCF_SYNC_BASE_URL counts as --base-url, as for export, pull and sync, unless --source or --against
   // names another side: a variable set for those commands must not turn a file's reconcile into the API's.
   const envBaseUrl = io.env.OCF_SYNC_BASE_URL !== undefined && io.env.OCF_SYNC_BASE_URL !== "" && values.source === undefined && values.against === undefined;
   const apiSource = values["base-url"] !== undefined || envBaseUrl;
   const modes = [values.source !== undefined, apiSource, values.against !== undefined].filter(Boolean).length;
-  if (modes !== 1) throw new UsageError(`give exactly one of --source FILE, --base-url URL (or OCF_SYNC_BASE_URL, with --issuer) and --against PACKAGE${hint}`);
+  if (modes !== 1) throw new UsageError(`give exactly one of --source FILE, --base-url URL (or OCF_SYNC_BASE_URL, with --issuer) and --against PACKAGE`);
   if (apiSource && values.issuer === undefined) {
-    throw new UsageError(`${values["base-url"] !== undefined ? "--base-url" : "OCF_SYNC_BASE_URL (from the environment)"} needs --issuer ID${hint}`);
+    throw new UsageError(`${values["base-url"] !== undefined ? "--base-url" : "OCF_SYNC_BASE_URL (from the environment)"} needs --issuer ID`);
   }
   // Options the chosen mode does not use are refused, not ignored: the user meant something by them.
   const connection = Object.keys(CLIENT_FLAGS).filter((flag) => values[flag as keyof typeof CLIENT_FLAGS] !== undefined);
-  if (!apiSource && connection.length > 0) throw new UsageError(`${connection.map((flag) => `--${flag}`).join(", ")}: only with --base-url (or OCF_SYNC_BASE_URL)${hint}`);
+  if (!apiSource && connection.length > 0) throw new UsageError(`${connection.map((flag) => `--${flag}`).join(", ")}: only with --base-url (or OCF_SYNC_BASE_URL)`);
   if (values.against !== undefined && values.issuer !== undefined) {
-    throw new UsageError(`--issuer goes with --source or --base-url; with --against, each package names its issuer${hint}`);
+    throw new UsageError(`--issuer goes with --source or --base-url; with --against, each package names its issuer`);
   }
   const deadlineMs = parseDuration("deadline", values.deadline);
-  if (deadlineMs !== undefined && !apiSource) throw new UsageError(`--deadline bounds the pull from the API: it goes with --base-url (or OCF_SYNC_BASE_URL)${hint}`);
-  if (values.json === true && values.csv === true) throw new UsageError(`give --json or --csv, not both${hint}`);
+  if (deadlineMs !== undefined && !apiSource) throw new UsageError(`--deadline bounds the pull from the API: it goes with --base-url (or OCF_SYNC_BASE_URL)`);
+  if (values.json === true && values.csv === true) throw new UsageError(`give --json or --csv, not both`);
   const asOf = values["as-of"];
   if (asOf !== undefined && !isCalendarDate(asOf)) throw new UsageError(`--as-of must be a real date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
   const tolerance = values.tolerance;
@@ -137,7 +136,7 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
   }
   const reader = values.reader;
   if (reader !== undefined && reader !== "documents" && reader !== "same-security") {
-    throw new UsageError(`--reader takes documents or same-security, got ${JSON.stringify(reader)}${hint}`);
+    throw new UsageError(`--reader takes documents or same-security, got ${JSON.stringify(reader)}`);
   }
   const options: ReconcileOptions = {
     ...(asOf === undefined ? {} : { asOf }),

@@ -165,7 +165,7 @@ export function syncFailureDocument(issuers: readonly string[], failure: JsonFai
 export async function syncCommand(argv: readonly string[], io: CliIo): Promise<number> {
   // The issuers named, once known: what a --json document of a failure of the whole sync lists.
   const named: string[] = [];
-  return withJsonDocument(io, argv, (printJson) => syncJob(argv, io, named, printJson), (failure) => syncFailureDocument(named, failure));
+  return withJsonDocument(io, "sync", argv, (printJson) => syncJob(argv, io, named, printJson), (failure) => syncFailureDocument(named, failure));
 }
 
 async function syncJob(argv: readonly string[], io: CliIo, named: string[], printJson: (document: unknown) => void): Promise<number> {

@@ -59,6 +59,7 @@ export async function validateCommand(argv: readonly string[], io: CliIo): Promi
   const named: { path?: string } = {};
   return withJsonDocument(
     io,
+    "validate",
     argv,
     (printJson) => validateJob(argv, io, named, printJson),
     (error) => ({ path: named.path ?? null, valid: false, error }),
@@ -78,7 +79,7 @@ async function validateJob(argv: readonly string[], io: CliIo, named: { path?: s
   }
   const [target, ...extra] = positionals;
   if (target === undefined || extra.length > 0) {
-    throw new UsageError(`takes exactly one PATH (a package folder or .ocf.zip), got ${positionals.length}\nRun 'ocf-sync validate --help' for the options.`);
+    throw new UsageError(`takes exactly one PATH (a package folder or .ocf.zip), got ${positionals.length}`);
   }
   const path = resolve(io.cwd, target);
   named.path = path;

@@ -107,3 +107,42 @@ describe("an issuer's failure line ends with its code", () => {
     expect(result.err).toMatch(/^error: issuer "7" (failed|failed, its previous package and state are kept): GET .*; check --base-url \(or OCF_SYNC_BASE_URL\) and that the server is running \[API_NETWORK_ERROR\]$/m);
   });
 });
+
+describe("every usage error of a command says where its help is, once", () => {
+  const help = (command: string): string => `Run 'ocf-sync ${command} --help' for the options.`;
+  it.each([
+    [["export", "--base-url", "http://127.0.0.1:9", "--issuer", "7"], "--out DIR is required"],
+    [["export", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "o", "--on-invalid", "quarantin"], '--on-invalid takes fail or quarantine, got "quarantin"'],
+    [["export", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "o", "--concurrency", "0"], "--concurrency must be between 1 and 64, got 0"],
+    [["export", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "o", "--shard", "5/4"], "--shard takes K/N"],
+    [["export", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "o", "--deadline", "5"], "--deadline takes a duration"],
+    [["export", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "o", "--validate", "x"], "--validate takes auto, always or never"],
+    [["pull", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--log", "jsn"], "--log takes auto, plain or json"],
+    [["reconcile", "--source", "x.ndjson", "pkg", "--tolerance", "abc"], "--tolerance must be a non-negative decimal"],
+    [["validate", "pkg", "--reader", "nope"], '--reader must be documents or same-security, got "nope"'],
+    [["sync", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "o", "--state", "s.json", "--overlap", "5x"], "--overlap takes whole seconds"],
+    [["reconcile", "pkg"], "give exactly one of"],
+    [["export", "--bogus"], "Unknown option '--bogus'"],
+  ])("%j", async (argv, message) => {
+    const command = argv[0] ?? "";
+    const text = await run(argv);
+    expect(text.code).toBe(2);
+    expect(text.err).toContain(`ocf-sync ${command}: ${message}`);
+    expect(text.err.endsWith(`\n${help(command)}\n`)).toBe(true);
+    expect(text.err.split(help(command)).length).toBe(2);
+  });
+
+  it("the --json document and the --log json line say the same", async () => {
+    const argv = ["export", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "o", "--on-invalid", "nah", "--json", "--log", "json"];
+    const result = await run(argv);
+    const document = JSON.parse(result.out) as { error: { message: string } };
+    const line = JSON.parse(result.err) as { msg: string; code: string };
+    expect(document.error.message).toBe(`--on-invalid takes fail or quarantine, got "nah"\n${help("export")}`);
+    expect(line).toMatchObject({ msg: `ocf-sync export: ${document.error.message}`, code: "USAGE_ERROR" });
+  });
+
+  it("an argument with a code of its own (a path) is left without it", async () => {
+    const result = await run(["export", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "/proc", "--log", "plain"]);
+    expect(result.err).not.toContain("--help");
+  });
+});
