@@ -146,3 +146,23 @@ describe("every usage error of a command says where its help is, once", () => {
     expect(result.err).not.toContain("--help");
   });
 });
+
+describe("--log before the command", () => {
+  it.each([[["--log", "json"]], [["--log=json"]]])("%j export ... is read as export ... --log json", async (globals) => {
+    const result = await run([...globals, "export", "--base-url", "http://127.0.0.1:9", "--issuer", "7", "--out", "o", "--concurrency", "0"]);
+    expect(result.code).toBe(2);
+    expect(JSON.parse(result.err)).toMatchObject({ level: "error", code: "USAGE_ERROR", msg: expect.stringContaining("--concurrency must be between 1 and 64") as unknown });
+  });
+
+  it("runs the job with it, its log lines JSON", async () => {
+    const result = await run(["--log", "json", "pull", "--base-url", samples.url, "--issuer", "7", "--out", "before-command.ndjson"]);
+    expect(result.code).toBe(0);
+    for (const line of result.err.trim().split("\n")) expect(() => JSON.parse(line) as unknown).not.toThrow();
+  });
+
+  it("another option before the command is told to go after it", async () => {
+    const result = await run(["--json", "export"]);
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('ocf-sync: unknown command "--json": options go after the command (ocf-sync <command> [options])');
+  });
+});
