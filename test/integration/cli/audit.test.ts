@@ -166,3 +166,16 @@ describe("--log before the command", () => {
     expect(result.err).toContain('ocf-sync: unknown command "--json": options go after the command (ocf-sync <command> [options])');
   });
 });
+
+describe("an invalid base URL names where it came from", () => {
+  it.each([
+    ["http://127.0.0.1:4010/v1alpha1", 'OCF_SYNC_BASE_URL (from the environment) "http://127.0.0.1:4010/v1alpha1" is invalid'],
+    ["ftp://example.com", 'OCF_SYNC_BASE_URL (from the environment) must be an http(s) URL, got "ftp://example.com"'],
+  ])("OCF_SYNC_BASE_URL=%s", async (value, message) => {
+    const result = await run(["pull", "--issuer", "7"], { OCF_SYNC_BASE_URL: value });
+    expect(result.code).toBe(2);
+    expect(result.err).toContain(`ocf-sync pull: ${message}`);
+    const flag = await run(["pull", "--issuer", "7", "--base-url", value]);
+    expect(flag.err).toContain("ocf-sync pull: --base-url ");
+  });
+});
