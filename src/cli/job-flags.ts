@@ -22,6 +22,13 @@ import type { LogMode } from "./progress.js";
 export const LOG_HELP = `  --log MODE               auto (progress bar on a terminal), plain or json (one JSON object a line,
                            a usage error too); logs go to standard error`;
 
+/**
+ * Help of `--issuers-file`, shared by the commands that take it. Only a whole line is a comment: an id
+ * may hold "#" or spaces (it is URL-escaped when sent), so a "#" after an id is taken as part of it.
+ */
+export const ISSUERS_FILE_HELP = `  --issuers-file FILE      one issuer id per line; blank lines and lines starting with # are skipped
+                           (a # after an id is part of the id, which may hold one)`;
+
 /** Help of `--deadline`, shared by the commands that take it. */
 export const DEADLINE_HELP = `  --deadline DURATION      stop the whole job after this long (e.g. 90s, 15m, 2h): what is under
                            way stops and is cleaned up, and the exit status is 1`;

@@ -7,7 +7,7 @@ import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
-import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, logIssuerFailure, logNotableWarnings, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
@@ -27,7 +27,7 @@ go to standard error.
 
 Options:
   --issuer ID              an issuer to export; repeat for more
-  --issuers-file FILE      one issuer id per line (# starts a comment)
+${ISSUERS_FILE_HELP}
   --out DIR                where packages go (required)
   --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
                            run is removed when the package is written: it would hold another package)

@@ -9,7 +9,7 @@ import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UNEXPECTED_ERROR_CODE, UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
+import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
 import { createReporter, formatDuration, logIssuerFailure } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -24,7 +24,7 @@ standard error, with --out too.
 
 Options:
   --issuer ID              an issuer to pull; repeat for more
-  --issuers-file FILE      a file with one issuer id per line (# starts a comment)
+${ISSUERS_FILE_HELP}
   --out FILE               write NDJSON here; default: standard output. FILE is replaced only by
                            a complete pull: when an issuer fails, a previous FILE stays as it was
   --concurrency N          issuers pulled at once (default 4); all share one rate limiter

@@ -7,7 +7,7 @@ import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UNEXPECTED_ERROR_CODE, UsageError, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { createReporter, formatDuration, logIssuerFailure, logNotableWarnings } from "../progress.js";
@@ -35,7 +35,7 @@ record, a package that fails validation) keeps them: the next run does not pull 
 
 Options:
   --issuer ID              an issuer to sync; repeat for more
-  --issuers-file FILE      one issuer id per line (# starts a comment)
+${ISSUERS_FILE_HELP}
   --out DIR                where packages go (required), as with 'ocf-sync export'
   --state FILE             the sync state file (required)
   --concurrency N          issuers synced at once (default 4); all share one rate limiter

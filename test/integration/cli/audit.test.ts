@@ -2,7 +2,7 @@
  * What a new-user audit of the command line found: each test fails without its fix. In-process runs
  * of the real CLI (`runCli`) against the sample API on loopback and real folders.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -177,5 +177,19 @@ describe("an invalid base URL names where it came from", () => {
     expect(result.err).toContain(`ocf-sync pull: ${message}`);
     const flag = await run(["pull", "--issuer", "7", "--base-url", value]);
     expect(flag.err).toContain("ocf-sync pull: --base-url ");
+  });
+});
+
+describe("--issuers-file: only a whole line is a comment, as the help says", () => {
+  it("a # after an id is part of the id", async () => {
+    await writeFile(join(dir, "issuers.txt"), "# the batch\n7\n  # indented comment\nacme-robotics  # ours\n\n");
+    const result = await run(["export", "--base-url", "http://127.0.0.1:9", "--issuers-file", "issuers.txt", "--out", "o", "--on-invalid", "nah", "--json"]);
+    const document = JSON.parse(result.out) as { issuers: { issuerId: string }[] };
+    expect(document.issuers.map((i) => i.issuerId)).toEqual(["7", "acme-robotics  # ours"]);
+  });
+
+  it.each(["export", "pull", "sync"])("%s --help says so", async (command) => {
+    const help = (await run([command, "--help"])).out.replace(/\s+/g, " ");
+    expect(help).toContain("--issuers-file FILE one issuer id per line; blank lines and lines starting with # are skipped (a # after an id is part of the id, which may hold one)");
   });
 });

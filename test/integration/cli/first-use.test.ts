@@ -264,7 +264,7 @@ describe("an --issuers-file that names no issuer", () => {
     const result = await run("export", "--base-url", "http://127.0.0.1:9", "--issuers-file", "issuers.txt", "--out", "out");
     expect(result.code).toBe(2);
     expect(result.err).toBe(
-      `ocf-sync export: --issuers-file ${join(dir, "issuers.txt")} names no issuer: it needs one issuer id per line (blank lines and # comments are skipped)\nRun 'ocf-sync export --help' for the options.\n`,
+      `ocf-sync export: --issuers-file ${join(dir, "issuers.txt")} names no issuer: it needs one issuer id per line (blank lines and lines starting with # are skipped)\nRun 'ocf-sync export --help' for the options.\n`,
     );
   });
 });
