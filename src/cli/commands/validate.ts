@@ -39,7 +39,8 @@ Options:
               declares
   --json      print the report as one JSON document on standard output:
               { "path", "valid", "counts", "lineage": { "reading", "from" },
-                "problems": [{ "code", "file", "itemId", "jsonPath", "message" }] };
+                "problems": [{ "code", "file", "itemId", "jsonPath", "message" }] }, where "itemId"
+                (the object's id) is left out of a problem that concerns no one object;
               unusable input: { "path", "valid": false, "unusable": { "code", "message" } };
               a usage error or other failure: { "path", "valid": false, "error": { "code", "message" } }
 

@@ -7,7 +7,9 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
+import { createApiClient } from "../../../src/client/create-client.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
+import { sync, type SyncOptions } from "../../../src/sync/sync.js";
 import { captureIo } from "../../helpers/capture.js";
 
 const GOLDEN = resolve(import.meta.dirname, "../../../samples/ocf");
@@ -191,5 +193,27 @@ describe("--issuers-file: only a whole line is a comment, as the help says", () 
   it.each(["export", "pull", "sync"])("%s --help says so", async (command) => {
     const help = (await run([command, "--help"])).out.replace(/\s+/g, " ");
     expect(help).toContain("--issuers-file FILE one issuer id per line; blank lines and lines starting with # are skipped (a # after an id is part of the id, which may hold one)");
+  });
+});
+
+describe("sync() names a path option that is missing or not a path", () => {
+  it.each([
+    ["statePath for stateFile", { statePath: "state.json", outDir: "out" }, "options.stateFile must be a path (a non-empty string), got none"],
+    ["no outDir", { stateFile: "state.json" }, "options.outDir must be a path (a non-empty string), got none"],
+    ["an empty stateFile", { stateFile: "", outDir: "out" }, 'options.stateFile must be a path (a non-empty string), got ""'],
+  ])("%s", async (_what, options, message) => {
+    const client = createApiClient({ baseUrl: "http://127.0.0.1:9" });
+    try {
+      await expect(sync(client, ["7"], options as unknown as SyncOptions).next()).rejects.toThrow(new TypeError(`sync: ${message}`));
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe("validate --help and the report agree on itemId", () => {
+  it("says itemId is left out of a problem of no one object", async () => {
+    const help = (await run(["validate", "--help"])).out.replace(/\s+/g, " ");
+    expect(help).toContain('where "itemId" (the object\'s id) is left out of a problem that concerns no one object');
   });
 });
