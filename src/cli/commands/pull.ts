@@ -95,12 +95,10 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     else await output.write(chunk);
   };
 
+  /** An issuer's row of the summary; a failed issuer has no counts (shown "-", as export shows them). */
   interface Row {
     issuerId: string;
-    awards: number;
-    units: number;
-    quarantined: number;
-    warnings: number;
+    counts?: { awards: number; units: number; quarantined: number; warnings: number };
     status: string;
   }
   const rows: Row[] = [];
@@ -131,10 +129,7 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
         }
         rows.push({
           issuerId: pull.issuerId,
-          awards: pull.awards.length,
-          units: pull.units.length,
-          quarantined: pull.quarantined.length,
-          warnings: pull.warnings.length,
+          counts: { awards: pull.awards.length, units: pull.units.length, quarantined: pull.quarantined.length, warnings: pull.warnings.length },
           status: pull.quarantined.length > 0 ? "ok (quarantined records)" : "ok",
         });
         reporter.log("info", `issuer ${JSON.stringify(pull.issuerId)}: ${pull.awards.length} awards, ${pull.units.length} units`, {
@@ -145,7 +140,7 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
         });
       } else {
         const code = isOcfSyncError(result.error) ? result.error.code : UNEXPECTED_ERROR_CODE;
-        rows.push({ issuerId: result.issuerId, awards: 0, units: 0, quarantined: 0, warnings: 0, status: `FAILED ${code}` });
+        rows.push({ issuerId: result.issuerId, status: `FAILED ${code}` });
         logIssuerFailure(reporter, result.issuerId, result.error, { onInvalid });
       }
       reporter.update({ issuersDone: rows.length, issuersTotal: issuers.length, records, requests: client.stats().requests });
@@ -177,10 +172,10 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   if (logMode !== "json") {
     const summary = renderTable(rows, [
       { header: "issuer", value: (r) => r.issuerId },
-      { header: "awards", value: (r) => String(r.awards), align: "right" },
-      { header: "units", value: (r) => String(r.units), align: "right" },
-      { header: "quarantined", value: (r) => String(r.quarantined), align: "right" },
-      { header: "warnings", value: (r) => String(r.warnings), align: "right" },
+      { header: "awards", value: (r) => String(r.counts?.awards ?? "-"), align: "right" },
+      { header: "units", value: (r) => String(r.counts?.units ?? "-"), align: "right" },
+      { header: "quarantined", value: (r) => String(r.counts?.quarantined ?? "-"), align: "right" },
+      { header: "warnings", value: (r) => String(r.counts?.warnings ?? "-"), align: "right" },
       { header: "status", value: (r) => r.status },
     ]);
     writeLine(io.stderr, "");

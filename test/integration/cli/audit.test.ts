@@ -6,10 +6,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { changeSetSummary } from "../../../src/cli/commands/sync.js";
 import { runCli } from "../../../src/cli/main.js";
 import { createApiClient } from "../../../src/client/create-client.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
-import { sync, type SyncOptions } from "../../../src/sync/sync.js";
+import { sync, type IssuerSyncResult, type SyncOptions } from "../../../src/sync/sync.js";
 import { captureIo } from "../../helpers/capture.js";
 
 const GOLDEN = resolve(import.meta.dirname, "../../../samples/ocf");
@@ -215,5 +216,27 @@ describe("validate --help and the report agree on itemId", () => {
   it("says itemId is left out of a problem of no one object", async () => {
     const help = (await run(["validate", "--help"])).out.replace(/\s+/g, " ");
     expect(help).toContain('where "itemId" (the object\'s id) is left out of a problem that concerns no one object');
+  });
+});
+
+describe("cosmetics", () => {
+  it("sync: a new package of 1 object, not 1 objects", () => {
+    const result = { ok: true, issuerId: "x", pass: "full", reason: "first-run", pulled: 1, changes: { created: [{ objectType: "ISSUER", id: "x" }], changed: [], removed: [], unchanged: 0 } };
+    expect(changeSetSummary([result as unknown as IssuerSyncResult])).toContain("x: a new package of 1 object\n".trim());
+    expect(changeSetSummary([result as unknown as IssuerSyncResult])).not.toContain("1 objects");
+  });
+
+  it("pull: a failed issuer's counts are -, as in export's table", async () => {
+    const result = await run(["pull", "--base-url", samples.url, "--issuer", "7", "--issuer", "no-such-issuer", "--out", "cosmetic.ndjson", "--log", "plain"]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^no-such-issuer +- +- +- +- +FAILED API_NOT_FOUND$/m);
+    expect(result.err).toMatch(/^7 +\d+ +\d+ +0 +\d+ +ok/m);
+  });
+
+  it("sync: a state it cannot read says how to start afresh", async () => {
+    await writeFile(join(dir, "broken-state.json"), "{ not json");
+    const result = await run(["sync", "--base-url", samples.url, "--issuer", "7", "--out", "broken-out", "--state", "broken-state.json", "--log", "plain"]);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/is not JSON .*To start afresh, move the state file away or delete it: the next sync is then a full pass of every issuer \[SYNC_STATE_INVALID\]\n$/s);
   });
 });
