@@ -115,7 +115,7 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
   const envBaseUrl = io.env.OCF_SYNC_BASE_URL !== undefined && io.env.OCF_SYNC_BASE_URL !== "" && values.source === undefined && values.against === undefined;
   const apiSource = values["base-url"] !== undefined || envBaseUrl;
   const modes = [values.source !== undefined, apiSource, values.against !== undefined].filter(Boolean).length;
-  if (modes !== 1) throw new UsageError(`give exactly one of --source FILE, --base-url URL (or OCF_SYNC_BASE_URL, with --issuer) and --against PACKAGE`);
+  if (modes !== 1) throw new UsageError("give exactly one of --source FILE, --base-url URL (or OCF_SYNC_BASE_URL, with --issuer) and --against PACKAGE");
   if (apiSource && values.issuer === undefined) {
     throw new UsageError(`${values["base-url"] !== undefined ? "--base-url" : "OCF_SYNC_BASE_URL (from the environment)"} needs --issuer ID`);
   }

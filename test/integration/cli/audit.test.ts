@@ -198,14 +198,16 @@ describe("--issuers-file: only a whole line is a comment, as the help says", () 
 });
 
 describe("sync() names a path option that is missing or not a path", () => {
+  // Paths in the test's folder: without the check, sync would start writing where they point (and,
+  // with no outDir, its lock would land in the working folder).
   it.each([
-    ["statePath for stateFile", { statePath: "state.json", outDir: "out" }, "options.stateFile must be a path (a non-empty string), got none"],
-    ["no outDir", { stateFile: "state.json" }, "options.outDir must be a path (a non-empty string), got none"],
-    ["an empty stateFile", { stateFile: "", outDir: "out" }, 'options.stateFile must be a path (a non-empty string), got ""'],
+    ["statePath for stateFile", () => ({ statePath: join(dir, "lib-state.json"), outDir: join(dir, "lib-out") }), "options.stateFile must be a path (a non-empty string), got none"],
+    ["no outDir", () => ({ stateFile: join(dir, "lib-state.json") }), "options.outDir must be a path (a non-empty string), got none"],
+    ["an empty stateFile", () => ({ stateFile: "", outDir: join(dir, "lib-out") }), 'options.stateFile must be a path (a non-empty string), got ""'],
   ])("%s", async (_what, options, message) => {
     const client = createApiClient({ baseUrl: "http://127.0.0.1:9" });
     try {
-      await expect(sync(client, ["7"], options as unknown as SyncOptions).next()).rejects.toThrow(new TypeError(`sync: ${message}`));
+      await expect(sync(client, ["7"], options() as unknown as SyncOptions).next()).rejects.toThrow(new TypeError(`sync: ${message}`));
     } finally {
       await client.close();
     }
