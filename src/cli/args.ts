@@ -4,7 +4,8 @@ import { COMMAND_OPTIONS, type CommandName } from "./command-options.js";
 import { UsageError } from "./io.js";
 
 /**
- * `parseArgs` with strict checking, turning its errors into a usage error that points at `--help`.
+ * `parseArgs` with strict checking, turning its errors into a usage error (which the error boundary
+ * closes with where the help is: see `usageErrorMessage`).
  * An option given an empty value (`--settlement-class=`, `--out ""`) is refused: no option of
  * ocf-sync means anything by an empty string, and taking it silently would hide a shell mistake.
  */
@@ -14,12 +15,12 @@ export function parseCommandArgs<T extends ParseArgsConfig>(command: CommandName
     parsed = parseArgs(config);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    throw new UsageError(`${explainParseError(message, command, Object.keys(config.options ?? {}), config.args ?? [])}\nRun 'ocf-sync ${command} --help' for the options.`);
+    throw new UsageError(`${explainParseError(message, command, Object.keys(config.options ?? {}), config.args ?? [])}`);
   }
   for (const [name, value] of Object.entries(parsed.values as Record<string, unknown>)) {
     const values = Array.isArray(value) ? value : [value];
     if (values.some((v) => typeof v === "string" && v.trim() === "")) {
-      throw new UsageError(`--${name} needs a value, got an empty one\nRun 'ocf-sync ${command} --help' for the options.`);
+      throw new UsageError(`--${name} needs a value, got an empty one`);
     }
   }
   return parsed;

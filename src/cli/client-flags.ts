@@ -36,29 +36,30 @@ export function clientOptionsFromFlags(
   values: ClientFlagValues,
   env: Readonly<Record<string, string | undefined>>,
 ): ApiClientOptions {
+  // Each value by where it came from, so that a mistake names the flag or variable to change.
+  const fromWhere = (flag: keyof typeof CLIENT_FLAGS, variable: string): string =>
+    values[flag] !== undefined ? `--${flag}` : `${variable} (from the environment)`;
   const baseUrl = values["base-url"] ?? env.OCF_SYNC_BASE_URL;
   if (baseUrl === undefined || baseUrl === "") throw new UsageError("--base-url is required (or set OCF_SYNC_BASE_URL)");
+  const baseUrlName = fromWhere("base-url", "OCF_SYNC_BASE_URL");
   try {
     const url = new URL(baseUrl);
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http");
   } catch {
-    throw new UsageError(`--base-url must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
+    throw new UsageError(`${baseUrlName} must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
   }
   try {
     parseBaseUrl(baseUrl);
   } catch (error) {
-    // The client's own check, in the words of the command line: --base-url, not the option baseUrl.
+    // The client's own check, in the words of the command line: --base-url (or the variable), not the option baseUrl.
     if (!isClientConfigError(error)) throw error;
-    throw new UsageError(error.message.replace(/^baseUrl\b/, "--base-url"), { code: error.code, cause: error });
+    throw new UsageError(error.message.replace(/^baseUrl\b/, baseUrlName), { code: error.code, cause: error });
   }
   const token = values.token ?? env.OCF_SYNC_TOKEN;
   const clientId = values["client-id"] ?? env.OCF_SYNC_CLIENT_ID;
   const clientSecret = values["client-secret"] ?? env.OCF_SYNC_CLIENT_SECRET;
   const tokenUrl = values["token-url"] ?? env.OCF_SYNC_TOKEN_URL;
   const options: ApiClientOptions = { baseUrl };
-  // Each credential by where it came from, so that a mistake names the flag or variable to change.
-  const fromWhere = (flag: keyof typeof CLIENT_FLAGS, variable: string): string =>
-    values[flag] !== undefined ? `--${flag}` : `${variable} (from the environment)`;
   const oauth = [
     { value: tokenUrl, name: fromWhere("token-url", "OCF_SYNC_TOKEN_URL"), flag: "--token-url" },
     { value: clientId, name: fromWhere("client-id", "OCF_SYNC_CLIENT_ID"), flag: "--client-id" },

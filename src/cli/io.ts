@@ -33,6 +33,21 @@ export class UsageError extends Error {
   }
 }
 
+/** The line that says where the help of `command` is, which closes a usage error. */
+export function helpLine(command: string): string {
+  return `Run 'ocf-sync ${command} --help' for the options.`;
+}
+
+/**
+ * The message of a usage error of `command` as it is printed, in text, in a JSON log line and in a
+ * `--json` document alike: a mistake in how the command was called ends with where the help is (once,
+ * whether the message had it or not). An argument with a code of its own (a path that cannot be used,
+ * `FILE_SYSTEM_ERROR`) is left as it is: what is wrong is the path, which no help fixes.
+ */
+export function usageErrorMessage(command: string, error: UsageError): string {
+  return error.code !== undefined || error.message.includes(helpLine(command)) ? error.message : `${error.message}\n${helpLine(command)}`;
+}
+
 /** The code of a usage error that has none of its own, where a code is always given (JSON output). */
 export const USAGE_ERROR_CODE = "USAGE_ERROR";
 /** The code of a failure that is a bug in ocf-sync (no typed error, no system error), in JSON output. */

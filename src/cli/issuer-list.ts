@@ -16,7 +16,9 @@ export function everyIssuer<R extends { issuerId: string }>(issuers: readonly st
 
 /**
  * Reads `--issuers-file`: one issuer id per line; blank lines and lines starting with `#` are skipped;
- * surrounding spaces are trimmed (ids never start or end with a space in the service).
+ * surrounding spaces are trimmed (ids never start or end with a space in the service). A `#` after an
+ * id is part of it, not a comment: an id may hold `#` and spaces (it is URL-escaped when sent), and
+ * cutting it there would send another issuer's id.
  */
 export async function readIssuerList(
   cwd: string,
@@ -43,7 +45,7 @@ export async function readIssuerList(
     }
   }
   if (ids.length === 0 && file !== undefined) {
-    throw new UsageError(`--issuers-file ${file} names no issuer: it needs one issuer id per line (blank lines and # comments are skipped)`);
+    throw new UsageError(`--issuers-file ${file} names no issuer: it needs one issuer id per line (blank lines and lines starting with # are skipped)`);
   }
   if (ids.length === 0) throw new UsageError("name at least one issuer with --issuer ID or --issuers-file FILE");
   return [...new Set(ids)];

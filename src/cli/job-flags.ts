@@ -3,8 +3,11 @@
  * place: which issuers, how many at once, what to do with invalid records, how to log; and for the
  * commands that write packages, where and how.
  */
-import { resolve } from "node:path";
+import { open, rm } from "node:fs/promises";
+import { join, resolve } from "node:path";
 import { isCalendarDate } from "../dates.js";
+import { FileSystemError, errnoOf, fileSystemError } from "../errors.js";
+import { temporaryNameFor } from "../io/atomic-file.js";
 import { makeFolder } from "../io/folders.js";
 import { isRfc3339DateTime } from "../ocf/schemas.js";
 import type { Lineage } from "../mapping/types.js";
@@ -19,6 +22,13 @@ import type { LogMode } from "./progress.js";
 export const LOG_HELP = `  --log MODE               auto (progress bar on a terminal), plain or json (one JSON object a line,
                            a usage error too); logs go to standard error`;
 
+/**
+ * Help of `--issuers-file`, shared by the commands that take it. Only a whole line is a comment: an id
+ * may hold "#" or spaces (it is URL-escaped when sent), so a "#" after an id is taken as part of it.
+ */
+export const ISSUERS_FILE_HELP = `  --issuers-file FILE      one issuer id per line; blank lines and lines starting with # are skipped
+                           (a # after an id is part of the id, which may hold one)`;
+
 /** Help of `--deadline`, shared by the commands that take it. */
 export const DEADLINE_HELP = `  --deadline DURATION      stop the whole job after this long (e.g. 90s, 15m, 2h): what is under
                            way stops and is cleaned up, and the exit status is 1`;
@@ -32,6 +42,10 @@ export interface JobSettings {
   deadlineMs: number | undefined;
 }
 
+/**
+ * Reads the job flags of `pull`, `export` and `sync`: the issuers first, handed to `named` as soon as
+ * they are known (a `--json` document of a usage error found later lists them), then the other values.
+ */
 export async function readJobFlags(
   values: {
     issuer?: string[] | undefined;
@@ -42,8 +56,10 @@ export async function readJobFlags(
     deadline?: string | undefined;
   },
   cwd: string,
+  named: (issuers: string[]) => void = () => {},
 ): Promise<JobSettings> {
   const issuers = await readIssuerList(cwd, values);
+  named(issuers);
   const concurrency = parseInteger("concurrency", values.concurrency, { min: 1, max: 64 }) ?? 4;
   const onInvalid = values["on-invalid"] ?? "fail";
   if (onInvalid !== "fail" && onInvalid !== "quarantine") {
@@ -112,12 +128,24 @@ export async function readPackageFlags(
 }
 
 /**
- * Makes sure an output folder can be used, before any work: created if missing; a file where the
- * folder (or one of its parents) should be, or a place where no folder can be made, is a usage error.
+ * Makes sure an output folder can be used, before any work: created if missing, then written to (a
+ * file created and removed); a file where the folder (or one of its parents) should be, a place where
+ * no folder can be made, or a folder that takes no new file (read-only, not permitted, `/proc`) is a
+ * usage error, whether the folder was there or not. The probe is named as a temporary file is, so that
+ * the cleanup of a later run removes it should this one be killed in between.
  */
 export async function prepareOutputFolder(option: string, outDir: string, signal: AbortSignal | undefined): Promise<void> {
   try {
     await makeFolder(outDir, { signal });
+    const probe = temporaryNameFor(join(outDir, ".ocf-sync-probe"));
+    try {
+      await (await open(probe, "wx")).close();
+    } catch (error) {
+      throw errnoOf(error) === "ENOENT"
+        ? new FileSystemError("write in the folder", outDir, "the file system does not allow new files in it (ENOENT)", { errno: "ENOENT", cause: error })
+        : fileSystemError("write in the folder", outDir, error);
+    }
+    await rm(probe, { force: true });
   } catch (error) {
     throw asArgumentError(option, error);
   }

@@ -5,7 +5,8 @@
  */
 import { errnoOf, isInterruptedError, isOcfSyncError } from "../errors.js";
 import { typedFlag } from "./args.js";
-import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, writeLine, type CliIo } from "./io.js";
+import type { CommandName } from "./command-options.js";
+import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, usageErrorMessage, writeLine, type CliIo } from "./io.js";
 
 /** What failed, as a `--json` document states it: a stable code and one message, never a stack or a secret. */
 export interface JsonFailure {
@@ -16,11 +17,11 @@ export interface JsonFailure {
 /**
  * The code and message of a failure of a whole job: a usage error's code (`USAGE_ERROR` when it has
  * none), an ocf-sync error's, a system error's errno, else `UNEXPECTED`. The message is redacted of
- * the secrets the command was given.
+ * the secrets the command was given; a usage error's is the one printed on standard error too.
  */
-export function jobFailureOf(error: unknown, io: CliIo): JsonFailure {
+export function jobFailureOf(error: unknown, io: CliIo, command: CommandName): JsonFailure {
   const code = error instanceof UsageError ? (error.code ?? USAGE_ERROR_CODE) : isOcfSyncError(error) ? error.code : (errnoOf(error) ?? UNEXPECTED_ERROR_CODE);
-  const message = error instanceof Error ? error.message : String(error);
+  const message = error instanceof UsageError ? usageErrorMessage(command, error) : error instanceof Error ? error.message : String(error);
   return { code, message: io.redact === undefined ? message : io.redact(message) };
 }
 
@@ -47,6 +48,7 @@ export function writeJsonDocument(io: CliIo, document: unknown): void {
  */
 export async function withJsonDocument(
   io: CliIo,
+  command: CommandName,
   argv: readonly string[],
   run: (print: (document: unknown) => void) => Promise<number>,
   failureDocument: (failure: JsonFailure) => unknown,
@@ -59,7 +61,7 @@ export async function withJsonDocument(
     });
   } catch (error) {
     const interrupted = isInterruptedError(error) || isInterruptedError(io.signal?.reason);
-    if (!printed && !interrupted && typedFlag(argv, "json")) writeJsonDocument(io, failureDocument(jobFailureOf(error, io)));
+    if (!printed && !interrupted && typedFlag(argv, "json")) writeJsonDocument(io, failureDocument(jobFailureOf(error, io, command)));
     throw error;
   }
 }

@@ -13,7 +13,7 @@ import { reconcileCommand } from "./commands/reconcile.js";
 import { serveSamplesCommand } from "./commands/serve-samples.js";
 import { syncCommand } from "./commands/sync.js";
 import { validateCommand } from "./commands/validate.js";
-import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, writeLine, type CliIo } from "./io.js";
+import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, usageErrorMessage, writeLine, type CliIo } from "./io.js";
 import { createReporter } from "./progress.js";
 
 const COMMANDS: Record<string, { summary: string; run: (argv: readonly string[], io: CliIo) => Promise<number> }> = {
@@ -43,7 +43,7 @@ ${Object.entries(COMMANDS)
   .join("\n")}
 
 Run 'ocf-sync <command> --help' (or 'ocf-sync help <command>') for a command's options and examples,
-'ocf-sync --version' for the version.
+'ocf-sync --version' for the version. Options go after the command; --log MODE may come before it.
 
 Examples:
   ocf-sync demo
@@ -74,14 +74,17 @@ function commandsLine(): string {
  * Every line on stderr passes through redaction of the secrets the command was given (flags and
  * environment), in the forms `redactSecrets` knows, whatever part of the code printed it.
  */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
-  const [first, ...afterFirst] = argv;
+export async function runCli(typed: readonly string[], io: CliIo): Promise<number> {
+  const { globals, first, afterFirst } = splitGlobalOptions(typed);
   // `ocf-sync help export` is `ocf-sync export --help`.
-  const [command, ...rest] = first === "help" && afterFirst[0] !== undefined ? [afterFirst[0], "--help"] : [first, ...afterFirst];
+  const [command, ...given] = first === "help" && afterFirst[0] !== undefined ? [afterFirst[0], "--help"] : [first, ...afterFirst];
+  // The global options typed before the command go after it, where the command reads them.
+  const rest = [...globals, ...given];
+  const argv = command === undefined ? globals : [command, ...rest];
   if (command === undefined) {
     // No command is a usage error like any other: a short usage on standard error, status 2. The
     // whole help is what --help asks for, on standard output with status 0.
-    writeLine(io.stderr, `ocf-sync: no command given\n${USAGE}\n${commandsLine()}`);
+    reportLine(io, argv, `ocf-sync: no command given\n${USAGE}\n${commandsLine()}`, undefined);
     return 2;
   }
   if (command === "--help" || command === "-h" || command === "help") {
@@ -95,7 +98,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   const entry = COMMANDS[command];
   if (entry === undefined) {
     const guess = closest(command.replace(/^-+/, ""), Object.keys(COMMANDS));
-    reportUsageError(io, "ocf-sync", new UsageError(`unknown command ${JSON.stringify(command)}${guess === undefined ? "" : `; did you mean ${guess}?`}\n${commandsLine()}`), argv);
+    const advice = guess !== undefined ? `; did you mean ${guess}?` : command.startsWith("-") ? `: options go after the command (${USAGE.replace("Usage: ", "")})` : "";
+    reportLine(io, argv, `ocf-sync: unknown command ${JSON.stringify(command)}${advice}\n${commandsLine()}`, undefined);
     return 2;
   }
   const secrets = secretsOf(rest, io.env);
@@ -108,6 +112,30 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   } finally {
     guarded.dispose();
   }
+}
+
+/**
+ * The global options typed before the command (`ocf-sync --log json export ...`), the first argument
+ * after them (the command) and the rest: `--log VALUE` and `--log=VALUE`, as the README says `--log
+ * json` is read anywhere. They are handed to the command after its name; a command that takes no
+ * `--log` then says so, as it would had they been typed after it.
+ */
+export function splitGlobalOptions(argv: readonly string[]): { globals: string[]; first: string | undefined; afterFirst: string[] } {
+  const globals: string[] = [];
+  let i = 0;
+  for (;;) {
+    const arg = argv[i];
+    const value = argv[i + 1];
+    if (arg === "--log" && value !== undefined && !value.startsWith("-")) {
+      globals.push(arg, value);
+      i += 2;
+    } else if (arg?.startsWith("--log=") === true) {
+      globals.push(arg);
+      i += 1;
+    } else break;
+  }
+  const [first, ...afterFirst] = argv.slice(i);
+  return { globals, first, afterFirst };
 }
 
 /** 130 or 143 when `signal` fired for SIGINT or SIGTERM. */
@@ -130,15 +158,10 @@ function reportLine(io: CliIo, argv: readonly string[], message: string, code: s
   }
 }
 
-/** Prints a usage error (see `reportLine`). */
-function reportUsageError(io: CliIo, prefix: string, error: UsageError, argv: readonly string[]): void {
-  reportLine(io, argv, `${prefix}: ${error.message}`, error.code);
-}
-
 /** Prints why the command failed and returns its exit status (see `runCli`). */
 function reportFailure(command: string, error: unknown, io: CliIo, argv: readonly string[]): number {
   if (error instanceof UsageError) {
-    reportUsageError(io, `ocf-sync ${command}`, error, argv);
+    reportLine(io, argv, `ocf-sync ${command}: ${usageErrorMessage(command, error)}`, error.code);
     return 2;
   }
   if (isOcfSyncError(error)) {

@@ -6,7 +6,12 @@
  * (`TERM=dumb`), and no escape codes at all when `NO_COLOR` is set to anything (https://no-color.org):
  * the bar is then redrawn with a carriage return and spaces only.
  */
-import { writeLine } from "./io.js";
+import { isApiError, isNetworkError } from "../client/errors.js";
+import { isOcfSyncError } from "../errors.js";
+import { isMappingError } from "../mapping/errors.js";
+import type { OnInvalid } from "../pull/pull-issuer.js";
+import { isSourceRecordError } from "../source/errors.js";
+import { UNEXPECTED_ERROR_CODE, writeLine } from "./io.js";
 
 export type LogMode = "auto" | "plain" | "json";
 
@@ -87,7 +92,9 @@ export function createReporter(
         return;
       }
       clearBar();
-      writeLine(stream, level === "info" ? message : `${level}: ${message}`);
+      // A failure line ends with its stable code in brackets (in JSON it is the field `code`).
+      const code = level === "error" && typeof fields["code"] === "string" ? ` [${fields["code"]}]` : "";
+      writeLine(stream, level === "info" ? message : `${level}: ${message}${code}`);
       drawBar();
     },
     update(state) {
@@ -121,4 +128,33 @@ export function logNotableWarnings(reporter: Reporter, warnings: readonly { code
   for (const w of warnings) {
     if (w.code === "UNVESTED_BEFORE_AS_OF" && !("record" in w && w.record !== undefined)) reporter.log("warn", w.message, { issuerId: w.issuerId, code: w.code });
   }
+}
+
+/** System codes of a connection that found no server: refused, or a host name that does not resolve. */
+const NO_SERVER = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN)\b/;
+
+/**
+ * What a person can do about an issuer's failure, where a short hint helps; else `undefined`.
+ * `onInvalid` is the job's mode: the hint to quarantine is for an invalid record under `fail`.
+ */
+export function failureHint(error: unknown, onInvalid: OnInvalid): string | undefined {
+  if (isNetworkError(error) && NO_SERVER.test(`${error.message} ${String((error.cause as { code?: unknown } | undefined)?.code)}`)) {
+    return "check --base-url (or OCF_SYNC_BASE_URL) and that the server is running";
+  }
+  if (isApiError(error) && error.status === 403) return "check the token's scope and its access to this issuer";
+  if (onInvalid === "fail" && (isSourceRecordError(error) || (isMappingError(error) && error.record !== undefined))) {
+    return "with --on-invalid quarantine the record is set aside and listed, and the rest of the issuer goes on";
+  }
+  return undefined;
+}
+
+/**
+ * Logs that an issuer failed (`what`: "failed", "was stopped", …): the error's message, a hint where
+ * one helps, and its code, which a text line ends with in brackets.
+ */
+export function logIssuerFailure(reporter: Reporter, issuerId: string, error: unknown, options: { onInvalid: OnInvalid; what?: string }): void {
+  const code = isOcfSyncError(error) ? error.code : UNEXPECTED_ERROR_CODE;
+  const message = error instanceof Error ? error.message : String(error);
+  const hint = failureHint(error, options.onInvalid);
+  reporter.log("error", `issuer ${JSON.stringify(issuerId)} ${options.what ?? "failed"}: ${message}${hint === undefined ? "" : `; ${hint}`}`, { issuerId, code });
 }

@@ -169,6 +169,14 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
  * }
  */
 export async function* sync(client: ApiClient, issuerIds: Iterable<string>, options: SyncOptions): AsyncGenerator<SyncEvent, void, undefined> {
+  // Paths checked by name first: a misspelt option (`statePath`) would otherwise surface as node's
+  // ERR_INVALID_ARG_TYPE from deep in the file system calls, naming neither the option nor sync.
+  for (const name of ["stateFile", "outDir"] as const) {
+    const value: unknown = (options as Partial<Record<typeof name, unknown>>)[name];
+    if (typeof value !== "string" || value === "") {
+      throw new TypeError(`sync: options.${name} must be a path (a non-empty string), got ${value === undefined ? "none" : JSON.stringify(value)}`);
+    }
+  }
   const { stateFile, concurrency = 4 } = options;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
   const job = withDeadline(options.signal, options.deadlineMs);

@@ -7,9 +7,9 @@ import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
-import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
-import { createReporter, formatDuration, logNotableWarnings, type LogMode } from "../progress.js";
+import { createReporter, formatDuration, logIssuerFailure, logNotableWarnings, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { renderTable } from "../table.js";
@@ -27,7 +27,7 @@ go to standard error.
 
 Options:
   --issuer ID              an issuer to export; repeat for more
-  --issuers-file FILE      one issuer id per line (# starts a comment)
+${ISSUERS_FILE_HELP}
   --out DIR                where packages go (required)
   --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
                            run is removed when the package is written: it would hold another package)
@@ -97,7 +97,7 @@ interface KnownExport {
 
 export async function exportCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const known: KnownExport = { outDir: null, issuers: [] };
-  return withJsonDocument(io, argv, (printJson) => exportJob(argv, io, known, printJson), (failure) => exportFailureDocument(known, failure));
+  return withJsonDocument(io, "export", argv, (printJson) => exportJob(argv, io, known, printJson), (failure) => exportFailureDocument(known, failure));
 }
 
 async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport, printJson: (document: unknown) => void): Promise<number> {
@@ -110,10 +110,13 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
     writeLine(io.stdout, EXPORT_HELP);
     return 0;
   }
+  // The issuers first: a usage error in any other value fails every one of them (--json lists them).
+  const job = await readJobFlags(values, io.cwd, (named) => {
+    known.issuers = named;
+  });
   const packageSettings = await readPackageFlags(values, io.cwd);
   known.outDir = packageSettings.outDir;
   const clientOptions = clientOptionsFromFlags(values, io.env);
-  const job = await readJobFlags(values, io.cwd);
   let issuers = job.issuers;
   if (values.shard !== undefined) {
     const m = /^(\d+)\/(\d+)$/.exec(values.shard);
@@ -203,7 +206,7 @@ export async function runExport(
       });
       logNotableWarnings(reporter, e.warnings);
     } else {
-      reporter.log("error", `issuer ${JSON.stringify(result.issuerId)} failed: ${result.error.message}`, { issuerId: result.issuerId, code: result.error.code });
+      logIssuerFailure(reporter, result.issuerId, result.error, { onInvalid: job.exportOptions.onInvalid });
     }
   };
   let deadlinePassed: DeadlineExceededError | undefined;

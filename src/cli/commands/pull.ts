@@ -8,9 +8,9 @@ import { pullIssuers } from "../../pull/pull-issuers.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
-import { UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
-import { createReporter, formatDuration } from "../progress.js";
+import { UNEXPECTED_ERROR_CODE, UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
+import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
+import { createReporter, formatDuration, logIssuerFailure } from "../progress.js";
 import { renderTable } from "../table.js";
 
 export const PULL_HELP = `Usage: ocf-sync pull --base-url URL (--issuer ID ... | --issuers-file FILE) [options]
@@ -24,7 +24,7 @@ standard error, with --out too.
 
 Options:
   --issuer ID              an issuer to pull; repeat for more
-  --issuers-file FILE      a file with one issuer id per line (# starts a comment)
+${ISSUERS_FILE_HELP}
   --out FILE               write NDJSON here; default: standard output. FILE is replaced only by
                            a complete pull: when an issuer fails, a previous FILE stays as it was
   --concurrency N          issuers pulled at once (default 4); all share one rate limiter
@@ -95,12 +95,10 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     else await output.write(chunk);
   };
 
+  /** An issuer's row of the summary; a failed issuer has no counts (shown "-", as export shows them). */
   interface Row {
     issuerId: string;
-    awards: number;
-    units: number;
-    quarantined: number;
-    warnings: number;
+    counts?: { awards: number; units: number; quarantined: number; warnings: number };
     status: string;
   }
   const rows: Row[] = [];
@@ -131,10 +129,7 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
         }
         rows.push({
           issuerId: pull.issuerId,
-          awards: pull.awards.length,
-          units: pull.units.length,
-          quarantined: pull.quarantined.length,
-          warnings: pull.warnings.length,
+          counts: { awards: pull.awards.length, units: pull.units.length, quarantined: pull.quarantined.length, warnings: pull.warnings.length },
           status: pull.quarantined.length > 0 ? "ok (quarantined records)" : "ok",
         });
         reporter.log("info", `issuer ${JSON.stringify(pull.issuerId)}: ${pull.awards.length} awards, ${pull.units.length} units`, {
@@ -144,10 +139,9 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
           quarantined: pull.quarantined.length,
         });
       } else {
-        const message = result.error instanceof Error ? result.error.message : String(result.error);
-        const code = isOcfSyncError(result.error) ? result.error.code : "UNEXPECTED";
-        rows.push({ issuerId: result.issuerId, awards: 0, units: 0, quarantined: 0, warnings: 0, status: `FAILED ${code}` });
-        reporter.log("error", `issuer ${JSON.stringify(result.issuerId)} failed: ${message}`, { issuerId: result.issuerId, code });
+        const code = isOcfSyncError(result.error) ? result.error.code : UNEXPECTED_ERROR_CODE;
+        rows.push({ issuerId: result.issuerId, status: `FAILED ${code}` });
+        logIssuerFailure(reporter, result.issuerId, result.error, { onInvalid });
       }
       reporter.update({ issuersDone: rows.length, issuersTotal: issuers.length, records, requests: client.stats().requests });
     }
@@ -178,10 +172,10 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   if (logMode !== "json") {
     const summary = renderTable(rows, [
       { header: "issuer", value: (r) => r.issuerId },
-      { header: "awards", value: (r) => String(r.awards), align: "right" },
-      { header: "units", value: (r) => String(r.units), align: "right" },
-      { header: "quarantined", value: (r) => String(r.quarantined), align: "right" },
-      { header: "warnings", value: (r) => String(r.warnings), align: "right" },
+      { header: "awards", value: (r) => String(r.counts?.awards ?? "-"), align: "right" },
+      { header: "units", value: (r) => String(r.counts?.units ?? "-"), align: "right" },
+      { header: "quarantined", value: (r) => String(r.counts?.quarantined ?? "-"), align: "right" },
+      { header: "warnings", value: (r) => String(r.counts?.warnings ?? "-"), align: "right" },
       { header: "status", value: (r) => r.status },
     ]);
     writeLine(io.stderr, "");

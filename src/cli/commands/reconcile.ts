@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
+import { isApiError, isAuthError, isInvalidJsonError, isNetworkError, isResponseTooLargeError } from "../../client/errors.js";
 import { isCalendarDate } from "../../dates.js";
 import { isDeadlineExceededError, isInterruptedError, isOcfSyncError, terminalSafe } from "../../errors.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
@@ -59,7 +60,7 @@ Options:
                        documents)
   --json               print the reports as one JSON document: { "agree", "reports" }; unusable
                        input: { "agree": false, "unusable": { "code", "message" } }; a usage error
-                       or other failure: { "agree": false, "error": { "code", "message" } }
+                       or another failure (the API's too): { "agree": false, "error": { "code", "message" } }
   --csv                print every difference as CSV (issuer_id, section, code, kind, record_id,
                        security_id, field, expected, actual, message)
   --html FILE          also write a self-contained HTML report (the reading used, totals, every
@@ -68,14 +69,18 @@ Options:
                        printed on standard error
   --deadline DURATION  with --base-url: stop pulling after this long (e.g. 90s, 15m); exit status 1
 
+OCF_SYNC_BASE_URL set in the environment counts as --base-url when neither --source nor --against is
+given (--issuer is then required); with --source or --against it is not used.
+
 ${CLIENT_FLAGS_HELP}
 
 Every package read is first checked against its manifest (each listed file present, of its list's
 file type, with the manifest's MD5, and no unlisted OCF file): one that does not match is refused.
 
-Exit status: 0 everything agrees, 1 differences found (or the --deadline passed), 2 unusable input
-(no package, a package that does not match its manifest, malformed NDJSON, unknown issuer, the API
-unreachable), a usage error or an --html that cannot be written, 130 or 143 when stopped by a signal.
+Exit status: 0 everything agrees, 1 differences found, the API failed (unreachable, refused, an
+error status) or the --deadline passed, 2 unusable input (no package, a package that does not match
+its manifest, malformed NDJSON, an issuer the file lacks), a usage error or an --html that cannot be
+written, 130 or 143 when stopped by a signal.
 
 Examples:
   ocf-sync serve-samples --port 4010 &   # the sample API the examples below use
@@ -87,9 +92,9 @@ Examples:
   ocf-sync reconcile out/acme-robotics --against out/acme-robotics.ocf.zip --json   # or another system's package
   ocf-sync reconcile --source acme.ndjson out/acme-robotics --reader same-security`;
 
-/** `ocf-sync reconcile`: exit 0 everything agrees, 1 differences, 2 unusable input or usage error. */
+/** `ocf-sync reconcile`: exit 0 everything agrees, 1 differences or the API failed, 2 unusable input or usage error. */
 export async function reconcileCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  return withJsonDocument(io, argv, (printJson) => reconcileJob(argv, io, printJson), (error) => ({ agree: false, error }));
+  return withJsonDocument(io, "reconcile", argv, (printJson) => reconcileJob(argv, io, printJson), (error) => ({ agree: false, error }));
 }
 
 async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (document: unknown) => void): Promise<number> {
@@ -103,22 +108,26 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
     writeLine(io.stdout, RECONCILE_HELP);
     return 0;
   }
-  const hint = "\nRun 'ocf-sync reconcile --help' for the options.";
   const [target, ...extra] = positionals;
-  if (target === undefined || extra.length > 0) throw new UsageError(`takes exactly one PACKAGE (a folder or .ocf.zip), got ${positionals.length}${hint}`);
-  const apiSource = values["base-url"] !== undefined;
+  if (target === undefined || extra.length > 0) throw new UsageError(`takes exactly one PACKAGE (a folder or .ocf.zip), got ${positionals.length}`);
+  // OCF_SYNC_BASE_URL counts as --base-url, as for export, pull and sync, unless --source or --against
+  // names another side: a variable set for those commands must not turn a file's reconcile into the API's.
+  const envBaseUrl = io.env.OCF_SYNC_BASE_URL !== undefined && io.env.OCF_SYNC_BASE_URL !== "" && values.source === undefined && values.against === undefined;
+  const apiSource = values["base-url"] !== undefined || envBaseUrl;
   const modes = [values.source !== undefined, apiSource, values.against !== undefined].filter(Boolean).length;
-  if (modes !== 1) throw new UsageError(`give exactly one of --source FILE, --base-url URL (with --issuer) and --against PACKAGE${hint}`);
-  if (apiSource && values.issuer === undefined) throw new UsageError(`--base-url needs --issuer ID${hint}`);
+  if (modes !== 1) throw new UsageError("give exactly one of --source FILE, --base-url URL (or OCF_SYNC_BASE_URL, with --issuer) and --against PACKAGE");
+  if (apiSource && values.issuer === undefined) {
+    throw new UsageError(`${values["base-url"] !== undefined ? "--base-url" : "OCF_SYNC_BASE_URL (from the environment)"} needs --issuer ID`);
+  }
   // Options the chosen mode does not use are refused, not ignored: the user meant something by them.
   const connection = Object.keys(CLIENT_FLAGS).filter((flag) => values[flag as keyof typeof CLIENT_FLAGS] !== undefined);
-  if (!apiSource && connection.length > 0) throw new UsageError(`${connection.map((flag) => `--${flag}`).join(", ")}: only with --base-url${hint}`);
+  if (!apiSource && connection.length > 0) throw new UsageError(`${connection.map((flag) => `--${flag}`).join(", ")}: only with --base-url (or OCF_SYNC_BASE_URL)`);
   if (values.against !== undefined && values.issuer !== undefined) {
-    throw new UsageError(`--issuer goes with --source or --base-url; with --against, each package names its issuer${hint}`);
+    throw new UsageError(`--issuer goes with --source or --base-url; with --against, each package names its issuer`);
   }
   const deadlineMs = parseDuration("deadline", values.deadline);
-  if (deadlineMs !== undefined && !apiSource) throw new UsageError(`--deadline bounds the pull from the API: it goes with --base-url${hint}`);
-  if (values.json === true && values.csv === true) throw new UsageError(`give --json or --csv, not both${hint}`);
+  if (deadlineMs !== undefined && !apiSource) throw new UsageError(`--deadline bounds the pull from the API: it goes with --base-url (or OCF_SYNC_BASE_URL)`);
+  if (values.json === true && values.csv === true) throw new UsageError(`give --json or --csv, not both`);
   const asOf = values["as-of"];
   if (asOf !== undefined && !isCalendarDate(asOf)) throw new UsageError(`--as-of must be a real date YYYY-MM-DD, got ${JSON.stringify(asOf)}`);
   const tolerance = values.tolerance;
@@ -127,7 +136,7 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
   }
   const reader = values.reader;
   if (reader !== undefined && reader !== "documents" && reader !== "same-security") {
-    throw new UsageError(`--reader takes documents or same-security, got ${JSON.stringify(reader)}${hint}`);
+    throw new UsageError(`--reader takes documents or same-security, got ${JSON.stringify(reader)}`);
   }
   const options: ReconcileOptions = {
     ...(asOf === undefined ? {} : { asOf }),
@@ -199,13 +208,20 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
 
 /**
  * Errors that mean the input cannot be reconciled at all (exit 2): every ocf-sync error (no package,
- * malformed NDJSON, unknown issuer, and every failure of the API: transport, auth, HTTP status,
- * envelope) and a file that cannot be opened. Anything else is a bug and is thrown.
+ * malformed NDJSON, unknown issuer in the file) and a file that cannot be opened. A failure of the
+ * API (transport, auth, HTTP status, envelope) is not: the job failed, exit 1, as for export and pull
+ * (an outage is not a wrong invocation). Anything else is a bug and is thrown.
  */
 function isUnusableInput(error: unknown): boolean {
   // Stopped by a signal or the deadline: not a verdict on the input.
   if (isInterruptedError(error) || isDeadlineExceededError(error)) return false;
+  if (isApiFailure(error)) return false;
   if (isOcfSyncError(error)) return true;
   const code = (error as { code?: unknown } | null)?.code;
   return code === "ENOENT" || code === "EISDIR" || code === "EACCES" || code === "ENOTDIR";
+}
+
+/** A failure of a call to the API: no answer, an error status, a body that is no envelope, auth refused. */
+function isApiFailure(error: unknown): boolean {
+  return isApiError(error) || isNetworkError(error) || isInvalidJsonError(error) || isResponseTooLargeError(error) || isAuthError(error);
 }

@@ -1,16 +1,16 @@
 import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
-import { isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
+import { OcfSyncError, isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
-import { UsageError, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { UNEXPECTED_ERROR_CODE, UsageError, writeLine, type CliIo } from "../io.js";
+import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
-import { createReporter, formatDuration, logNotableWarnings } from "../progress.js";
+import { createReporter, formatDuration, logIssuerFailure, logNotableWarnings } from "../progress.js";
 import { renderTable } from "../table.js";
 
 export const SYNC_HELP = `Usage: ocf-sync sync --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR --state FILE [options]
@@ -35,7 +35,7 @@ record, a package that fails validation) keeps them: the next run does not pull 
 
 Options:
   --issuer ID              an issuer to sync; repeat for more
-  --issuers-file FILE      one issuer id per line (# starts a comment)
+${ISSUERS_FILE_HELP}
   --out DIR                where packages go (required), as with 'ocf-sync export'
   --state FILE             the sync state file (required)
   --concurrency N          issuers synced at once (default 4); all share one rate limiter
@@ -109,7 +109,7 @@ export function changeSetDocument(results: readonly IssuerSyncResult[]): unknown
         : {
             issuerId: r.issuerId,
             status: "failed",
-            error: { code: isOcfSyncError(r.error) ? r.error.code : "UNEXPECTED", message: r.error instanceof Error ? r.error.message : String(r.error) },
+            error: { code: isOcfSyncError(r.error) ? r.error.code : UNEXPECTED_ERROR_CODE, message: r.error instanceof Error ? r.error.message : String(r.error) },
           },
     ),
   };
@@ -133,13 +133,13 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
   ];
   for (const r of results) {
     if (!r.ok) {
-      lines.push("", `${r.issuerId}: failed: ${r.error instanceof Error ? r.error.message : String(r.error)}`);
+      lines.push("", `${r.issuerId}: failed: ${r.error instanceof Error ? r.error.message : String(r.error)} [${isOcfSyncError(r.error) ? r.error.code : UNEXPECTED_ERROR_CODE}]`);
       continue;
     }
     const { created, changed, removed } = r.changes;
     if (created.length + changed.length + removed.length === 0) continue;
     if (changed.length + removed.length + r.changes.unchanged === 0) {
-      lines.push("", `${r.issuerId}: a new package of ${created.length} objects`);
+      lines.push("", `${r.issuerId}: a new package of ${created.length} object${created.length === 1 ? "" : "s"}`);
       continue;
     }
     lines.push("", `${r.issuerId}:`);
@@ -165,7 +165,7 @@ export function syncFailureDocument(issuers: readonly string[], failure: JsonFai
 export async function syncCommand(argv: readonly string[], io: CliIo): Promise<number> {
   // The issuers named, once known: what a --json document of a failure of the whole sync lists.
   const named: string[] = [];
-  return withJsonDocument(io, argv, (printJson) => syncJob(argv, io, named, printJson), (failure) => syncFailureDocument(named, failure));
+  return withJsonDocument(io, "sync", argv, (printJson) => syncJob(argv, io, named, printJson), (failure) => syncFailureDocument(named, failure));
 }
 
 async function syncJob(argv: readonly string[], io: CliIo, named: string[], printJson: (document: unknown) => void): Promise<number> {
@@ -178,11 +178,11 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
     writeLine(io.stdout, SYNC_HELP);
     return 0;
   }
+  // The issuers first: a usage error in any other value fails every one of them (--json lists them).
+  const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd, (ids) => named.push(...ids));
   const { outDir, profileOf, directoryOf, ...packageOptions } = await readPackageFlags(values, io.cwd);
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
   const clientOptions = clientOptionsFromFlags(values, io.env);
-  const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd);
-  named.push(...issuers);
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
   const overlapSeconds = parseSeconds("overlap", values.overlap) ?? DEFAULT_OVERLAP_SECONDS;
   const stateFile = resolve(io.cwd, values.state);
@@ -246,10 +246,8 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
       case "issuer-failed":
       case "issuer-stopped": {
         issuersDone += 1;
-        const code = isOcfSyncError(event.error) ? event.error.code : "UNEXPECTED";
-        const message = event.error instanceof Error ? event.error.message : String(event.error);
         const what = event.type === "issuer-failed" ? "failed" : "was stopped";
-        reporter.log("error", `issuer ${JSON.stringify(event.issuerId)} ${what}, its previous package and state are kept: ${message}`, { issuerId: event.issuerId, code });
+        logIssuerFailure(reporter, event.issuerId, event.error, { onInvalid, what: `${what}, its previous package and state are kept` });
         break;
       }
       case "sync-done":
@@ -279,7 +277,7 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
     }
   } catch (error) {
     // The deadline: the issuers synced are summed up, as export does; anything else ends here.
-    if (!isDeadlineExceededError(error)) throw error;
+    if (!isDeadlineExceededError(error)) throw withRecoveryAdvice(error);
     deadlinePassed = error;
     // Stopped before any issuer began (while taking the locks): each one was stopped all the same.
     results = everyIssuer(issuers, results, (issuerId) => ({ issuerId, ok: false, error }));
@@ -303,4 +301,17 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
   // The deadline: the issuers synced are summed up above, then the run ends as a deadline does.
   if (deadlinePassed !== undefined) throw deadlinePassed;
   return results.some((r) => !r.ok) ? 1 : 0;
+}
+
+/**
+ * A state that cannot be used, with how to recover: the message says what is wrong with the file,
+ * and a person then needs to know that starting afresh is safe (the next run is a full pass).
+ */
+function withRecoveryAdvice(error: unknown): unknown {
+  if (!isOcfSyncError(error) || error.code !== "SYNC_STATE_INVALID") return error;
+  return new OcfSyncError(
+    error.code,
+    `${error.message}. To start afresh, move the state file away or delete it: the next sync is then a full pass of every issuer`,
+    { cause: error },
+  );
 }

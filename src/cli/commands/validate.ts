@@ -39,7 +39,8 @@ Options:
               declares
   --json      print the report as one JSON document on standard output:
               { "path", "valid", "counts", "lineage": { "reading", "from" },
-                "problems": [{ "code", "file", "itemId", "jsonPath", "message" }] };
+                "problems": [{ "code", "file", "itemId", "jsonPath", "message" }] }, where "itemId"
+                (the object's id) is left out of a problem that concerns no one object;
               unusable input: { "path", "valid": false, "unusable": { "code", "message" } };
               a usage error or other failure: { "path", "valid": false, "error": { "code", "message" } }
 
@@ -59,6 +60,7 @@ export async function validateCommand(argv: readonly string[], io: CliIo): Promi
   const named: { path?: string } = {};
   return withJsonDocument(
     io,
+    "validate",
     argv,
     (printJson) => validateJob(argv, io, named, printJson),
     (error) => ({ path: named.path ?? null, valid: false, error }),
@@ -78,7 +80,7 @@ async function validateJob(argv: readonly string[], io: CliIo, named: { path?: s
   }
   const [target, ...extra] = positionals;
   if (target === undefined || extra.length > 0) {
-    throw new UsageError(`takes exactly one PATH (a package folder or .ocf.zip), got ${positionals.length}\nRun 'ocf-sync validate --help' for the options.`);
+    throw new UsageError(`takes exactly one PATH (a package folder or .ocf.zip), got ${positionals.length}`);
   }
   const path = resolve(io.cwd, target);
   named.path = path;

@@ -264,7 +264,7 @@ describe("an --issuers-file that names no issuer", () => {
     const result = await run("export", "--base-url", "http://127.0.0.1:9", "--issuers-file", "issuers.txt", "--out", "out");
     expect(result.code).toBe(2);
     expect(result.err).toBe(
-      `ocf-sync export: --issuers-file ${join(dir, "issuers.txt")} names no issuer: it needs one issuer id per line (blank lines and # comments are skipped)\n`,
+      `ocf-sync export: --issuers-file ${join(dir, "issuers.txt")} names no issuer: it needs one issuer id per line (blank lines and lines starting with # are skipped)\nRun 'ocf-sync export --help' for the options.\n`,
     );
   });
 });
@@ -350,8 +350,8 @@ describe("serve-samples --port in use", () => {
 describe("reconcile options its mode does not use", () => {
   it.each([
     [["out/7", "--against", "out/7", "--issuer", "7"], "--issuer goes with --source or --base-url; with --against, each package names its issuer"],
-    [["out/7", "--against", "out/7", "--token", "t-55e0"], "--token: only with --base-url"],
-    [["--source", "7.ndjson", "out/7", "--timeout-ms", "5000", "--max-attempts", "2"], "--max-attempts, --timeout-ms: only with --base-url"],
+    [["out/7", "--against", "out/7", "--token", "t-55e0"], "--token: only with --base-url (or OCF_SYNC_BASE_URL)"],
+    [["--source", "7.ndjson", "out/7", "--timeout-ms", "5000", "--max-attempts", "2"], "--max-attempts, --timeout-ms: only with --base-url (or OCF_SYNC_BASE_URL)"],
   ])("%j is refused, not ignored", async (argv, message) => {
     const result = await run("reconcile", ...argv);
     expect(result.code).toBe(2);
