@@ -1,4 +1,4 @@
-import { isFileSystemError } from "../errors.js";
+import { isFileSystemError, isOcfSyncError } from "../errors.js";
 
 /** What a command may touch of the outside world, injectable so tests run commands in-process. */
 export interface CliIo {
@@ -52,6 +52,11 @@ export function usageErrorMessage(command: string, error: UsageError): string {
 export const USAGE_ERROR_CODE = "USAGE_ERROR";
 /** The code of a failure that is a bug in ocf-sync (no typed error, no system error), in JSON output. */
 export const UNEXPECTED_ERROR_CODE = "UNEXPECTED";
+
+/** The stable code of an issuer's or a job's failure: an ocf-sync error's own, else `UNEXPECTED`. */
+export function failureCodeOf(error: unknown): string {
+  return isOcfSyncError(error) ? error.code : UNEXPECTED_ERROR_CODE;
+}
 
 /** A file-system error about an argument's path, as the usage error it is (exit status 2); anything else unchanged. */
 export function asArgumentError(option: string, error: unknown): unknown {

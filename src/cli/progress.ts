@@ -7,11 +7,10 @@
  * the bar is then redrawn with a carriage return and spaces only.
  */
 import { isApiError, isNetworkError } from "../client/errors.js";
-import { isOcfSyncError } from "../errors.js";
 import { isMappingError } from "../mapping/errors.js";
 import type { OnInvalid } from "../pull/pull-issuer.js";
 import { isSourceRecordError } from "../source/errors.js";
-import { UNEXPECTED_ERROR_CODE, writeLine } from "./io.js";
+import { failureCodeOf, writeLine } from "./io.js";
 
 export type LogMode = "auto" | "plain" | "json";
 
@@ -153,7 +152,7 @@ export function failureHint(error: unknown, onInvalid: OnInvalid): string | unde
  * one helps, and its code, which a text line ends with in brackets.
  */
 export function logIssuerFailure(reporter: Reporter, issuerId: string, error: unknown, options: { onInvalid: OnInvalid; what?: string }): void {
-  const code = isOcfSyncError(error) ? error.code : UNEXPECTED_ERROR_CODE;
+  const code = failureCodeOf(error);
   const message = error instanceof Error ? error.message : String(error);
   const hint = failureHint(error, options.onInvalid);
   reporter.log("error", `issuer ${JSON.stringify(issuerId)} ${options.what ?? "failed"}: ${message}${hint === undefined ? "" : `; ${hint}`}`, { issuerId, code });

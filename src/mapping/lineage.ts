@@ -218,8 +218,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   const lateStart = transactions.findIndex((tx) => tx.object_type === "TX_VESTING_START" && tx.date > d);
   if (lateStart >= 0) transactions.splice(lateStart, 1);
   const balanceVesting = balanceVestingOf(input, left.toCome, d, remainder, left.carried, balance);
-  const carried = left.carried;
-  const neverVest = subtractDecimalStrings(subtractDecimalStrings(remainder, carried), sumDecimalStrings(left.toCome.map((e) => plannedAmountOf(e) ?? "0")));
+  const { carried, neverVest } = left;
   if (balanceVesting.terms !== undefined) vestingTerms.push(balanceVesting.terms);
   const balanceIssuance = input.issuance({
     txId: txIds.issuance(balance),
@@ -275,7 +274,8 @@ function cancellationTransaction(
 
 /**
  * What a partial cancellation on `d` leaves: the tranches still to vest (`toCome`, after `d`), those
- * it ended (`ended`), and what the balance carries over as vested on `d` (`carried`). What remains
+ * it ended (`ended`), what the balance carries over as vested on `d` (`carried`), and what remains
+ * that neither vested nor is to vest (`neverVest`). What remains
  * (`remainder`, after releases and the cancellation) less the tranches still to vest should be what
  * the events vested by `d` less the units released make (`held`). When it is not:
  * - when leaving out every tranche to come that has not vested makes it so, the cancellation took
@@ -298,20 +298,20 @@ function tranchesAfterCancellation(
   d: CalendarDate,
   remainder: DecimalString,
   releasedBefore: DecimalString,
-): { toCome: readonly VestingEvent[]; ended: readonly VestingEvent[]; carried: DecimalString } {
+): { toCome: readonly VestingEvent[]; ended: readonly VestingEvent[]; carried: DecimalString; neverVest: DecimalString } {
   const { ctx } = input.basics;
   const vesting = input.vesting;
   const amountOf = (events: readonly VestingEvent[]): DecimalString => sumDecimalStrings(events.map((e) => plannedAmountOf(e) ?? "0"));
   const toVest = amountOf(toCome);
   const carried = subtractDecimalStrings(remainder, toVest);
-  if (vesting.events.length === 0) return { toCome, ended: [], carried };
+  if (vesting.events.length === 0) return { toCome, ended: [], carried, neverVest: "0" };
   const vestedBy = vesting.events.filter((event) => vesting.neverEarned?.has(event) !== true && !toCome.includes(event) && event.vested);
   const held = subtractDecimalStrings(amountOf(vestedBy), releasedBefore);
   const order = compareDecimalStrings(carried, held);
-  if (order === 0) return { toCome, ended: [], carried };
+  if (order === 0) return { toCome, ended: [], carried, neverVest: "0" };
   const kept = toCome.filter((e) => e.vested);
   const ended = toCome.filter((e) => !e.vested);
-  if (ended.length > 0 && compareDecimalStrings(subtractDecimalStrings(remainder, amountOf(kept)), held) === 0) return { toCome: kept, ended, carried: held };
+  if (ended.length > 0 && compareDecimalStrings(subtractDecimalStrings(remainder, amountOf(kept)), held) === 0) return { toCome: kept, ended, carried: held, neverVest: "0" };
   if (carried.startsWith("-")) {
     ctx.fail(
       "MAPPING_CONFLICT",
@@ -328,15 +328,16 @@ function tranchesAfterCancellation(
       "vestingEvents",
       `after the cancellation of ${cancelledQuantity} on ${d}, the events vested by then less the units released make ${held}: more was released than vested, so the ${carried} of the ${remainder} remaining that are not still to vest are carried over as vested`,
     );
-    return { toCome, ended: [], carried };
+    return { toCome, ended: [], carried, neverVest: "0" };
   }
   if (order > 0) {
+    const neverVest = subtractDecimalStrings(carried, held);
     ctx.warn(
       "BALANCE_VESTING_MISMATCH",
       "vestingEvents",
-      `after the cancellation of ${cancelledQuantity} on ${d}, ${remainder} remain, but the events vested by then less the units released make ${held} and ${toVest} are still to vest: the other ${subtractDecimalStrings(carried, held)} never vest, and are written as not vested`,
+      `after the cancellation of ${cancelledQuantity} on ${d}, ${remainder} remain, but the events vested by then less the units released make ${held} and ${toVest} are still to vest: the other ${neverVest} never vest, and are written as not vested`,
     );
-    return { toCome, ended: [], carried: held };
+    return { toCome, ended: [], carried: held, neverVest };
   }
   if (order < 0 && toCome.length === 0) {
     ctx.warn(
@@ -344,7 +345,7 @@ function tranchesAfterCancellation(
       "canceledQuantity",
       `the cancellation of ${cancelledQuantity} on ${d} takes ${subtractDecimalStrings(held, carried)} that had vested: the events vested by then less the units released make ${held}, and the ${remainder} that remain are vested`,
     );
-    return { toCome, ended: [], carried };
+    return { toCome, ended: [], carried, neverVest: "0" };
   }
   return ctx.fail(
     "MAPPING_CONFLICT",

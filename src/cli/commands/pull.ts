@@ -1,14 +1,14 @@
 import { resolve } from "node:path";
 import { createApiClient, type ApiClient } from "../../client/create-client.js";
 import { parseUtcDateTime } from "../../dates.js";
-import { isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
+import { isDeadlineExceededError } from "../../errors.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
 import { issuerPullToNdjson } from "../../pull/ndjson.js";
 import { pullIssuers } from "../../pull/pull-issuers.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
-import { UNEXPECTED_ERROR_CODE, UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
+import { UsageError, asArgumentError, failureCodeOf, writeLine, type CliIo } from "../io.js";
 import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
 import { createReporter, formatDuration, logIssuerFailure } from "../progress.js";
 import { renderTable } from "../table.js";
@@ -139,7 +139,7 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
           quarantined: pull.quarantined.length,
         });
       } else {
-        const code = isOcfSyncError(result.error) ? result.error.code : UNEXPECTED_ERROR_CODE;
+        const code = failureCodeOf(result.error);
         rows.push({ issuerId: result.issuerId, status: `FAILED ${code}` });
         logIssuerFailure(reporter, result.issuerId, result.error, { onInvalid });
       }

@@ -6,7 +6,7 @@ import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResul
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
-import { UNEXPECTED_ERROR_CODE, UsageError, writeLine, type CliIo } from "../io.js";
+import { UsageError, failureCodeOf, writeLine, type CliIo } from "../io.js";
 import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
@@ -109,7 +109,7 @@ export function changeSetDocument(results: readonly IssuerSyncResult[]): unknown
         : {
             issuerId: r.issuerId,
             status: "failed",
-            error: { code: isOcfSyncError(r.error) ? r.error.code : UNEXPECTED_ERROR_CODE, message: r.error instanceof Error ? r.error.message : String(r.error) },
+            error: { code: failureCodeOf(r.error), message: r.error instanceof Error ? r.error.message : String(r.error) },
           },
     ),
   };
@@ -133,7 +133,7 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
   ];
   for (const r of results) {
     if (!r.ok) {
-      lines.push("", `${r.issuerId}: failed: ${r.error instanceof Error ? r.error.message : String(r.error)} [${isOcfSyncError(r.error) ? r.error.code : UNEXPECTED_ERROR_CODE}]`);
+      lines.push("", `${r.issuerId}: failed: ${r.error instanceof Error ? r.error.message : String(r.error)} [${failureCodeOf(r.error)}]`);
       continue;
     }
     const { created, changed, removed } = r.changes;
