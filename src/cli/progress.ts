@@ -147,13 +147,26 @@ export function failureHint(error: unknown, onInvalid: OnInvalid): string | unde
   return undefined;
 }
 
+/** An issuer's failure as its log line and the `--json` documents state it. */
+export interface IssuerFailure {
+  /** The error's stable code. */
+  code: string;
+  message: string;
+  /** What a person can do about it, where a short hint helps (see `failureHint`). */
+  hint?: string;
+}
+
+/** An issuer's failure: its code, its message and, where one helps, a hint. */
+export function issuerFailureOf(error: unknown, onInvalid: OnInvalid): IssuerFailure {
+  const hint = failureHint(error, onInvalid);
+  return { code: failureCodeOf(error), message: error instanceof Error ? error.message : String(error), ...(hint === undefined ? {} : { hint }) };
+}
+
 /**
  * Logs that an issuer failed (`what`: "failed", "was stopped", …): the error's message, a hint where
  * one helps, and its code, which a text line ends with in brackets.
  */
 export function logIssuerFailure(reporter: Reporter, issuerId: string, error: unknown, options: { onInvalid: OnInvalid; what?: string }): void {
-  const code = failureCodeOf(error);
-  const message = error instanceof Error ? error.message : String(error);
-  const hint = failureHint(error, options.onInvalid);
+  const { code, message, hint } = issuerFailureOf(error, options.onInvalid);
   reporter.log("error", `issuer ${JSON.stringify(issuerId)} ${options.what ?? "failed"}: ${message}${hint === undefined ? "" : `; ${hint}`}`, { issuerId, code });
 }

@@ -9,7 +9,7 @@ import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
 import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
-import { createReporter, formatDuration, logIssuerFailure, logNotableWarnings, type LogMode } from "../progress.js";
+import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { renderTable } from "../table.js";
@@ -155,6 +155,8 @@ export interface ExportRun {
   results: IssuerExportResult[];
   outDir: string;
   durationMs: number;
+  /** The job's `--on-invalid` (what an issuer's failure hints at depends on it). */
+  onInvalid: OnInvalid;
   /** The job's deadline passed before every issuer was done (the error that says so). */
   deadlinePassed?: unknown;
 }
@@ -242,6 +244,7 @@ export async function runExport(
     results: everyIssuer(issuers, results, (issuerId) => (deadlinePassed === undefined ? undefined : { issuerId, ok: false, error: deadlinePassed })),
     outDir,
     durationMs: Date.now() - started,
+    onInvalid: job.exportOptions.onInvalid,
     ...(deadlinePassed === undefined ? {} : { deadlinePassed }),
   };
 }
@@ -276,7 +279,7 @@ export function exportFailureDocument(known: KnownExport, failure: JsonFailure):
 }
 
 /** The `--json` summary: per issuer its counts and files, or its error's code and message. */
-export function exportSummaryDocument({ results, outDir }: ExportRun): unknown {
+export function exportSummaryDocument({ results, outDir, onInvalid }: ExportRun): unknown {
   const failed = results.filter((r) => !r.ok).length;
   return {
     outDir,
@@ -300,7 +303,7 @@ export function exportSummaryDocument({ results, outDir }: ExportRun): unknown {
             bytes: r.export.bytes,
             resumed: r.resumed === true,
           }
-        : { issuerId: r.issuerId, status: "failed", error: { code: r.error.code, message: r.error.message } },
+        : { issuerId: r.issuerId, status: "failed", error: issuerFailureOf(r.error, onInvalid) },
     ),
   };
 }

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
 import { OcfSyncError, isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
+import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
@@ -10,7 +11,7 @@ import { UsageError, failureCodeOf, writeLine, type CliIo } from "../io.js";
 import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
-import { createReporter, formatDuration, logIssuerFailure, logNotableWarnings } from "../progress.js";
+import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings } from "../progress.js";
 import { renderTable } from "../table.js";
 
 export const SYNC_HELP = `Usage: ocf-sync sync --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR --state FILE [options]
@@ -78,7 +79,7 @@ Examples:
   ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --full --json > changes.json`;
 
 /** The `--json` document: per issuer, the counts `created`, `changed`, `removed`, `unchanged` and the objects. */
-export function changeSetDocument(results: readonly IssuerSyncResult[]): unknown {
+export function changeSetDocument(results: readonly IssuerSyncResult[], onInvalid: OnInvalid): unknown {
   return {
     issuers: results.map((r) =>
       r.ok
@@ -106,11 +107,7 @@ export function changeSetDocument(results: readonly IssuerSyncResult[]): unknown
               unchanged: r.records.unchanged,
             },
           }
-        : {
-            issuerId: r.issuerId,
-            status: "failed",
-            error: { code: failureCodeOf(r.error), message: r.error instanceof Error ? r.error.message : String(r.error) },
-          },
+        : { issuerId: r.issuerId, status: "failed", error: issuerFailureOf(r.error, onInvalid) },
     ),
   };
 }
@@ -287,7 +284,7 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
   }
 
   if (values.json === true) {
-    printJson(changeSetDocument(results));
+    printJson(changeSetDocument(results, onInvalid));
   } else {
     writeLine(io.stdout, changeSetSummary(results));
     const failed = results.filter((r) => !r.ok).length;

@@ -111,6 +111,32 @@ describe("an issuer's failure line ends with its code", () => {
   });
 });
 
+describe("an issuer's failure in a --json document carries the hint of its log line", () => {
+  it.each([
+    ["export", ["export", "--out", "json-fail-export"]],
+    ["sync", ["sync", "--out", "json-fail-sync", "--state", "json-fail-sync.json"]],
+  ])("%s", async (_what, [command = "", ...rest]) => {
+    const result = await run([command, "--base-url", "http://127.0.0.1:9", "--max-attempts", "1", "--issuer", "7", "--log", "plain", "--json", ...rest]);
+    expect(result.code).toBe(1);
+    const document = JSON.parse(result.out) as { issuers: { issuerId: string; status: string; error?: { code: string; message: string; hint?: string } }[] };
+    expect(document.issuers).toEqual([
+      {
+        issuerId: "7",
+        status: "failed",
+        error: { code: "API_NETWORK_ERROR", message: expect.stringMatching(/^GET /), hint: "check --base-url (or OCF_SYNC_BASE_URL) and that the server is running" },
+      },
+    ]);
+  });
+
+  it("has no hint where none helps", async () => {
+    // An issuer the service does not know: a 404 with nothing a hint could add.
+    const result = await run(["export", "--base-url", samples.url, "--issuer", "no-such-issuer", "--out", "json-404", "--json"]);
+    expect(result.code).toBe(1);
+    const [failed] = (JSON.parse(result.out) as { issuers: { error: Record<string, unknown> }[] }).issuers;
+    expect(failed?.error).toEqual({ code: expect.any(String), message: expect.any(String) });
+  });
+});
+
 describe("every usage error of a command says where its help is, once", () => {
   const help = (command: string): string => `Run 'ocf-sync ${command} --help' for the options.`;
   it.each([
