@@ -106,6 +106,8 @@ export const MAPPING_WARNING_CODES = [
   "NET_SETTLED_SUM_MISMATCH",
   /** A settlement whose `releaseQuantity` is not net + withheld + sold. */
   "SETTLEMENT_PARTS_MISMATCH",
+  /** A settlement priced in another currency than the unit's `releasePricePerShare` (mapped as the settlement says, nothing converted). */
+  "SETTLEMENT_CURRENCY_MISMATCH",
   /** A settlement without `netSettlementQuantity`: no resulting share issuance can be emitted. */
   "SETTLEMENT_NET_MISSING",
   /** More units released than vested. */

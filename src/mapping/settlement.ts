@@ -148,6 +148,14 @@ function releasePrice(
   path: string,
 ): { price: OcfMonetary; priceSource: string } {
   if (settlement.settlementPrice !== undefined) {
+    const unitPrice = unit.releasePricePerShare;
+    if (unitPrice !== undefined && unitPrice.currency !== settlement.settlementPrice.currency) {
+      ctx.warn(
+        "SETTLEMENT_CURRENCY_MISMATCH",
+        `${path}.settlementPrice.currencyCode`,
+        `is ${settlement.settlementPrice.currency}, but the unit's releasePricePerShare is in ${unitPrice.currency} (${unitPrice.amount} ${unitPrice.currency}): the release and the shares it issued are priced in ${settlement.settlementPrice.currency}, as the settlement says; no amount is converted`,
+      );
+    }
     return { price: ctx.monetary(settlement.settlementPrice, `${path}.settlementPrice`), priceSource: "the settlement's settlementPrice" };
   }
   if (unit.releasePricePerShare !== undefined) {

@@ -142,6 +142,24 @@ describe("mapUnit", () => {
     expect(txOfType(mapped, "TX_STOCK_ISSUANCE")[0]?.cost_basis).toEqual({ amount: "0.78", currency: "USD" });
   });
 
+  it("warns when a settlement is priced in another currency than the unit's release price, and converts nothing", () => {
+    const mapped = map(withSettlements([settlement({ settlementPrice: { currency: "EUR", amount: "0.71" } })]));
+    const release = txById(mapped, "rsu-8550-release-1") as OcfEquityCompensationRelease;
+    expect(release.release_price).toEqual({ amount: "0.71", currency: "EUR" });
+    expect(txOfType(mapped, "TX_STOCK_ISSUANCE").map((i) => [i.share_price, i.cost_basis])).toEqual([
+      [{ amount: "0", currency: "EUR" }, { amount: "0.71", currency: "EUR" }],
+      [{ amount: "0", currency: "EUR" }, { amount: "0.71", currency: "EUR" }],
+    ]);
+    const warning = mapped.warnings.find((w) => w.code === "SETTLEMENT_CURRENCY_MISMATCH");
+    expect(warning?.path).toBe("settlements[0].settlementPrice.currencyCode");
+    expect(warning?.message).toContain("is EUR, but the unit's releasePricePerShare is in USD (0.78 USD)");
+    // The same currency, or no unit price to compare with: no warning.
+    const same = map(withSettlements([settlement()]));
+    expect(same.warnings.map((w) => w.code)).not.toContain("SETTLEMENT_CURRENCY_MISMATCH");
+    const { releasePricePerShare: _p, ...unpricedUnit } = withSettlements([settlement({ settlementPrice: { currency: "EUR", amount: "0.71" } })]);
+    expect(map(unpricedUnit).warnings.map((w) => w.code)).not.toContain("SETTLEMENT_CURRENCY_MISMATCH");
+  });
+
   it("fails the unit when neither the settlement nor the unit has a price", () => {
     const { settlementPrice: _, ...unpriced } = settlement();
     const { releasePricePerShare: _p, ...unit } = withSettlements([unpriced]);
