@@ -3,7 +3,8 @@
  * sync store's shard files are megabytes, and on these machines every object over about 128 KiB gets
  * fresh memory, which costs more than the reading or writing (about 6 ms per MiB).
  */
-import { open } from "node:fs/promises";
+import { open, type FileHandle } from "node:fs/promises";
+import { fileSystemError } from "../errors.js";
 import { BufferedFile, bufferPair } from "./buffered-file.js";
 
 /** How many bytes are read, or gathered before a write, at a time. */
@@ -58,5 +59,14 @@ export async function writeTextLines(path: string, texts: Iterable<string>): Pro
     await file.end();
   } finally {
     await handle.close();
+  }
+}
+
+/** Opens a file to read it; a failure is a `FileSystemError` naming the path and saying why. */
+export async function openToRead(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, "r");
+  } catch (error) {
+    throw fileSystemError("read", path, error);
   }
 }

@@ -3,13 +3,13 @@
  * service sent it, tagged with its kind and issuer. Invalid records are kept too, marked quarantined
  * with their issues, so a backup never loses anything the service returned.
  */
-import { open } from "node:fs/promises";
 import { OcfSyncError, fileSystemError, isOcfSyncError } from "../errors.js";
+import { openToRead } from "../io/lines.js";
 import type { SourceIssue } from "../source/errors.js";
 import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
-import type { IssuerPull } from "./pull-issuer.js";
+import type { IssuerPull, QuarantinedRecord } from "./pull-issuer.js";
 
 export interface NdjsonRecordLine {
   kind: RecordKind;
@@ -21,23 +21,29 @@ export interface NdjsonRecordLine {
   record: unknown;
 }
 
+/** The NDJSON line (ending in `\n`) of a valid record. */
+export function recordLine(kind: RecordKind, issuerId: string, id: string, raw: unknown): string {
+  const line: NdjsonRecordLine = { kind, issuerId, id, record: raw };
+  return `${JSON.stringify(line)}\n`;
+}
+
+/** The NDJSON line (ending in `\n`) of a quarantined record: marked, with its issues. */
+export function quarantinedLine(q: QuarantinedRecord): string {
+  const line: NdjsonRecordLine = {
+    kind: q.kind,
+    issuerId: q.issuerId,
+    id: q.recordId,
+    quarantined: true,
+    issues: q.error.issues,
+    record: q.raw,
+  };
+  return `${JSON.stringify(line)}\n`;
+}
+
 /** The NDJSON lines (each ending in `\n`) of one pulled issuer: valid records, then quarantined ones. */
 export function* issuerPullToNdjson(pull: IssuerPull): Generator<string> {
-  for (const { kind, id, raw } of pull.raw) {
-    const line: NdjsonRecordLine = { kind, issuerId: pull.issuerId, id, record: raw };
-    yield `${JSON.stringify(line)}\n`;
-  }
-  for (const q of pull.quarantined) {
-    const line: NdjsonRecordLine = {
-      kind: q.kind,
-      issuerId: q.issuerId,
-      id: q.recordId,
-      quarantined: true,
-      issues: q.error.issues,
-      record: q.raw,
-    };
-    yield `${JSON.stringify(line)}\n`;
-  }
+  for (const { kind, id, raw } of pull.raw) yield recordLine(kind, pull.issuerId, id, raw);
+  for (const q of pull.quarantined) yield quarantinedLine(q);
 }
 
 /** One issuer's records as read back from a pull's NDJSON. */
@@ -76,12 +82,7 @@ export class NdjsonFormatError extends OcfSyncError {
 export async function readPulledNdjson(path: string, options: { signal?: AbortSignal } = {}): Promise<Map<string, PulledIssuerRecords>> {
   const issuers = new Map<string, PulledIssuerRecords>();
   const seen = new Map<string, { list: (RestrictedStockAward | RestrictedStockUnit)[]; index: number }>();
-  let handle;
-  try {
-    handle = await open(path, "r");
-  } catch (error) {
-    throw fileSystemError("read", path, error);
-  }
+  const handle = await openToRead(path);
   try {
     let number = 0;
     for await (const text of handle.readLines()) {

@@ -108,6 +108,19 @@ export async function* streamIssuerRecords(
   }
 }
 
+/** The warning for a record id listed twice in one pass (the service changed while it was paged). */
+export function duplicateRecordWarning(issuerId: string, kind: RecordKind, recordId: string | undefined): SourceWarning {
+  return {
+    code: "DUPLICATE_RECORD",
+    issuerId,
+    kind,
+    ...(recordId === undefined ? {} : { recordId }),
+    path: "id",
+    value: recordId,
+    message: `${kind} ${JSON.stringify(recordId)} was listed twice in one pass; keeping the most recently modified copy`,
+  };
+}
+
 /** Everything pulled for one issuer. */
 export interface IssuerPull {
   issuerId: string;
@@ -140,15 +153,7 @@ export async function pullIssuer(client: ApiClient, issuerId: string, options: P
         const key = `${pulled.kind}\u0000${pulled.record.id ?? ""}`;
         const previous = byKey.get(key);
         if (previous !== undefined) {
-          warnings.push({
-            code: "DUPLICATE_RECORD",
-            issuerId,
-            kind: pulled.kind,
-            ...(pulled.record.id === undefined ? {} : { recordId: pulled.record.id }),
-            path: "id",
-            value: pulled.record.id,
-            message: `${pulled.kind} ${JSON.stringify(pulled.record.id)} was listed twice in one pass; keeping the most recently modified copy`,
-          });
+          warnings.push(duplicateRecordWarning(issuerId, pulled.kind, pulled.record.id));
           if ((previous.record.lastModifiedDatetime ?? "") > (pulled.record.lastModifiedDatetime ?? "")) continue;
         }
         byKey.set(key, pulled);

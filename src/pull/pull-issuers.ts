@@ -42,15 +42,32 @@ export async function* pullIssuers(
   issuerIds: Iterable<string>,
   options: PullManyOptions = {},
 ): AsyncGenerator<IssuerPullResult, void, undefined> {
-  const { concurrency = 4, deadlineMs, ...pullOptions } = options;
+  const { concurrency: _concurrency, deadlineMs: _deadlineMs, ...pullOptions } = options;
+  for await (const result of eachIssuer(issuerIds, options, (issuerId, signal) => pullIssuer(client, issuerId, { ...pullOptions, ...signal }))) {
+    yield result.ok ? { issuerId: result.issuerId, ok: true, pull: result.value } : result;
+  }
+}
+
+/**
+ * Runs `task` for each issuer (each id once, `concurrency` at a time) and yields its outcome as soon
+ * as it finishes: its value, or its error as an `OcfSyncError`. The task is given the job's signal
+ * (the caller's `signal` and `deadlineMs`); when that fires, the iteration throws its reason once
+ * every task under way has ended. `pullIssuers` is this with `pullIssuer` as the task.
+ */
+export async function* eachIssuer<R>(
+  issuerIds: Iterable<string>,
+  options: Pick<PullManyOptions, "concurrency" | "deadlineMs" | "signal">,
+  task: (issuerId: string, signal: { signal?: AbortSignal }) => Promise<R>,
+): AsyncGenerator<{ issuerId: string; ok: true; value: R } | { issuerId: string; ok: false; error: OcfSyncError }, void, undefined> {
+  const { concurrency = 4, deadlineMs } = options;
   const job = withDeadline(options.signal, deadlineMs);
   const signal = job.signal === undefined ? {} : { signal: job.signal };
   try {
-    yield* inCompletionOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId): Promise<IssuerPullResult> => {
+    yield* inCompletionOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId) => {
       try {
-        return { issuerId, ok: true, pull: await pullIssuer(client, issuerId, { ...pullOptions, ...signal }) };
+        return { issuerId, ok: true as const, value: await task(issuerId, signal) };
       } catch (error) {
-        return { issuerId, ok: false, error: asOcfSyncError(error) };
+        return { issuerId, ok: false as const, error: asOcfSyncError(error) };
       }
     });
     job.signal?.throwIfAborted();

@@ -1,10 +1,14 @@
-import { resolve } from "node:path";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { createApiClient, type ApiClient } from "../../client/create-client.js";
 import { parseUtcDateTime } from "../../dates.js";
 import { isDeadlineExceededError } from "../../errors.js";
-import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
-import { issuerPullToNdjson } from "../../pull/ndjson.js";
-import { pullIssuers } from "../../pull/pull-issuers.js";
+import { openAtomicWriteStream, temporaryNameFor, type AtomicWriteStream } from "../../io/atomic-file.js";
+import type { PullEvent } from "../../pull/events.js";
+import { appendPart, pullIssuerToPart, removePart } from "../../pull/ndjson-part.js";
+import { eachIssuer } from "../../pull/pull-issuers.js";
+import type { SourceWarning } from "../../source/errors.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
@@ -20,7 +24,9 @@ record, exactly as the service sent it, with its kind and issuer. A raw backup y
 --source of 'ocf-sync reconcile'.
 
 Standard output carries the records only (without --out): the summary table, progress and logs go to
-standard error, with --out too.
+standard error, with --out too. Each issuer's lines come together: it is pulled into part files of its
+own (beside FILE, or in the temporary folder), appended whole when done, so memory stays flat however
+many records an issuer has.
 
 Options:
   --issuer ID              an issuer to pull; repeat for more
@@ -88,10 +94,22 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   } catch (error) {
     throw asArgumentError("out", error);
   }
+  // Each issuer is pulled into part files of its own (beside --out, else in a temporary folder), then
+  // appended to the output whole: memory does not grow with an issuer's records.
+  const partsDir = outPath === undefined ? await mkdtemp(join(tmpdir(), "ocf-sync-pull-")) : undefined;
+  let parts = 0;
+  const partFiles = (): [string, string] => {
+    parts += 1;
+    return outPath === undefined
+      ? [join(partsDir ?? "", `${parts}.ndjson`), join(partsDir ?? "", `${parts}.quarantined.ndjson`)]
+      : [temporaryNameFor(outPath), temporaryNameFor(outPath)];
+  };
+  /** The part files not yet appended and removed: removed when the pull stops early. */
+  const unfinished = new Set<readonly string[]>();
   const reporter = createReporter(io.stderr, logMode, { env: io.env });
   const client: ApiClient = createApiClient(clientOptions);
-  const write = async (chunk: string): Promise<void> => {
-    if (output === undefined) io.stdout.write(chunk);
+  const write = async (chunk: Uint8Array): Promise<void> => {
+    if (output === undefined) await writeToStream(io.stdout, chunk);
     else await output.write(chunk);
   };
 
@@ -105,45 +123,54 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   let records = 0;
   let deadlinePassed: unknown;
   const started = Date.now();
+  const progress = (): void => reporter.update({ issuersDone: rows.length, issuersTotal: issuers.length, records, requests: client.stats().requests });
   try {
-    for await (const result of pullIssuers(client, issuers, {
-      concurrency,
+    const pullOptions = {
       onInvalid,
       ...(modifiedAfter === undefined ? {} : { lastModifiedDatetimeAfter: modifiedAfter }),
       ...(modifiedBefore === undefined ? {} : { lastModifiedDatetimeBefore: modifiedBefore }),
-      ...(io.signal === undefined ? {} : { signal: io.signal }),
-      ...(deadlineMs === undefined ? {} : { deadlineMs }),
-      onEvent: (event) => {
+      onEvent: (event: PullEvent) => {
         if (event.type === "page-fetched") records += event.records;
         if (event.type === "record-quarantined") {
           reporter.log("warn", `quarantined ${event.error.message}`, { issuerId: event.issuerId, recordId: event.recordId });
         }
-        reporter.update({ issuersDone: rows.length, issuersTotal: issuers.length, records, requests: client.stats().requests });
+        progress();
       },
+      onWarning: (warning: SourceWarning) => reporter.log("warn", warning.message, { issuerId: warning.issuerId, code: warning.code }),
+    };
+    const jobOptions = { concurrency, ...(io.signal === undefined ? {} : { signal: io.signal }), ...(deadlineMs === undefined ? {} : { deadlineMs }) };
+    for await (const result of eachIssuer(issuers, jobOptions, async (issuerId, signal) => {
+      const files = partFiles();
+      unfinished.add(files);
+      try {
+        return await pullIssuerToPart(client, issuerId, files, { ...pullOptions, ...signal });
+      } catch (error) {
+        // pullIssuerToPart removed the part; a finished one is removed once it is appended.
+        unfinished.delete(files);
+        throw error;
+      }
     })) {
       if (result.ok) {
-        const { pull } = result;
-        for (const line of issuerPullToNdjson(pull)) await write(line);
-        for (const warning of pull.warnings) {
-          reporter.log("warn", warning.message, { issuerId: pull.issuerId, code: warning.code });
-        }
+        const part = result.value;
+        await appendPart(part, write);
+        unfinished.delete(part.files);
         rows.push({
-          issuerId: pull.issuerId,
-          counts: { awards: pull.awards.length, units: pull.units.length, quarantined: pull.quarantined.length, warnings: pull.warnings.length },
-          status: pull.quarantined.length > 0 ? "ok (quarantined records)" : "ok",
+          issuerId: part.issuerId,
+          counts: { awards: part.awards, units: part.units, quarantined: part.quarantined, warnings: part.warnings },
+          status: part.quarantined > 0 ? "ok (quarantined records)" : "ok",
         });
-        reporter.log("info", `issuer ${JSON.stringify(pull.issuerId)}: ${pull.awards.length} awards, ${pull.units.length} units`, {
-          issuerId: pull.issuerId,
-          awards: pull.awards.length,
-          units: pull.units.length,
-          quarantined: pull.quarantined.length,
+        reporter.log("info", `issuer ${JSON.stringify(part.issuerId)}: ${part.awards} awards, ${part.units} units`, {
+          issuerId: part.issuerId,
+          awards: part.awards,
+          units: part.units,
+          quarantined: part.quarantined,
         });
       } else {
         const code = failureCodeOf(result.error);
         rows.push({ issuerId: result.issuerId, status: `FAILED ${code}` });
         logIssuerFailure(reporter, result.issuerId, result.error, { onInvalid });
       }
-      reporter.update({ issuersDone: rows.length, issuersTotal: issuers.length, records, requests: client.stats().requests });
+      progress();
     }
   } catch (error) {
     // The deadline: what was pulled is summed up below; anything else (an interrupt) ends here.
@@ -155,6 +182,8 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   } finally {
     reporter.done();
     await client.close();
+    for (const files of unfinished) await removePart(files);
+    if (partsDir !== undefined) await rm(partsDir, { recursive: true, force: true });
   }
   const complete = deadlinePassed === undefined && rows.every((r) => !r.status.startsWith("FAILED"));
   try {
@@ -192,4 +221,22 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   }
   if (deadlinePassed !== undefined) throw deadlinePassed;
   return failed > 0 ? 1 : 0;
+}
+
+/** Writes to a stream such as standard output, waiting while it is full (memory stays flat when the reader is slow). */
+async function writeToStream(stream: NodeJS.WritableStream, chunk: Uint8Array): Promise<void> {
+  if (stream.write(chunk)) return;
+  await new Promise<void>((resolveDrain, reject) => {
+    const done = (error?: unknown): void => {
+      stream.removeListener("drain", onDrain);
+      stream.removeListener("close", onDrain);
+      stream.removeListener("error", done);
+      if (error === undefined) resolveDrain();
+      else reject(error instanceof Error ? error : new Error(String(error)));
+    };
+    const onDrain = (): void => done();
+    stream.once("drain", onDrain);
+    stream.once("close", onDrain);
+    stream.once("error", done);
+  });
 }
