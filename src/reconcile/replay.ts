@@ -26,7 +26,7 @@
 import { compareIso, isCalendarDate, type CalendarDate } from "../dates.js";
 import { Dec, formatDecimal, type DecimalString } from "../decimal.js";
 import { OCF_NUMERIC_PATTERN } from "../ocf/schemas.js";
-import { declaredLineage, type Lineage } from "../ocf/security-ledger.js";
+import { canonicalObjectType, declaredLineage, ledgerEntryOf, sameDayRank, TERMINAL_TYPES, type Lineage } from "../ocf/security-ledger.js";
 import { isRecord, stringAt, type JsonRecord, type PackageObjects } from "./package-objects.js";
 import { mergeTranches } from "./tranches.js";
 import type { Figures, Tranche } from "./types.js";
@@ -69,21 +69,6 @@ export interface ReplayedPackage {
 }
 
 const ISSUANCES: ReadonlySet<string> = new Set(["TX_STOCK_ISSUANCE", "TX_EQUITY_COMPENSATION_ISSUANCE", "TX_WARRANT_ISSUANCE", "TX_CONVERTIBLE_ISSUANCE"]);
-/** Transactions that end the security they act on under the documents reading. */
-const TERMINAL: ReadonlySet<string> = new Set([
-  "TX_STOCK_CANCELLATION",
-  "TX_EQUITY_COMPENSATION_CANCELLATION",
-  "TX_STOCK_REPURCHASE",
-  "TX_STOCK_TRANSFER",
-  "TX_EQUITY_COMPENSATION_TRANSFER",
-  "TX_STOCK_CONVERSION",
-  "TX_EQUITY_COMPENSATION_EXERCISE",
-  "TX_STOCK_REISSUANCE",
-  "TX_STOCK_RETRACTION",
-  "TX_EQUITY_COMPENSATION_RETRACTION",
-  "TX_WARRANT_CANCELLATION",
-  "TX_CONVERTIBLE_CANCELLATION",
-]);
 const CANCELLATIONS: ReadonlySet<string> = new Set(["TX_STOCK_CANCELLATION", "TX_EQUITY_COMPENSATION_CANCELLATION", "TX_WARRANT_CANCELLATION", "TX_CONVERTIBLE_CANCELLATION"]);
 const VESTING: ReadonlySet<string> = new Set(["TX_VESTING_START", "TX_VESTING_EVENT"]);
 
@@ -115,7 +100,7 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
   const states = new Map<string, SecurityState>();
   const balances = new Set<string>();
   for (const tx of pkg.transactions) {
-    const type = stringAt(tx, "object_type") ?? "";
+    const type = typeOf(tx);
     const security = stringAt(tx, "security_id");
     if (security !== undefined && ISSUANCES.has(type) && !states.has(security)) {
       const quantity = decimalAt(tx, "quantity") ?? new Dec(0);
@@ -139,13 +124,13 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
     const balance = stringAt(tx, "balance_security_id");
     if (balance !== undefined) balances.add(balance);
   }
-  // Date order; within a date, package order (a stable sort of the transactions that act on a security).
+  // Date, then kind (a release before a cancellation on its day, a return to pool last: the order
+  // validate's ledger takes), then package order; never the order of the files alone.
   const acting = pkg.transactions
-    .map((tx, index) => ({ tx, index, date: dateAt(tx, "date") ?? "" }))
-    .filter(({ tx }) => !ISSUANCES.has(stringAt(tx, "object_type") ?? ""))
-    .sort((a, b) => compareIso(a.date, b.date) || a.index - b.index);
-  for (const { tx, date } of acting) {
-    const type = stringAt(tx, "object_type") ?? "";
+    .map((tx, index) => ({ tx, index, type: typeOf(tx), date: dateAt(tx, "date") ?? "" }))
+    .filter(({ type }) => !ISSUANCES.has(type))
+    .sort((a, b) => compareIso(a.date, b.date) || sameDayRank(a.type) - sameDayRank(b.type) || a.index - b.index);
+  for (const { tx, type, date } of acting) {
     const id = stringAt(tx, "id") ?? "(no id)";
     const security = states.get(stringAt(tx, "security_id") ?? "");
     if (security === undefined) continue; // a dangling reference is validate's to report
@@ -157,14 +142,14 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
       security.vestingTransactions.push(tx);
       continue;
     }
-    const quantity = decimalAt(tx, "quantity");
+    const quantity = quantityOf(tx);
     if (type === "TX_STOCK_PLAN_RETURN_TO_POOL") {
       security.returnedToPool = security.returnedToPool.plus(quantity ?? 0);
       continue;
     }
     if (reading === "documents" && security.endedOn !== undefined) {
       problems.push(
-        TERMINAL.has(type)
+        TERMINAL_TYPES.has(type)
           ? `${id}: a second terminal transaction (${type}) on ${security.id}, which ended on ${security.endedOn}`
           : `${id}: ${type} on ${security.id}, which ended on ${security.endedOn}`,
       );
@@ -176,7 +161,7 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
       if (Array.isArray(named)) for (const r of named) if (typeof r === "string" && !security.resulting.includes(r)) security.resulting.push(r);
       continue;
     }
-    if (!TERMINAL.has(type)) continue; // an acceptance takes nothing
+    if (!TERMINAL_TYPES.has(type)) continue; // an acceptance takes nothing
     if (CANCELLATIONS.has(type)) security.canceled = security.canceled.plus(quantity ?? 0);
     security.terminals += 1;
     const before = security.outstanding;
@@ -211,7 +196,7 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
   const securities = new Map<string, ReplayedSecurity>();
   const holdings = new Map<string, { shares: Dec; units: Dec }>();
   for (const state of states.values()) {
-    const type = stringAt(state.issuance, "object_type");
+    const type = typeOf(state.issuance);
     if (state.stakeholderId !== undefined && (type === "TX_STOCK_ISSUANCE" || type === "TX_EQUITY_COMPENSATION_ISSUANCE")) {
       const held = holdings.get(state.stakeholderId) ?? { shares: new Dec(0), units: new Dec(0) };
       if (type === "TX_STOCK_ISSUANCE") held.shares = held.shares.plus(state.outstanding);
@@ -271,7 +256,7 @@ function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecuritySt
   return {
     securityId: root.id,
     issuance: root.issuance,
-    issuanceType: stringAt(root.issuance, "object_type") ?? "",
+    issuanceType: typeOf(root.issuance),
     chain: chain.map((s) => s.id),
     figures,
     tranches: mergeTranches(tranches),
@@ -376,6 +361,18 @@ function conditionAmount(condition: JsonRecord, issued: Dec, vestedSoFar: Dec): 
   // figure it is compared with, and the comparison reports what remains.
   const base = portion.remainder === true ? issued.minus(vestedSoFar) : issued;
   return base.times(numerator).dividedBy(denominator);
+}
+
+/** The current spelling of a transaction's kind (legacy `TX_PLAN_SECURITY_*` names mapped), or `""`. */
+function typeOf(tx: JsonRecord): string {
+  const type = stringAt(tx, "object_type");
+  return type === undefined ? "" : canonicalObjectType(type);
+}
+
+/** What a transaction takes of its security (`quantity`, `quantity_converted` for a stock conversion), read as validate reads it. */
+function quantityOf(tx: JsonRecord): Dec | undefined {
+  const { quantity } = ledgerEntryOf(tx);
+  return quantity === undefined ? undefined : new Dec(quantity);
 }
 
 function decimalAt(value: JsonRecord, key: string): Dec | undefined {

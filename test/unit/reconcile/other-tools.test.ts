@@ -1,0 +1,107 @@
+/**
+ * Packages other tools write, read by reconcile as validate reads them: transactions of one day in any
+ * file order, legacy spellings, the transaction kinds ocf-sync never writes. Each package is built
+ * here from the validate fixture (no third-party material needed).
+ */
+import { describe, expect, it } from "vitest";
+import { fixtureBytes, itemOf, loadFiles, validFixture, type PackageFixture } from "../../helpers/ocf-package-fixture.js";
+import { reconcileOcfWithOcf } from "../../../src/reconcile/ocf-vs-ocf.js";
+import { packageObjects, type PackageObjects } from "../../../src/reconcile/package-objects.js";
+import { replayPackage } from "../../../src/reconcile/replay.js";
+
+type Json = Record<string, unknown>;
+
+function transactionsOf(fixture: PackageFixture): Json[] {
+  const file = fixture.files.find((f) => f.fileType === "OCF_TRANSACTIONS_FILE");
+  if (file === undefined) throw new Error("no transactions file");
+  return file.items;
+}
+
+async function objectsOf(fixture: PackageFixture): Promise<PackageObjects> {
+  return packageObjects(await loadFiles(fixtureBytes(fixture)));
+}
+
+/** The fixture with the RSU's cancellation on the day of its release, listed before it (another tool's order). */
+function sameDayFixture(cancellationFirst: boolean): PackageFixture {
+  const fixture = validFixture();
+  const items = transactionsOf(fixture);
+  const cancellation = itemOf(fixture, "rsu-8550-cancellation");
+  cancellation.date = "2016-06-01";
+  itemOf(fixture, "rsu-8550-return").date = "2016-06-01";
+  if (cancellationFirst) {
+    items.splice(items.indexOf(cancellation), 1);
+    items.splice(items.indexOf(itemOf(fixture, "rsu-8550-release-1")), 0, cancellation);
+  }
+  return fixture;
+}
+
+describe("reconcile reads other tools' packages as validate does", () => {
+  it("takes a day's transactions by kind (release before cancellation), whatever the file order", async () => {
+    const ours = await objectsOf(sameDayFixture(false));
+    const theirs = await objectsOf(sameDayFixture(true));
+    const replayed = replayPackage(theirs, "documents");
+    expect(replayed.problems).toEqual([]);
+    const rsu = replayed.securities.get("rsu-8550");
+    expect(rsu?.figures).toMatchObject({ released: "375", canceled: "1125", outstanding: "0" });
+    expect(reconcileOcfWithOcf(ours, theirs).differences).toEqual([]);
+  });
+
+  it("reads the legacy TX_PLAN_SECURITY_EXERCISE as an exercise: it ends the option and takes its quantity", async () => {
+    const fixture = validFixture();
+    transactionsOf(fixture).push(
+      {
+        object_type: "TX_PLAN_SECURITY_ISSUANCE",
+        id: "opt-1-issuance",
+        security_id: "opt-1",
+        date: "2017-01-02",
+        custom_id: "OPT-1",
+        stakeholder_id: "sh-7001",
+        stock_plan_id: "plan-2015",
+        compensation_type: "OPTION",
+        option_grant_type: "ISO",
+        quantity: "1000",
+        exercise_price: { amount: "0.10", currency: "USD" },
+        expiration_date: "2027-01-01",
+        termination_exercise_windows: [],
+        security_law_exemptions: [],
+      },
+      {
+        object_type: "TX_PLAN_SECURITY_EXERCISE",
+        id: "opt-1-exercise",
+        security_id: "opt-1",
+        date: "2018-01-02",
+        quantity: "400",
+        resulting_security_ids: ["opt-1-shares"],
+      },
+    );
+    const replayed = replayPackage(await objectsOf(fixture), "documents");
+    expect(replayed.securities.get("opt-1")?.figures.outstanding).toBe("0");
+    expect(replayed.problems).toEqual(["opt-1-exercise: leaves 600 of opt-1 on no security (it names no balance_security_id)"]);
+    const sameSecurity = replayPackage(await objectsOf(fixture), "same-security");
+    expect(sameSecurity.securities.get("opt-1")?.figures.outstanding).toBe("600");
+  });
+
+  it("takes a stock conversion's quantity_converted", async () => {
+    const fixture = validFixture();
+    const issuance = itemOf(fixture, "rsa-77-issuance");
+    transactionsOf(fixture).push(
+      { ...issuance, id: "pref-issuance", security_id: "pref-1", custom_id: "PS-1", quantity: "1000", vestings: undefined, date: "2017-01-02" },
+      { ...issuance, id: "pref-balance-issuance", security_id: "pref-1-b", custom_id: "PS-1-B", quantity: "600", vestings: undefined, date: "2018-01-02" },
+      { ...issuance, id: "common-issuance", security_id: "common-1", custom_id: "CS-99", quantity: "400", vestings: undefined, date: "2018-01-02" },
+      {
+        object_type: "TX_STOCK_CONVERSION",
+        id: "pref-conversion",
+        security_id: "pref-1",
+        date: "2018-01-02",
+        quantity_converted: "400",
+        resulting_security_ids: ["common-1"],
+        balance_security_id: "pref-1-b",
+      },
+    );
+    const documents = replayPackage(await objectsOf(fixture), "documents");
+    expect(documents.problems).toEqual([]);
+    expect(documents.securities.get("pref-1")?.figures.outstanding).toBe("600");
+    const sameSecurity = replayPackage(await objectsOf(fixture), "same-security");
+    expect(sameSecurity.securities.get("pref-1")?.figures.outstanding).toBe("600");
+  });
+});
