@@ -71,6 +71,27 @@ export interface ReplayedPackage {
 const ISSUANCES: ReadonlySet<string> = new Set(["TX_STOCK_ISSUANCE", "TX_EQUITY_COMPENSATION_ISSUANCE", "TX_WARRANT_ISSUANCE", "TX_CONVERTIBLE_ISSUANCE"]);
 const CANCELLATIONS: ReadonlySet<string> = new Set(["TX_STOCK_CANCELLATION", "TX_EQUITY_COMPENSATION_CANCELLATION", "TX_WARRANT_CANCELLATION", "TX_CONVERTIBLE_CANCELLATION"]);
 const VESTING: ReadonlySet<string> = new Set(["TX_VESTING_START", "TX_VESTING_EVENT"]);
+/**
+ * Kinds that change no figure a reconciliation computes (quantities, vesting, holdings): acceptances,
+ * pool and authorized-share adjustments, repricings, conversion-ratio adjustments.
+ */
+const INERT: ReadonlySet<string> = new Set([
+  "TX_STOCK_ACCEPTANCE",
+  "TX_EQUITY_COMPENSATION_ACCEPTANCE",
+  "TX_WARRANT_ACCEPTANCE",
+  "TX_CONVERTIBLE_ACCEPTANCE",
+  "TX_STOCK_PLAN_POOL_ADJUSTMENT",
+  "TX_STOCK_CLASS_AUTHORIZED_SHARES_ADJUSTMENT",
+  "TX_ISSUER_AUTHORIZED_SHARES_ADJUSTMENT",
+  "TX_STOCK_CLASS_CONVERSION_RATIO_ADJUSTMENT",
+  "TX_EQUITY_COMPENSATION_REPRICING",
+]);
+/** What a kind that changes figures, and that the replay does not model, would change. */
+const UNMODELLED_EFFECT: Readonly<Record<string, string>> = {
+  TX_STOCK_CLASS_SPLIT: "the share counts of its stock class",
+  TX_STOCK_CONSOLIDATION: "the securities it consolidates",
+  TX_VESTING_ACCELERATION: "the vested figures of its security (OCF does not say which tranches it pulls forward, OCF #538)",
+};
 
 /** One security's state while replaying. */
 interface SecurityState {
@@ -130,6 +151,7 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
     .map((tx, index) => ({ tx, index, type: typeOf(tx), date: dateAt(tx, "date") ?? "" }))
     .filter(({ type }) => !ISSUANCES.has(type))
     .sort((a, b) => compareIso(a.date, b.date) || sameDayRank(a.type) - sameDayRank(b.type) || a.index - b.index);
+  notes.push(...unmodelledNotes(acting));
   for (const { tx, type, date } of acting) {
     const id = stringAt(tx, "id") ?? "(no id)";
     const security = states.get(stringAt(tx, "security_id") ?? "");
@@ -361,6 +383,25 @@ function conditionAmount(condition: JsonRecord, issued: Dec, vestedSoFar: Dec): 
   // figure it is compared with, and the comparison reports what remains.
   const base = portion.remainder === true ? issued.minus(vestedSoFar) : issued;
   return base.times(numerator).dividedBy(denominator);
+}
+
+/**
+ * One note per kind the replay neither models nor knows to be without effect on its figures (a split,
+ * an acceleration, a kind it does not know): those figures are computed as if it were not there.
+ */
+function unmodelledNotes(transactions: readonly { tx: JsonRecord; type: string }[]): string[] {
+  const byKind = new Map<string, string[]>();
+  for (const { tx, type } of transactions) {
+    if (VESTING.has(type) || INERT.has(type) || TERMINAL_TYPES.has(type) || type === "TX_EQUITY_COMPENSATION_RELEASE" || type === "TX_STOCK_PLAN_RETURN_TO_POOL") continue;
+    const ids = byKind.get(type) ?? [];
+    ids.push(stringAt(tx, "id") ?? "(no id)");
+    byKind.set(type, ids);
+  }
+  return [...byKind].map(([type, ids]) => {
+    const shown = ids.slice(0, 3).map((id) => JSON.stringify(id)).join(", ") + (ids.length > 3 ? `, and ${ids.length - 3} more` : "");
+    const what = UNMODELLED_EFFECT[type] ?? "every figure it would change";
+    return `${ids.length} ${type === "" ? "transaction(s) with no object_type" : `${type} transaction(s)`} (${shown}): reconcile does not model this kind and computes ${what} without it`;
+  });
 }
 
 /** The current spelling of a transaction's kind (legacy `TX_PLAN_SECURITY_*` names mapped), or `""`. */

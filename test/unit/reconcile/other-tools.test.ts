@@ -104,4 +104,24 @@ describe("reconcile reads other tools' packages as validate does", () => {
     const sameSecurity = replayPackage(await objectsOf(fixture), "same-security");
     expect(sameSecurity.securities.get("pref-1")?.figures.outstanding).toBe("600");
   });
+
+  it("says which transactions it does not model (a split, an acceleration, an unknown kind) instead of passing over them", async () => {
+    const fixture = validFixture();
+    transactionsOf(fixture).push(
+      { object_type: "TX_STOCK_CLASS_SPLIT", id: "split-1", date: "2017-01-02", stock_class_id: "class-common", split_ratio: { numerator: "2", denominator: "1" } },
+      { object_type: "TX_VESTING_ACCELERATION", id: "acc-1", security_id: "rsa-77", date: "2015-07-01", quantity: "1000", reason_text: "change of control" },
+      { object_type: "TX_STOCK_PLAN_POOL_ADJUSTMENT", id: "pool-1", date: "2017-01-02", stock_plan_id: "plan-2015", shares_reserved: "9000000" },
+      { object_type: "TX_SOMETHING_NEW", id: "new-1", date: "2017-01-02" },
+    );
+    const report = reconcileOcfWithOcf(await objectsOf(fixture), await objectsOf(fixture));
+    const unmodelled = report.notes.filter((n) => n.includes("does not model"));
+    expect(unmodelled).toEqual([
+      '1 TX_VESTING_ACCELERATION transaction(s) ("acc-1"): reconcile does not model this kind and computes the vested figures of its security (OCF does not say which tranches it pulls forward, OCF #538) without it',
+      '1 TX_STOCK_CLASS_SPLIT transaction(s) ("split-1"): reconcile does not model this kind and computes the share counts of its stock class without it',
+      '1 TX_SOMETHING_NEW transaction(s) ("new-1"): reconcile does not model this kind and computes every figure it would change without it',
+      'other package: 1 TX_VESTING_ACCELERATION transaction(s) ("acc-1"): reconcile does not model this kind and computes the vested figures of its security (OCF does not say which tranches it pulls forward, OCF #538) without it',
+      'other package: 1 TX_STOCK_CLASS_SPLIT transaction(s) ("split-1"): reconcile does not model this kind and computes the share counts of its stock class without it',
+      'other package: 1 TX_SOMETHING_NEW transaction(s) ("new-1"): reconcile does not model this kind and computes every figure it would change without it',
+    ]);
+  });
 });
