@@ -24,7 +24,12 @@ export const FIGURE_LABELS: Readonly<Record<FigureName, string>> = {
 /** The columns of `reconciliationCsv`, in order. */
 export const CSV_COLUMNS = ["issuer_id", "section", "code", "kind", "record_id", "security_id", "field", "expected", "actual", "message"] as const;
 
-/** Every difference of every report as CSV (RFC 4180: every field quoted, CRLF line ends), with a header row. */
+/**
+ * Every difference of every report as CSV (RFC 4180: every field quoted, CRLF line ends), with a header row.
+ * A cell a spreadsheet would run as a formula (one starting with `=`, `+`, `-`, `@`, a tab or a carriage
+ * return, as an id or a name from another system may) starts with `'` (OWASP, CSV injection); a number
+ * such as `-2500` is left as it is.
+ */
 export function reconciliationCsv(reports: readonly ReconciliationReport[]): string {
   const rows: string[][] = [[...CSV_COLUMNS]];
   for (const report of reports) {
@@ -32,7 +37,15 @@ export function reconciliationCsv(reports: readonly ReconciliationReport[]): str
       rows.push([d.issuerId, d.section, d.code, d.kind ?? "", d.recordId ?? "", d.securityId ?? "", d.field, d.expected ?? "", d.actual ?? "", d.message]);
     }
   }
-  return rows.map((row) => row.map((cell) => `"${cell.replaceAll('"', '""')}"`).join(",")).join("\r\n") + "\r\n";
+  return rows.map((row) => row.map((cell) => `"${inertCell(cell).replaceAll('"', '""')}"`).join(",")).join("\r\n") + "\r\n";
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^[+-]?[0-9]+(\.[0-9]+)?$/;
+
+/** The cell, with `'` before it when a spreadsheet would read it as a formula. */
+function inertCell(cell: string): string {
+  return FORMULA_START.test(cell) && !PLAIN_NUMBER.test(cell) ? `'${cell}` : cell;
 }
 
 /** Draws a plain-text table from its rows of cells, its headers and the columns to align right. */
