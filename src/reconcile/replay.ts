@@ -11,7 +11,8 @@
  *   takes units off its security without ending it (OCF 1.2.0 gives it no balance). Anything but a
  *   return to pool acting on an ended security, a second terminal transaction, or a remainder left on
  *   no security is a lineage problem (`problems`).
- * - `"same-security"` (OCF #531): outstanding = issued − released − cancelled on one id.
+ * - `"same-security"` (OCF #531): outstanding = issued − released − cancelled on one id; a transaction
+ *   that names a balance security moves what is left there (as validate's ledger reads it).
  *
  * A grant is a chain of securities from its first issuance (an issuance no transaction names as a
  * balance). Its figures: issued (the first issuance's quantity), released, net settled (what its
@@ -143,7 +144,7 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
       });
     }
     const balance = stringAt(tx, "balance_security_id");
-    if (balance !== undefined) balances.add(balance);
+    if (balance !== undefined && balance !== security) balances.add(balance);
   }
   // Date, then kind (a release before a cancellation on its day, a return to pool last: the order
   // validate's ledger takes), then package order; never the order of the files alone.
@@ -190,14 +191,16 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
     // A retraction takes what is left; a transaction with a quantity takes that much.
     const remainder = quantity === undefined ? new Dec(0) : before.minus(quantity);
     if (remainder.isNegative()) problems.push(`${id}: takes ${formatDecimal(quantity ?? new Dec(0))} of ${security.id}, which holds ${formatDecimal(before)}`);
-    if (reading === "same-security") {
+    const balanceId = stringAt(tx, "balance_security_id");
+    if (reading === "same-security" && balanceId === undefined) {
       security.outstanding = Dec.max(remainder, 0);
       if (security.outstanding.isZero() && security.endedOn === undefined) security.endedOn = date;
       continue;
     }
+    // The documents; and in either reading a named balance security, which takes what is left (as
+    // validate's ledger reads it): counted there, not on this security too.
     security.outstanding = new Dec(0);
     security.endedOn ??= date;
-    const balanceId = stringAt(tx, "balance_security_id");
     security.balanceId ??= balanceId;
     if (balanceId === undefined) {
       if (remainder.gt(0)) problems.push(`${id}: leaves ${formatDecimal(remainder)} of ${security.id} on no security (it names no balance_security_id)`);
@@ -225,7 +228,7 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
       else held.units = held.units.plus(state.outstanding);
       holdings.set(state.stakeholderId, held);
     }
-    if (reading === "documents" && balances.has(state.id)) continue; // part of another grant's chain
+    if (balances.has(state.id)) continue; // part of another grant's chain
     securities.set(state.id, replayGrant(state, states, reading, terms, notes));
   }
   const held = new Map([...holdings].map(([id, h]) => [id, { shares: formatDecimal(h.shares), units: formatDecimal(h.units) }]));
@@ -236,7 +239,7 @@ function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecuritySt
   const chain: SecurityState[] = [];
   for (let at: SecurityState | undefined = root; at !== undefined && !chain.includes(at); ) {
     chain.push(at);
-    at = reading === "documents" && at.balanceId !== undefined ? states.get(at.balanceId) : undefined;
+    at = at.balanceId !== undefined ? states.get(at.balanceId) : undefined;
   }
   const live = chain.at(-1) as SecurityState;
   let released = new Dec(0);

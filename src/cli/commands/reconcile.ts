@@ -27,7 +27,8 @@ The package is read the way an OCF reader does, never through ocf-sync's comment
   documents      (OCF's TraversingTransactions) a cancellation ends its security and what remains
                  lives on the issuance its balance_security_id names; a release takes units off its
                  security (OCF 1.2.0 gives it no balance)
-  same-security  (OCF #531) outstanding = issued - released - cancelled on one security
+  same-security  (OCF #531) outstanding = issued - released - cancelled on one security, until a
+                 transaction names a balance security, which then holds what is left
 The reading is the one the package declares in its manifest comments ("Lineage: ..."), else
 documents; --reader picks one. Transactions the reading cannot accept (an act on an ended security, a
 remainder left on no security, a balance that does not add up) are differences (OCF_LINEAGE).

@@ -46,6 +46,16 @@ describe("reconcile reads other tools' packages as validate does", () => {
     expect(reconcileOcfWithOcf(ours, theirs).differences).toEqual([]);
   });
 
+  it("same-security reading: a named balance security takes what is left, so no share counts twice", async () => {
+    const objects = await objectsOf(validFixture());
+    const documents = replayPackage(objects, "documents");
+    const sameSecurity = replayPackage(objects, "same-security");
+    expect(sameSecurity.holdings).toEqual(documents.holdings);
+    expect(sameSecurity.holdings.get("sh-6113")).toEqual({ shares: "5000", units: "0" });
+    expect([...sameSecurity.securities.keys()]).toEqual([...documents.securities.keys()]);
+    expect(sameSecurity.securities.get("rsa-77")?.chain).toEqual(["rsa-77", "rsa-77-b"]);
+  });
+
   it("reads the legacy TX_PLAN_SECURITY_EXERCISE as an exercise: it ends the option and takes its quantity", async () => {
     const fixture = validFixture();
     transactionsOf(fixture).push(
