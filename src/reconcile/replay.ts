@@ -30,6 +30,7 @@ import { OCF_NUMERIC_PATTERN } from "../ocf/schemas.js";
 import { canonicalObjectType, declaredLineage, ledgerEntryOf, sameDayRank, TERMINAL_TYPES, type Lineage } from "../ocf/security-ledger.js";
 import { isRecord, stringAt, type JsonRecord, type PackageObjects } from "./package-objects.js";
 import { mergeTranches } from "./tranches.js";
+import { allocate, relativeDates, type WalkedTranche } from "./vesting-terms.js";
 import type { Figures, Tranche } from "./types.js";
 
 /** How a package's partial cancellations are read; see the module comment. */
@@ -312,10 +313,12 @@ function scheduleOf(s: SecurityState, terms: ReadonlyMap<string, JsonRecord>, no
 
 /**
  * A VestingTerms graph walked from the condition its TX_VESTING_START names: a condition fires on its
- * trigger (an absolute date, the date of the TX_VESTING_EVENT naming it), never before the condition
- * it follows; among several next conditions the first to fire is taken (OCF: one path only). Each
- * fired condition vests its `quantity`, else its `portion` of the issued quantity (`remainder`: what
- * is left). Relative triggers are not replayed and are named in `notes`.
+ * trigger (an absolute date, the date of the TX_VESTING_EVENT naming it, or `occurrences` times a period
+ * after the condition a relative trigger names), never before the condition it follows; among several
+ * next conditions the first to fire is taken (OCF: one path only). Each firing vests the condition's
+ * `quantity`, else its `portion` of the issued quantity (`remainder`: what is left), portions rounded to
+ * whole shares as the terms' `allocation_type` says (`vesting-terms.ts`). A trigger it cannot read is
+ * named in `notes`.
  */
 function walkTerms(s: SecurityState, terms: JsonRecord, notes: string[]): { date: CalendarDate; amount: Dec }[] {
   const conditions = new Map<string, JsonRecord>();
@@ -335,42 +338,57 @@ function walkTerms(s: SecurityState, terms: JsonRecord, notes: string[]): { date
     const trigger = conditions.get(id)?.trigger;
     return isRecord(trigger) && trigger.type === "VESTING_START_DATE";
   });
-  const out: { date: CalendarDate; amount: Dec }[] = [];
+  const out: WalkedTranche[] = [];
   if (start === undefined) return out;
+  const vestingStart = firedOn.get(start) as CalendarDate;
+  /** The date each walked condition last fired, for the relative triggers after it. */
+  const walked = new Map<string, CalendarDate>();
   let vested = new Dec(0);
-  let current: JsonRecord | undefined = conditions.get(start);
-  let at = firedOn.get(start) as CalendarDate;
-  const seen = new Set<string>();
-  while (current !== undefined && !seen.has(stringAt(current, "id") ?? "")) {
-    seen.add(stringAt(current, "id") ?? "");
-    const amount = conditionAmount(current, s.quantity, vested);
-    if (amount !== undefined && !amount.isZero()) {
-      out.push({ date: at, amount });
+  let current: { condition: JsonRecord; dates: CalendarDate[] } | undefined = { condition: conditions.get(start) as JsonRecord, dates: [vestingStart] };
+  while (current !== undefined && !walked.has(stringAt(current.condition, "id") ?? "")) {
+    const { condition, dates } = current;
+    for (const date of dates) {
+      const amount = conditionAmount(condition, s.quantity, vested);
+      if (amount === undefined || amount.isZero()) continue;
+      out.push({ date, amount, portion: decimalAt(condition, "quantity") === undefined });
       vested = vested.plus(amount);
     }
-    let next: { condition: JsonRecord; at: CalendarDate } | undefined;
-    const nextIds = Array.isArray(current.next_condition_ids) ? current.next_condition_ids : [];
+    const at = dates.at(-1) as CalendarDate;
+    walked.set(stringAt(condition, "id") ?? "", at);
+    let next: { condition: JsonRecord; dates: CalendarDate[] } | undefined;
+    const nextIds = Array.isArray(condition.next_condition_ids) ? condition.next_condition_ids : [];
     for (const nextId of nextIds) {
       if (typeof nextId !== "string") continue;
-      const condition = conditions.get(nextId);
-      if (condition === undefined) continue;
-      const trigger = isRecord(condition.trigger) ? condition.trigger : {};
+      const candidate = conditions.get(nextId);
+      if (candidate === undefined) continue;
+      const trigger = isRecord(candidate.trigger) ? candidate.trigger : {};
       const type = stringAt(trigger, "type");
-      let date: CalendarDate | undefined;
-      if (type === "VESTING_SCHEDULE_ABSOLUTE") date = dateAt(trigger, "date");
-      else if (type === "VESTING_EVENT" || type === "VESTING_START_DATE") date = firedOn.get(nextId);
-      else {
+      let fires: CalendarDate[] | undefined;
+      if (type === "VESTING_SCHEDULE_ABSOLUTE" || type === "VESTING_EVENT" || type === "VESTING_START_DATE") {
+        const date = type === "VESTING_SCHEDULE_ABSOLUTE" ? dateAt(trigger, "date") : firedOn.get(nextId);
+        if (date === undefined) continue;
+        fires = [compareIso(date, at) < 0 ? at : date];
+      } else if (type === "VESTING_SCHEDULE_RELATIVE") {
+        const relativeTo = stringAt(trigger, "relative_to_condition_id");
+        const base = relativeTo === undefined ? undefined : walked.get(relativeTo);
+        const period = isRecord(trigger.period) ? trigger.period : undefined;
+        fires = base === undefined || period === undefined ? undefined : relativeDates(period, base, vestingStart)?.map((d) => (compareIso(d, at) < 0 ? at : d));
+        if (fires === undefined) {
+          notes.push(
+            `security ${JSON.stringify(s.id)}: vesting condition ${JSON.stringify(nextId)} is relative to ${JSON.stringify(relativeTo ?? null)}, ` +
+              `${base === undefined ? "a condition not walked before it" : "with a period reconcile cannot read"}; nothing from it on is counted as vested`,
+          );
+          continue;
+        }
+      } else {
         notes.push(`security ${JSON.stringify(s.id)}: vesting condition ${JSON.stringify(nextId)} has a ${String(type)} trigger, which reconcile does not replay`);
         continue;
       }
-      if (date === undefined) continue;
-      if (compareIso(date, at) < 0) date = at;
-      if (next === undefined || compareIso(date, next.at) < 0) next = { condition, at: date };
+      if (next === undefined || compareIso(fires[0] as CalendarDate, next.dates[0] as CalendarDate) < 0) next = { condition: candidate, dates: fires };
     }
-    current = next?.condition;
-    if (next !== undefined) at = next.at;
+    current = next;
   }
-  return out;
+  return allocate(out, terms.allocation_type).map(({ date, amount }) => ({ date, amount }));
 }
 
 /** A condition's `quantity`, else its `portion` of the issued quantity (or of what is left, for `remainder`). */

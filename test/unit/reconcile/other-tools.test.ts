@@ -8,6 +8,8 @@ import { fixtureBytes, itemOf, loadFiles, validFixture, type PackageFixture } fr
 import { reconcileOcfWithOcf } from "../../../src/reconcile/ocf-vs-ocf.js";
 import { packageObjects, type PackageObjects } from "../../../src/reconcile/package-objects.js";
 import { replayPackage } from "../../../src/reconcile/replay.js";
+import { allocate, relativeDates } from "../../../src/reconcile/vesting-terms.js";
+import { Dec } from "../../../src/decimal.js";
 
 type Json = Record<string, unknown>;
 
@@ -133,5 +135,47 @@ describe("reconcile reads other tools' packages as validate does", () => {
       'other package: 1 TX_STOCK_CLASS_SPLIT transaction(s) ("split-1"): reconcile does not model this kind and computes the share counts of its stock class without it',
       'other package: 1 TX_SOMETHING_NEW transaction(s) ("new-1"): reconcile does not model this kind and computes every figure it would change without it',
     ]);
+  });
+
+  it("replays VestingTerms with relative triggers: calendar months from the vesting start, day_of_month, cumulative rounding", async () => {
+    const fixture = validFixture();
+    transactionsOf(fixture).push(
+      { ...itemOf(fixture, "rsu-8550-issuance"), id: "rsu-9-issuance", security_id: "rsu-9", custom_id: "ES-9", date: "2021-01-30", quantity: "1000", vesting_terms_id: "4yr-1yr-cliff" },
+      { object_type: "TX_VESTING_START", id: "rsu-9-start", security_id: "rsu-9", date: "2021-01-30", vesting_condition_id: "start" },
+    );
+    const replayed = replayPackage(await objectsOf(fixture), "documents");
+    expect(replayed.notes.filter((n) => n.includes("rsu-9"))).toEqual([]);
+    const tranches = replayed.securities.get("rsu-9")?.tranches ?? [];
+    // ocf-1.2.0.md §8: a start on 2021-01-30 puts the cliff on 2022-01-30, then 2022-02-28, 2022-03-30, …
+    expect(tranches.slice(0, 4)).toEqual([
+      { date: "2022-01-30", amount: "250" },
+      { date: "2022-02-28", amount: "21" }, // 270.83 rounds to 271
+      { date: "2022-03-30", amount: "21" }, // 291.67 to 292
+      { date: "2022-04-30", amount: "21" }, // 312.5 to 313 (half up, though 1000/48 is no finite decimal)
+    ]);
+    expect(tranches).toHaveLength(37);
+    expect(tranches.at(-1)).toEqual({ date: "2025-01-30", amount: "21" });
+    expect(tranches.reduce((sum, t) => sum + Number(t.amount), 0)).toBe(1000);
+    expect(tranches.every((t) => /^[0-9]+$/.test(t.amount))).toBe(true);
+  });
+
+  it("rounds portions as each allocation type says (OCF's example: 18 shares in 4 tranches)", () => {
+    const tranches = ["2024-01-01", "2024-02-01", "2024-03-01", "2024-04-01"].map((date) => ({ date, amount: new Dec("4.5"), portion: true }));
+    const amounts = (type: string) => allocate(tranches, type).map((t) => t.amount.toString());
+    expect(amounts("CUMULATIVE_ROUNDING")).toEqual(["5", "4", "5", "4"]);
+    expect(amounts("CUMULATIVE_ROUND_DOWN")).toEqual(["4", "5", "4", "5"]);
+    expect(amounts("FRONT_LOADED")).toEqual(["5", "5", "4", "4"]);
+    expect(amounts("BACK_LOADED")).toEqual(["4", "4", "5", "5"]);
+    expect(amounts("FRONT_LOADED_TO_SINGLE_TRANCHE")).toEqual(["6", "4", "4", "4"]);
+    expect(amounts("BACK_LOADED_TO_SINGLE_TRANCHE")).toEqual(["4", "4", "4", "6"]);
+    expect(amounts("FRACTIONAL")).toEqual(["4.5", "4.5", "4.5", "4.5"]);
+  });
+
+  it("relative periods in days and fixed days of the month, across year ends and leap days", () => {
+    expect(relativeDates({ length: 1, type: "DAYS", occurrences: 3 }, "2023-12-30", "2023-12-30")).toEqual(["2023-12-31", "2024-01-01", "2024-01-02"]);
+    expect(relativeDates({ length: 365, type: "DAYS", occurrences: 1 }, "2024-01-01", "2024-01-01")).toEqual(["2024-12-31"]);
+    expect(relativeDates({ length: 1, type: "MONTHS", occurrences: 3, day_of_month: "31_OR_LAST_DAY_OF_MONTH" }, "2023-12-15", "2023-12-15")).toEqual(["2024-01-31", "2024-02-29", "2024-03-31"]);
+    expect(relativeDates({ length: 12, type: "MONTHS", occurrences: 2, day_of_month: "01" }, "2024-02-29", "2024-02-29")).toEqual(["2025-02-01", "2026-02-01"]);
+    expect(relativeDates({ length: 1, type: "YEARS", occurrences: 1 }, "2024-01-01", "2024-01-01")).toBeUndefined();
   });
 });
