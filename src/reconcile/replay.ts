@@ -339,7 +339,12 @@ function walkTerms(s: SecurityState, terms: JsonRecord, notes: string[]): { date
     return isRecord(trigger) && trigger.type === "VESTING_START_DATE";
   });
   const out: WalkedTranche[] = [];
-  if (start === undefined) return out;
+  if (start === undefined) {
+    notes.push(
+      `security ${JSON.stringify(s.id)}: no TX_VESTING_START names a VESTING_START_DATE condition of its vesting terms ${JSON.stringify(stringAt(terms, "id") ?? "")}, so its vesting never starts; nothing of it is counted as vested`,
+    );
+    return out;
+  }
   const vestingStart = firedOn.get(start) as CalendarDate;
   /** The date each walked condition last fired, for the relative triggers after it. */
   const walked = new Map<string, CalendarDate>();

@@ -159,6 +159,16 @@ describe("reconcile reads other tools' packages as validate does", () => {
     expect(tranches.every((t) => /^[0-9]+$/.test(t.amount))).toBe(true);
   });
 
+  it("says so when a grant on vesting terms has no vesting start (it counts nothing as vested)", async () => {
+    const fixture = validFixture();
+    transactionsOf(fixture).push({ ...itemOf(fixture, "rsu-8550-issuance"), id: "rsu-9-issuance", security_id: "rsu-9", custom_id: "ES-9", vesting_terms_id: "4yr-1yr-cliff" });
+    const replayed = replayPackage(await objectsOf(fixture), "documents");
+    expect(replayed.securities.get("rsu-9")?.tranches).toEqual([]);
+    expect(replayed.notes.filter((n) => n.includes("rsu-9"))).toEqual([
+      'security "rsu-9": no TX_VESTING_START names a VESTING_START_DATE condition of its vesting terms "4yr-1yr-cliff", so its vesting never starts; nothing of it is counted as vested',
+    ]);
+  });
+
   it("rounds portions as each allocation type says (OCF's example: 18 shares in 4 tranches)", () => {
     const tranches = ["2024-01-01", "2024-02-01", "2024-03-01", "2024-04-01"].map((date) => ({ date, amount: new Dec("4.5"), portion: true }));
     const amounts = (type: string) => allocate(tranches, type).map((t) => t.amount.toString());
