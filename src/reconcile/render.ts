@@ -102,14 +102,18 @@ export function renderReconciliationText(report: ReconciliationReport, table: Ta
   return lines.join("\n");
 }
 
-/** Which reading the OCF side was read with, and why, in one sentence. */
+/** Which reading the OCF side was read with, and why, in one sentence (both packages' when they were read apart). */
 export function readingSentence(report: ReconciliationReport): string {
-  const why = { option: "chosen with --reader", declared: "declared by the package", default: "the default: the package declares none" }[report.reading.from];
-  const what =
-    report.reading.reading === "documents"
-      ? "documents reading (a cancellation ends its security; what remains lives on its balance security)"
-      : "same-security reading (OCF #531: outstanding = issued - released - cancelled on one security)";
-  return `OCF read by the ${what}; ${why}.`;
+  const described = (used: ReconciliationReport["reading"]): string => {
+    const why = { option: "chosen with --reader", declared: "declared by the package", default: "the default: the package declares none" }[used.from];
+    const what =
+      used.reading === "documents"
+        ? "documents reading (a cancellation ends its security; what remains lives on its balance security)"
+        : "same-security reading (OCF #531: outstanding = issued - released - cancelled on one security)";
+    return `${what}; ${why}`;
+  };
+  if (report.otherReading === undefined) return `OCF read by the ${described(report.reading)}.`;
+  return `The first package read by the ${described(report.reading)}. The other package read by the ${described(report.otherReading)}.`;
 }
 
 /** A holder whose shares or units differ between the two sides. */
