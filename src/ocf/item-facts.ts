@@ -9,7 +9,7 @@
  * between threads, and problems come out the same either way because both paths apply the same
  * facts in the same order.
  */
-import { validateOcfFileItem, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
+import { UNSCHEMED_TRANSACTION_TYPES, validateOcfFileItem, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
 import { ISSUANCE_TYPES, canonicalObjectType, ledgerEntryOf, objectFindings, type LedgerEntry, type LedgerFinding } from "./security-ledger.js";
 import { describeValue } from "../errors.js";
 import { utf8Text } from "./json-items.js";
@@ -47,6 +47,8 @@ export interface ItemFacts {
   type?: string;
   /** The issues against the item schema of its file, when it was checked and has any. */
   schemaIssues?: OcfIssue[];
+  /** A transaction of an OCF 1.2.0 kind ocf-sync has no schema for (`UNSCHEMED_TRANSACTION_TYPES`): its fields were not checked. */
+  unschemed?: true;
   /** Every reference it makes, in the order they are reported. */
   references: Reference[];
   /** Of a VestingTerms: its own problems, and the trigger type of each condition id (the first of each). */
@@ -64,7 +66,9 @@ export interface ItemFacts {
 export function itemFacts(value: unknown, schemaType: OcfItemsFileType | undefined): ItemFacts {
   const record = isRecord(value) ? value : undefined;
   const facts: ItemFacts = { record: record !== undefined, references: [] };
-  if (schemaType !== undefined) {
+  if (schemaType === "OCF_TRANSACTIONS_FILE" && typeof record?.object_type === "string" && UNSCHEMED_TRANSACTION_TYPES.has(record.object_type)) {
+    facts.unschemed = true;
+  } else if (schemaType !== undefined) {
     const verdict = validateOcfFileItem(schemaType, value);
     if (!verdict.ok) facts.schemaIssues = verdict.issues;
   }

@@ -218,6 +218,36 @@ export const LEGACY_OBJECT_TYPES = {
 } as const satisfies Record<string, OcfObjectType>;
 export type OcfLegacyObjectType = keyof typeof LEGACY_OBJECT_TYPES;
 
+/**
+ * The transaction kinds of OCF 1.2.0 (`enums/ObjectType`) that ocf-sync has no schema for: valid OCF
+ * that other systems write (exercises, conversions, splits, pool adjustments, warrants, convertibles).
+ * `validate` does not check their fields (it would call valid OCF invalid), and says how many it met;
+ * their references and lineage are checked as any transaction's.
+ */
+export const UNSCHEMED_TRANSACTION_TYPES: ReadonlySet<string> = new Set([
+  "TX_ISSUER_AUTHORIZED_SHARES_ADJUSTMENT",
+  "TX_STOCK_CLASS_CONVERSION_RATIO_ADJUSTMENT",
+  "TX_STOCK_CLASS_AUTHORIZED_SHARES_ADJUSTMENT",
+  "TX_STOCK_CLASS_SPLIT",
+  "TX_STOCK_PLAN_POOL_ADJUSTMENT",
+  "TX_STOCK_CONVERSION",
+  "TX_STOCK_REISSUANCE",
+  "TX_EQUITY_COMPENSATION_EXERCISE",
+  "TX_PLAN_SECURITY_EXERCISE",
+  "TX_CONVERTIBLE_ACCEPTANCE",
+  "TX_CONVERTIBLE_CANCELLATION",
+  "TX_CONVERTIBLE_CONVERSION",
+  "TX_CONVERTIBLE_ISSUANCE",
+  "TX_CONVERTIBLE_RETRACTION",
+  "TX_CONVERTIBLE_TRANSFER",
+  "TX_WARRANT_ACCEPTANCE",
+  "TX_WARRANT_CANCELLATION",
+  "TX_WARRANT_EXERCISE",
+  "TX_WARRANT_ISSUANCE",
+  "TX_WARRANT_RETRACTION",
+  "TX_WARRANT_TRANSFER",
+]);
+
 const SCHEMA_OF_FILE_TYPE = {
   OCF_MANIFEST_FILE: files.OcfManifestSchema,
   OCF_STAKEHOLDERS_FILE: files.OcfStakeholdersFileSchema,

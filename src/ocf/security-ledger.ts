@@ -110,6 +110,9 @@ const TERMINAL_VERB: Readonly<Record<string, string>> = {
   TX_CONVERTIBLE_RETRACTION: "retracts",
 };
 
+/** The kinds that end the security they act on under the documents reading (ocf-1.2.0.md §9). */
+export const TERMINAL_TYPES: ReadonlySet<string> = new Set(Object.keys(TERMINAL_VERB));
+
 /** Terminal transactions whose shares a return to pool may give back. */
 const RETURNABLE: ReadonlySet<string> = new Set(["TX_STOCK_CANCELLATION", "TX_EQUITY_COMPENSATION_CANCELLATION", "TX_STOCK_REPURCHASE"]);
 

@@ -102,6 +102,12 @@ export interface PackageCounts {
   objects: number;
   /** Objects per `object_type` (legacy spellings counted under the current name). */
   objectsByType: Readonly<Record<string, number>>;
+  /**
+   * Transactions of OCF 1.2.0 kinds ocf-sync has no schema for (an exercise, a split, a pool adjustment, a
+   * warrant, …), per `object_type` as `objectsByType` counts them: valid OCF whose fields were not checked (their references
+   * and lineage were). Empty when there is none.
+   */
+  uncheckedByType: Readonly<Record<string, number>>;
   /** Transactions among `objects`. */
   transactions: number;
   /** Distinct `security_id`s created by issuances. */
@@ -368,6 +374,7 @@ class PackageChecker {
   private objects = 0;
   private transactions = 0;
   private readonly objectsByType = new Map<string, number>();
+  private readonly uncheckedByType = new Map<string, number>();
 
   private readonly idHashes = new NumberList();
   private readonly defined: Record<Exclude<Space, "security">, StringIndex> = {
@@ -552,6 +559,7 @@ class PackageChecker {
         files: this.filesRead,
         objects: this.objects,
         objectsByType: Object.fromEntries(this.objectsByType),
+        uncheckedByType: Object.fromEntries(this.uncheckedByType),
         transactions: this.transactions,
         securities: this.securities.size,
       },
@@ -628,6 +636,7 @@ class PackageChecker {
     this.objects += 1;
     const counted = type ?? "(no object_type)";
     this.objectsByType.set(counted, (this.objectsByType.get(counted) ?? 0) + 1);
+    if (facts.unschemed === true) this.uncheckedByType.set(counted, (this.uncheckedByType.get(counted) ?? 0) + 1);
     if (type?.startsWith("TX_") === true) this.transactions += 1;
     if (id !== undefined) this.idHashes.push(idHash(id));
     const ordinal = this.ordinal++;

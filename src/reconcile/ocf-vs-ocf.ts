@@ -3,9 +3,9 @@
  * are matched by `security_id`, then by `custom_id`, then by stakeholder, issue date and quantity
  * (each later pass only among those still unmatched, and only on a key unique on both sides). For
  * each match the issuance's fields and the replayed figures are compared; securities on one side only
- * are reported; and totals (issued, outstanding) per stock class, stock plan and stakeholder. Both
- * packages are read the same way (`ReconcileOptions.reader`, else what they declare, else the
- * documents), grant by grant (a chain of securities from its first issuance: `replay.ts`). Pure.
+ * are reported; and totals (issued, outstanding) per stock class, stock plan and stakeholder. Each
+ * package is read by `ReconcileOptions.reader`, else by what it declares, else by the documents, grant
+ * by grant (a chain of securities from its first issuance: `replay.ts`). Pure.
  */
 import { Dec, formatDecimal } from "../decimal.js";
 import { describeValue } from "../errors.js";
@@ -31,9 +31,12 @@ const FIGURES: readonly FigureName[] = ["vested", "released", "netSettled", "sol
 export function reconcileOcfWithOcf(ours: PackageObjects, theirs: PackageObjects, options: ReconcileOptions = {}): ReconciliationReport {
   const { asOf, tolerance } = resolveOptions(options, ours.asOf);
   const issuerId = ours.issuerObjectId ?? theirs.issuerObjectId ?? "";
-  const reading = readingFor(options, [ours, theirs]);
+  // Each package as it declares: a documents package and a same-security one of the same cap table
+  // hold the same figures, and reading one by the other's convention would report differences that are not.
+  const reading = readingFor(options, [ours]);
+  const otherReading = readingFor(options, [theirs]);
   const left = replayPackage(ours, reading.reading);
-  const right = replayPackage(theirs, reading.reading);
+  const right = replayPackage(theirs, otherReading.reading);
   const pairs = matchSecurities([...left.securities.values()], [...right.securities.values()]);
   const differences: Difference[] = [];
   const grants: GrantRow[] = [];
@@ -99,7 +102,8 @@ export function reconcileOcfWithOcf(ours: PackageObjects, theirs: PackageObjects
   }
   differences.push(...compareTotals(issuerId, [...left.securities.values()], [...right.securities.values()], tolerance));
   differences.push(...lineageDifferences(issuerId, left, "ocf-vs-ocf", "the first package, "), ...lineageDifferences(issuerId, right, "ocf-vs-ocf", "the other package, "));
-  const asOfHoldings = (pkg: PackageObjects) => replayPackage({ ...pkg, transactions: pkg.transactions.filter((tx) => (stringAt(tx, "date") ?? "") <= asOf) }, reading.reading).holdings;
+  const asOfHoldings = (pkg: PackageObjects, used: ReconciliationReport["reading"]) =>
+    replayPackage({ ...pkg, transactions: pkg.transactions.filter((tx) => (stringAt(tx, "date") ?? "") <= asOf) }, used.reading).holdings;
   return {
     mode: "ocf-vs-ocf",
     issuerId,
@@ -108,8 +112,9 @@ export function reconcileOcfWithOcf(ours: PackageObjects, theirs: PackageObjects
     labels: options.labels ?? { expected: ours.location, actual: theirs.location },
     totals: { expected: totalsOf(grants.map((g) => g.expected)), actual: totalsOf(grants.map((g) => g.actual)) },
     grants,
-    holders: holderRows(asOfHoldings(ours), asOfHoldings(theirs)),
+    holders: holderRows(asOfHoldings(ours, reading), asOfHoldings(theirs, otherReading)),
     reading,
+    ...(otherReading.reading === reading.reading ? {} : { otherReading }),
     differences,
     vestingCurves: {
       expected: cumulativeCurve([...left.securities.values()].map((s) => s.tranches)),

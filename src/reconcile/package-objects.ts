@@ -9,7 +9,7 @@
 import { isCalendarDate, type CalendarDate } from "../dates.js";
 import { OcfSyncError, describeValue } from "../errors.js";
 import { manifestFileReferences, normalizePackagePath, parseJsonBytes, type LoadedOcfPackage } from "../ocf/package-reader.js";
-import { LEGACY_OBJECT_TYPES } from "../ocf/schemas.js";
+import { canonicalObjectType } from "../ocf/security-ledger.js";
 
 /** A JSON object of the package. */
 export type JsonRecord = Readonly<Record<string, unknown>>;
@@ -83,7 +83,7 @@ export function packageObjects(pkg: LoadedOcfPackage): PackageObjects {
       if (!isRecord(item)) continue;
       const rawType = item.object_type;
       if (typeof rawType !== "string") continue;
-      const type = (LEGACY_OBJECT_TYPES as Readonly<Record<string, string>>)[rawType] ?? rawType;
+      const type = canonicalObjectType(rawType);
       const value = type === rawType ? item : { ...item, object_type: type };
       if (type.startsWith("TX_")) objects.transactions.push(value);
       else if (type === "VESTING_TERMS") objects.vestingTerms.push(value);

@@ -24,7 +24,12 @@ export const FIGURE_LABELS: Readonly<Record<FigureName, string>> = {
 /** The columns of `reconciliationCsv`, in order. */
 export const CSV_COLUMNS = ["issuer_id", "section", "code", "kind", "record_id", "security_id", "field", "expected", "actual", "message"] as const;
 
-/** Every difference of every report as CSV (RFC 4180: every field quoted, CRLF line ends), with a header row. */
+/**
+ * Every difference of every report as CSV (RFC 4180: every field quoted, CRLF line ends), with a header row.
+ * A cell a spreadsheet would run as a formula (one starting with `=`, `+`, `-`, `@`, a tab or a carriage
+ * return, as an id or a name from another system may) starts with `'` (OWASP, CSV injection); a number
+ * such as `-2500` is left as it is.
+ */
 export function reconciliationCsv(reports: readonly ReconciliationReport[]): string {
   const rows: string[][] = [[...CSV_COLUMNS]];
   for (const report of reports) {
@@ -32,7 +37,15 @@ export function reconciliationCsv(reports: readonly ReconciliationReport[]): str
       rows.push([d.issuerId, d.section, d.code, d.kind ?? "", d.recordId ?? "", d.securityId ?? "", d.field, d.expected ?? "", d.actual ?? "", d.message]);
     }
   }
-  return rows.map((row) => row.map((cell) => `"${cell.replaceAll('"', '""')}"`).join(",")).join("\r\n") + "\r\n";
+  return rows.map((row) => row.map((cell) => `"${inertCell(cell).replaceAll('"', '""')}"`).join(",")).join("\r\n") + "\r\n";
+}
+
+const FORMULA_START = /^[=+\-@\t\r]/;
+const PLAIN_NUMBER = /^[+-]?[0-9]+(\.[0-9]+)?$/;
+
+/** The cell, with `'` before it when a spreadsheet would read it as a formula. */
+function inertCell(cell: string): string {
+  return FORMULA_START.test(cell) && !PLAIN_NUMBER.test(cell) ? `'${cell}` : cell;
 }
 
 /** Draws a plain-text table from its rows of cells, its headers and the columns to align right. */
@@ -89,14 +102,18 @@ export function renderReconciliationText(report: ReconciliationReport, table: Ta
   return lines.join("\n");
 }
 
-/** Which reading the OCF side was read with, and why, in one sentence. */
+/** Which reading the OCF side was read with, and why, in one sentence (both packages' when they were read apart). */
 export function readingSentence(report: ReconciliationReport): string {
-  const why = { option: "chosen with --reader", declared: "declared by the package", default: "the default: the package declares none" }[report.reading.from];
-  const what =
-    report.reading.reading === "documents"
-      ? "documents reading (a cancellation ends its security; what remains lives on its balance security)"
-      : "same-security reading (OCF #531: outstanding = issued - released - cancelled on one security)";
-  return `OCF read by the ${what}; ${why}.`;
+  const described = (used: ReconciliationReport["reading"]): string => {
+    const why = { option: "chosen with --reader", declared: "declared by the package", default: "the default: the package declares none" }[used.from];
+    const what =
+      used.reading === "documents"
+        ? "documents reading (a cancellation ends its security; what remains lives on its balance security)"
+        : "same-security reading (OCF #531: outstanding = issued - released - cancelled on one security)";
+    return `${what}; ${why}`;
+  };
+  if (report.otherReading === undefined) return `OCF read by the ${described(report.reading)}.`;
+  return `The first package read by the ${described(report.reading)}. The other package read by the ${described(report.otherReading)}.`;
 }
 
 /** A holder whose shares or units differ between the two sides. */

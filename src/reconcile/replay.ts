@@ -11,7 +11,8 @@
  *   takes units off its security without ending it (OCF 1.2.0 gives it no balance). Anything but a
  *   return to pool acting on an ended security, a second terminal transaction, or a remainder left on
  *   no security is a lineage problem (`problems`).
- * - `"same-security"` (OCF #531): outstanding = issued − released − cancelled on one id.
+ * - `"same-security"` (OCF #531): outstanding = issued − released − cancelled on one id; a transaction
+ *   that names a balance security moves what is left there (as validate's ledger reads it).
  *
  * A grant is a chain of securities from its first issuance (an issuance no transaction names as a
  * balance). Its figures: issued (the first issuance's quantity), released, net settled (what its
@@ -26,9 +27,10 @@
 import { compareIso, isCalendarDate, type CalendarDate } from "../dates.js";
 import { Dec, formatDecimal, type DecimalString } from "../decimal.js";
 import { OCF_NUMERIC_PATTERN } from "../ocf/schemas.js";
-import { declaredLineage, type Lineage } from "../ocf/security-ledger.js";
+import { canonicalObjectType, declaredLineage, ledgerEntryOf, sameDayRank, TERMINAL_TYPES, type Lineage } from "../ocf/security-ledger.js";
 import { isRecord, stringAt, type JsonRecord, type PackageObjects } from "./package-objects.js";
 import { mergeTranches } from "./tranches.js";
+import { allocate, relativeDates, type WalkedTranche } from "./vesting-terms.js";
 import type { Figures, Tranche } from "./types.js";
 
 /** How a package's partial cancellations are read; see the module comment. */
@@ -69,23 +71,29 @@ export interface ReplayedPackage {
 }
 
 const ISSUANCES: ReadonlySet<string> = new Set(["TX_STOCK_ISSUANCE", "TX_EQUITY_COMPENSATION_ISSUANCE", "TX_WARRANT_ISSUANCE", "TX_CONVERTIBLE_ISSUANCE"]);
-/** Transactions that end the security they act on under the documents reading. */
-const TERMINAL: ReadonlySet<string> = new Set([
-  "TX_STOCK_CANCELLATION",
-  "TX_EQUITY_COMPENSATION_CANCELLATION",
-  "TX_STOCK_REPURCHASE",
-  "TX_STOCK_TRANSFER",
-  "TX_EQUITY_COMPENSATION_TRANSFER",
-  "TX_STOCK_CONVERSION",
-  "TX_EQUITY_COMPENSATION_EXERCISE",
-  "TX_STOCK_REISSUANCE",
-  "TX_STOCK_RETRACTION",
-  "TX_EQUITY_COMPENSATION_RETRACTION",
-  "TX_WARRANT_CANCELLATION",
-  "TX_CONVERTIBLE_CANCELLATION",
-]);
 const CANCELLATIONS: ReadonlySet<string> = new Set(["TX_STOCK_CANCELLATION", "TX_EQUITY_COMPENSATION_CANCELLATION", "TX_WARRANT_CANCELLATION", "TX_CONVERTIBLE_CANCELLATION"]);
 const VESTING: ReadonlySet<string> = new Set(["TX_VESTING_START", "TX_VESTING_EVENT"]);
+/**
+ * Kinds that change no figure a reconciliation computes (quantities, vesting, holdings): acceptances,
+ * pool and authorized-share adjustments, repricings, conversion-ratio adjustments.
+ */
+const INERT: ReadonlySet<string> = new Set([
+  "TX_STOCK_ACCEPTANCE",
+  "TX_EQUITY_COMPENSATION_ACCEPTANCE",
+  "TX_WARRANT_ACCEPTANCE",
+  "TX_CONVERTIBLE_ACCEPTANCE",
+  "TX_STOCK_PLAN_POOL_ADJUSTMENT",
+  "TX_STOCK_CLASS_AUTHORIZED_SHARES_ADJUSTMENT",
+  "TX_ISSUER_AUTHORIZED_SHARES_ADJUSTMENT",
+  "TX_STOCK_CLASS_CONVERSION_RATIO_ADJUSTMENT",
+  "TX_EQUITY_COMPENSATION_REPRICING",
+]);
+/** What a kind that changes figures, and that the replay does not model, would change. */
+const UNMODELLED_EFFECT: Readonly<Record<string, string>> = {
+  TX_STOCK_CLASS_SPLIT: "the share counts of its stock class",
+  TX_STOCK_CONSOLIDATION: "the securities it consolidates",
+  TX_VESTING_ACCELERATION: "the vested figures of its security (OCF does not say which tranches it pulls forward, OCF #538)",
+};
 
 /** One security's state while replaying. */
 interface SecurityState {
@@ -115,7 +123,7 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
   const states = new Map<string, SecurityState>();
   const balances = new Set<string>();
   for (const tx of pkg.transactions) {
-    const type = stringAt(tx, "object_type") ?? "";
+    const type = typeOf(tx);
     const security = stringAt(tx, "security_id");
     if (security !== undefined && ISSUANCES.has(type) && !states.has(security)) {
       const quantity = decimalAt(tx, "quantity") ?? new Dec(0);
@@ -137,15 +145,16 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
       });
     }
     const balance = stringAt(tx, "balance_security_id");
-    if (balance !== undefined) balances.add(balance);
+    if (balance !== undefined && balance !== security) balances.add(balance);
   }
-  // Date order; within a date, package order (a stable sort of the transactions that act on a security).
+  // Date, then kind (a release before a cancellation on its day, a return to pool last: the order
+  // validate's ledger takes), then package order; never the order of the files alone.
   const acting = pkg.transactions
-    .map((tx, index) => ({ tx, index, date: dateAt(tx, "date") ?? "" }))
-    .filter(({ tx }) => !ISSUANCES.has(stringAt(tx, "object_type") ?? ""))
-    .sort((a, b) => compareIso(a.date, b.date) || a.index - b.index);
-  for (const { tx, date } of acting) {
-    const type = stringAt(tx, "object_type") ?? "";
+    .map((tx, index) => ({ tx, index, type: typeOf(tx), date: dateAt(tx, "date") ?? "" }))
+    .filter(({ type }) => !ISSUANCES.has(type))
+    .sort((a, b) => compareIso(a.date, b.date) || sameDayRank(a.type) - sameDayRank(b.type) || a.index - b.index);
+  notes.push(...unmodelledNotes(acting));
+  for (const { tx, type, date } of acting) {
     const id = stringAt(tx, "id") ?? "(no id)";
     const security = states.get(stringAt(tx, "security_id") ?? "");
     if (security === undefined) continue; // a dangling reference is validate's to report
@@ -157,14 +166,14 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
       security.vestingTransactions.push(tx);
       continue;
     }
-    const quantity = decimalAt(tx, "quantity");
+    const quantity = quantityOf(tx);
     if (type === "TX_STOCK_PLAN_RETURN_TO_POOL") {
       security.returnedToPool = security.returnedToPool.plus(quantity ?? 0);
       continue;
     }
     if (reading === "documents" && security.endedOn !== undefined) {
       problems.push(
-        TERMINAL.has(type)
+        TERMINAL_TYPES.has(type)
           ? `${id}: a second terminal transaction (${type}) on ${security.id}, which ended on ${security.endedOn}`
           : `${id}: ${type} on ${security.id}, which ended on ${security.endedOn}`,
       );
@@ -176,21 +185,23 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
       if (Array.isArray(named)) for (const r of named) if (typeof r === "string" && !security.resulting.includes(r)) security.resulting.push(r);
       continue;
     }
-    if (!TERMINAL.has(type)) continue; // an acceptance takes nothing
+    if (!TERMINAL_TYPES.has(type)) continue; // an acceptance takes nothing
     if (CANCELLATIONS.has(type)) security.canceled = security.canceled.plus(quantity ?? 0);
     security.terminals += 1;
     const before = security.outstanding;
     // A retraction takes what is left; a transaction with a quantity takes that much.
     const remainder = quantity === undefined ? new Dec(0) : before.minus(quantity);
     if (remainder.isNegative()) problems.push(`${id}: takes ${formatDecimal(quantity ?? new Dec(0))} of ${security.id}, which holds ${formatDecimal(before)}`);
-    if (reading === "same-security") {
+    const balanceId = stringAt(tx, "balance_security_id");
+    if (reading === "same-security" && balanceId === undefined) {
       security.outstanding = Dec.max(remainder, 0);
       if (security.outstanding.isZero() && security.endedOn === undefined) security.endedOn = date;
       continue;
     }
+    // The documents; and in either reading a named balance security, which takes what is left (as
+    // validate's ledger reads it): counted there, not on this security too.
     security.outstanding = new Dec(0);
     security.endedOn ??= date;
-    const balanceId = stringAt(tx, "balance_security_id");
     security.balanceId ??= balanceId;
     if (balanceId === undefined) {
       if (remainder.gt(0)) problems.push(`${id}: leaves ${formatDecimal(remainder)} of ${security.id} on no security (it names no balance_security_id)`);
@@ -211,14 +222,14 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
   const securities = new Map<string, ReplayedSecurity>();
   const holdings = new Map<string, { shares: Dec; units: Dec }>();
   for (const state of states.values()) {
-    const type = stringAt(state.issuance, "object_type");
+    const type = typeOf(state.issuance);
     if (state.stakeholderId !== undefined && (type === "TX_STOCK_ISSUANCE" || type === "TX_EQUITY_COMPENSATION_ISSUANCE")) {
       const held = holdings.get(state.stakeholderId) ?? { shares: new Dec(0), units: new Dec(0) };
       if (type === "TX_STOCK_ISSUANCE") held.shares = held.shares.plus(state.outstanding);
       else held.units = held.units.plus(state.outstanding);
       holdings.set(state.stakeholderId, held);
     }
-    if (reading === "documents" && balances.has(state.id)) continue; // part of another grant's chain
+    if (balances.has(state.id)) continue; // part of another grant's chain
     securities.set(state.id, replayGrant(state, states, reading, terms, notes));
   }
   const held = new Map([...holdings].map(([id, h]) => [id, { shares: formatDecimal(h.shares), units: formatDecimal(h.units) }]));
@@ -229,7 +240,7 @@ function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecuritySt
   const chain: SecurityState[] = [];
   for (let at: SecurityState | undefined = root; at !== undefined && !chain.includes(at); ) {
     chain.push(at);
-    at = reading === "documents" && at.balanceId !== undefined ? states.get(at.balanceId) : undefined;
+    at = at.balanceId !== undefined ? states.get(at.balanceId) : undefined;
   }
   const live = chain.at(-1) as SecurityState;
   let released = new Dec(0);
@@ -271,7 +282,7 @@ function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecuritySt
   return {
     securityId: root.id,
     issuance: root.issuance,
-    issuanceType: stringAt(root.issuance, "object_type") ?? "",
+    issuanceType: typeOf(root.issuance),
     chain: chain.map((s) => s.id),
     figures,
     tranches: mergeTranches(tranches),
@@ -302,10 +313,12 @@ function scheduleOf(s: SecurityState, terms: ReadonlyMap<string, JsonRecord>, no
 
 /**
  * A VestingTerms graph walked from the condition its TX_VESTING_START names: a condition fires on its
- * trigger (an absolute date, the date of the TX_VESTING_EVENT naming it), never before the condition
- * it follows; among several next conditions the first to fire is taken (OCF: one path only). Each
- * fired condition vests its `quantity`, else its `portion` of the issued quantity (`remainder`: what
- * is left). Relative triggers are not replayed and are named in `notes`.
+ * trigger (an absolute date, the date of the TX_VESTING_EVENT naming it, or `occurrences` times a period
+ * after the condition a relative trigger names), never before the condition it follows; among several
+ * next conditions the first to fire is taken (OCF: one path only). Each firing vests the condition's
+ * `quantity`, else its `portion` of the issued quantity (`remainder`: what is left), portions rounded to
+ * whole shares as the terms' `allocation_type` says (`vesting-terms.ts`). A trigger it cannot read is
+ * named in `notes`.
  */
 function walkTerms(s: SecurityState, terms: JsonRecord, notes: string[]): { date: CalendarDate; amount: Dec }[] {
   const conditions = new Map<string, JsonRecord>();
@@ -325,42 +338,62 @@ function walkTerms(s: SecurityState, terms: JsonRecord, notes: string[]): { date
     const trigger = conditions.get(id)?.trigger;
     return isRecord(trigger) && trigger.type === "VESTING_START_DATE";
   });
-  const out: { date: CalendarDate; amount: Dec }[] = [];
-  if (start === undefined) return out;
+  const out: WalkedTranche[] = [];
+  if (start === undefined) {
+    notes.push(
+      `security ${JSON.stringify(s.id)}: no TX_VESTING_START names a VESTING_START_DATE condition of its vesting terms ${JSON.stringify(stringAt(terms, "id") ?? "")}, so its vesting never starts; nothing of it is counted as vested`,
+    );
+    return out;
+  }
+  const vestingStart = firedOn.get(start) as CalendarDate;
+  /** The date each walked condition last fired, for the relative triggers after it. */
+  const walked = new Map<string, CalendarDate>();
   let vested = new Dec(0);
-  let current: JsonRecord | undefined = conditions.get(start);
-  let at = firedOn.get(start) as CalendarDate;
-  const seen = new Set<string>();
-  while (current !== undefined && !seen.has(stringAt(current, "id") ?? "")) {
-    seen.add(stringAt(current, "id") ?? "");
-    const amount = conditionAmount(current, s.quantity, vested);
-    if (amount !== undefined && !amount.isZero()) {
-      out.push({ date: at, amount });
+  let current: { condition: JsonRecord; dates: CalendarDate[] } | undefined = { condition: conditions.get(start) as JsonRecord, dates: [vestingStart] };
+  while (current !== undefined && !walked.has(stringAt(current.condition, "id") ?? "")) {
+    const { condition, dates } = current;
+    for (const date of dates) {
+      const amount = conditionAmount(condition, s.quantity, vested);
+      if (amount === undefined || amount.isZero()) continue;
+      out.push({ date, amount, portion: decimalAt(condition, "quantity") === undefined });
       vested = vested.plus(amount);
     }
-    let next: { condition: JsonRecord; at: CalendarDate } | undefined;
-    const nextIds = Array.isArray(current.next_condition_ids) ? current.next_condition_ids : [];
+    const at = dates.at(-1) as CalendarDate;
+    walked.set(stringAt(condition, "id") ?? "", at);
+    let next: { condition: JsonRecord; dates: CalendarDate[] } | undefined;
+    const nextIds = Array.isArray(condition.next_condition_ids) ? condition.next_condition_ids : [];
     for (const nextId of nextIds) {
       if (typeof nextId !== "string") continue;
-      const condition = conditions.get(nextId);
-      if (condition === undefined) continue;
-      const trigger = isRecord(condition.trigger) ? condition.trigger : {};
+      const candidate = conditions.get(nextId);
+      if (candidate === undefined) continue;
+      const trigger = isRecord(candidate.trigger) ? candidate.trigger : {};
       const type = stringAt(trigger, "type");
-      let date: CalendarDate | undefined;
-      if (type === "VESTING_SCHEDULE_ABSOLUTE") date = dateAt(trigger, "date");
-      else if (type === "VESTING_EVENT" || type === "VESTING_START_DATE") date = firedOn.get(nextId);
-      else {
+      let fires: CalendarDate[] | undefined;
+      if (type === "VESTING_SCHEDULE_ABSOLUTE" || type === "VESTING_EVENT" || type === "VESTING_START_DATE") {
+        const date = type === "VESTING_SCHEDULE_ABSOLUTE" ? dateAt(trigger, "date") : firedOn.get(nextId);
+        if (date === undefined) continue;
+        fires = [compareIso(date, at) < 0 ? at : date];
+      } else if (type === "VESTING_SCHEDULE_RELATIVE") {
+        const relativeTo = stringAt(trigger, "relative_to_condition_id");
+        const base = relativeTo === undefined ? undefined : walked.get(relativeTo);
+        const period = isRecord(trigger.period) ? trigger.period : undefined;
+        fires = base === undefined || period === undefined ? undefined : relativeDates(period, base, vestingStart)?.map((d) => (compareIso(d, at) < 0 ? at : d));
+        if (fires === undefined) {
+          notes.push(
+            `security ${JSON.stringify(s.id)}: vesting condition ${JSON.stringify(nextId)} is relative to ${JSON.stringify(relativeTo ?? null)}, ` +
+              `${base === undefined ? "a condition not walked before it" : "with a period reconcile cannot read"}; nothing from it on is counted as vested`,
+          );
+          continue;
+        }
+      } else {
         notes.push(`security ${JSON.stringify(s.id)}: vesting condition ${JSON.stringify(nextId)} has a ${String(type)} trigger, which reconcile does not replay`);
         continue;
       }
-      if (date === undefined) continue;
-      if (compareIso(date, at) < 0) date = at;
-      if (next === undefined || compareIso(date, next.at) < 0) next = { condition, at: date };
+      if (next === undefined || compareIso(fires[0] as CalendarDate, next.dates[0] as CalendarDate) < 0) next = { condition: candidate, dates: fires };
     }
-    current = next?.condition;
-    if (next !== undefined) at = next.at;
+    current = next;
   }
-  return out;
+  return allocate(out, terms.allocation_type).map(({ date, amount }) => ({ date, amount }));
 }
 
 /** A condition's `quantity`, else its `portion` of the issued quantity (or of what is left, for `remainder`). */
@@ -376,6 +409,37 @@ function conditionAmount(condition: JsonRecord, issued: Dec, vestedSoFar: Dec): 
   // figure it is compared with, and the comparison reports what remains.
   const base = portion.remainder === true ? issued.minus(vestedSoFar) : issued;
   return base.times(numerator).dividedBy(denominator);
+}
+
+/**
+ * One note per kind the replay neither models nor knows to be without effect on its figures (a split,
+ * an acceleration, a kind it does not know): those figures are computed as if it were not there.
+ */
+function unmodelledNotes(transactions: readonly { tx: JsonRecord; type: string }[]): string[] {
+  const byKind = new Map<string, string[]>();
+  for (const { tx, type } of transactions) {
+    if (VESTING.has(type) || INERT.has(type) || TERMINAL_TYPES.has(type) || type === "TX_EQUITY_COMPENSATION_RELEASE" || type === "TX_STOCK_PLAN_RETURN_TO_POOL") continue;
+    const ids = byKind.get(type) ?? [];
+    ids.push(stringAt(tx, "id") ?? "(no id)");
+    byKind.set(type, ids);
+  }
+  return [...byKind].map(([type, ids]) => {
+    const shown = ids.slice(0, 3).map((id) => JSON.stringify(id)).join(", ") + (ids.length > 3 ? `, and ${ids.length - 3} more` : "");
+    const what = UNMODELLED_EFFECT[type] ?? "every figure it would change";
+    return `${ids.length} ${type === "" ? "transaction(s) with no object_type" : `${type} transaction(s)`} (${shown}): reconcile does not model this kind and computes ${what} without it`;
+  });
+}
+
+/** The current spelling of a transaction's kind (legacy `TX_PLAN_SECURITY_*` names mapped), or `""`. */
+function typeOf(tx: JsonRecord): string {
+  const type = stringAt(tx, "object_type");
+  return type === undefined ? "" : canonicalObjectType(type);
+}
+
+/** What a transaction takes of its security (`quantity`, `quantity_converted` for a stock conversion), read as validate reads it. */
+function quantityOf(tx: JsonRecord): Dec | undefined {
+  const { quantity } = ledgerEntryOf(tx);
+  return quantity === undefined ? undefined : new Dec(quantity);
 }
 
 function decimalAt(value: JsonRecord, key: string): Dec | undefined {

@@ -169,7 +169,7 @@ export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects
 }
 
 /**
- * The reading a reconciliation uses: the option when given, else what the packages declare (all of
+ * The reading a package is read by: the option when given, else what the packages declare (all of
  * them must agree), else the documents.
  */
 export function readingFor(options: ReconcileOptions, packages: readonly PackageObjects[]): ReconciliationReport["reading"] {

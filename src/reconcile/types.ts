@@ -125,6 +125,12 @@ export interface ReconciliationReport {
    * the balance security) or `"same-security"` (OCF #531), and why that reading.
    */
   reading: LineageUsed;
+  /**
+   * OCF against OCF: how the other package was read, when not as the first. Without `--reader` each
+   * package is read as it declares (else by the documents), so two packages of one cap table written in
+   * the two conventions agree; `reading` is then the first package's.
+   */
+  otherReading?: LineageUsed;
   /** Every difference, source-vs-OCF or OCF-vs-OCF first, then the source's own consistency. */
   differences: Difference[];
   /** Cumulative vested shares of the issuer over time, per side (for the chart). */

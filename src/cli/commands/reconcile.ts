@@ -27,9 +27,10 @@ The package is read the way an OCF reader does, never through ocf-sync's comment
   documents      (OCF's TraversingTransactions) a cancellation ends its security and what remains
                  lives on the issuance its balance_security_id names; a release takes units off its
                  security (OCF 1.2.0 gives it no balance)
-  same-security  (OCF #531) outstanding = issued - released - cancelled on one security
+  same-security  (OCF #531) outstanding = issued - released - cancelled on one security, until a
+                 transaction names a balance security, which then holds what is left
 The reading is the one the package declares in its manifest comments ("Lineage: ..."), else
-documents; --reader picks one. Transactions the reading cannot accept (an act on an ended security, a
+documents (against another package: each package the one it declares); --reader picks one for all. Transactions the reading cannot accept (an act on an ended security, a
 remainder left on no security, a balance that does not add up) are differences (OCF_LINEAGE).
 
 Source against OCF (--source FILE, the NDJSON of 'ocf-sync pull', or the API with --base-url and
@@ -62,7 +63,8 @@ Options:
                        input: { "agree": false, "unusable": { "code", "message" } }; a usage error
                        or another failure (the API's too): { "agree": false, "error": { "code", "message" } }
   --csv                print every difference as CSV (issuer_id, section, code, kind, record_id,
-                       security_id, field, expected, actual, message)
+                       security_id, field, expected, actual, message); a cell that a spreadsheet
+                       would run as a formula (=, +, -, @ first, not a number) starts with '
   --html FILE          also write a self-contained HTML report (the reading used, totals, every
                        holder's shares and units, every difference, and a chart of vested shares over
                        time on both sides with their difference), atomically; its path is then

@@ -15,7 +15,8 @@ Checks an OCF 1.2.0 package: a folder holding Manifest.ocf.json, or a flat .ocf.
 the zip root). Reports every problem, not only the first, each with its file, object id and JSON path:
 
   - every file and object against ocf-sync's OCF 1.2.0 schemas (the manifest too), and each file's
-    file_type against the manifest list it is in;
+    file_type against the manifest list it is in; a transaction of an OCF 1.2.0 kind ocf-sync has no
+    schema for (an exercise, a split, a warrant's, ...) is counted, its fields not checked;
   - the manifest's file list: each file is there and its MD5 matches; no *.ocf.json file is unlisted;
   - references resolve (stakeholder, stock class, stock plan, vesting terms, vesting condition, the
     security of every transaction, resulting and balance securities); ids are unique;
@@ -123,14 +124,19 @@ export function renderReport(path: string, report: PackageValidationReport): str
     (byType === "" ? "" : ` (${terminalSafe(byType)})`) +
     `, ${plural(counts.securities, "security", "securities")}`;
   const { reading, from } = report.lineage;
+  const unchecked = Object.entries(counts.uncheckedByType)
+    .map(([type, n]) => `${n} ${type}`)
+    .join(", ");
+  const uncheckedLine =
+    unchecked === "" ? "" : `\nfields not checked (OCF 1.2.0 kinds ocf-sync has no schema for; their references and lineage are): ${terminalSafe(unchecked)}`;
   const lineage = `lineage read as ${reading} (${from === "declared" ? "declared in Manifest.comments" : from === "option" ? "--reader" : "the default: the manifest declares none"})`;
-  if (report.valid) return `valid: ${terminalSafe(path)}\n${contents}\n${lineage}`;
+  if (report.valid) return `valid: ${terminalSafe(path)}\n${contents}${uncheckedLine}\n${lineage}`;
   const table = renderTable(problems, [
     { header: "file", value: (p) => terminalSafe(p.file) },
     { header: "item", value: (p) => (p.itemId === undefined ? "-" : terminalSafe(p.itemId)) },
     { header: "path", value: (p) => terminalSafe(p.jsonPath) },
     { header: "problem", value: (p) => `${terminalSafe(p.message)} [${p.code}]` },
   ]);
-  return `${table}\n\nINVALID: ${plural(problems.length, "problem", "problems")} in ${terminalSafe(path)}\n${contents}\n${lineage}`;
+  return `${table}\n\nINVALID: ${plural(problems.length, "problem", "problems")} in ${terminalSafe(path)}\n${contents}${uncheckedLine}\n${lineage}`;
 }
 

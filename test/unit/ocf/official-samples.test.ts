@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { expect, it } from "vitest";
-import { LEGACY_OBJECT_TYPES, OBJECT_TYPES, validateOcfFile, validateOcfObject } from "../../../src/ocf/schemas.js";
+import { LEGACY_OBJECT_TYPES, OBJECT_TYPES, UNSCHEMED_TRANSACTION_TYPES, validateOcfFile, validateOcfObject } from "../../../src/ocf/schemas.js";
 import { describeConformance } from "../../helpers/conformance.js";
 import {
   officialObjectTypes,
@@ -46,6 +46,13 @@ describeConformance("official OCF samples", () => {
     expect(officialSchemaCount()).toBe(168);
     const official = new Set(officialObjectTypes());
     for (const objectType of modelled) expect(official, objectType).toContain(objectType);
+  });
+
+  it("every official transaction kind is either modelled or one validate accepts unchecked, and those are official", () => {
+    const official = officialObjectTypes();
+    for (const type of UNSCHEMED_TRANSACTION_TYPES) expect(official, type).toContain(type);
+    const covered = new Set([...modelled, ...UNSCHEMED_TRANSACTION_TYPES]);
+    expect(official.filter((type) => type.startsWith("TX_") && !covered.has(type))).toEqual([]);
   });
 
   it("finds the samples, including the tutorials and the vesting examples", () => {

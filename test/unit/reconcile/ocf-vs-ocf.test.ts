@@ -81,4 +81,22 @@ describe("reconcileOcfWithOcf", () => {
     const holder = report.holders.find((h) => h.stakeholderId === "stakeholder-5187");
     expect(holder).toMatchObject({ expected: { shares: "20880" }, actual: { shares: "1880" } });
   });
+
+  it("reads each package as it declares: one cap table in the two conventions agrees", async () => {
+    const ours = await samplePackage("7");
+    // The same-security form of rsa-2208's partial cancellation: the remainder stays on the grant.
+    const sameSecurity = await samplePackage("7", (txs) =>
+      txs.filter((t) => t.security_id !== "rsa-2208-balance").map((t) => (t.id === "rsa-2208-cancellation" ? { ...t, balance_security_id: undefined } : t)),
+    );
+    const theirs = { ...sameSecurity, manifestComments: ["Lineage: same-security"] };
+    const report = reconcileOcfWithOcf(ours, theirs);
+    expect(report.reading).toEqual({ reading: "documents", from: "declared" });
+    expect(report.otherReading).toEqual({ reading: "same-security", from: "declared" });
+    expect(report.differences).toEqual([]);
+    expect(report.holders.find((h) => h.stakeholderId === "stakeholder-5187")).toMatchObject({ expected: { shares: "20880" }, actual: { shares: "20880" } });
+    // --reader still reads both one way, and then the other package's remainder is on no security.
+    const forced = reconcileOcfWithOcf(ours, theirs, { reader: "documents" });
+    expect(forced.otherReading).toBeUndefined();
+    expect(forced.differences.map(brief)).toContainEqual(["FIELD_MISMATCH", "rsa-2208", "outstanding", "19000", "0"]);
+  });
 });

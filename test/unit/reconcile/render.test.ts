@@ -46,6 +46,14 @@ describe("renderings", () => {
     );
   });
 
+  it("CSV: a cell a spreadsheet would run as a formula starts with ', a number does not", () => {
+    const hostile = ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-1+cmd", "@SUM(A1)", "\tx", "\rx"];
+    const differences = hostile.map((id, k) => ({ ...report.differences[0]!, recordId: id, securityId: `s${k}`, expected: "-2500", actual: "+3" }));
+    const rows = reconciliationCsv([{ ...report, differences }]).split("\r\n").slice(1, -1);
+    expect(rows.map((row) => row.split(",")[4])).toEqual(['"\'=HYPERLINK(""http://x""', '"\'+1+1"', '"\'-1+cmd"', '"\'@SUM(A1)"', '"\'\tx"', '"\'\rx"']);
+    for (const row of rows) expect(row).toContain(',"-2500","+3",');
+  });
+
   it("text keeps figures exact and escapes control characters", () => {
     const text = renderReconciliationText(report, (rows, headers) => [headers.join("|"), ...rows.map((r) => r.join("|"))].join("\n"));
     expect(text).toContain("issued|100.0000000001|100|-0.0000000001");

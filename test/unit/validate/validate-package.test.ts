@@ -69,6 +69,7 @@ describe("a valid package", () => {
         TX_EQUITY_COMPENSATION_CANCELLATION: 1,
         STAKEHOLDER: 2,
       },
+      uncheckedByType: {},
       transactions: 13,
       securities: 4,
     });
@@ -87,6 +88,26 @@ describe("a valid package", () => {
     const report = validateOcfPackage(await loadFiles(fixtureBytes(fixture)));
     expect(report.problems).toEqual([]);
     expect(report.counts.objectsByType.TX_EQUITY_COMPENSATION_RELEASE).toBe(1);
+  });
+
+  it("accepts the OCF 1.2.0 kinds ocf-sync has no schema for (an exercise, a split, a pool adjustment) and counts them as not checked; an unknown kind is still a SCHEMA problem", async () => {
+    const fixture = validFixture();
+    const transactions = fixture.files.find((f) => f.fileType === "OCF_TRANSACTIONS_FILE")!.items;
+    transactions.push(
+      { ...itemOf(fixture, "rsu-8550-issuance"), id: "opt-1-issuance", security_id: "opt-1", custom_id: "OPT-1", compensation_type: "OPTION", exercise_price: { amount: "0.10", currency: "USD" } },
+      { object_type: "TX_PLAN_SECURITY_EXERCISE", id: "opt-1-exercise", security_id: "opt-1", date: "2017-01-02", quantity: "1500", resulting_security_ids: [] },
+      { object_type: "TX_STOCK_PLAN_POOL_ADJUSTMENT", id: "pool-1", date: "2017-01-02", stock_plan_id: "plan-2015", board_approval_date: "2017-01-02", shares_reserved: "9000000" },
+      { object_type: "TX_STOCK_CLASS_SPLIT", id: "split-1", date: "2017-01-02", stock_class_id: "class-common", split_ratio: { numerator: "2", denominator: "1" } },
+    );
+    const report = validateOcfPackage(await loadFiles(fixtureBytes(fixture)));
+    expect(report.problems).toEqual([]);
+    expect(report.counts.uncheckedByType).toEqual({ TX_EQUITY_COMPENSATION_EXERCISE: 1, TX_STOCK_PLAN_POOL_ADJUSTMENT: 1, TX_STOCK_CLASS_SPLIT: 1 });
+    // The lineage is still checked: an exercise of more than was issued.
+    itemOf(fixture, "opt-1-exercise").quantity = "1501";
+    expect((await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId])).toEqual([["OVER_CONSUMED", "opt-1-exercise"]]);
+    transactions.push({ object_type: "TX_SOMETHING_NEW", id: "new-1", date: "2017-01-02" });
+    itemOf(fixture, "opt-1-exercise").quantity = "1500";
+    expect((await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId, p.jsonPath])).toEqual([["SCHEMA", "new-1", `$.items[${transactions.length - 1}].object_type`]]);
   });
 
   it("compares quantities as exact decimals: 0.1 + 0.2 cancels all of 0.3, 0.2000000001 is too much", async () => {
