@@ -191,7 +191,16 @@ describe("sync against the sample server", () => {
   it("refuses a state file it cannot read, and leaves it as it is", async () => {
     await runSync(server.url, ["7"], { outDir, stateFile });
     await writeFile(stateFile, "{ not json");
-    await expect(runSync(server.url, ["7"], { outDir, stateFile })).rejects.toBeInstanceOf(SyncStateError);
+    const refused = runSync(server.url, ["7"], { outDir, stateFile });
+    await expect(refused).rejects.toBeInstanceOf(SyncStateError);
+    // A library user is told how to recover, as the command line's user is
+    await expect(refused).rejects.toMatchObject({
+      code: "SYNC_STATE_INVALID",
+      path: stateFile,
+      message: expect.stringMatching(
+        /is not JSON .*it was left as it is\. To start afresh, move the state file away or delete it: the next sync is then a full pass of every issuer$/s,
+      ),
+    });
     expect(await readFile(stateFile, "utf8")).toBe("{ not json");
     await expect(readFile(`${stateFile}.lock`)).rejects.toMatchObject({ code: "ENOENT" });
   });
