@@ -22,9 +22,11 @@ import {
 } from "../ocf/package-folder.js";
 import { StreamingPackageWriter, makeDurable, type WrittenPackageFile } from "../ocf/package-writer.js";
 import { validatePackageAt, type PackageProblem } from "../ocf/validate-package.js";
+import { checkNumber, checkOneOf, checkPath, checkWholeNumber, optionError } from "../options.js";
+import { isRfc3339DateTime } from "../ocf/primitives.js";
 import { pausePoint } from "../pause-point.js";
 import type { PullEvent } from "../pull/events.js";
-import { streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
+import { checkPullOptions, streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
 import { DeferredRecords } from "./deferred-records.js";
 import { exportDigest } from "./resume.js";
 import type { SourceIssue, SourceWarning } from "../source/errors.js";
@@ -167,12 +169,32 @@ export function rawLastModified(raw: unknown): string {
 }
 
 /**
+ * Refuses, with a `TypeError` naming `fn`, the option and the value, export options that would be
+ * used as something else than asked: an `outDir` that is not a non-empty string (an empty one is the
+ * working folder), an `onInvalid` typo (it would quarantine), a `validate`, `validateMaxBytes`,
+ * `maxFileBytes` or `zip` of the wrong kind, a `generatedAt` that is not an RFC 3339 date-time with a zone.
+ */
+export function checkExportOptions(fn: string, options: ExportOptions): void {
+  checkPath(fn, "outDir", options.outDir);
+  checkPullOptions(fn, options);
+  checkOneOf(fn, "zip", options.zip, [true, false]);
+  checkOneOf(fn, "validate", options.validate, [true, false, "auto"]);
+  checkNumber(fn, "validateMaxBytes", options.validateMaxBytes, 0, { infinite: true });
+  checkWholeNumber(fn, "maxFileBytes", options.maxFileBytes, 1);
+  if (options.generatedAt !== undefined && !(typeof options.generatedAt === "string" && isRfc3339DateTime(options.generatedAt))) {
+    throw optionError(fn, "generatedAt", "an RFC 3339 date-time with a zone (such as 2026-01-31T12:00:00Z)", options.generatedAt);
+  }
+}
+
+/**
  * Exports one issuer to `<outDir>/<name>/` (and `.ocf.zip`). The package appears whole or not at all,
  * and a previous package of the issuer is replaced only by a complete, valid one.
  *
- * @throws the API error, the first invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
+ * @throws {TypeError} for an option of the wrong kind (see the options); the API error, the first
+ *   invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
  */
 export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
+  checkExportOptions("exportIssuer", options);
   return exportIssuerOfJob(client, issuerId, options);
 }
 

@@ -13,7 +13,7 @@ import type { StaleLock } from "../io/lock-file.js";
 import { recoverPackageFolders } from "../ocf/package-folder.js";
 import { inCompletionOrder } from "../pull/concurrent.js";
 import { type DirectoryJson, directoryJsonOnce } from "../sync/fingerprint.js";
-import { exportIssuerOfJob, type ExportOptions, type IssuerExport } from "./export-issuer.js";
+import { checkExportOptions, exportIssuerOfJob, type ExportOptions, type IssuerExport } from "./export-issuer.js";
 import { acquireOutputLock } from "./output-lock.js";
 import { completedExport, exportDigest, finishJob, startJob, unfinishedJobTime } from "./resume.js";
 
@@ -72,6 +72,7 @@ export async function* exportIssuers(
   issuerIds: Iterable<string>,
   options: ExportManyOptions,
 ): AsyncGenerator<IssuerExportResult, void, undefined> {
+  checkExportOptions("exportIssuers", options);
   const { concurrency = 4, onRecovered, onLockTakenOver, deadlineMs, issuerProfileOf, stakeholdersOf, resume = false, ...exportOptions } = options;
   const job = withDeadline(options.signal, deadlineMs);
   const signal = job.signal === undefined ? {} : { signal: job.signal };

@@ -7,7 +7,7 @@ import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { asOcfSyncError, type OcfSyncError } from "../errors.js";
 import { inCompletionOrder } from "./concurrent.js";
-import { pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js";
+import { checkPullOptions, pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js";
 
 /** Options of {@link pullIssuers}: those of one issuer's pull, and how many issuers at once. */
 export interface PullManyOptions extends PullOptions {
@@ -42,6 +42,7 @@ export async function* pullIssuers(
   issuerIds: Iterable<string>,
   options: PullManyOptions = {},
 ): AsyncGenerator<IssuerPullResult, void, undefined> {
+  checkPullOptions("pullIssuers", options);
   const { concurrency = 4, deadlineMs, ...pullOptions } = options;
   const job = withDeadline(options.signal, deadlineMs);
   const signal = job.signal === undefined ? {} : { signal: job.signal };

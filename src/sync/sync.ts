@@ -25,7 +25,8 @@ import { basename, dirname, join } from "node:path";
 import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { utcNowRfc3339 } from "../dates.js";
-import type { ExportOptions, IssuerExport } from "../export/export-issuer.js";
+import { checkExportOptions, type ExportOptions, type IssuerExport } from "../export/export-issuer.js";
+import { checkNumber, checkPath, checkWholeNumber } from "../options.js";
 import { acquireOutputLock } from "../export/output-lock.js";
 import { makeFolder } from "../io/folders.js";
 import type { HeldLock } from "../io/lock-file.js";
@@ -171,12 +172,11 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
 export async function* sync(client: ApiClient, issuerIds: Iterable<string>, options: SyncOptions): AsyncGenerator<SyncEvent, void, undefined> {
   // Paths checked by name first: a misspelt option (`statePath`) would otherwise surface as node's
   // ERR_INVALID_ARG_TYPE from deep in the file system calls, naming neither the option nor sync.
-  for (const name of ["stateFile", "outDir"] as const) {
-    const value: unknown = (options as Partial<Record<typeof name, unknown>>)[name];
-    if (typeof value !== "string" || value === "") {
-      throw new TypeError(`sync: options.${name} must be a path (a non-empty string), got ${value === undefined ? "none" : JSON.stringify(value)}`);
-    }
-  }
+  checkPath("sync", "stateFile", options.stateFile);
+  checkExportOptions("sync", options);
+  // A negative overlap would start the window after the cursor, and skip the records modified in between.
+  checkNumber("sync", "overlapSeconds", options.overlapSeconds, 0);
+  checkWholeNumber("sync", "fullEvery", options.fullEvery, 0);
   const { stateFile, concurrency = 4 } = options;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
   const job = withDeadline(options.signal, options.deadlineMs);
