@@ -3,7 +3,7 @@
  * issuer isolated: a failure is reported as its result and every other issuer is still written.
  */
 import { createHash } from "node:crypto";
-import { withDeadline } from "../client/abort.js";
+import { withDeadline, withStop } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { asOcfSyncError, type OcfSyncError } from "../errors.js";
 import { utcNowRfc3339 } from "../dates.js";
@@ -60,7 +60,8 @@ export type IssuerExportResult =
  * sync per folder: `OutputLockedError` when another holds it), then repairs what a killed earlier run
  * left there (see `recoverPackageFolders`). The same `generatedAt` is used for every issuer. Until
  * every issuer is exported, `<outDir>/.ocf-sync-export.json` keeps the job's time, so that `resume`
- * can continue it.
+ * can continue it. Leaving the loop early (`break`) stops the issuers under way (their temporary
+ * files removed, their previous packages kept) before the lock is released.
  *
  * @example
  * for await (const result of exportIssuers(client, ["7", "144361"], { outDir: "out", zip: true })) {
@@ -95,8 +96,11 @@ export async function* exportIssuers(
       const unique = [...new Set(issuerIds)];
       let failed = false;
       const directoryJsonOf = directoryJsonOnce();
-      for await (const result of inCompletionOrder(unique, concurrency, (issuerId) =>
-        exportOne(client, issuerId, { ...exportOptions, ...signal, generatedAt }, { issuerProfileOf, stakeholdersOf, resume, directoryJsonOf }),
+      for await (const result of inCompletionOrder(unique, concurrency, (issuerId, stopped) =>
+        // Left early, the loop stops the issuers under way (their temporary files removed) before the lock is released.
+        stopped.aborted
+          ? Promise.resolve<IssuerExportResult>({ issuerId, ok: false, error: asOcfSyncError(stopped.reason) })
+          : exportOne(client, issuerId, { ...exportOptions, signal: withStop(job.signal, stopped), generatedAt }, { issuerProfileOf, stakeholdersOf, resume, directoryJsonOf }),
       )) {
         if (!result.ok) failed = true;
         yield result;

@@ -3,7 +3,7 @@
  * under `onInvalid: "fail"`) is reported as its result and the others carry on. All requests go through
  * the one client, and so through its one rate limiter.
  */
-import { withDeadline } from "../client/abort.js";
+import { withDeadline, withStop } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { asOcfSyncError, type OcfSyncError } from "../errors.js";
 import { inCompletionOrder } from "./concurrent.js";
@@ -29,7 +29,8 @@ export type IssuerPullResult =
 /**
  * Pulls each issuer and yields its result as soon as it finishes (completion order, not input order).
  * Never throws for one issuer's failure; stops early only when `signal` aborts or `deadlineMs` passes
- * (it throws the signal's reason, or the `DeadlineExceededError`).
+ * (it throws the signal's reason, or the `DeadlineExceededError`). Leaving the loop early (`break`)
+ * aborts the pulls under way before the iteration ends.
  *
  * @example
  * for await (const result of pullIssuers(client, ["7", "144361"], { concurrency: 2 })) {
@@ -45,11 +46,12 @@ export async function* pullIssuers(
   checkPullOptions("pullIssuers", options);
   const { concurrency = 4, deadlineMs, ...pullOptions } = options;
   const job = withDeadline(options.signal, deadlineMs);
-  const signal = job.signal === undefined ? {} : { signal: job.signal };
   try {
-    yield* inCompletionOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId): Promise<IssuerPullResult> => {
+    // Left early, the loop stops the pulls under way (their requests aborted) before it ends.
+    yield* inCompletionOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId, stopped): Promise<IssuerPullResult> => {
       try {
-        return { issuerId, ok: true, pull: await pullIssuer(client, issuerId, { ...pullOptions, ...signal }) };
+        stopped.throwIfAborted();
+        return { issuerId, ok: true, pull: await pullIssuer(client, issuerId, { ...pullOptions, signal: withStop(job.signal, stopped) }) };
       } catch (error) {
         return { issuerId, ok: false, error: asOcfSyncError(error) };
       }
