@@ -24,7 +24,9 @@ import pLimit from "p-limit";
 import { basename, dirname, join } from "node:path";
 import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
+import { AbortedError } from "../client/errors.js";
 import { utcNowRfc3339 } from "../dates.js";
+import { asOcfSyncError, isOcfSyncError, type OcfSyncError } from "../errors.js";
 import { checkExportOptions, type ExportOptions, type IssuerExport } from "../export/export-issuer.js";
 import { checkNumber, checkPath, checkWholeNumber } from "../options.js";
 import { acquireOutputLock } from "../export/output-lock.js";
@@ -115,7 +117,7 @@ export type SyncEvent =
    * previous pass, or of this one when the failure came after they were stored (`state-saved` with
    * `stage: "records"`), so that the next run does not pull them again.
    */
-  | { type: "issuer-failed"; issuerId: string; error: unknown }
+  | { type: "issuer-failed"; issuerId: string; error: OcfSyncError }
   /**
    * The sync was stopped (its deadline passed, or its `signal` fired) before the issuer's pass ended.
    * As after `issuer-failed`, its package and records are those of its previous pass, or its records
@@ -245,8 +247,9 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
             if (signal.aborted) {
               aborted ??= { error: signal.reason ?? error };
             } else {
-              results.set(issuerId, { issuerId, ok: false, error });
-              push({ type: "issuer-failed", issuerId, error });
+              const failure = asOcfSyncError(error);
+              results.set(issuerId, { issuerId, ok: false, error: failure });
+              push({ type: "issuer-failed", issuerId, error: failure });
             }
           } finally {
             settled += 1;
@@ -271,8 +274,9 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     if (aborted !== undefined) {
       // Every issuer has settled (the stop ended those under way): say which ones it cut short.
       const { error } = aborted;
+      const stopped = isOcfSyncError(error) ? error : new AbortedError("the sync", error);
       for (const issuerId of ids) if (!results.has(issuerId)) yield { type: "issuer-stopped", issuerId, error };
-      yield { type: "sync-stopped", error, results: ids.map((issuerId) => results.get(issuerId) ?? { issuerId, ok: false, error }) };
+      yield { type: "sync-stopped", error, results: ids.map((issuerId) => results.get(issuerId) ?? { issuerId, ok: false, error: stopped }) };
       throw error;
     }
     yield { type: "sync-done", results: ids.flatMap((id) => results.get(id) ?? []) };
