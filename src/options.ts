@@ -8,8 +8,7 @@ import { describeValue } from "./errors.js";
 
 /** The error for option `name` of `fn`: it must be `expected`, and `value` was given. */
 export function optionError(fn: string, name: string, expected: string, value: unknown): TypeError {
-  // `describeValue` writes NaN and ±Infinity as JSON does (`null`): say what was given.
-  const shown = typeof value === "number" && !Number.isFinite(value) ? String(value) : value === undefined ? "none" : describeValue(value);
+  const shown = value === undefined ? "none" : describeValue(value);
   return new TypeError(`${fn}: options.${name} must be ${expected}, got ${shown}`);
 }
 
