@@ -7,7 +7,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ApiClient } from "../client/create-client.js";
 import { parseUtcDateTime, utcNowRfc3339 } from "../dates.js";
-import { OcfSyncError } from "../errors.js";
+import { OcfSyncError, asOcfSyncError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
 import { IssuerMappingAccumulator, grantKey, type AccumulatedIssuer, type AddOutcome } from "../mapping/accumulator.js";
@@ -78,7 +78,10 @@ export interface ExportOptions extends MappingOptions {
   records?: AsyncIterable<PullItem | MappedRecordItem>;
   /** Called once every record is in, with the issuer-level objects and verdicts the package is written from. */
   onMapped?: (issuer: AccumulatedIssuer) => void;
-  /** Progress: pull events plus `package-written`. */
+  /**
+   * Progress: per issuer `issuer-started`, the pull's `page-fetched` and `record-quarantined`,
+   * `package-written`, then `issuer-done` or `issuer-failed`.
+   */
   onEvent?: (event: ExportEvent) => void;
   /** A pino-shaped logger: quarantined records (warn), packages written (info). Silent by default. */
   logger?: Logger;
@@ -190,12 +193,40 @@ export function checkExportOptions(fn: string, options: ExportOptions): void {
  * Exports one issuer to `<outDir>/<name>/` (and `.ocf.zip`). The package appears whole or not at all,
  * and a previous package of the issuer is replaced only by a complete, valid one.
  *
+ * `onEvent` gets `issuer-started`, the pull's events, `package-written`, then `issuer-done` (or
+ * `issuer-failed`), as from `exportIssuers`.
+ *
  * @throws {TypeError} for an option of the wrong kind (see the options); the API error, the first
  *   invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
  */
 export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
   checkExportOptions("exportIssuer", options);
-  return exportIssuerOfJob(client, issuerId, options);
+  return withIssuerEvents(issuerId, options.onEvent, () => exportIssuerOfJob(client, issuerId, options));
+}
+
+/**
+ * Runs the export of one issuer between its `issuer-started` and `issuer-done` (or `issuer-failed`)
+ * events. Rethrows what `work` throws.
+ */
+export async function withIssuerEvents(issuerId: string, onEvent: ExportOptions["onEvent"], work: () => Promise<IssuerExport>): Promise<IssuerExport> {
+  const started = Date.now();
+  onEvent?.({ type: "issuer-started", issuerId });
+  try {
+    const result = await work();
+    onEvent?.({
+      type: "issuer-done",
+      issuerId,
+      awards: result.awards,
+      units: result.units,
+      quarantined: result.quarantined.length,
+      warnings: result.warnings.length,
+      durationMs: Date.now() - started,
+    });
+    return result;
+  } catch (error) {
+    onEvent?.({ type: "issuer-failed", issuerId, error: asOcfSyncError(error), durationMs: Date.now() - started });
+    throw error;
+  }
 }
 
 /**

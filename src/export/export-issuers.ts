@@ -13,7 +13,7 @@ import type { StaleLock } from "../io/lock-file.js";
 import { recoverPackageFolders } from "../ocf/package-folder.js";
 import { inCompletionOrder } from "../pull/concurrent.js";
 import { type DirectoryJson, directoryJsonOnce } from "../sync/fingerprint.js";
-import { checkExportOptions, exportIssuerOfJob, type ExportOptions, type IssuerExport } from "./export-issuer.js";
+import { checkExportOptions, exportIssuerOfJob, withIssuerEvents, type ExportOptions, type IssuerExport } from "./export-issuer.js";
 import { acquireOutputLock } from "./output-lock.js";
 import { completedExport, exportDigest, finishJob, startJob, unfinishedJobTime } from "./resume.js";
 
@@ -127,34 +127,26 @@ async function exportOne(
     directoryJsonOf: DirectoryJson;
   },
 ): Promise<IssuerExportResult> {
-  const started = Date.now();
-  exportOptions.onEvent?.({ type: "issuer-started", issuerId });
+  let resumed = false;
   try {
-    const profile = job.issuerProfileOf?.(issuerId);
-    const directory = job.stakeholdersOf?.(issuerId);
-    const issuerOptions: ExportOptions & { generatedAt: string } = {
-      ...exportOptions,
-      ...(profile === undefined ? {} : { issuerProfile: profile }),
-      ...(directory === undefined ? {} : { stakeholders: directory }),
-    };
-    // Computed once: checked against a kept report when resuming, and recorded in the new report otherwise.
-    const digest = await exportDigest(client, issuerOptions, job.directoryJsonOf);
-    // The package this job already put in place, when resuming (checked against its report and manifest).
-    const done = job.resume ? await completedExport(exportOptions.outDir, issuerId, digest, exportOptions.zip ?? false) : undefined;
-    const result = done ?? (await exportIssuerOfJob(client, issuerId, issuerOptions, digest));
-    exportOptions.onEvent?.({
-      type: "issuer-done",
-      issuerId,
-      awards: result.awards,
-      units: result.units,
-      quarantined: result.quarantined.length,
-      warnings: result.warnings.length,
-      durationMs: Date.now() - started,
+    const result = await withIssuerEvents(issuerId, exportOptions.onEvent, async () => {
+      const profile = job.issuerProfileOf?.(issuerId);
+      const directory = job.stakeholdersOf?.(issuerId);
+      const issuerOptions: ExportOptions & { generatedAt: string } = {
+        ...exportOptions,
+        ...(profile === undefined ? {} : { issuerProfile: profile }),
+        ...(directory === undefined ? {} : { stakeholders: directory }),
+      };
+      // Computed once: checked against a kept report when resuming, and recorded in the new report otherwise.
+      const digest = await exportDigest(client, issuerOptions, job.directoryJsonOf);
+      // The package this job already put in place, when resuming (checked against its report and manifest).
+      const done = job.resume ? await completedExport(exportOptions.outDir, issuerId, digest, exportOptions.zip ?? false) : undefined;
+      resumed = done !== undefined;
+      return done ?? (await exportIssuerOfJob(client, issuerId, issuerOptions, digest));
     });
-    return done === undefined ? { issuerId, ok: true, export: result } : { issuerId, ok: true, export: result, resumed: true };
+    return resumed ? { issuerId, ok: true, export: result, resumed: true } : { issuerId, ok: true, export: result };
   } catch (thrown) {
     const error = asOcfSyncError(thrown);
-    exportOptions.onEvent?.({ type: "issuer-failed", issuerId, error, durationMs: Date.now() - started });
     exportOptions.logger?.error({ issuerId, code: error.code, message: error.message }, "issuer failed");
     return { issuerId, ok: false, error };
   }
