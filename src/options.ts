@@ -36,3 +36,25 @@ export function checkNumber(fn: string, name: string, value: unknown, min: numbe
   if (typeof value === "number" && value >= min && (Number.isFinite(value) || (options.infinite === true && value === Number.POSITIVE_INFINITY))) return;
   throw optionError(fn, name, `a number of at least ${min}`, value);
 }
+
+/**
+ * Refuses a key of `options` that is not one of `known`: from JavaScript, a misspelt option
+ * (`outdir`, `concurency`) would otherwise be ignored without a word. Names the option it resembles.
+ */
+export function checkKnownKeys(fn: string, options: object, known: ReadonlySet<string>): void {
+  for (const key of Object.keys(options)) {
+    if (known.has(key)) continue;
+    const like = [...known].find((k) => k.toLowerCase() === key.toLowerCase());
+    throw new TypeError(`${fn}: unknown option ${describeValue(key)}${like === undefined ? "" : ` (did you mean ${describeValue(like)}?)`}`);
+  }
+}
+
+/**
+ * The keys of the options type `T`, as a set for {@link checkKnownKeys}. The compiler checks that
+ * the list names every key of `T` (and nothing else), so that a new option is never refused.
+ */
+export function optionKeys<T>(): <const K extends readonly (keyof T & string)[]>(
+  keys: K & ([Exclude<keyof T, K[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, K[number]> }),
+) => ReadonlySet<string> {
+  return (keys) => new Set(keys);
+}

@@ -22,7 +22,7 @@ import {
 } from "../ocf/package-folder.js";
 import { StreamingPackageWriter, makeDurable, type WrittenPackageFile } from "../ocf/package-writer.js";
 import { validatePackageAt, type PackageProblem } from "../ocf/validate-package.js";
-import { checkNumber, checkOneOf, checkPath, checkWholeNumber, optionError } from "../options.js";
+import { checkKnownKeys, checkNumber, checkOneOf, checkPath, checkWholeNumber, optionError, optionKeys } from "../options.js";
 import { isRfc3339DateTime } from "../ocf/primitives.js";
 import { pausePoint } from "../pause-point.js";
 import type { PullEvent } from "../pull/events.js";
@@ -171,6 +171,12 @@ export function rawLastModified(raw: unknown): string {
   }
 }
 
+/** Every key of {@link ExportOptions}. */
+export const EXPORT_OPTION_KEYS = optionKeys<ExportOptions>()([
+  "outDir", "zip", "onInvalid", "generatedAt", "validate", "validateMaxBytes", "maxFileBytes", "records", "onMapped", "onEvent", "logger", "signal",
+  "issuerProfile", "stakeholders", "settlementStockClassName", "lineage", "asOf",
+]);
+
 /**
  * Refuses, with a `TypeError` naming `fn`, the option and the value, export options that would be
  * used as something else than asked: an `outDir` that is not a non-empty string (an empty one is the
@@ -200,6 +206,7 @@ export function checkExportOptions(fn: string, options: ExportOptions): void {
  *   invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
  */
 export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
+  checkKnownKeys("exportIssuer", options, EXPORT_OPTION_KEYS);
   checkExportOptions("exportIssuer", options);
   return withIssuerEvents(issuerId, options.onEvent, () => exportIssuerOfJob(client, issuerId, options));
 }

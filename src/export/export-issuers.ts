@@ -9,11 +9,12 @@ import { asOcfSyncError, type OcfSyncError } from "../errors.js";
 import { utcNowRfc3339 } from "../dates.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { makeFolder } from "../io/folders.js";
+import { checkKnownKeys, optionKeys } from "../options.js";
 import type { StaleLock } from "../io/lock-file.js";
 import { recoverPackageFolders } from "../ocf/package-folder.js";
 import { inCompletionOrder } from "../pull/concurrent.js";
 import { type DirectoryJson, directoryJsonOnce } from "../sync/fingerprint.js";
-import { checkExportOptions, exportIssuerOfJob, withIssuerEvents, type ExportOptions, type IssuerExport } from "./export-issuer.js";
+import { EXPORT_OPTION_KEYS, checkExportOptions, exportIssuerOfJob, withIssuerEvents, type ExportOptions, type IssuerExport } from "./export-issuer.js";
 import { acquireOutputLock } from "./output-lock.js";
 import { completedExport, exportDigest, finishJob, startJob, unfinishedJobTime } from "./resume.js";
 
@@ -46,6 +47,11 @@ export interface ExportManyOptions extends ExportOptions {
   resume?: boolean;
 }
 
+const EXPORT_MANY_OPTION_KEYS: ReadonlySet<string> = new Set([
+  ...EXPORT_OPTION_KEYS,
+  ...optionKeys<Omit<ExportManyOptions, keyof ExportOptions>>()(["concurrency", "onRecovered", "onLockTakenOver", "deadlineMs", "issuerProfileOf", "stakeholdersOf", "resume"]),
+]);
+
 /**
  * The outcome of one issuer: its export, or why it failed. The error is always an
  * {@link OcfSyncError}: switch on its `code` (`API_NOT_FOUND`, `SOURCE_RECORD_INVALID`,
@@ -73,6 +79,7 @@ export async function* exportIssuers(
   issuerIds: Iterable<string>,
   options: ExportManyOptions,
 ): AsyncGenerator<IssuerExportResult, void, undefined> {
+  checkKnownKeys("exportIssuers", options, EXPORT_MANY_OPTION_KEYS);
   checkExportOptions("exportIssuers", options);
   const { concurrency = 4, onRecovered, onLockTakenOver, deadlineMs, issuerProfileOf, stakeholdersOf, resume = false, ...exportOptions } = options;
   const job = withDeadline(options.signal, deadlineMs);

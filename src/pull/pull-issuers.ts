@@ -6,8 +6,9 @@
 import { withDeadline, withStop } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { asOcfSyncError, type OcfSyncError } from "../errors.js";
+import { checkKnownKeys, optionKeys } from "../options.js";
 import { inCompletionOrder } from "./concurrent.js";
-import { checkPullOptions, pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js";
+import { PULL_OPTION_KEYS, checkPullOptions, pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js";
 
 /** Options of {@link pullIssuers}: those of one issuer's pull, and how many issuers at once. */
 export interface PullManyOptions extends PullOptions {
@@ -20,6 +21,8 @@ export interface PullManyOptions extends PullOptions {
    */
   deadlineMs?: number;
 }
+
+const PULL_MANY_OPTION_KEYS: ReadonlySet<string> = new Set([...PULL_OPTION_KEYS, ...optionKeys<Omit<PullManyOptions, keyof PullOptions>>()(["concurrency", "deadlineMs"])]);
 
 /** The outcome of one issuer in a multi-issuer pull. */
 export type IssuerPullResult =
@@ -43,6 +46,7 @@ export async function* pullIssuers(
   issuerIds: Iterable<string>,
   options: PullManyOptions = {},
 ): AsyncGenerator<IssuerPullResult, void, undefined> {
+  checkKnownKeys("pullIssuers", options, PULL_MANY_OPTION_KEYS);
   checkPullOptions("pullIssuers", options);
   const { concurrency = 4, deadlineMs, ...pullOptions } = options;
   const job = withDeadline(options.signal, deadlineMs);

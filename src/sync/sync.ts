@@ -27,8 +27,8 @@ import type { ApiClient } from "../client/create-client.js";
 import { AbortedError } from "../client/errors.js";
 import { utcNowRfc3339 } from "../dates.js";
 import { asOcfSyncError, isOcfSyncError, type OcfSyncError } from "../errors.js";
-import { checkExportOptions, type ExportOptions, type IssuerExport } from "../export/export-issuer.js";
-import { checkNumber, checkPath, checkWholeNumber } from "../options.js";
+import { EXPORT_OPTION_KEYS, checkExportOptions, type ExportOptions, type IssuerExport } from "../export/export-issuer.js";
+import { checkKnownKeys, checkNumber, checkPath, checkWholeNumber, optionKeys } from "../options.js";
 import { acquireOutputLock } from "../export/output-lock.js";
 import { makeFolder } from "../io/folders.js";
 import type { HeldLock } from "../io/lock-file.js";
@@ -78,6 +78,11 @@ export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" |
    */
   deadlineMs?: number;
 }
+
+const SYNC_OPTION_KEYS: ReadonlySet<string> = new Set([
+  ...[...EXPORT_OPTION_KEYS].filter((key) => key !== "records" && key !== "onEvent" && key !== "onMapped"),
+  ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs"]),
+]);
 
 /** Events of a sync, in order. */
 export type SyncEvent =
@@ -174,6 +179,7 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
 export async function* sync(client: ApiClient, issuerIds: Iterable<string>, options: SyncOptions): AsyncGenerator<SyncEvent, void, undefined> {
   // Paths checked by name first: a misspelt option (`statePath`) would otherwise surface as node's
   // ERR_INVALID_ARG_TYPE from deep in the file system calls, naming neither the option nor sync.
+  checkKnownKeys("sync", options, SYNC_OPTION_KEYS);
   checkPath("sync", "stateFile", options.stateFile);
   checkExportOptions("sync", options);
   // A negative overlap would start the window after the cursor, and skip the records modified in between.

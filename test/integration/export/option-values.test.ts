@@ -97,6 +97,26 @@ describe("option values the types rule out", () => {
     await expect(validatePackageAt(join(folder(), "no-package"), options as never)).rejects.toThrow(new TypeError(`validatePackageAt: ${message}`));
   });
 
+  it("the job entry points refuse an option they do not know (a misspelt one was ignored), naming the one it resembles", async () => {
+    const out = join(folder(), "unknown");
+    const before = api.server().stats().requests;
+    await expect(drain(exportIssuers(api.client(), ["7"], { outDir: out, concurency: 8 } as never))).rejects.toThrow(new TypeError('exportIssuers: unknown option "concurency"'));
+    await expect(drain(exportIssuers(api.client(), ["7"], { outDir: out, oninvalid: "quarantine" } as never))).rejects.toThrow(
+      new TypeError('exportIssuers: unknown option "oninvalid" (did you mean "onInvalid"?)'),
+    );
+    await expect(exportIssuer(api.client(), "7", { outDir: out, concurrency: 2 } as never)).rejects.toThrow(new TypeError('exportIssuer: unknown option "concurrency"'));
+    await expect(drain(sync(api.client(), ["7"], { outDir: out, stateFile: join(out, "state.json"), onEvent: () => {} } as never))).rejects.toThrow(
+      new TypeError('sync: unknown option "onEvent"'),
+    );
+    await expect(drain(pullIssuers(api.client(), ["7"], { pagesize: 10 } as never))).rejects.toThrow(new TypeError('pullIssuers: unknown option "pagesize" (did you mean "pageSize"?)'));
+    await expect(pullIssuer(api.client(), "7", { concurrency: 2 } as never)).rejects.toThrow(new TypeError('pullIssuer: unknown option "concurrency"'));
+    await expect(drain(streamIssuerRecords(api.client(), "7", { modifiedAfter: "2025-01-01T00:00:00Z" } as never))).rejects.toThrow(
+      new TypeError('streamIssuerRecords: unknown option "modifiedAfter"'),
+    );
+    expect(api.server().stats().requests).toBe(before);
+    expect(await readdir(folder())).toEqual([]);
+  });
+
   it("takes every documented value", async () => {
     const out = join(folder(), "fine");
     const result = await exportIssuer(api.client(), "7", { outDir: out, onInvalid: "quarantine", zip: false, validate: "auto", validateMaxBytes: Number.POSITIVE_INFINITY, maxFileBytes: 1024, generatedAt: "2026-01-31T12:00:00+01:00" });
