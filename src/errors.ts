@@ -47,6 +47,8 @@ export function describeValue(value: unknown, max = 80): string {
   let text: string;
   if (value === undefined) text = "undefined";
   else if (typeof value === "string") text = JSON.stringify(value);
+  // JSON writes NaN and ±Infinity as `null`: a message would name another value than the one given.
+  else if (typeof value === "number" && !Number.isFinite(value)) text = String(value);
   else {
     try {
       text = JSON.stringify(value) ?? String(value);

@@ -44,6 +44,11 @@ export function abortError(what: string, signal: AbortSignal | undefined): Error
   return new AbortedError(what, reason);
 }
 
+/** `signal` (a job's, if any) that also fires when `stop` does (the consumer left the loop early). */
+export function withStop(signal: AbortSignal | undefined, stop: AbortSignal): AbortSignal {
+  return signal === undefined ? stop : AbortSignal.any([signal, stop]);
+}
+
 /** A signal for a job: the caller's signal, plus a deadline when one is given. */
 export interface JobSignal {
   /** Fires when the caller's signal does, or with a `DeadlineExceededError` when the deadline passes. */

@@ -305,6 +305,10 @@ type AttemptResult =
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   const base: BaseUrl = parseBaseUrl(options.baseUrl);
+  const authType: unknown = options.auth?.type;
+  if (options.auth !== undefined && authType !== "bearer" && authType !== "oauth2") {
+    throw new ClientConfigError("auth.type", authType, 'must be "bearer" or "oauth2"');
+  }
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
   const logger = options.logger ?? silentLogger;

@@ -7,7 +7,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ApiClient } from "../client/create-client.js";
 import { parseUtcDateTime, utcNowRfc3339 } from "../dates.js";
-import { OcfSyncError } from "../errors.js";
+import { OcfSyncError, asOcfSyncError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
 import { IssuerMappingAccumulator, grantKey, type AccumulatedIssuer, type AddOutcome } from "../mapping/accumulator.js";
@@ -22,9 +22,11 @@ import {
 } from "../ocf/package-folder.js";
 import { StreamingPackageWriter, makeDurable, type WrittenPackageFile } from "../ocf/package-writer.js";
 import { validatePackageAt, type PackageProblem } from "../ocf/validate-package.js";
+import { checkKnownKeys, checkNumber, checkOneOf, checkPath, checkWholeNumber, optionError, optionKeys } from "../options.js";
+import { isRfc3339DateTime } from "../ocf/primitives.js";
 import { pausePoint } from "../pause-point.js";
 import type { PullEvent } from "../pull/events.js";
-import { streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
+import { checkPullOptions, streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
 import { DeferredRecords } from "./deferred-records.js";
 import { exportDigest } from "./resume.js";
 import type { SourceIssue, SourceWarning } from "../source/errors.js";
@@ -76,7 +78,10 @@ export interface ExportOptions extends MappingOptions {
   records?: AsyncIterable<PullItem | MappedRecordItem>;
   /** Called once every record is in, with the issuer-level objects and verdicts the package is written from. */
   onMapped?: (issuer: AccumulatedIssuer) => void;
-  /** Progress: pull events plus `package-written`. */
+  /**
+   * Progress: per issuer `issuer-started`, the pull's `page-fetched` and `record-quarantined`,
+   * `package-written`, then `issuer-done` or `issuer-failed`.
+   */
   onEvent?: (event: ExportEvent) => void;
   /** A pino-shaped logger: quarantined records (warn), packages written (info). Silent by default. */
   logger?: Logger;
@@ -166,14 +171,69 @@ export function rawLastModified(raw: unknown): string {
   }
 }
 
+/** Every key of {@link ExportOptions}. */
+export const EXPORT_OPTION_KEYS = optionKeys<ExportOptions>()([
+  "outDir", "zip", "onInvalid", "generatedAt", "validate", "validateMaxBytes", "maxFileBytes", "records", "onMapped", "onEvent", "logger", "signal",
+  "issuerProfile", "stakeholders", "settlementStockClassName", "lineage", "asOf",
+]);
+
+/**
+ * Refuses, with a `TypeError` naming `fn`, the option and the value, export options that would be
+ * used as something else than asked: an `outDir` that is not a non-empty string (an empty one is the
+ * working folder), an `onInvalid` typo (it would quarantine), a `validate`, `validateMaxBytes`,
+ * `maxFileBytes` or `zip` of the wrong kind, a `generatedAt` that is not an RFC 3339 date-time with a zone.
+ */
+export function checkExportOptions(fn: string, options: ExportOptions): void {
+  checkPath(fn, "outDir", options.outDir);
+  checkPullOptions(fn, options);
+  checkOneOf(fn, "zip", options.zip, [true, false]);
+  checkOneOf(fn, "validate", options.validate, [true, false, "auto"]);
+  checkNumber(fn, "validateMaxBytes", options.validateMaxBytes, 0, { infinite: true });
+  checkWholeNumber(fn, "maxFileBytes", options.maxFileBytes, 1);
+  if (options.generatedAt !== undefined && !(typeof options.generatedAt === "string" && isRfc3339DateTime(options.generatedAt))) {
+    throw optionError(fn, "generatedAt", "an RFC 3339 date-time with a zone (such as 2026-01-31T12:00:00Z)", options.generatedAt);
+  }
+}
+
 /**
  * Exports one issuer to `<outDir>/<name>/` (and `.ocf.zip`). The package appears whole or not at all,
  * and a previous package of the issuer is replaced only by a complete, valid one.
  *
- * @throws the API error, the first invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
+ * `onEvent` gets `issuer-started`, the pull's events, `package-written`, then `issuer-done` (or
+ * `issuer-failed`), as from `exportIssuers`.
+ *
+ * @throws {TypeError} for an option of the wrong kind (see the options); the API error, the first
+ *   invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
  */
 export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
-  return exportIssuerOfJob(client, issuerId, options);
+  checkKnownKeys("exportIssuer", options, EXPORT_OPTION_KEYS);
+  checkExportOptions("exportIssuer", options);
+  return withIssuerEvents(issuerId, options.onEvent, () => exportIssuerOfJob(client, issuerId, options));
+}
+
+/**
+ * Runs the export of one issuer between its `issuer-started` and `issuer-done` (or `issuer-failed`)
+ * events. Rethrows what `work` throws.
+ */
+export async function withIssuerEvents(issuerId: string, onEvent: ExportOptions["onEvent"], work: () => Promise<IssuerExport>): Promise<IssuerExport> {
+  const started = Date.now();
+  onEvent?.({ type: "issuer-started", issuerId });
+  try {
+    const result = await work();
+    onEvent?.({
+      type: "issuer-done",
+      issuerId,
+      awards: result.awards,
+      units: result.units,
+      quarantined: result.quarantined.length,
+      warnings: result.warnings.length,
+      durationMs: Date.now() - started,
+    });
+    return result;
+  } catch (error) {
+    onEvent?.({ type: "issuer-failed", issuerId, error: asOcfSyncError(error), durationMs: Date.now() - started });
+    throw error;
+  }
 }
 
 /**

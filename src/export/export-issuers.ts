@@ -3,17 +3,18 @@
  * issuer isolated: a failure is reported as its result and every other issuer is still written.
  */
 import { createHash } from "node:crypto";
-import { withDeadline } from "../client/abort.js";
+import { withDeadline, withStop } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { asOcfSyncError, type OcfSyncError } from "../errors.js";
 import { utcNowRfc3339 } from "../dates.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { makeFolder } from "../io/folders.js";
+import { checkKnownKeys, optionKeys } from "../options.js";
 import type { StaleLock } from "../io/lock-file.js";
 import { recoverPackageFolders } from "../ocf/package-folder.js";
 import { inCompletionOrder } from "../pull/concurrent.js";
 import { type DirectoryJson, directoryJsonOnce } from "../sync/fingerprint.js";
-import { exportIssuerOfJob, type ExportOptions, type IssuerExport } from "./export-issuer.js";
+import { EXPORT_OPTION_KEYS, checkExportOptions, exportIssuerOfJob, withIssuerEvents, type ExportOptions, type IssuerExport } from "./export-issuer.js";
 import { acquireOutputLock } from "./output-lock.js";
 import { completedExport, exportDigest, finishJob, startJob, unfinishedJobTime } from "./resume.js";
 
@@ -46,6 +47,11 @@ export interface ExportManyOptions extends ExportOptions {
   resume?: boolean;
 }
 
+const EXPORT_MANY_OPTION_KEYS: ReadonlySet<string> = new Set([
+  ...EXPORT_OPTION_KEYS,
+  ...optionKeys<Omit<ExportManyOptions, keyof ExportOptions>>()(["concurrency", "onRecovered", "onLockTakenOver", "deadlineMs", "issuerProfileOf", "stakeholdersOf", "resume"]),
+]);
+
 /**
  * The outcome of one issuer: its export, or why it failed. The error is always an
  * {@link OcfSyncError}: switch on its `code` (`API_NOT_FOUND`, `SOURCE_RECORD_INVALID`,
@@ -60,7 +66,8 @@ export type IssuerExportResult =
  * sync per folder: `OutputLockedError` when another holds it), then repairs what a killed earlier run
  * left there (see `recoverPackageFolders`). The same `generatedAt` is used for every issuer. Until
  * every issuer is exported, `<outDir>/.ocf-sync-export.json` keeps the job's time, so that `resume`
- * can continue it.
+ * can continue it. Leaving the loop early (`break`) stops the issuers under way (their temporary
+ * files removed, their previous packages kept) before the lock is released.
  *
  * @example
  * for await (const result of exportIssuers(client, ["7", "144361"], { outDir: "out", zip: true })) {
@@ -72,6 +79,8 @@ export async function* exportIssuers(
   issuerIds: Iterable<string>,
   options: ExportManyOptions,
 ): AsyncGenerator<IssuerExportResult, void, undefined> {
+  checkKnownKeys("exportIssuers", options, EXPORT_MANY_OPTION_KEYS);
+  checkExportOptions("exportIssuers", options);
   const { concurrency = 4, onRecovered, onLockTakenOver, deadlineMs, issuerProfileOf, stakeholdersOf, resume = false, ...exportOptions } = options;
   const job = withDeadline(options.signal, deadlineMs);
   const signal = job.signal === undefined ? {} : { signal: job.signal };
@@ -94,8 +103,11 @@ export async function* exportIssuers(
       const unique = [...new Set(issuerIds)];
       let failed = false;
       const directoryJsonOf = directoryJsonOnce();
-      for await (const result of inCompletionOrder(unique, concurrency, (issuerId) =>
-        exportOne(client, issuerId, { ...exportOptions, ...signal, generatedAt }, { issuerProfileOf, stakeholdersOf, resume, directoryJsonOf }),
+      for await (const result of inCompletionOrder(unique, concurrency, (issuerId, stopped) =>
+        // Left early, the loop stops the issuers under way (their temporary files removed) before the lock is released.
+        stopped.aborted
+          ? Promise.resolve<IssuerExportResult>({ issuerId, ok: false, error: asOcfSyncError(stopped.reason) })
+          : exportOne(client, issuerId, { ...exportOptions, signal: withStop(job.signal, stopped), generatedAt }, { issuerProfileOf, stakeholdersOf, resume, directoryJsonOf }),
       )) {
         if (!result.ok) failed = true;
         yield result;
@@ -122,34 +134,26 @@ async function exportOne(
     directoryJsonOf: DirectoryJson;
   },
 ): Promise<IssuerExportResult> {
-  const started = Date.now();
-  exportOptions.onEvent?.({ type: "issuer-started", issuerId });
+  let resumed = false;
   try {
-    const profile = job.issuerProfileOf?.(issuerId);
-    const directory = job.stakeholdersOf?.(issuerId);
-    const issuerOptions: ExportOptions & { generatedAt: string } = {
-      ...exportOptions,
-      ...(profile === undefined ? {} : { issuerProfile: profile }),
-      ...(directory === undefined ? {} : { stakeholders: directory }),
-    };
-    // Computed once: checked against a kept report when resuming, and recorded in the new report otherwise.
-    const digest = await exportDigest(client, issuerOptions, job.directoryJsonOf);
-    // The package this job already put in place, when resuming (checked against its report and manifest).
-    const done = job.resume ? await completedExport(exportOptions.outDir, issuerId, digest, exportOptions.zip ?? false) : undefined;
-    const result = done ?? (await exportIssuerOfJob(client, issuerId, issuerOptions, digest));
-    exportOptions.onEvent?.({
-      type: "issuer-done",
-      issuerId,
-      awards: result.awards,
-      units: result.units,
-      quarantined: result.quarantined.length,
-      warnings: result.warnings.length,
-      durationMs: Date.now() - started,
+    const result = await withIssuerEvents(issuerId, exportOptions.onEvent, async () => {
+      const profile = job.issuerProfileOf?.(issuerId);
+      const directory = job.stakeholdersOf?.(issuerId);
+      const issuerOptions: ExportOptions & { generatedAt: string } = {
+        ...exportOptions,
+        ...(profile === undefined ? {} : { issuerProfile: profile }),
+        ...(directory === undefined ? {} : { stakeholders: directory }),
+      };
+      // Computed once: checked against a kept report when resuming, and recorded in the new report otherwise.
+      const digest = await exportDigest(client, issuerOptions, job.directoryJsonOf);
+      // The package this job already put in place, when resuming (checked against its report and manifest).
+      const done = job.resume ? await completedExport(exportOptions.outDir, issuerId, digest, exportOptions.zip ?? false) : undefined;
+      resumed = done !== undefined;
+      return done ?? (await exportIssuerOfJob(client, issuerId, issuerOptions, digest));
     });
-    return done === undefined ? { issuerId, ok: true, export: result } : { issuerId, ok: true, export: result, resumed: true };
+    return resumed ? { issuerId, ok: true, export: result, resumed: true } : { issuerId, ok: true, export: result };
   } catch (thrown) {
     const error = asOcfSyncError(thrown);
-    exportOptions.onEvent?.({ type: "issuer-failed", issuerId, error, durationMs: Date.now() - started });
     exportOptions.logger?.error({ issuerId, code: error.code, message: error.message }, "issuer failed");
     return { issuerId, ok: false, error };
   }

@@ -543,7 +543,7 @@ export interface CheckLineageOptions {
  *
  * @example
  * const problems = checkLineage(mapped.transactions, { reading: "documents" });
- * if (problems.length > 0) quarantine(record, problems);
+ * for (const problem of problems) console.warn(problem.code, problem.message);
  */
 export function checkLineage<T extends Readonly<Record<string, unknown>>>(transactions: readonly T[], options: CheckLineageOptions = {}): LineageProblem<T>[] {
   const reading = options.reading ?? "documents";

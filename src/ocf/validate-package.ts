@@ -17,6 +17,7 @@
  */
 import { createHash, type Hash } from "node:crypto";
 import { describeValue } from "../errors.js";
+import { checkNumber, checkOneOf, checkWholeNumber } from "../options.js";
 import type { DecimalString } from "../decimal.js";
 import { JsonItemsScanner, framedRun, type JsonScanError } from "./json-items.js";
 import {
@@ -37,6 +38,7 @@ import { DEFAULT_WORKER_MIN_FILE_BYTES, ElementsPool, Md5Thread, type WorkerShar
 import {
   ISSUANCE_TYPES,
   LEDGER_PROBLEM_CODES,
+  LINEAGE_READINGS,
   SecurityChain,
   balanceFinding,
   declaredLineage,
@@ -209,6 +211,11 @@ export async function validatePackageAt(path: string, options: ValidatePackageAt
 
 /** `validatePackageAt`, its runs shared with workers as `sharing` says (for tests; not exported by the package). */
 export async function validatePackageAtSharing(path: string, options: ValidatePackageAtOptions, sharing: WorkerSharing): Promise<PackageValidationReport> {
+  checkOneOf("validatePackageAt", "reader", options.reader, LINEAGE_READINGS);
+  checkWholeNumber("validatePackageAt", "workers", options.workers, 0);
+  checkNumber("validatePackageAt", "workerMinFileBytes", options.workerMinFileBytes, 0, { infinite: true });
+  checkNumber("validatePackageAt", "maxFileBytes", options.maxFileBytes, 1, { infinite: true });
+  checkNumber("validatePackageAt", "maxValueBytes", options.maxValueBytes, 1, { infinite: true });
   const workers = options.workers ?? 0;
   if (workers > 0) {
     try {

@@ -5,15 +5,21 @@
  */
 import pLimit from "p-limit";
 
+/**
+ * `task` runs with a signal that fires when the consumer stops early (`break`, `return`, a throw in
+ * the loop): the tasks under way are then stopped through it, and have all settled (their cleanup
+ * done) before the iteration ends; those not started yet get the fired signal and should end at once.
+ */
 export async function* inCompletionOrder<T, R>(
   inputs: Iterable<T>,
   concurrency: number,
-  task: (input: T) => Promise<R>,
+  task: (input: T, stopped: AbortSignal) => Promise<R>,
 ): AsyncGenerator<R, void, undefined> {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
   }
   const limit = pLimit(concurrency);
+  const stop = new AbortController();
   const iterator = inputs[Symbol.iterator]();
   const pending = new Map<number, Promise<{ key: number; result: R }>>();
   let nextKey = 0;
@@ -24,16 +30,23 @@ export async function* inCompletionOrder<T, R>(
       const key = nextKey++;
       pending.set(
         key,
-        limit(() => task(next.value)).then((result) => ({ key, result })),
+        limit(() => task(next.value, stop.signal)).then((result) => ({ key, result })),
       );
     }
   };
   fill();
-  while (pending.size > 0) {
-    const { key, result } = await Promise.race(pending.values());
-    pending.delete(key);
-    fill();
-    yield result;
+  try {
+    while (pending.size > 0) {
+      const { key, result } = await Promise.race(pending.values());
+      pending.delete(key);
+      fill();
+      yield result;
+    }
+  } finally {
+    if (pending.size > 0) {
+      stop.abort(new Error("the consumer stopped the iteration"));
+      await Promise.allSettled(pending.values());
+    }
   }
 }
 

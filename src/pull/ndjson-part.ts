@@ -67,7 +67,8 @@ export async function pullIssuerToPart(
   try {
     const records = new BufferedFile(recordsFile.handle, bufferPair(PIECE_BYTES));
     const quarantined = new BufferedFile(quarantinedFile.handle, bufferPair(PIECE_BYTES));
-    for await (const item of streamIssuerRecords(client, issuerId, options)) {
+    const { onWarning: _onWarning, ...pullOptions } = options;
+    for await (const item of streamIssuerRecords(client, issuerId, pullOptions)) {
       if (item.type === "warning") {
         warn(item.warning);
         continue;

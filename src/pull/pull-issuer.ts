@@ -12,12 +12,14 @@ import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
 import { keepableJson } from "../source/json-limits.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
+import { checkKnownKeys, checkOneOf, optionError, optionKeys } from "../options.js";
 import { interleave } from "./concurrent.js";
 import { listPages, type ListOptions, type ListPage } from "./paginate.js";
 import type { PullEvent } from "./events.js";
 
 /** What to do with a record that fails validation. */
 export type OnInvalid = "fail" | "quarantine";
+const ON_INVALID: readonly OnInvalid[] = ["fail", "quarantine"];
 
 /** Options of {@link pullIssuer} and {@link streamIssuerRecords}: paging, filters, invalid records, events. */
 export interface PullOptions extends Omit<ListOptions, "signal" | "knownPages"> {
@@ -29,6 +31,23 @@ export interface PullOptions extends Omit<ListOptions, "signal" | "knownPages"> 
   onEvent?: (event: PullEvent) => void;
   signal?: AbortSignal;
 }
+
+/**
+ * Refuses, with a `TypeError` naming `fn`, an `onInvalid` other than `"fail"` or `"quarantine"` (a typo
+ * would quarantine every invalid record that was meant to fail the issuer) and `kinds` other than
+ * record kinds.
+ */
+export function checkPullOptions(fn: string, options: Pick<PullOptions, "onInvalid" | "kinds">): void {
+  // Also called with export options, whose keys are checked on their own.
+  checkOneOf(fn, "onInvalid", options.onInvalid, ON_INVALID);
+  if (options.kinds !== undefined) {
+    if (!Array.isArray(options.kinds)) throw optionError(fn, "kinds", "an array of record kinds", options.kinds);
+    for (const kind of options.kinds) checkOneOf(fn, "kinds[]", kind, RECORD_KINDS);
+  }
+}
+
+/** Every key of {@link PullOptions}. */
+export const PULL_OPTION_KEYS = optionKeys<PullOptions>()(["kinds", "onInvalid", "onEvent", "signal", "pageSize", "lastModifiedDatetimeAfter", "lastModifiedDatetimeBefore", "maxPages"]);
 
 /** A valid record with the exact JSON it came from. */
 export type PulledRecord = ParsedRecord & { issuerId: string; raw: unknown };
@@ -102,6 +121,8 @@ export async function* streamIssuerRecords(
   issuerId: string,
   options: PullOptions = {},
 ): AsyncGenerator<PullItem, void, undefined> {
+  checkKnownKeys("streamIssuerRecords", options, PULL_OPTION_KEYS);
+  checkPullOptions("streamIssuerRecords", options);
   for await (const page of issuerPages(client, issuerId, options)) {
     for (const warning of page.warnings) yield { type: "warning", warning };
     for (const raw of page.items) yield* recordItems(page.kind, raw, issuerId, options);
@@ -137,6 +158,8 @@ export interface IssuerPull {
  * service changed while we paged) keeps its latest version and adds a `DUPLICATE_RECORD` warning.
  */
 export async function pullIssuer(client: ApiClient, issuerId: string, options: PullOptions = {}): Promise<IssuerPull> {
+  checkKnownKeys("pullIssuer", options, PULL_OPTION_KEYS);
+  checkPullOptions("pullIssuer", options);
   const started = Date.now();
   options.onEvent?.({ type: "issuer-started", issuerId });
   try {

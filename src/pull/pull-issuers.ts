@@ -3,11 +3,12 @@
  * under `onInvalid: "fail"`) is reported as its result and the others carry on. All requests go through
  * the one client, and so through its one rate limiter.
  */
-import { withDeadline } from "../client/abort.js";
+import { withDeadline, withStop } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { asOcfSyncError, type OcfSyncError } from "../errors.js";
+import { checkKnownKeys, optionKeys } from "../options.js";
 import { inCompletionOrder } from "./concurrent.js";
-import { pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js";
+import { PULL_OPTION_KEYS, checkPullOptions, pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js";
 
 /** Options of {@link pullIssuers}: those of one issuer's pull, and how many issuers at once. */
 export interface PullManyOptions extends PullOptions {
@@ -21,6 +22,8 @@ export interface PullManyOptions extends PullOptions {
   deadlineMs?: number;
 }
 
+const PULL_MANY_OPTION_KEYS: ReadonlySet<string> = new Set([...PULL_OPTION_KEYS, ...optionKeys<Omit<PullManyOptions, keyof PullOptions>>()(["concurrency", "deadlineMs"])]);
+
 /** The outcome of one issuer in a multi-issuer pull. */
 export type IssuerPullResult =
   | { issuerId: string; ok: true; pull: IssuerPull }
@@ -29,7 +32,8 @@ export type IssuerPullResult =
 /**
  * Pulls each issuer and yields its result as soon as it finishes (completion order, not input order).
  * Never throws for one issuer's failure; stops early only when `signal` aborts or `deadlineMs` passes
- * (it throws the signal's reason, or the `DeadlineExceededError`).
+ * (it throws the signal's reason, or the `DeadlineExceededError`). Leaving the loop early (`break`)
+ * aborts the pulls under way before the iteration ends.
  *
  * @example
  * for await (const result of pullIssuers(client, ["7", "144361"], { concurrency: 2 })) {
@@ -42,6 +46,8 @@ export async function* pullIssuers(
   issuerIds: Iterable<string>,
   options: PullManyOptions = {},
 ): AsyncGenerator<IssuerPullResult, void, undefined> {
+  checkKnownKeys("pullIssuers", options, PULL_MANY_OPTION_KEYS);
+  checkPullOptions("pullIssuers", options);
   const { concurrency: _concurrency, deadlineMs: _deadlineMs, ...pullOptions } = options;
   for await (const result of eachIssuer(issuerIds, options, (issuerId, signal) => pullIssuer(client, issuerId, { ...pullOptions, ...signal }))) {
     yield result.ok ? { issuerId: result.issuerId, ok: true, pull: result.value } : result;
@@ -51,21 +57,22 @@ export async function* pullIssuers(
 /**
  * Runs `task` for each issuer (each id once, `concurrency` at a time) and yields its outcome as soon
  * as it finishes: its value, or its error as an `OcfSyncError`. The task is given the job's signal
- * (the caller's `signal` and `deadlineMs`); when that fires, the iteration throws its reason once
- * every task under way has ended. `pullIssuers` is this with `pullIssuer` as the task.
+ * (the caller's `signal` and `deadlineMs`, and a stop when the loop is left early: the tasks under way
+ * then end before the iteration does); when the job's signal fires, the iteration throws its reason
+ * once every task under way has ended. `pullIssuers` is this with `pullIssuer` as the task.
  */
 export async function* eachIssuer<R>(
   issuerIds: Iterable<string>,
   options: Pick<PullManyOptions, "concurrency" | "deadlineMs" | "signal">,
-  task: (issuerId: string, signal: { signal?: AbortSignal }) => Promise<R>,
+  task: (issuerId: string, signal: { signal: AbortSignal }) => Promise<R>,
 ): AsyncGenerator<{ issuerId: string; ok: true; value: R } | { issuerId: string; ok: false; error: OcfSyncError }, void, undefined> {
   const { concurrency = 4, deadlineMs } = options;
   const job = withDeadline(options.signal, deadlineMs);
-  const signal = job.signal === undefined ? {} : { signal: job.signal };
   try {
-    yield* inCompletionOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId) => {
+    yield* inCompletionOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId, stopped) => {
       try {
-        return { issuerId, ok: true as const, value: await task(issuerId, signal) };
+        stopped.throwIfAborted();
+        return { issuerId, ok: true as const, value: await task(issuerId, { signal: withStop(job.signal, stopped) }) };
       } catch (error) {
         return { issuerId, ok: false as const, error: asOcfSyncError(error) };
       }

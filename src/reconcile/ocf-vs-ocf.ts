@@ -26,7 +26,7 @@ const FIGURES: readonly FigureName[] = ["vested", "released", "netSettled", "sol
  *
  * @throws {ReconcileInputError} for an invalid `asOf` or `tolerance`.
  * @example
- * const report = reconcileOcfWithOcf(packageObjects(await readOcfPackage("out/7")), packageObjects(await readOcfPackage("theirs.ocf.zip")));
+ * const report = reconcileOcfWithOcf(await loadPackageObjects("out/7"), await loadPackageObjects("theirs.ocf.zip"));
  */
 export function reconcileOcfWithOcf(ours: PackageObjects, theirs: PackageObjects, options: ReconcileOptions = {}): ReconciliationReport {
   const { asOf, tolerance } = resolveOptions(options, ours.asOf);

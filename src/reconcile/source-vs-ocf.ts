@@ -42,8 +42,8 @@ const COMPARED: readonly FigureName[] = FIGURE_NAMES.filter((name) => name !== "
  *
  * @throws {ReconcileInputError} for an invalid `asOf` or `tolerance`.
  * @example
- * const pkg = packageObjects(await readOcfPackage("out/7"));
- * const report = reconcileSourceWithOcf({ issuerId: "7", awards, units }, pkg);
+ * const pkg = await loadPackageObjects("out/7");
+ * const report = reconcileSourceWithOcf(await loadSourceFromApi(client, "7"), pkg);
  * if (report.differences.length > 0) process.exitCode = 1;
  */
 export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects, options: ReconcileOptions = {}): ReconciliationReport {

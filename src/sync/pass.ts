@@ -23,6 +23,7 @@
 import { access } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { ApiClient } from "../client/create-client.js";
+import type { OcfSyncError } from "../errors.js";
 import { epochMsToUtcDateTime, parseUtcDateTime, toFilterDateTime, utcDateTimeToEpochMs, utcNowRfc3339, type UtcDateTime } from "../dates.js";
 import { exportIssuerOfJob, rawLastModified, type IssuerExport, type MappedRecordItem } from "../export/export-issuer.js";
 import { exportDigest } from "../export/resume.js";
@@ -113,7 +114,13 @@ export type IssuerSyncResult =
       /** The high-water mark after this pass. */
       cursor: string | null;
     } & PassPlan)
-  | { issuerId: string; ok: false; error: unknown };
+  /**
+   * The issuer failed, or the sync was stopped before it was done. The error is always an
+   * `OcfSyncError` (switch on its `code`): one that is not ocf-sync's own (a file-system error, a
+   * callback that threw) comes with code `UNEXPECTED` and the original as `cause`; a signal's reason
+   * that is not one comes as an `ABORTED` error with the reason as `cause`.
+   */
+  | { issuerId: string; ok: false; error: OcfSyncError };
 
 /** The `lastModifiedDatetimeAfter` of an incremental pass: the cursor minus the overlap, to the second. */
 function windowStart(cursor: string, overlapSeconds: number): string {

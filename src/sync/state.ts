@@ -157,11 +157,18 @@ const V1StateSchema = z.strictObject({
   ),
 });
 
-/** The state file cannot be used; it is left as it is. */
+/** What to do about a state file that cannot be used; every {@link SyncStateError}'s message ends with it. */
+export const SYNC_STATE_RECOVERY_ADVICE = "To start afresh, move the state file away or delete it: the next sync is then a full pass of every issuer";
+
+/**
+ * The state file cannot be used; it is left as it is. The message says what is wrong with it and ends
+ * with how to recover ({@link SYNC_STATE_RECOVERY_ADVICE}).
+ */
 export class SyncStateError extends OcfSyncError {
+  /** The state file. */
   readonly path: string;
   constructor(path: string, message: string, options?: { cause?: unknown }) {
-    super("SYNC_STATE_INVALID", message, options);
+    super("SYNC_STATE_INVALID", `${message}. ${SYNC_STATE_RECOVERY_ADVICE}`, options);
     this.name = "SyncStateError";
     this.path = path;
   }

@@ -24,8 +24,11 @@ import pLimit from "p-limit";
 import { basename, dirname, join } from "node:path";
 import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
+import { AbortedError } from "../client/errors.js";
 import { utcNowRfc3339 } from "../dates.js";
-import type { ExportOptions, IssuerExport } from "../export/export-issuer.js";
+import { asOcfSyncError, isOcfSyncError, type OcfSyncError } from "../errors.js";
+import { EXPORT_OPTION_KEYS, checkExportOptions, type ExportOptions, type IssuerExport } from "../export/export-issuer.js";
+import { checkKnownKeys, checkNumber, checkPath, checkWholeNumber, optionKeys } from "../options.js";
 import { acquireOutputLock } from "../export/output-lock.js";
 import { makeFolder } from "../io/folders.js";
 import type { HeldLock } from "../io/lock-file.js";
@@ -76,6 +79,11 @@ export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" |
   deadlineMs?: number;
 }
 
+const SYNC_OPTION_KEYS: ReadonlySet<string> = new Set([
+  ...[...EXPORT_OPTION_KEYS].filter((key) => key !== "records" && key !== "onEvent" && key !== "onMapped"),
+  ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs"]),
+]);
+
 /** Events of a sync, in order. */
 export type SyncEvent =
   /**
@@ -114,7 +122,7 @@ export type SyncEvent =
    * previous pass, or of this one when the failure came after they were stored (`state-saved` with
    * `stage: "records"`), so that the next run does not pull them again.
    */
-  | { type: "issuer-failed"; issuerId: string; error: unknown }
+  | { type: "issuer-failed"; issuerId: string; error: OcfSyncError }
   /**
    * The sync was stopped (its deadline passed, or its `signal` fired) before the issuer's pass ended.
    * As after `issuer-failed`, its package and records are those of its previous pass, or its records
@@ -171,12 +179,12 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
 export async function* sync(client: ApiClient, issuerIds: Iterable<string>, options: SyncOptions): AsyncGenerator<SyncEvent, void, undefined> {
   // Paths checked by name first: a misspelt option (`statePath`) would otherwise surface as node's
   // ERR_INVALID_ARG_TYPE from deep in the file system calls, naming neither the option nor sync.
-  for (const name of ["stateFile", "outDir"] as const) {
-    const value: unknown = (options as Partial<Record<typeof name, unknown>>)[name];
-    if (typeof value !== "string" || value === "") {
-      throw new TypeError(`sync: options.${name} must be a path (a non-empty string), got ${value === undefined ? "none" : JSON.stringify(value)}`);
-    }
-  }
+  checkKnownKeys("sync", options, SYNC_OPTION_KEYS);
+  checkPath("sync", "stateFile", options.stateFile);
+  checkExportOptions("sync", options);
+  // A negative overlap would start the window after the cursor, and skip the records modified in between.
+  checkNumber("sync", "overlapSeconds", options.overlapSeconds, 0);
+  checkWholeNumber("sync", "fullEvery", options.fullEvery, 0);
   const { stateFile, concurrency = 4 } = options;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
   const job = withDeadline(options.signal, options.deadlineMs);
@@ -245,8 +253,9 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
             if (signal.aborted) {
               aborted ??= { error: signal.reason ?? error };
             } else {
-              results.set(issuerId, { issuerId, ok: false, error });
-              push({ type: "issuer-failed", issuerId, error });
+              const failure = asOcfSyncError(error);
+              results.set(issuerId, { issuerId, ok: false, error: failure });
+              push({ type: "issuer-failed", issuerId, error: failure });
             }
           } finally {
             settled += 1;
@@ -271,8 +280,9 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     if (aborted !== undefined) {
       // Every issuer has settled (the stop ended those under way): say which ones it cut short.
       const { error } = aborted;
+      const stopped = isOcfSyncError(error) ? error : new AbortedError("the sync", error);
       for (const issuerId of ids) if (!results.has(issuerId)) yield { type: "issuer-stopped", issuerId, error };
-      yield { type: "sync-stopped", error, results: ids.map((issuerId) => results.get(issuerId) ?? { issuerId, ok: false, error }) };
+      yield { type: "sync-stopped", error, results: ids.map((issuerId) => results.get(issuerId) ?? { issuerId, ok: false, error: stopped }) };
       throw error;
     }
     yield { type: "sync-done", results: ids.flatMap((id) => results.get(id) ?? []) };

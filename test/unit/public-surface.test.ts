@@ -181,6 +181,23 @@ describe("the public surface", () => {
     expect(undocumented).toEqual([]);
   });
 
+  it("calls in its examples only functions a user can import (or the value's own methods)", () => {
+    // A free call in an `@example` of a public name: what a reader copies, so it must be importable.
+    const FREE_CALL = /(?<![.\w$])([a-z][A-Za-z0-9]*)\(/g;
+    const KEYWORDS = new Set(["for", "if", "while", "switch", "catch", "function", "return", "typeof"]);
+    // Node's and the platform's own (node:fs/promises, node:path, fetch).
+    const PLATFORM = new Set(["fetch", "join", "readFile", "writeFile"]);
+    const unknown = names.flatMap(({ name, symbol }) =>
+      symbol
+        .getJsDocTags(checker)
+        .filter((tag) => tag.name === "example")
+        .flatMap((tag) => [...ts.displayPartsToString(tag.text).matchAll(FREE_CALL)].map((m) => m[1] ?? ""))
+        .filter((called) => !KEYWORDS.has(called) && !PLATFORM.has(called) && !VALUES.includes(called))
+        .map((called) => `${name}: ${called}()`),
+    );
+    expect(unknown).toEqual([]);
+  });
+
   it("never reaches a type of zod, undici or decimal.js", () => {
     expect(names.flatMap(({ symbol, name }) => dependencyTypesReachedFrom(symbol, name))).toEqual([]);
   });

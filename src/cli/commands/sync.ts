@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
-import { OcfSyncError, isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
+import { isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
@@ -274,7 +274,7 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
     }
   } catch (error) {
     // The deadline: the issuers synced are summed up, as export does; anything else ends here.
-    if (!isDeadlineExceededError(error)) throw withRecoveryAdvice(error);
+    if (!isDeadlineExceededError(error)) throw error;
     deadlinePassed = error;
     // Stopped before any issuer began (while taking the locks): each one was stopped all the same.
     results = everyIssuer(issuers, results, (issuerId) => ({ issuerId, ok: false, error }));
@@ -298,17 +298,4 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
   // The deadline: the issuers synced are summed up above, then the run ends as a deadline does.
   if (deadlinePassed !== undefined) throw deadlinePassed;
   return results.some((r) => !r.ok) ? 1 : 0;
-}
-
-/**
- * A state that cannot be used, with how to recover: the message says what is wrong with the file,
- * and a person then needs to know that starting afresh is safe (the next run is a full pass).
- */
-function withRecoveryAdvice(error: unknown): unknown {
-  if (!isOcfSyncError(error) || error.code !== "SYNC_STATE_INVALID") return error;
-  return new OcfSyncError(
-    error.code,
-    `${error.message}. To start afresh, move the state file away or delete it: the next sync is then a full pass of every issuer`,
-    { cause: error },
-  );
 }

@@ -6,28 +6,18 @@ import { mkdtemp, readFile, readdir, rm, stat, writeFile } from "node:fs/promise
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CountingDirectory } from "../../helpers/counting-directory.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiClient, type ApiClient } from "../../../src/client/create-client.js";
+import { describe, expect, it } from "vitest";
 import { exportIssuers, type ExportManyOptions, type IssuerExportResult } from "../../../src/export/export-issuers.js";
 import { EXPORT_JOB_FILE } from "../../../src/export/resume.js";
 import { packageNameFor } from "../../../src/ocf/package-folder.js";
-import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
+import { sampleApi } from "../../helpers/sample-api.js";
 
 describe("exportIssuers with resume", () => {
-  let server: SampleServer;
-  let client: ApiClient;
-  beforeAll(async () => {
-    server = await startSampleServer({ port: 0 });
-    client = createApiClient({ baseUrl: server.url, rateLimit: false });
-  });
-  afterAll(async () => {
-    await client.close();
-    await server.close();
-  });
+  const api = sampleApi();
 
   const run = async (issuers: readonly string[], options: ExportManyOptions): Promise<Map<string, IssuerExportResult>> => {
     const results = new Map<string, IssuerExportResult>();
-    for await (const result of exportIssuers(client, issuers, { concurrency: 2, ...options })) results.set(result.issuerId, result);
+    for await (const result of exportIssuers(api.client(), issuers, { concurrency: 2, ...options })) results.set(result.issuerId, result);
     return results;
   };
   /** The folder's inode: a package exported again is a new folder renamed into place. */
@@ -39,15 +29,15 @@ describe("exportIssuers with resume", () => {
 
   it("exports again only the issuers that failed, with the job's time, and ends the job once all are exported", async () => {
     const out = await mkdtemp(join(tmpdir(), "ocf-sync-resume-"));
-    const issuers = [...server.issuers, "no-such-issuer"];
+    const issuers = [...api.server().issuers, "no-such-issuer"];
     const first = await run(issuers, { outDir: out, zip: true });
     expect(first.get("no-such-issuer")?.ok).toBe(false);
     expect(await jobFileIn(out)).toBe(true);
     const time = await generatedAtOf(out, "7");
-    const before = new Map(await Promise.all(server.issuers.map(async (id) => [id, await folderId(out, id)] as const)));
+    const before = new Map(await Promise.all(api.server().issuers.map(async (id) => [id, await folderId(out, id)] as const)));
 
     const second = await run(issuers, { outDir: out, zip: true, resume: true });
-    for (const id of server.issuers) {
+    for (const id of api.server().issuers) {
       const result = second.get(id);
       expect(resumed(result), id).toBe(true);
       expect(await folderId(out, id), id).toBe(before.get(id));
@@ -61,7 +51,7 @@ describe("exportIssuers with resume", () => {
     expect(await jobFileIn(out)).toBe(true);
 
     // The failing issuer leaves the list: the job is done, and says so by removing its file.
-    const third = await run(server.issuers, { outDir: out, zip: true, resume: true });
+    const third = await run(api.server().issuers, { outDir: out, zip: true, resume: true });
     expect([...third.values()].every(resumed)).toBe(true);
     expect(await jobFileIn(out)).toBe(false);
     expect(await generatedAtOf(out, "7")).toBe(time);
@@ -72,7 +62,7 @@ describe("exportIssuers with resume", () => {
     const controller = new AbortController();
     const done: string[] = [];
     await expect(async () => {
-      for await (const result of exportIssuers(client, server.issuers, { outDir: out, concurrency: 1, signal: controller.signal })) {
+      for await (const result of exportIssuers(api.client(), api.server().issuers, { outDir: out, concurrency: 1, signal: controller.signal })) {
         if (result.ok) done.push(result.issuerId);
         controller.abort();
       }
@@ -81,10 +71,10 @@ describe("exportIssuers with resume", () => {
     expect(await jobFileIn(out)).toBe(true);
     const time = await generatedAtOf(out, done[0] as string);
 
-    const again = await run(server.issuers, { outDir: out, resume: true });
+    const again = await run(api.server().issuers, { outDir: out, resume: true });
     expect([...again.values()].filter(resumed).map((r) => r.issuerId)).toEqual(done);
     expect([...again.values()].every((r) => r.ok)).toBe(true);
-    for (const id of server.issuers) expect(await generatedAtOf(out, id), id).toBe(time);
+    for (const id of api.server().issuers) expect(await generatedAtOf(out, id), id).toBe(time);
     expect(await jobFileIn(out)).toBe(false);
   });
 
@@ -131,14 +121,14 @@ describe("exportIssuers with resume", () => {
     const out = await mkdtemp(join(tmpdir(), "ocf-sync-resume-directory-"));
     const directory = new CountingDirectory([["nobody", { legalName: "Nobody Inc." }]]);
     const options: ExportManyOptions = { outDir: out, generatedAt: "2025-06-30T00:00:00Z", stakeholdersOf: () => directory };
-    await run([...server.issuers, "no-such-issuer"], options);
+    await run([...api.server().issuers, "no-such-issuer"], options);
     expect(directory.reads).toBe(1);
-    const again = await run(server.issuers, { ...options, resume: true });
+    const again = await run(api.server().issuers, { ...options, resume: true });
     expect([...again.values()].every(resumed)).toBe(true);
     expect(directory.reads).toBe(2);
     // The caller's Map edited between jobs: another digest, so nothing of the job holds.
     directory.set("someone", { legalName: "Someone Ltd." });
-    const edited = await run(server.issuers, { ...options, resume: true });
+    const edited = await run(api.server().issuers, { ...options, resume: true });
     expect([...edited.values()].some(resumed)).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import type { SampleServer, WireRecord } from "../../../src/sample-server/server
 import { SyncLockedError } from "../../../src/sync/lock.js";
 import { storeFolderOf } from "../../../src/sync/pass.js";
 import { SyncStateError, readSyncState, snapshotFolderOf } from "../../../src/sync/state.js";
-import { DeadlineExceededError } from "../../../src/errors.js";
+import { DeadlineExceededError, isOcfSyncError } from "../../../src/errors.js";
 import { sync, type SyncEvent } from "../../../src/sync/sync.js";
 import { answerOnly } from "../../helpers/hostile-handlers.js";
 import { startLoopbackServer } from "../../helpers/loopback-server.js";
@@ -191,9 +191,62 @@ describe("sync against the sample server", () => {
   it("refuses a state file it cannot read, and leaves it as it is", async () => {
     await runSync(server.url, ["7"], { outDir, stateFile });
     await writeFile(stateFile, "{ not json");
-    await expect(runSync(server.url, ["7"], { outDir, stateFile })).rejects.toBeInstanceOf(SyncStateError);
+    const refused = runSync(server.url, ["7"], { outDir, stateFile });
+    await expect(refused).rejects.toBeInstanceOf(SyncStateError);
+    // A library user is told how to recover, as the command line's user is
+    await expect(refused).rejects.toMatchObject({
+      code: "SYNC_STATE_INVALID",
+      path: stateFile,
+      message: expect.stringMatching(
+        /is not JSON .*it was left as it is\. To start afresh, move the state file away or delete it: the next sync is then a full pass of every issuer$/s,
+      ),
+    });
     expect(await readFile(stateFile, "utf8")).toBe("{ not json");
     await expect(readFile(`${stateFile}.lock`)).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("reports every failure as an OcfSyncError with a code, as exportIssuers does: a callback's own error comes as UNEXPECTED, a plain abort reason as ABORTED", async () => {
+    const callbackError = new Error("no profile for this issuer");
+    const failed = await runSync(server.url, ["7", "acme-robotics"], {
+      outDir,
+      stateFile,
+      issuerProfileOf: (issuerId) => {
+        if (issuerId === "7") throw callbackError;
+        return undefined;
+      },
+    });
+    const [failure] = eventsOf(failed, "issuer-failed");
+    expect(failure?.issuerId).toBe("7");
+    expect(isOcfSyncError(failure?.error)).toBe(true);
+    expect(failure?.error).toMatchObject({ code: "UNEXPECTED", message: "no profile for this issuer", cause: callbackError });
+    const [done] = eventsOf(failed, "sync-done");
+    expect(done?.results.map((r) => (r.ok ? [r.issuerId, "ok"] : [r.issuerId, r.error.code]))).toEqual([
+      ["7", "UNEXPECTED"],
+      ["acme-robotics", "ok"],
+    ]);
+
+    const controller = new AbortController();
+    const api = client(server.url);
+    const events: SyncEvent[] = [];
+    try {
+      const run = async (): Promise<void> => {
+        for await (const event of sync(api, ["7"], { outDir, stateFile, full: true, signal: controller.signal })) {
+          events.push(event);
+          if (event.type === "issuer-started") controller.abort("the job was cancelled");
+        }
+      };
+      await expect(run()).rejects.toBe("the job was cancelled");
+    } finally {
+      await api.close();
+    }
+    const stopped = events.at(-1);
+    expect(stopped?.type).toBe("sync-stopped");
+    if (stopped?.type !== "sync-stopped") return;
+    const [result] = stopped.results;
+    expect(result?.ok).toBe(false);
+    if (result?.ok !== false) return;
+    expect(isOcfSyncError(result.error)).toBe(true);
+    expect(result.error).toMatchObject({ code: "ABORTED", cause: "the job was cancelled" });
   });
 
   it("pulls everything again when the snapshot is gone", async () => {

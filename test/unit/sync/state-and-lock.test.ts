@@ -48,6 +48,7 @@ describe("the state file", () => {
     await expect(readSyncState(file)).rejects.toThrow(/at issuers\.0\.store\.mapping/);
     await writeFile(file, JSON.stringify({ version: 3, issuers: [] }));
     await expect(readSyncState(file)).rejects.toBeInstanceOf(SyncStateError);
+    await expect(readSyncState(file)).rejects.toThrow(/it was left as it is\. To start afresh, move the state file away or delete it: the next sync is then a full pass of every issuer$/);
     await writeFile(file, JSON.stringify({ version: 2, issuers: [state.issuers[0], state.issuers[0]] }));
     await expect(readSyncState(file)).rejects.toThrow('lists issuer "zeta" twice');
     await writeFile(file, JSON.stringify({ version: 1, issuers: [{ issuerId: "7" }] }));
