@@ -9,6 +9,7 @@ import { readFileSync } from "node:fs";
 import { Agent, type Dispatcher } from "undici";
 import { OcfSyncError } from "../errors.js";
 import { type Logger, silentLogger } from "../logger.js";
+import { checkKnownKeys, optionKeys } from "../options.js";
 import { abortError, isAborted } from "./abort.js";
 import { type AuthOptions, type AuthProvider, bearerAuth, oauth2Auth } from "./auth.js";
 import { type Clock, systemClock } from "./clock.js";
@@ -294,6 +295,9 @@ type AttemptResult =
       immediate?: boolean;
     };
 
+/** Every option of `createApiClient` (a key not among them is refused: from JavaScript a typo such as `ratelimit` would be ignored). */
+const CLIENT_OPTION_KEYS = optionKeys<ApiClientOptions>()(["baseUrl", "auth", "rateLimit", "retry", "timeouts", "maxResponseBytes", "userAgent", "dispatcher", "logger", "clock", "random", "onEvent"]);
+
 /**
  * Creates a client. It holds a connection pool (unless `dispatcher` is given): call `close()` when done.
  *
@@ -304,6 +308,7 @@ type AttemptResult =
  * });
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
+  checkKnownKeys("createApiClient", options, CLIENT_OPTION_KEYS);
   const base: BaseUrl = parseBaseUrl(options.baseUrl);
   const authType: unknown = options.auth?.type;
   if (options.auth !== undefined && authType !== "bearer" && authType !== "oauth2") {

@@ -17,7 +17,7 @@
  */
 import { createHash, type Hash } from "node:crypto";
 import { describeValue } from "../errors.js";
-import { checkNumber, checkOneOf, checkWholeNumber } from "../options.js";
+import { checkKnownKeys, checkNumber, checkOneOf, checkWholeNumber, optionKeys } from "../options.js";
 import type { DecimalString } from "../decimal.js";
 import { JsonItemsScanner, framedRun, type JsonScanError } from "./json-items.js";
 import {
@@ -193,6 +193,9 @@ export function validateOcfPackage(pkg: LoadedOcfPackage, options: ValidatePacka
   return checker.report();
 }
 
+/** Every option of `validatePackageAt` (a key not among them is refused: from JavaScript a typo would be ignored). */
+const VALIDATE_PACKAGE_AT_OPTION_KEYS = optionKeys<ValidatePackageAtOptions>()(["signal", "maxFileBytes", "reader", "maxValueBytes", "workers", "workerMinFileBytes"]);
+
 /**
  * Reads the package at `path` (a folder or a zip) file by file, each file object by object, and
  * checks it, with memory that does not grow with the size of the package's files. With `workers`,
@@ -211,6 +214,7 @@ export async function validatePackageAt(path: string, options: ValidatePackageAt
 
 /** `validatePackageAt`, its runs shared with workers as `sharing` says (for tests; not exported by the package). */
 export async function validatePackageAtSharing(path: string, options: ValidatePackageAtOptions, sharing: WorkerSharing): Promise<PackageValidationReport> {
+  checkKnownKeys("validatePackageAt", options, VALIDATE_PACKAGE_AT_OPTION_KEYS);
   checkOneOf("validatePackageAt", "reader", options.reader, LINEAGE_READINGS);
   checkWholeNumber("validatePackageAt", "workers", options.workers, 0);
   checkNumber("validatePackageAt", "workerMinFileBytes", options.workerMinFileBytes, 0, { infinite: true });

@@ -8,6 +8,7 @@ import { readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
+  createApiClient,
   exportIssuer,
   exportIssuers,
   pullIssuer,
@@ -115,6 +116,14 @@ describe("option values the types rule out", () => {
     );
     expect(api.server().stats().requests).toBe(before);
     expect(await readdir(folder())).toEqual([]);
+  });
+
+  it("createApiClient and validatePackageAt refuse an option they do not know too", async () => {
+    expect(() => createApiClient({ baseUrl: "http://127.0.0.1:9", ratelimit: false } as never)).toThrow(new TypeError('createApiClient: unknown option "ratelimit" (did you mean "rateLimit"?)'));
+    expect(() => createApiClient({ baseUrl: "http://127.0.0.1:9", token: "x" } as never)).toThrow(new TypeError('createApiClient: unknown option "token"'));
+    await expect(validatePackageAt(join(folder(), "none"), { Reader: "same-security" } as never)).rejects.toThrow(
+      new TypeError('validatePackageAt: unknown option "Reader" (did you mean "reader"?)'),
+    );
   });
 
   it("takes every documented value", async () => {
