@@ -103,11 +103,9 @@ export async function* exportIssuers(
       const unique = [...new Set(issuerIds)];
       let failed = false;
       const directoryJsonOf = directoryJsonOnce();
+      // Left early, the loop stops the issuers under way (their temporary files removed) before the lock is released.
       for await (const result of inCompletionOrder(unique, concurrency, (issuerId, stopped) =>
-        // Left early, the loop stops the issuers under way (their temporary files removed) before the lock is released.
-        stopped.aborted
-          ? Promise.resolve<IssuerExportResult>({ issuerId, ok: false, error: asOcfSyncError(stopped.reason) })
-          : exportOne(client, issuerId, { ...exportOptions, signal: withStop(job.signal, stopped), generatedAt }, { issuerProfileOf, stakeholdersOf, resume, directoryJsonOf }),
+        exportOne(client, issuerId, { ...exportOptions, signal: withStop(job.signal, stopped), generatedAt }, { issuerProfileOf, stakeholdersOf, resume, directoryJsonOf }),
       )) {
         if (!result.ok) failed = true;
         yield result;

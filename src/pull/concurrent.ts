@@ -8,7 +8,7 @@ import pLimit from "p-limit";
 /**
  * `task` runs with a signal that fires when the consumer stops early (`break`, `return`, a throw in
  * the loop): the tasks under way are then stopped through it, and have all settled (their cleanup
- * done) before the iteration ends; those not started yet get the fired signal and should end at once.
+ * done) before the iteration ends; those not started yet are not started.
  */
 export async function* inCompletionOrder<T, R>(
   inputs: Iterable<T>,
@@ -30,7 +30,7 @@ export async function* inCompletionOrder<T, R>(
       const key = nextKey++;
       pending.set(
         key,
-        limit(() => task(next.value, stop.signal)).then((result) => ({ key, result })),
+        limit(() => (stop.signal.aborted ? Promise.reject(stop.signal.reason) : task(next.value, stop.signal))).then((result) => ({ key, result })),
       );
     }
   };

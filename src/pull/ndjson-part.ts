@@ -124,7 +124,7 @@ async function openPartFile(path: string): Promise<{ handle: FileHandle; close: 
 }
 
 /** Removes a part's files; never throws. */
-export async function removePart(files: readonly string[]): Promise<void> {
+async function removePart(files: readonly string[]): Promise<void> {
   await Promise.all(files.map((path) => rm(path, { force: true }).catch(() => {})));
 }
 

@@ -71,7 +71,6 @@ export async function* eachIssuer<R>(
   try {
     yield* inCompletionOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId, stopped) => {
       try {
-        stopped.throwIfAborted();
         return { issuerId, ok: true as const, value: await task(issuerId, { signal: withStop(job.signal, stopped) }) };
       } catch (error) {
         return { issuerId, ok: false as const, error: asOcfSyncError(error) };

@@ -1,12 +1,12 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createApiClient, type ApiClient } from "../../client/create-client.js";
 import { parseUtcDateTime } from "../../dates.js";
-import { isDeadlineExceededError } from "../../errors.js";
+import { fileSystemError, isDeadlineExceededError } from "../../errors.js";
 import { openAtomicWriteStream, temporaryNameFor, type AtomicWriteStream } from "../../io/atomic-file.js";
 import type { PullEvent } from "../../pull/events.js";
-import { appendPart, pullIssuerToPart, removePart } from "../../pull/ndjson-part.js";
+import { appendPart, pullIssuerToPart } from "../../pull/ndjson-part.js";
 import { eachIssuer } from "../../pull/pull-issuers.js";
 import type { SourceWarning } from "../../source/errors.js";
 import { parseCommandArgs } from "../args.js";
@@ -94,18 +94,21 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   } catch (error) {
     throw asArgumentError("out", error);
   }
-  // Each issuer is pulled into part files of its own (beside --out, else in a temporary folder), then
-  // appended to the output whole: memory does not grow with an issuer's records.
-  const partsDir = outPath === undefined ? await mkdtemp(join(tmpdir(), "ocf-sync-pull-")) : undefined;
+  // Each issuer is pulled into part files of its own, then appended to the output whole: memory does
+  // not grow with an issuer's records. The parts are in a folder of this run (a temporary sibling of
+  // --out, else in the system's temporary folder), removed with all it holds however the pull ends.
+  const partsDir = outPath === undefined ? await mkdtemp(join(tmpdir(), "ocf-sync-pull-")) : temporaryNameFor(outPath);
+  if (outPath !== undefined) {
+    await mkdir(partsDir).catch(async (error: unknown) => {
+      await output?.abort();
+      throw asArgumentError("out", fileSystemError("write", outPath, error));
+    });
+  }
   let parts = 0;
   const partFiles = (): [string, string] => {
     parts += 1;
-    return outPath === undefined
-      ? [join(partsDir ?? "", `${parts}.ndjson`), join(partsDir ?? "", `${parts}.quarantined.ndjson`)]
-      : [temporaryNameFor(outPath), temporaryNameFor(outPath)];
+    return [join(partsDir, `${parts}.ndjson`), join(partsDir, `${parts}.quarantined.ndjson`)];
   };
-  /** The part files not yet appended and removed: removed when the pull stops early. */
-  const unfinished = new Set<readonly string[]>();
   const reporter = createReporter(io.stderr, logMode, { env: io.env });
   const client: ApiClient = createApiClient(clientOptions);
   const write = async (chunk: Uint8Array): Promise<void> => {
@@ -139,21 +142,10 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
       onWarning: (warning: SourceWarning) => reporter.log("warn", warning.message, { issuerId: warning.issuerId, code: warning.code }),
     };
     const jobOptions = { concurrency, ...(io.signal === undefined ? {} : { signal: io.signal }), ...(deadlineMs === undefined ? {} : { deadlineMs }) };
-    for await (const result of eachIssuer(issuers, jobOptions, async (issuerId, signal) => {
-      const files = partFiles();
-      unfinished.add(files);
-      try {
-        return await pullIssuerToPart(client, issuerId, files, { ...pullOptions, ...signal });
-      } catch (error) {
-        // pullIssuerToPart removed the part; a finished one is removed once it is appended.
-        unfinished.delete(files);
-        throw error;
-      }
-    })) {
+    for await (const result of eachIssuer(issuers, jobOptions, (issuerId, signal) => pullIssuerToPart(client, issuerId, partFiles(), { ...pullOptions, ...signal }))) {
       if (result.ok) {
         const part = result.value;
         await appendPart(part, write);
-        unfinished.delete(part.files);
         rows.push({
           issuerId: part.issuerId,
           counts: { awards: part.awards, units: part.units, quarantined: part.quarantined, warnings: part.warnings },
@@ -182,8 +174,7 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   } finally {
     reporter.done();
     await client.close();
-    for (const files of unfinished) await removePart(files);
-    if (partsDir !== undefined) await rm(partsDir, { recursive: true, force: true });
+    await rm(partsDir, { recursive: true, force: true });
   }
   const complete = deadlinePassed === undefined && rows.every((r) => !r.status.startsWith("FAILED"));
   try {

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
-import { isDeadlineExceededError, isOcfSyncError } from "../../errors.js";
+import { isDeadlineExceededError } from "../../errors.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
@@ -125,7 +125,7 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
       { header: "changed", value: (r) => (r.ok ? String(r.changes.changed.length) : "-"), align: "right" },
       { header: "removed", value: (r) => (r.ok ? String(r.changes.removed.length) : "-"), align: "right" },
       { header: "unchanged", value: (r) => (r.ok ? String(r.changes.unchanged) : "-"), align: "right" },
-      { header: "status", value: (r) => (r.ok ? "ok" : `FAILED ${isOcfSyncError(r.error) ? r.error.code : ""}`.trim()) },
+      { header: "status", value: (r) => (r.ok ? "ok" : `FAILED ${r.error.code}`) },
     ]),
   ];
   for (const r of results) {
