@@ -74,12 +74,19 @@ export class NdjsonFormatError extends OcfSyncError {
  * like the lines the pull marked so. A record listed twice keeps the copy modified last (as the pull
  * does), so backups appended to one another read as the latest state.
  *
+ * With `wanted`, only the records of the issuers it accepts are parsed and kept: every other issuer of
+ * the file is in the map with no records (so a file of thousands of issuers costs the memory of the
+ * issuers asked for). Every line is still checked to be a record line.
+ *
  * @throws {NdjsonFormatError} for a line that is not JSON or not a `{ kind, issuerId, id, record }` line;
  *   {FileSystemError} when the file cannot be read (missing, a folder, …).
  * @example
  * for (const issuer of (await readPulledNdjson("issuer-7.ndjson")).values()) console.log(issuer.issuerId, issuer.awards.length);
  */
-export async function readPulledNdjson(path: string, options: { signal?: AbortSignal } = {}): Promise<Map<string, PulledIssuerRecords>> {
+export async function readPulledNdjson(
+  path: string,
+  options: { signal?: AbortSignal; wanted?: (issuerId: string) => boolean } = {},
+): Promise<Map<string, PulledIssuerRecords>> {
   const issuers = new Map<string, PulledIssuerRecords>();
   const seen = new Map<string, { list: (RestrictedStockAward | RestrictedStockUnit)[]; index: number }>();
   const handle = await openToRead(path);
@@ -88,7 +95,7 @@ export async function readPulledNdjson(path: string, options: { signal?: AbortSi
     for await (const text of handle.readLines()) {
       options.signal?.throwIfAborted();
       number += 1;
-      readLine(issuers, seen, path, number, text);
+      readLine(issuers, seen, path, number, text, options.wanted);
     }
   } catch (error) {
     throw fileSystemError("read", path, error);
@@ -105,6 +112,7 @@ function readLine(
   path: string,
   number: number,
   text: string,
+  wanted: ((issuerId: string) => boolean) | undefined,
 ): void {
   if (text.trim() === "") return;
   let line: unknown;
@@ -120,6 +128,7 @@ function readLine(
   const recordKind = kind as RecordKind;
   let issuer = issuers.get(issuerId);
   if (issuer === undefined) issuers.set(issuerId, (issuer = { issuerId, awards: [], units: [], quarantined: [] }));
+  if (wanted !== undefined && !wanted(issuerId)) return;
   if (quarantined === true) {
     const why = Array.isArray(issues) ? issues.map((i: unknown) => String((i as { message?: unknown }).message ?? "")).join("; ") : "";
     issuer.quarantined.push({ kind: recordKind, recordId: recordIdOf(record), message: why === "" ? "quarantined by the pull" : why });

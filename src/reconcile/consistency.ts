@@ -6,7 +6,7 @@
  * except where the service's data treats absent as 0 (a settlement's withheld and sold shares).
  */
 import { compareIso, type CalendarDate } from "../dates.js";
-import { Dec, formatDecimal, sumDecimals, type DecimalString } from "../decimal.js";
+import { compareDecimalStrings, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { GrantFields, ParsedRecord } from "../source/records.js";
 import { recordLabel, type Difference, type SourceIssuer } from "./types.js";
 
@@ -51,12 +51,12 @@ export function checkRecord(issuerId: string, parsed: ParsedRecord): Difference[
       message: `${recordLabel(kind, record.id)}: ${field} is ${stated}, but ${why}`,
     });
   };
-  const sum = (values: readonly (DecimalString | undefined)[]): DecimalString => formatDecimal(sumDecimals(values.map((v) => v ?? "0")));
-  const differs = (a: DecimalString, b: DecimalString): boolean => !new Dec(a).equals(b);
+  const sum = (values: readonly (DecimalString | undefined)[]): DecimalString => sumDecimalStrings(values.map((v) => v ?? "0"));
+  const differs = (a: DecimalString, b: DecimalString): boolean => !sameDecimal(a, b);
 
   checkEvents(record, report, sum, differs);
   const { quantity, canceledQuantity, returnedToPoolQuantity: pool, returnedToTreasuryQuantity: treasury } = record;
-  if (quantity !== undefined && record.vestedQuantity !== undefined && new Dec(record.vestedQuantity).gt(quantity)) {
+  if (quantity !== undefined && record.vestedQuantity !== undefined && compareDecimalStrings(record.vestedQuantity, quantity) > 0) {
     report("vestedQuantity", record.vestedQuantity, quantity, `that is more than the quantity ${quantity}`);
   }
   if (canceledQuantity !== undefined && (pool !== undefined || treasury !== undefined)) {
@@ -90,13 +90,13 @@ export function checkRecord(issuerId: string, parsed: ParsedRecord): Difference[
       report("netSettledQuantity", unit.netSettledQuantity, nets, `the settlements' netSettlementQuantity add up to ${nets}`);
     }
     released = unit.releasedQuantity ?? releases;
-    if (record.vestedQuantity !== undefined && new Dec(released).gt(record.vestedQuantity)) {
+    if (record.vestedQuantity !== undefined && compareDecimalStrings(released, record.vestedQuantity) > 0) {
       report("releasedQuantity", released, record.vestedQuantity, `only ${record.vestedQuantity} vested (vestedQuantity)`);
     }
   }
   if (quantity !== undefined) {
     const used = sum([released, canceledQuantity]);
-    if (new Dec(used).gt(quantity)) report("quantity", quantity, used, `released ${released} + canceled ${canceledQuantity ?? "0"} is ${used}, more than was granted`);
+    if (compareDecimalStrings(used, quantity) > 0) report("quantity", quantity, used, `released ${released} + canceled ${canceledQuantity ?? "0"} is ${used}, more than was granted`);
   }
   checkDates(record, report);
   return out;

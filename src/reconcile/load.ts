@@ -5,12 +5,13 @@
 import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { OcfSyncError, describeValue } from "../errors.js";
-import { MANIFEST_FILE_LIST_KEYS, readOcfPackage } from "../ocf/package-reader.js";
-import { validateOcfPackage, type PackageProblem, type PackageProblemCode } from "../ocf/validate-package.js";
+import { JsonItemsScanner } from "../ocf/json-items.js";
+import { MANIFEST_FILE_LIST_KEYS, openOcfPackage, type OpenedOcfPackage } from "../ocf/package-reader.js";
+import { validatePackageAt, type PackageProblem, type PackageProblemCode } from "../ocf/validate-package.js";
 import { pullIssuer } from "../pull/pull-issuer.js";
 import { readPulledNdjson } from "../pull/ndjson.js";
 import { issuerObjectIdOf } from "../mapping/ids.js";
-import { ReconcileInputError, packageObjects, type PackageObjects } from "./package-objects.js";
+import { PackageObjectsGrouper, ReconcileInputError, type PackageObjects } from "./package-objects.js";
 import type { SourceIssuer } from "./types.js";
 
 /** The problems of `validateOcfPackage` that mean the files are not the ones the manifest describes. */
@@ -60,16 +61,50 @@ export class PackageIntegrityError extends OcfSyncError {
  * Reads the package at `path` (folder or `.ocf.zip`), checks its integrity with the package
  * validator (every listed file present, of its manifest list's file type, with the manifest's MD5,
  * and no unlisted OCF file) and groups its objects. Problems of content (schemas, references,
- * quantities) are what a reconciliation reports on, not reasons to refuse the package.
+ * quantities) are what a reconciliation reports on, not reasons to refuse the package. Files are
+ * read as streams, object by object, for the check and again for the objects: neither a file's bytes
+ * nor its text is held, only the objects kept.
  *
  * @throws {PackageUnusableError} when `path` is no package; {PackageIntegrityError} when its files do
  *   not match its manifest; {ReconcileInputError} when it lacks what a replay needs.
  */
 export async function loadPackageObjects(path: string, options: { signal?: AbortSignal } = {}): Promise<PackageObjects> {
-  const pkg = await readOcfPackage(path, options);
-  const integrity = validateOcfPackage(pkg).problems.filter((problem) => isIntegrityProblem(problem, pkg.manifestPath));
-  if (integrity.length > 0) throw new PackageIntegrityError(pkg.location, integrity);
-  return packageObjects(pkg);
+  const report = await validatePackageAt(path, options.signal === undefined ? {} : { signal: options.signal });
+  const pkg = await openOcfPackage(path, options);
+  try {
+    const integrity = report.problems.filter((problem) => isIntegrityProblem(problem, pkg.manifestPath));
+    if (integrity.length > 0) throw new PackageIntegrityError(pkg.location, integrity);
+    const grouper = new PackageObjectsGrouper(pkg);
+    for (const file of grouper.listedPaths()) await groupFile(pkg, file, grouper, options.signal);
+    return grouper.objects;
+  } finally {
+    await pkg.close();
+  }
+}
+
+/** Reads one listed file of `pkg` object by object into `grouper`. */
+async function groupFile(pkg: OpenedOcfPackage, path: string, grouper: PackageObjectsGrouper, signal: AbortSignal | undefined): Promise<void> {
+  const content = await pkg.open(path);
+  if (content.state !== "stream") {
+    throw new ReconcileInputError(`${pkg.location}: the manifest lists ${describeValue(path)}, which could not be read (${content.state}); run 'ocf-sync validate' on it`);
+  }
+  let items = false;
+  const scanner = new JsonItemsScanner({
+    member: () => {},
+    itemsStart: () => {
+      items = true;
+    },
+    item: (_index, value) => grouper.add(value),
+    notAnObject: () => {},
+  });
+  for await (const chunk of content.chunks) {
+    signal?.throwIfAborted();
+    scanner.push(chunk);
+    if (scanner.error !== undefined) break;
+  }
+  if (scanner.error === undefined) scanner.end();
+  if (scanner.error !== undefined) throw new ReconcileInputError(`${pkg.location}: ${path} ${scanner.error.message}`);
+  if (!items) throw grouper.noItems(path);
 }
 
 /**
@@ -81,8 +116,16 @@ export async function loadPackageObjects(path: string, options: { signal?: Abort
  * @throws {NdjsonFormatError} for a malformed file.
  */
 export async function loadSourceFromNdjson(path: string, pkg: PackageObjects, options: { issuerId?: string; signal?: AbortSignal } = {}): Promise<SourceIssuer> {
-  const issuers = await readPulledNdjson(path, options.signal === undefined ? {} : { signal: options.signal });
   const wanted = options.issuerId;
+  // Only the records of the issuer the package is about are parsed and kept: with no issuer named
+  // and none in the package, the file's first (which is taken only if it is the file's only one).
+  let first: string | undefined;
+  const about = (issuerId: string): boolean => {
+    first ??= issuerId;
+    if (wanted !== undefined) return issuerId === wanted;
+    return pkg.issuerObjectId === undefined ? issuerId === first : pkg.issuerObjectId === issuerObjectIdOf(issuerId);
+  };
+  const issuers = await readPulledNdjson(path, { ...(options.signal === undefined ? {} : { signal: options.signal }), wanted: about });
   if (wanted !== undefined) {
     const found = issuers.get(wanted);
     if (found === undefined) throw new ReconcileInputError(`${path} has no records of issuer ${describeValue(wanted)} (it has ${describeIds([...issuers.keys()])})`);

@@ -10,7 +10,7 @@
 import { Dec, formatDecimal } from "../decimal.js";
 import { describeValue } from "../errors.js";
 import { isRecord, stringAt, type JsonRecord, type PackageObjects } from "./package-objects.js";
-import { replayPackage, type ReplayedSecurity } from "./replay.js";
+import { holdingsAsOf, replayPackage, type ReplayedSecurity } from "./replay.js";
 import { holderRows, lineageDifferences, outstandingUnexplained, readingFor, resolveOptions, totalsOf, withinTolerance } from "./source-vs-ocf.js";
 import { cumulativeCurve, describeTranches, trancheDifference, vestedBy } from "./tranches.js";
 import type { Difference, Figures, FigureName, GrantRow, ReconcileOptions, ReconciliationReport } from "./types.js";
@@ -40,7 +40,7 @@ export function reconcileOcfWithOcf(ours: PackageObjects, theirs: PackageObjects
   const pairs = matchSecurities([...left.securities.values()], [...right.securities.values()]);
   const differences: Difference[] = [];
   const grants: GrantRow[] = [];
-  const figuresOf = (s: ReplayedSecurity): Figures => ({ ...s.figures, vested: formatDecimal(vestedBy(s.tranches, asOf)) });
+  const figuresOf = (s: ReplayedSecurity): Figures => ({ ...s.figures, vested: vestedBy(s.tranches, asOf) });
   for (const { left: a, right: b, by } of pairs) {
     if (a !== undefined && b === undefined) {
       grants.push({ key: a.securityId, securityId: a.securityId, expected: figuresOf(a), actual: {} });
@@ -102,8 +102,7 @@ export function reconcileOcfWithOcf(ours: PackageObjects, theirs: PackageObjects
   }
   differences.push(...compareTotals(issuerId, [...left.securities.values()], [...right.securities.values()], tolerance));
   differences.push(...lineageDifferences(issuerId, left, "ocf-vs-ocf", "the first package, "), ...lineageDifferences(issuerId, right, "ocf-vs-ocf", "the other package, "));
-  const asOfHoldings = (pkg: PackageObjects, used: ReconciliationReport["reading"]) =>
-    replayPackage({ ...pkg, transactions: pkg.transactions.filter((tx) => (stringAt(tx, "date") ?? "") <= asOf) }, used.reading).holdings;
+  const asOfHoldings = (pkg: PackageObjects, used: ReconciliationReport["reading"]) => holdingsAsOf(pkg, asOf, used.reading);
   return {
     mode: "ocf-vs-ocf",
     issuerId,

@@ -47,52 +47,93 @@ export class ReconcileInputError extends OcfSyncError {
  *   unreadable, not JSON or has no `items` list.
  */
 export function packageObjects(pkg: LoadedOcfPackage): PackageObjects {
-  const asOf = pkg.manifest.as_of;
-  if (typeof asOf !== "string" || !isCalendarDate(asOf)) {
-    throw new ReconcileInputError(`${pkg.location}: the manifest's as_of is ${describeValue(asOf)}, not a YYYY-MM-DD date`);
-  }
-  const issuer = pkg.manifest.issuer;
-  const issuerId = isRecord(issuer) && typeof issuer.id === "string" ? issuer.id : undefined;
-  const comments = Array.isArray(pkg.manifest.comments) ? pkg.manifest.comments.filter((c): c is string => typeof c === "string") : [];
-  const objects: PackageObjects = {
-    location: pkg.location,
-    asOf,
-    ...(issuerId === undefined ? {} : { issuerObjectId: issuerId }),
-    ...(comments.length === 0 ? {} : { manifestComments: comments }),
-    transactions: [],
-    vestingTerms: [],
-    stakeholders: [],
-    stockClasses: [],
-    stockPlans: [],
-  };
-  const seen = new Set<string>();
-  for (const reference of manifestFileReferences(pkg.manifest)) {
-    const normalized = normalizePackagePath(reference.filepath);
-    if (!normalized.ok) throw new ReconcileInputError(`${pkg.location}: ${reference.jsonPath}.filepath ${describeValue(reference.filepath)} ${normalized.reason}`);
-    if (seen.has(normalized.path)) continue;
-    seen.add(normalized.path);
-    const content = pkg.files.get(normalized.path);
+  const grouper = new PackageObjectsGrouper(pkg);
+  for (const path of grouper.listedPaths()) {
+    const content = pkg.files.get(path);
     if (content?.state !== "read") {
-      throw new ReconcileInputError(`${pkg.location}: the manifest lists ${describeValue(normalized.path)}, which could not be read (${content?.state ?? "missing"}); run 'ocf-sync validate' on it`);
+      throw new ReconcileInputError(`${pkg.location}: the manifest lists ${describeValue(path)}, which could not be read (${content?.state ?? "missing"}); run 'ocf-sync validate' on it`);
     }
     const parsed = parseJsonBytes(content.bytes);
-    if (!parsed.ok) throw new ReconcileInputError(`${pkg.location}: ${normalized.path} is not JSON: ${parsed.message}`);
+    if (!parsed.ok) throw grouper.notJson(path, parsed.message);
     const items = isRecord(parsed.value) ? parsed.value.items : undefined;
-    if (!Array.isArray(items)) throw new ReconcileInputError(`${pkg.location}: ${normalized.path} has no items list`);
-    for (const item of items) {
-      if (!isRecord(item)) continue;
-      const rawType = item.object_type;
-      if (typeof rawType !== "string") continue;
-      const type = canonicalObjectType(rawType);
-      const value = type === rawType ? item : { ...item, object_type: type };
-      if (type.startsWith("TX_")) objects.transactions.push(value);
-      else if (type === "VESTING_TERMS") objects.vestingTerms.push(value);
-      else if (type === "STAKEHOLDER") objects.stakeholders.push(value);
-      else if (type === "STOCK_CLASS") objects.stockClasses.push(value);
-      else if (type === "STOCK_PLAN") objects.stockPlans.push(value);
-    }
+    if (!Array.isArray(items)) throw grouper.noItems(path);
+    for (const item of items) grouper.add(item);
   }
-  return objects;
+  return grouper.objects;
+}
+
+/**
+ * Builds `PackageObjects` object by object: from the manifest, the package paths of the files to read
+ * (each once, in manifest order), then each of their `items` as it is read (`add`), in order. The one
+ * grouping of `packageObjects` (a package in memory) and `loadPackageObjects` (streamed file by file).
+ */
+export class PackageObjectsGrouper {
+  readonly objects: PackageObjects;
+  private readonly location: string;
+  private readonly manifest: Readonly<Record<string, unknown>>;
+
+  /** @throws {ReconcileInputError} when the manifest has no valid `as_of`. */
+  constructor(pkg: Pick<LoadedOcfPackage, "location" | "manifest">) {
+    this.location = pkg.location;
+    this.manifest = pkg.manifest;
+    const asOf = pkg.manifest.as_of;
+    if (typeof asOf !== "string" || !isCalendarDate(asOf)) {
+      throw new ReconcileInputError(`${pkg.location}: the manifest's as_of is ${describeValue(asOf)}, not a YYYY-MM-DD date`);
+    }
+    const issuer = pkg.manifest.issuer;
+    const issuerId = isRecord(issuer) && typeof issuer.id === "string" ? issuer.id : undefined;
+    const comments = Array.isArray(pkg.manifest.comments) ? pkg.manifest.comments.filter((c): c is string => typeof c === "string") : [];
+    this.objects = {
+      location: pkg.location,
+      asOf,
+      ...(issuerId === undefined ? {} : { issuerObjectId: issuerId }),
+      ...(comments.length === 0 ? {} : { manifestComments: comments }),
+      transactions: [],
+      vestingTerms: [],
+      stakeholders: [],
+      stockClasses: [],
+      stockPlans: [],
+    };
+  }
+
+  /**
+   * The package path of each file the manifest lists, once each, in manifest order.
+   * @throws {ReconcileInputError} for a `filepath` that is not a safe package path.
+   */
+  listedPaths(): string[] {
+    const paths: string[] = [];
+    for (const reference of manifestFileReferences(this.manifest)) {
+      const normalized = normalizePackagePath(reference.filepath);
+      if (!normalized.ok) throw new ReconcileInputError(`${this.location}: ${reference.jsonPath}.filepath ${describeValue(reference.filepath)} ${normalized.reason}`);
+      if (!paths.includes(normalized.path)) paths.push(normalized.path);
+    }
+    return paths;
+  }
+
+  /** Takes one element of a file's `items`: kept when it is an object of a kind a replay reads. */
+  add(item: unknown): void {
+    if (!isRecord(item)) return;
+    const rawType = item.object_type;
+    if (typeof rawType !== "string") return;
+    const type = canonicalObjectType(rawType);
+    const value = type === rawType ? item : { ...item, object_type: type };
+    const objects = this.objects;
+    if (type.startsWith("TX_")) objects.transactions.push(value);
+    else if (type === "VESTING_TERMS") objects.vestingTerms.push(value);
+    else if (type === "STAKEHOLDER") objects.stakeholders.push(value);
+    else if (type === "STOCK_CLASS") objects.stockClasses.push(value);
+    else if (type === "STOCK_PLAN") objects.stockPlans.push(value);
+  }
+
+  /** The error for a listed file that is not JSON. */
+  notJson(path: string, why: string): ReconcileInputError {
+    return new ReconcileInputError(`${this.location}: ${path} is not JSON: ${why}`);
+  }
+
+  /** The error for a listed file without an `items` list. */
+  noItems(path: string): ReconcileInputError {
+    return new ReconcileInputError(`${this.location}: ${path} has no items list`);
+  }
 }
 
 /** A JSON object (not an array, not null). */

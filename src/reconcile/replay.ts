@@ -25,7 +25,7 @@
  * as it stands: a tranche left on a security after it ended still counts, as it does for any reader.
  */
 import { compareIso, isCalendarDate, type CalendarDate } from "../dates.js";
-import { Dec, formatDecimal, type DecimalString } from "../decimal.js";
+import { Dec, formatDecimal, plainNumeric, type DecimalString } from "../decimal.js";
 import { OCF_NUMERIC_PATTERN } from "../ocf/schemas.js";
 import { canonicalObjectType, declaredLineage, ledgerEntryOf, sameDayRank, TERMINAL_TYPES, type Lineage } from "../ocf/security-ledger.js";
 import { isRecord, stringAt, type JsonRecord, type PackageObjects } from "./package-objects.js";
@@ -118,11 +118,52 @@ interface SecurityState {
  * documents). Malformed values (not OCF Numeric, not a date) count as absent.
  */
 export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLineage(pkg) ?? "documents"): ReplayedPackage {
+  const { states, balances, problems, notes } = replayTransactions(pkg.transactions, reading);
+  const terms = new Map<string, JsonRecord>();
+  for (const t of pkg.vestingTerms) {
+    const id = stringAt(t, "id");
+    if (id !== undefined && !terms.has(id)) terms.set(id, t);
+  }
+  const securities = new Map<string, ReplayedSecurity>();
+  for (const state of states.values()) {
+    if (balances.has(state.id)) continue; // part of another grant's chain
+    securities.set(state.id, replayGrant(state, states, reading, terms, notes));
+  }
+  return { reading, securities, problems, holdings: holdingsOf(states), notes };
+}
+
+/**
+ * Outstanding shares and units per stakeholder id as of `asOf`: the package's transactions dated on or
+ * before it replayed under `reading` (as `replayPackage` replays them all), without the grants' figures.
+ */
+export function holdingsAsOf(pkg: PackageObjects, asOf: CalendarDate, reading: Lineage): ReplayedPackage["holdings"] {
+  return holdingsOf(replayTransactions(pkg.transactions.filter((tx) => (stringAt(tx, "date") ?? "") <= asOf), reading).states);
+}
+
+/** Outstanding shares (stock issuances) and units (equity compensation) per stakeholder id. */
+function holdingsOf(states: ReadonlyMap<string, SecurityState>): ReplayedPackage["holdings"] {
+  const holdings = new Map<string, { shares: Dec; units: Dec }>();
+  for (const state of states.values()) {
+    const type = typeOf(state.issuance);
+    if (state.stakeholderId === undefined || (type !== "TX_STOCK_ISSUANCE" && type !== "TX_EQUITY_COMPENSATION_ISSUANCE")) continue;
+    const held = holdings.get(state.stakeholderId) ?? { shares: new Dec(0), units: new Dec(0) };
+    if (type === "TX_STOCK_ISSUANCE") held.shares = held.shares.plus(state.outstanding);
+    else held.units = held.units.plus(state.outstanding);
+    holdings.set(state.stakeholderId, held);
+  }
+  return new Map([...holdings].map(([id, h]) => [id, { shares: formatDecimal(h.shares), units: formatDecimal(h.units) }]));
+}
+
+/** Every security's state after `transactions` under `reading`, with the lineage problems and notes. */
+function replayTransactions(
+  transactions: readonly JsonRecord[],
+  reading: Lineage,
+): { states: Map<string, SecurityState>; balances: Set<string>; problems: string[]; notes: string[] } {
   const notes: string[] = [];
   const problems: string[] = [];
   const states = new Map<string, SecurityState>();
   const balances = new Set<string>();
-  for (const tx of pkg.transactions) {
+  for (const tx of transactions) {
     const type = typeOf(tx);
     const security = stringAt(tx, "security_id");
     if (security !== undefined && ISSUANCES.has(type) && !states.has(security)) {
@@ -149,7 +190,7 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
   }
   // Date, then kind (a release before a cancellation on its day, a return to pool last: the order
   // validate's ledger takes), then package order; never the order of the files alone.
-  const acting = pkg.transactions
+  const acting = transactions
     .map((tx, index) => ({ tx, index, type: typeOf(tx), date: dateAt(tx, "date") ?? "" }))
     .filter(({ type }) => !ISSUANCES.has(type))
     .sort((a, b) => compareIso(a.date, b.date) || sameDayRank(a.type) - sameDayRank(b.type) || a.index - b.index);
@@ -214,26 +255,7 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
     }
   }
 
-  const terms = new Map<string, JsonRecord>();
-  for (const t of pkg.vestingTerms) {
-    const id = stringAt(t, "id");
-    if (id !== undefined && !terms.has(id)) terms.set(id, t);
-  }
-  const securities = new Map<string, ReplayedSecurity>();
-  const holdings = new Map<string, { shares: Dec; units: Dec }>();
-  for (const state of states.values()) {
-    const type = typeOf(state.issuance);
-    if (state.stakeholderId !== undefined && (type === "TX_STOCK_ISSUANCE" || type === "TX_EQUITY_COMPENSATION_ISSUANCE")) {
-      const held = holdings.get(state.stakeholderId) ?? { shares: new Dec(0), units: new Dec(0) };
-      if (type === "TX_STOCK_ISSUANCE") held.shares = held.shares.plus(state.outstanding);
-      else held.units = held.units.plus(state.outstanding);
-      holdings.set(state.stakeholderId, held);
-    }
-    if (balances.has(state.id)) continue; // part of another grant's chain
-    securities.set(state.id, replayGrant(state, states, reading, terms, notes));
-  }
-  const held = new Map([...holdings].map(([id, h]) => [id, { shares: formatDecimal(h.shares), units: formatDecimal(h.units) }]));
-  return { reading, securities, problems, holdings: held, notes };
+  return { states, balances, problems, notes };
 }
 
 function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecurityState>, reading: Lineage, terms: ReadonlyMap<string, JsonRecord>, notes: string[]): ReplayedSecurity {
@@ -249,7 +271,7 @@ function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecuritySt
   let netSettled = new Dec(0);
   let sold = new Dec(0);
   const resulting: string[] = [];
-  const tranches: { date: CalendarDate; amount: Dec }[] = [];
+  const tranches: { date: CalendarDate; amount: Dec | DecimalString }[] = [];
   chain.forEach((s, k) => {
     released = released.plus(s.released);
     canceled = canceled.plus(s.canceled);
@@ -291,15 +313,17 @@ function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecuritySt
 }
 
 /** One security's vesting as dated amounts: `vestings`, else its VestingTerms, else everything at issuance. */
-function scheduleOf(s: SecurityState, terms: ReadonlyMap<string, JsonRecord>, notes: string[]): { date: CalendarDate; amount: Dec }[] {
+function scheduleOf(s: SecurityState, terms: ReadonlyMap<string, JsonRecord>, notes: string[]): { date: CalendarDate; amount: Dec | DecimalString }[] {
   const vestings = s.issuance.vestings;
   if (Array.isArray(vestings) && vestings.length > 0) {
-    return vestings.flatMap((v: unknown) => {
-      if (!isRecord(v)) return [];
+    const out: { date: CalendarDate; amount: DecimalString }[] = [];
+    for (const v of vestings as unknown[]) {
+      if (!isRecord(v)) continue;
       const date = dateAt(v, "date");
-      const amount = decimalAt(v, "amount");
-      return date === undefined || amount === undefined ? [] : [{ date, amount }];
-    });
+      const amount = numericAt(v, "amount");
+      if (date !== undefined && amount !== undefined) out.push({ date, amount });
+    }
+    return out;
   }
   const termsId = stringAt(s.issuance, "vesting_terms_id");
   if (termsId === undefined) return s.issuedOn === undefined ? [] : [{ date: s.issuedOn, amount: s.quantity }];
@@ -443,8 +467,14 @@ function quantityOf(tx: JsonRecord): Dec | undefined {
 }
 
 function decimalAt(value: JsonRecord, key: string): Dec | undefined {
+  const found = numericAt(value, key);
+  return found === undefined ? undefined : new Dec(found);
+}
+
+/** The OCF Numeric at `key` in plain form (no `+`, no leading zeros: `plainNumeric`), if it is one. */
+function numericAt(value: JsonRecord, key: string): DecimalString | undefined {
   const found = value[key];
-  return typeof found === "string" && OCF_NUMERIC_PATTERN.test(found) ? new Dec(found) : undefined;
+  return typeof found === "string" && OCF_NUMERIC_PATTERN.test(found) ? plainNumeric(found) : undefined;
 }
 
 function dateAt(value: JsonRecord, key: string): CalendarDate | undefined {

@@ -11,7 +11,7 @@
  *   shares were never issued.
  */
 import type { CalendarDate } from "../dates.js";
-import { Dec, formatDecimal, sumDecimals, type DecimalString } from "../decimal.js";
+import { Dec, formatDecimal, subtractDecimalStrings, sumDecimalStrings, sumDecimals, type DecimalString } from "../decimal.js";
 import { stakeholderIdOf } from "../mapping/ids.js";
 import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import { mergeTranches } from "./tranches.js";
@@ -44,35 +44,35 @@ export function sourceGrant(parsed: ParsedRecord): SourceGrant {
   const vestedEvents = record.vestingEvents.filter((e) => e.vested).map((e) => e.vestedQuantity ?? "0");
   const figures: Figures = {
     issued: quantity,
-    vested: record.vestedQuantity ?? (record.vestingEvents.length === 0 ? quantity : formatDecimal(sumDecimals(vestedEvents))),
+    vested: record.vestedQuantity ?? (record.vestingEvents.length === 0 ? quantity : sumDecimalStrings(vestedEvents)),
     canceled,
     returnedToPool: record.returnedToPoolQuantity ?? "0",
     ...(record.returnedToTreasuryQuantity === undefined ? {} : { returnedToTreasury: record.returnedToTreasuryQuantity }),
   };
   if (parsed.kind === "restrictedStockUnit") {
     const unit = parsed.record;
-    figures.released = unit.releasedQuantity ?? formatDecimal(sumDecimals(unit.settlements.map((s) => s.releaseQuantity ?? "0")));
-    figures.netSettled = unit.netSettledQuantity ?? formatDecimal(sumDecimals(unit.settlements.map((s) => s.netSettlementQuantity ?? "0")));
-    figures.soldToCover = formatDecimal(sumDecimals(unit.settlements.map((s) => s.saleQuantity ?? "0")));
+    figures.released = unit.releasedQuantity ?? sumDecimalStrings(unit.settlements.map((s) => s.releaseQuantity ?? "0"));
+    figures.netSettled = unit.netSettledQuantity ?? sumDecimalStrings(unit.settlements.map((s) => s.netSettlementQuantity ?? "0"));
+    figures.soldToCover = sumDecimalStrings(unit.settlements.map((s) => s.saleQuantity ?? "0"));
     if (unit.forfeitedQuantity !== undefined) figures.forfeited = unit.forfeitedQuantity;
     if (unit.expiredQuantity !== undefined) figures.expired = unit.expiredQuantity;
   }
-  figures.outstanding = formatDecimal(new Dec(quantity).minus(figures.released ?? "0").minus(canceled));
+  figures.outstanding = subtractDecimalStrings(subtractDecimalStrings(quantity, figures.released ?? "0"), canceled);
   return { figures, tranches: scheduleOf(parsed) };
 }
 
 function scheduleOf(parsed: ParsedRecord): Tranche[] {
   const { record } = parsed;
   if (record.vestingEvents.length === 0) {
-    return record.issueDate === undefined ? [] : mergeTranches([{ date: record.issueDate, amount: new Dec(record.quantity ?? "0") }]);
+    return record.issueDate === undefined ? [] : mergeTranches([{ date: record.issueDate, amount: record.quantity ?? "0" }]);
   }
-  const tranches: { date: CalendarDate; amount: Dec }[] = [];
+  const tranches: { date: CalendarDate; amount: DecimalString }[] = [];
   const ended = earningEnds(record);
   for (const event of record.vestingEvents) {
     if (event.vestDate === undefined) continue;
     if (!event.vested && (event.performanceCondition || (ended !== undefined && event.vestDate > ended))) continue;
     const amount = event.vested && event.vestedQuantity !== undefined ? event.vestedQuantity : (event.targetQuantity ?? event.quantity);
-    if (amount !== undefined) tranches.push({ date: event.vestDate, amount: new Dec(amount) });
+    if (amount !== undefined) tranches.push({ date: event.vestDate, amount });
   }
   return mergeTranches(tranches);
 }

@@ -8,13 +8,13 @@
  * (`checkSourceConsistency`). Pure.
  */
 import { isCalendarDate, type CalendarDate } from "../dates.js";
-import { Dec, formatDecimal, type DecimalString } from "../decimal.js";
+import { Dec, formatDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import { describeValue } from "../errors.js";
 import { SELL_TO_COVER_STAKEHOLDER_ID, securityIdOf } from "../mapping/ids.js";
 import type { ParsedRecord } from "../source/records.js";
 import { checkSourceConsistency } from "./consistency.js";
 import { ReconcileInputError, type PackageObjects } from "./package-objects.js";
-import { packageLineage, replayPackage, type ReplayedPackage } from "./replay.js";
+import { holdingsAsOf, packageLineage, replayPackage, type ReplayedPackage } from "./replay.js";
 import type { Lineage } from "../ocf/security-ledger.js";
 import { sourceGrant, sourceHoldings } from "./source-figures.js";
 import { stringAt } from "./package-objects.js";
@@ -64,7 +64,7 @@ export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects
   for (const parsed of records) {
     const { kind, record } = parsed;
     const grant = sourceGrant(parsed);
-    if (!counterVested) grant.figures.vested = formatDecimal(vestedBy(grant.tranches, asOf));
+    if (!counterVested) grant.figures.vested = vestedBy(grant.tranches, asOf);
     sourceCurves.push(grant.tranches);
     // Ours are found by id; another system's by the record's label as its custom_id.
     const ownId = securityIdOf(kind, record.id);
@@ -99,7 +99,7 @@ export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects
     accounted.add(securityId);
     for (const id of security.resultingSecurityIds) accounted.add(id);
     // Only the figures the source states, so that totals add up the same grants on both sides.
-    const replayedFigures: Figures = { ...security.figures, vested: formatDecimal(vestedBy(security.tranches, asOf)) };
+    const replayedFigures: Figures = { ...security.figures, vested: vestedBy(security.tranches, asOf) };
     const actual: Figures = {};
     for (const name of FIGURE_NAMES) if (grant.figures[name] !== undefined && replayedFigures[name] !== undefined) actual[name] = replayedFigures[name];
     ocfCurves.push(security.tranches);
@@ -151,7 +151,6 @@ export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects
   }
   differences.push(...lineageDifferences(issuerId, replayed, "source-vs-ocf", ""));
   differences.push(...checkSourceConsistency(source));
-  const asOfReplay = replayPackage({ ...pkg, transactions: pkg.transactions.filter((tx) => (stringAt(tx, "date") ?? "") <= asOf) }, reading.reading);
   return {
     mode: "source-vs-ocf",
     issuerId,
@@ -160,7 +159,7 @@ export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects
     labels: options.labels ?? { expected: "source", actual: `OCF ${pkg.location}` },
     totals: { expected: totalsOf(grants.map((g) => g.expected)), actual: totalsOf(grants.map((g) => g.actual)) },
     grants,
-    holders: holderRows(sourceHoldings(source, asOf, SELL_TO_COVER_STAKEHOLDER_ID), asOfReplay.holdings),
+    holders: holderRows(sourceHoldings(source, asOf, SELL_TO_COVER_STAKEHOLDER_ID), holdingsAsOf(pkg, asOf, reading.reading)),
     reading,
     differences,
     vestingCurves: { expected: cumulativeCurve(sourceCurves), actual: cumulativeCurve(ocfCurves) },
@@ -259,6 +258,7 @@ export function outstandingUnexplained(figures: Figures): boolean {
 
 /** `|a − b| ≤ tolerance`, exactly. */
 export function withinTolerance(a: DecimalString, b: DecimalString, tolerance: Dec): boolean {
+  if (sameDecimal(a, b)) return true;
   return new Dec(a).minus(b).abs().lte(tolerance);
 }
 
@@ -266,8 +266,12 @@ export function withinTolerance(a: DecimalString, b: DecimalString, tolerance: D
 export function totalsOf(rows: readonly Figures[]): Figures {
   const totals: Figures = {};
   for (const name of FIGURE_NAMES) {
-    const values = rows.flatMap((row) => (row[name] === undefined ? [] : [row[name]]));
-    if (values.length > 0) totals[name] = formatDecimal(values.reduce((sum, v) => sum.plus(v), new Dec(0)));
+    const values: DecimalString[] = [];
+    for (const row of rows) {
+      const value = row[name];
+      if (value !== undefined) values.push(value);
+    }
+    if (values.length > 0) totals[name] = sumDecimalStrings(values);
   }
   return totals;
 }

@@ -4,34 +4,50 @@
  * is read as it stands: nothing is capped or adjusted to make the two agree.
  */
 import { compareIso, type CalendarDate } from "../dates.js";
-import { Dec, formatDecimal } from "../decimal.js";
+import { formatDecimal, isZeroDecimal, sumDecimalStrings, type Dec, type DecimalString } from "../decimal.js";
 import type { Tranche, VestingPoint } from "./types.js";
 
-/** Tranches merged per date, sorted by date, zero amounts left out. */
-export function mergeTranches(tranches: readonly { date: CalendarDate; amount: Dec }[]): Tranche[] {
-  const byDate = new Map<CalendarDate, Dec>();
-  for (const { date, amount } of tranches) byDate.set(date, (byDate.get(date) ?? new Dec(0)).plus(amount));
-  return [...byDate]
-    .sort(([a], [b]) => compareIso(a, b))
-    .filter(([, amount]) => !amount.isZero())
-    .map(([date, amount]) => ({ date, amount: formatDecimal(amount) }));
+/**
+ * Tranches merged per date, sorted by date, zero amounts left out. Amounts given as decimal strings
+ * (in the plain form the decimal helpers read: an OCF Numeric through `plainNumeric`) are added as strings (`sumDecimalStrings`, exact and several times faster than decimal.js: a
+ * reconciliation adds every vesting tranche of every grant of both sides).
+ */
+export function mergeTranches(tranches: readonly { date: CalendarDate; amount: Dec | DecimalString }[]): Tranche[] {
+  const byDate = new Map<CalendarDate, DecimalString[]>();
+  for (const { date, amount } of tranches) {
+    const text = typeof amount === "string" ? amount : formatDecimal(amount);
+    const amounts = byDate.get(date);
+    if (amounts === undefined) byDate.set(date, [text]);
+    else amounts.push(text);
+  }
+  const merged: Tranche[] = [];
+  for (const [date, amounts] of byDate) {
+    const amount = amounts.length === 1 ? normalized(amounts[0] as DecimalString) : sumDecimalStrings(amounts);
+    if (!isZeroDecimal(amount)) merged.push({ date, amount });
+  }
+  return merged.sort((a, b) => compareIso(a.date, b.date));
 }
 
 /** What `tranches` have vested by `date` (inclusive). */
-export function vestedBy(tranches: readonly Tranche[], date: CalendarDate): Dec {
-  let total = new Dec(0);
-  for (const tranche of tranches) if (compareIso(tranche.date, date) <= 0) total = total.plus(tranche.amount);
-  return total;
+export function vestedBy(tranches: readonly Tranche[], date: CalendarDate): DecimalString {
+  const amounts: DecimalString[] = [];
+  for (const tranche of tranches) if (compareIso(tranche.date, date) <= 0) amounts.push(tranche.amount);
+  return sumDecimalStrings(amounts);
 }
 
 /** The cumulative curve of many grants' tranches: one point per date on which anything vests. */
 export function cumulativeCurve(grants: readonly (readonly Tranche[])[]): VestingPoint[] {
-  const merged = mergeTranches(grants.flat().map((t) => ({ date: t.date, amount: new Dec(t.amount) })));
-  let total = new Dec(0);
+  const merged = mergeTranches(grants.flat());
+  let total: DecimalString = "0";
   return merged.map(({ date, amount }) => {
-    total = total.plus(amount);
-    return { date, vested: formatDecimal(total) };
+    total = sumDecimalStrings([total, amount]);
+    return { date, vested: total };
   });
+}
+
+/** A decimal string in the normal form `formatDecimal` gives (`sumDecimalStrings` of one value). */
+function normalized(amount: DecimalString): DecimalString {
+  return sumDecimalStrings([amount]);
 }
 
 /**

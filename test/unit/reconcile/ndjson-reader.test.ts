@@ -74,6 +74,24 @@ describe("readPulledNdjson", () => {
     await expect(readPulledNdjson(noKind)).rejects.toMatchObject({ code: "NDJSON_INVALID", line: 1 });
   });
 
+  it("parses only the records of the issuers asked for, and still checks every line", async () => {
+    const lines = [
+      { kind: "restrictedStockAward", issuerId: "7", id: "A", record: award("A", "2025-01-01T00:00:00Z") },
+      { kind: "restrictedStockAward", issuerId: "8", id: "B", record: { id: "B", quantity: { value: "ten" } } },
+      { kind: "restrictedStockUnit", issuerId: "8", id: "Q", quarantined: true, issues: [{ message: "bad date" }], record: { id: "Q" } },
+    ];
+    const path = await file("wanted.ndjson", lines);
+    const asked: string[] = [];
+    const issuers = await readPulledNdjson(path, { wanted: (id) => (asked.push(id), id === "7") });
+    expect([...issuers.keys()]).toEqual(["7", "8"]);
+    expect(issuers.get("7")?.awards.map((a) => a.id)).toEqual(["A"]);
+    // Issuer 8's records were neither parsed (its invalid award would be quarantined) nor kept.
+    expect(issuers.get("8")).toEqual({ issuerId: "8", awards: [], units: [], quarantined: [] });
+    expect(asked).toEqual(["7", "8", "8"]);
+    const broken = await file("wanted-broken.ndjson", [...lines, { issuerId: "8", record: {} }]);
+    await expect(readPulledNdjson(broken, { wanted: (id) => id === "7" })).rejects.toMatchObject({ code: "NDJSON_INVALID", line: 4 });
+  });
+
   it("stops when aborted", async () => {
     const path = await file("abort.ndjson", [{ kind: "restrictedStockAward", issuerId: "7", id: "A", record: award("A", "2025-01-01T00:00:00Z") }]);
     await expect(readPulledNdjson(path, { signal: AbortSignal.abort() })).rejects.toThrow(/abort/i);
