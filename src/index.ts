@@ -132,9 +132,9 @@ export { OutputLockedError } from "./export/output-lock.js";
 
 // Reconciliation: source against OCF, OCF against OCF, the source's own consistency
 export { checkSourceConsistency } from "./reconcile/consistency.js";
-export { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "./reconcile/load.js";
+export { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson, reconcileApiWithOcf, reconcileNdjsonWithOcf } from "./reconcile/load.js";
 export { reconcileOcfWithOcf } from "./reconcile/ocf-vs-ocf.js";
-export { reconcileSourceWithOcf } from "./reconcile/source-vs-ocf.js";
+export { SourceReconciliation, reconcileSourceWithOcf } from "./reconcile/source-vs-ocf.js";
 export { replayPackage } from "./reconcile/replay.js";
 export type { ReplayedPackage, ReplayedSecurity } from "./reconcile/replay.js";
 export { ReconcileInputError } from "./reconcile/package-objects.js";

@@ -5,6 +5,7 @@
  */
 import { OcfSyncError, fileSystemError, isOcfSyncError } from "../errors.js";
 import { openToRead } from "../io/lines.js";
+import { LatestCopies } from "./latest-copy.js";
 import type { SourceIssue } from "../source/errors.js";
 import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
@@ -88,32 +89,73 @@ export async function readPulledNdjson(
   options: { signal?: AbortSignal; wanted?: (issuerId: string) => boolean } = {},
 ): Promise<Map<string, PulledIssuerRecords>> {
   const issuers = new Map<string, PulledIssuerRecords>();
-  const seen = new Map<string, { list: (RestrictedStockAward | RestrictedStockUnit)[]; index: number }>();
+  const of = (issuerId: string): PulledIssuerRecords => issuers.get(issuerId) as PulledIssuerRecords;
+  await readPulledNdjsonInto(
+    path,
+    {
+      issuer: (issuerId) => void issuers.set(issuerId, { issuerId, awards: [], units: [], quarantined: [] }),
+      record: (issuerId, parsed, slot) => {
+        const issuer = of(issuerId);
+        const list: (RestrictedStockAward | RestrictedStockUnit)[] = parsed.kind === "restrictedStockAward" ? issuer.awards : issuer.units;
+        if (slot === undefined) return list.push(parsed.record) - 1;
+        list[slot] = parsed.record;
+        return slot;
+      },
+      quarantined: (issuerId, q) => void of(issuerId).quarantined.push(q),
+    },
+    options,
+  );
+  return issuers;
+}
+
+/** Where `readPulledNdjsonInto` hands what it reads, line by line. */
+export interface PulledNdjsonSink {
+  /** The first line of an issuer (of any issuer, wanted or not). */
+  issuer(issuerId: string): void;
+  /**
+   * A record of a wanted issuer, parsed: a record not seen before (`slot` undefined; returns the slot
+   * it takes among the issuer's records of its kind), or a copy modified as late or later than the
+   * one in `slot`, which it replaces (returns `slot`). An older copy is not handed over.
+   */
+  record(issuerId: string, parsed: ParsedRecord, slot: number | undefined): number;
+  /** A line marked quarantined, or a record that no longer parses, of a wanted issuer. */
+  quarantined(issuerId: string, record: PulledIssuerRecords["quarantined"][number]): void;
+}
+
+/**
+ * `readPulledNdjson` without holding the records: each goes to `sink` as it is read (the same
+ * records, parsing, quarantines and choice of the copy modified last), so a caller can keep what it
+ * needs of each. Holds only, per record, its key and modification time.
+ */
+export async function readPulledNdjsonInto(path: string, sink: PulledNdjsonSink, options: { signal?: AbortSignal; wanted?: (issuerId: string) => boolean } = {}): Promise<void> {
+  const issuers = new Set<string>();
+  const copies = new LatestCopies();
   const handle = await openToRead(path);
   try {
     let number = 0;
     for await (const text of handle.readLines()) {
       options.signal?.throwIfAborted();
       number += 1;
-      readLine(issuers, seen, path, number, text, options.wanted);
+      readLine({ path, number, text, issuers, copies, sink, wanted: options.wanted });
     }
   } catch (error) {
     throw fileSystemError("read", path, error);
   } finally {
     await handle.close();
   }
-  return issuers;
 }
 
 /** Takes in one line of the file. */
-function readLine(
-  issuers: Map<string, PulledIssuerRecords>,
-  seen: Map<string, { list: (RestrictedStockAward | RestrictedStockUnit)[]; index: number }>,
-  path: string,
-  number: number,
-  text: string,
-  wanted: ((issuerId: string) => boolean) | undefined,
-): void {
+function readLine(at: {
+  path: string;
+  number: number;
+  text: string;
+  issuers: Set<string>;
+  copies: LatestCopies;
+  sink: PulledNdjsonSink;
+  wanted: ((issuerId: string) => boolean) | undefined;
+}): void {
+  const { path, number, text, sink } = at;
   if (text.trim() === "") return;
   let line: unknown;
   try {
@@ -126,12 +168,14 @@ function readLine(
     throw new NdjsonFormatError(path, number, "is not a record line of 'ocf-sync pull' (it needs kind, issuerId and record)");
   }
   const recordKind = kind as RecordKind;
-  let issuer = issuers.get(issuerId);
-  if (issuer === undefined) issuers.set(issuerId, (issuer = { issuerId, awards: [], units: [], quarantined: [] }));
-  if (wanted !== undefined && !wanted(issuerId)) return;
+  if (!at.issuers.has(issuerId)) {
+    at.issuers.add(issuerId);
+    sink.issuer(issuerId);
+  }
+  if (at.wanted !== undefined && !at.wanted(issuerId)) return;
   if (quarantined === true) {
     const why = Array.isArray(issues) ? issues.map((i: unknown) => String((i as { message?: unknown }).message ?? "")).join("; ") : "";
-    issuer.quarantined.push({ kind: recordKind, recordId: recordIdOf(record), message: why === "" ? "quarantined by the pull" : why });
+    sink.quarantined(issuerId, { kind: recordKind, recordId: recordIdOf(record), message: why === "" ? "quarantined by the pull" : why });
     return;
   }
   let parsed: ParsedRecord;
@@ -139,16 +183,8 @@ function readLine(
     parsed = parseRecord(recordKind, record, { issuerId }).parsed;
   } catch (error) {
     if (!isOcfSyncError(error)) throw error;
-    issuer.quarantined.push({ kind: recordKind, recordId: recordIdOf(record), message: error.message });
+    sink.quarantined(issuerId, { kind: recordKind, recordId: recordIdOf(record), message: error.message });
     return;
   }
-  const list: (RestrictedStockAward | RestrictedStockUnit)[] = parsed.kind === "restrictedStockAward" ? issuer.awards : issuer.units;
-  const key = JSON.stringify([issuerId, parsed.kind, parsed.record.id]);
-  const earlier = seen.get(key);
-  if (earlier === undefined) {
-    seen.set(key, { list, index: list.length });
-    list.push(parsed.record);
-  } else if ((earlier.list[earlier.index]?.lastModifiedDatetime ?? "") <= (parsed.record.lastModifiedDatetime ?? "")) {
-    earlier.list[earlier.index] = parsed.record;
-  }
+  at.copies.offer(JSON.stringify([issuerId, parsed.kind, parsed.record.id]), parsed.record.lastModifiedDatetime ?? "", (slot) => sink.record(issuerId, parsed, slot));
 }

@@ -8,7 +8,7 @@
 import { compareIso, type CalendarDate } from "../dates.js";
 import { compareDecimalStrings, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { GrantFields, ParsedRecord } from "../source/records.js";
-import { recordLabel, type Difference, type SourceIssuer } from "./types.js";
+import { recordLabel, type Difference, type QuarantinedSourceRecord, type SourceIssuer } from "./types.js";
 
 /** Every broken invariant of every record of `source`, and each quarantined record. */
 export function checkSourceConsistency(source: SourceIssuer): Difference[] {
@@ -18,20 +18,23 @@ export function checkSourceConsistency(source: SourceIssuer): Difference[] {
     ...source.units.map((record) => ({ kind: "restrictedStockUnit" as const, record })),
   ];
   for (const parsed of records) out.push(...checkRecord(source.issuerId, parsed));
-  for (const q of source.quarantined ?? []) {
-    out.push({
-      section: "source",
-      code: "SOURCE_RECORD_INVALID",
-      issuerId: source.issuerId,
-      kind: q.kind,
-      ...(q.recordId === undefined ? {} : { recordId: q.recordId }),
-      field: "record",
-      expected: null,
-      actual: null,
-      message: `${recordLabel(q.kind, q.recordId ?? "(no id)")} could not be parsed and is in neither figure: ${q.message}`,
-    });
-  }
+  for (const q of source.quarantined ?? []) out.push(quarantinedDifference(source.issuerId, q));
   return out;
+}
+
+/** The `SOURCE_RECORD_INVALID` difference of a record that could not be parsed. */
+export function quarantinedDifference(issuerId: string, q: QuarantinedSourceRecord): Difference {
+  return {
+    section: "source",
+    code: "SOURCE_RECORD_INVALID",
+    issuerId,
+    kind: q.kind,
+    ...(q.recordId === undefined ? {} : { recordId: q.recordId }),
+    field: "record",
+    expected: null,
+    actual: null,
+    message: `${recordLabel(q.kind, q.recordId ?? "(no id)")} could not be parsed and is in neither figure: ${q.message}`,
+  };
 }
 
 /** The broken invariants of one record. */

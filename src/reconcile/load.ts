@@ -8,11 +8,14 @@ import { OcfSyncError, describeValue } from "../errors.js";
 import { JsonItemsScanner } from "../ocf/json-items.js";
 import { MANIFEST_FILE_LIST_KEYS, openOcfPackage, type OpenedOcfPackage } from "../ocf/package-reader.js";
 import { validatePackageAt, type PackageProblem, type PackageProblemCode } from "../ocf/validate-package.js";
-import { pullIssuer } from "../pull/pull-issuer.js";
-import { readPulledNdjson } from "../pull/ndjson.js";
+import { LatestCopies } from "../pull/latest-copy.js";
+import { pullIssuer, streamIssuerRecords } from "../pull/pull-issuer.js";
+import { readPulledNdjsonInto } from "../pull/ndjson.js";
 import { issuerObjectIdOf } from "../mapping/ids.js";
 import { PackageObjectsGrouper, ReconcileInputError, type PackageObjects } from "./package-objects.js";
-import type { SourceIssuer } from "./types.js";
+import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
+import { SourceReconciliation, readingFor, resolveOptions } from "./source-vs-ocf.js";
+import type { QuarantinedSourceRecord, ReconcileOptions, ReconciliationReport, SourceIssuer } from "./types.js";
 
 /** The problems of `validateOcfPackage` that mean the files are not the ones the manifest describes. */
 const INTEGRITY_PROBLEMS: ReadonlySet<PackageProblemCode> = new Set([
@@ -116,30 +119,106 @@ async function groupFile(pkg: OpenedOcfPackage, path: string, grouper: PackageOb
  * @throws {NdjsonFormatError} for a malformed file.
  */
 export async function loadSourceFromNdjson(path: string, pkg: PackageObjects, options: { issuerId?: string; signal?: AbortSignal } = {}): Promise<SourceIssuer> {
+  return readIssuerOf(path, pkg, options, (issuerId) => {
+    const source = { issuerId, awards: [] as RestrictedStockAward[], units: [] as RestrictedStockUnit[], quarantined: [] as QuarantinedSourceRecord[] };
+    const listOf = (parsed: ParsedRecord): (RestrictedStockAward | RestrictedStockUnit)[] => (parsed.kind === "restrictedStockAward" ? source.awards : source.units);
+    return {
+      value: source,
+      add: (parsed) => listOf(parsed).push(parsed.record) - 1,
+      replace: (parsed, slot) => void (listOf(parsed)[slot] = parsed.record),
+      quarantined: (q) => void source.quarantined.push(q),
+    };
+  });
+}
+
+/**
+ * Reconciles the records of a pull's NDJSON file with `pkg` (an issuer chosen as
+ * `loadSourceFromNdjson` chooses it), keeping of each record only what the report needs, never the
+ * record: the same report as `reconcileSourceWithOcf(await loadSourceFromNdjson(path, pkg), pkg)`, in
+ * a fraction of the memory.
+ *
+ * @throws {ReconcileInputError} as `loadSourceFromNdjson`, and for invalid options.
+ * @throws {NdjsonFormatError} for a malformed file.
+ */
+export async function reconcileNdjsonWithOcf(
+  path: string,
+  pkg: PackageObjects,
+  options: ReconcileOptions & { issuerId?: string; signal?: AbortSignal } = {},
+): Promise<ReconciliationReport> {
+  const { issuerId, signal, ...reconcile } = options;
+  // Options are checked before the file is read.
+  resolveOptions(reconcile, pkg.asOf);
+  readingFor(reconcile, [pkg]);
+  const run = await readIssuerOf(path, pkg, { ...(issuerId === undefined ? {} : { issuerId }), ...(signal === undefined ? {} : { signal }) }, (id) => {
+    const reconciliation = new SourceReconciliation(id, pkg, reconcile);
+    return {
+      value: reconciliation,
+      add: (parsed) => reconciliation.add(parsed),
+      replace: (parsed, slot) => reconciliation.replace(parsed, slot),
+      quarantined: (q) => reconciliation.quarantined(q),
+    };
+  });
+  return run.finish();
+}
+
+/** What takes one issuer's records as `readIssuerOf` reads them. */
+interface IssuerReader<T> {
+  value: T;
+  /** A new record; returns its place among the records of its kind. */
+  add(parsed: ParsedRecord): number;
+  /** A later copy of the record at `slot` of its kind. */
+  replace(parsed: ParsedRecord, slot: number): void;
+  quarantined(q: QuarantinedSourceRecord): void;
+}
+
+/**
+ * Reads the records of the issuer of a pull's NDJSON file that `pkg` is about into what `open` makes
+ * for it: `issuerId` when given; else the one whose Issuer object id (`issuer-<id>`) the package's
+ * manifest holds; else, when the manifest names no issuer, the file's only issuer. Only that issuer's
+ * records are parsed.
+ */
+async function readIssuerOf<T>(path: string, pkg: PackageObjects, options: { issuerId?: string; signal?: AbortSignal }, open: (issuerId: string) => IssuerReader<T>): Promise<T> {
   const wanted = options.issuerId;
-  // Only the records of the issuer the package is about are parsed and kept: with no issuer named
-  // and none in the package, the file's first (which is taken only if it is the file's only one).
-  let first: string | undefined;
-  const about = (issuerId: string): boolean => {
-    first ??= issuerId;
-    if (wanted !== undefined) return issuerId === wanted;
-    return pkg.issuerObjectId === undefined ? issuerId === first : pkg.issuerObjectId === issuerObjectIdOf(issuerId);
+  const ids: string[] = [];
+  const readers = new Map<string, IssuerReader<T>>();
+  const readerOf = (issuerId: string): IssuerReader<T> => {
+    let reader = readers.get(issuerId);
+    if (reader === undefined) readers.set(issuerId, (reader = open(issuerId)));
+    return reader;
   };
-  const issuers = await readPulledNdjson(path, { ...(options.signal === undefined ? {} : { signal: options.signal }), wanted: about });
+  // With no issuer named and none in the package, the file's first (taken only if it is the only one).
+  const about = (issuerId: string): boolean => {
+    if (wanted !== undefined) return issuerId === wanted;
+    return pkg.issuerObjectId === undefined ? issuerId === ids[0] : pkg.issuerObjectId === issuerObjectIdOf(issuerId);
+  };
+  await readPulledNdjsonInto(
+    path,
+    {
+      issuer: (issuerId) => void ids.push(issuerId),
+      record: (issuerId, parsed, slot) => {
+        const reader = readerOf(issuerId);
+        if (slot === undefined) return reader.add(parsed);
+        reader.replace(parsed, slot);
+        return slot;
+      },
+      quarantined: (issuerId, q) => readerOf(issuerId).quarantined(q),
+    },
+    { ...(options.signal === undefined ? {} : { signal: options.signal }), wanted: about },
+  );
   if (wanted !== undefined) {
-    const found = issuers.get(wanted);
-    if (found === undefined) throw new ReconcileInputError(`${path} has no records of issuer ${describeValue(wanted)} (it has ${describeIds([...issuers.keys()])})`);
-    return found;
+    const found = ids.includes(wanted) ? readerOf(wanted) : undefined;
+    if (found === undefined) throw new ReconcileInputError(`${path} has no records of issuer ${describeValue(wanted)} (it has ${describeIds(ids)})`);
+    return found.value;
   }
-  for (const issuer of issuers.values()) if (pkg.issuerObjectId === issuerObjectIdOf(issuer.issuerId)) return issuer;
-  const [only, ...more] = issuers.values();
+  for (const id of ids) if (pkg.issuerObjectId === issuerObjectIdOf(id)) return readerOf(id).value;
+  const [only, ...more] = ids;
   // A package with no Issuer id to go by is taken to be about the file's only issuer; one that names
   // another issuer is not silently compared with it.
-  if (only !== undefined && more.length === 0 && pkg.issuerObjectId === undefined) return only;
+  if (only !== undefined && more.length === 0 && pkg.issuerObjectId === undefined) return readerOf(only).value;
   throw new ReconcileInputError(
     only === undefined
       ? `${path} holds no records`
-      : `${path} holds records of ${describeIds([...issuers.keys()])}, and the package's issuer ${describeValue(pkg.issuerObjectId ?? "(none)")} is none of them; name the source issuer with --issuer`,
+      : `${path} holds records of ${describeIds(ids)}, and the package's issuer ${describeValue(pkg.issuerObjectId ?? "(none)")} is none of them; name the source issuer with --issuer`,
   );
 }
 
@@ -163,6 +242,42 @@ export async function loadSourceFromApi(client: ApiClient, issuerId: string, opt
     units: pulled.units,
     quarantined: pulled.quarantined.map((q) => ({ kind: q.kind, recordId: q.recordId, message: q.error.message })),
   };
+}
+
+/**
+ * Reconciles one issuer's records, pulled from the API as `loadSourceFromApi` pulls them, with `pkg`,
+ * keeping of each record only what the report needs: the same report as
+ * `reconcileSourceWithOcf(await loadSourceFromApi(client, issuerId), pkg)` in a fraction of the memory.
+ * A record listed twice keeps its copy modified last, as a pull does.
+ *
+ * @param options.deadlineMs - the longest the pull may take; past it, `DeadlineExceededError`.
+ * @throws {ReconcileInputError} for invalid options (before any request).
+ */
+export async function reconcileApiWithOcf(
+  client: ApiClient,
+  issuerId: string,
+  pkg: PackageObjects,
+  options: ReconcileOptions & { signal?: AbortSignal; deadlineMs?: number } = {},
+): Promise<ReconciliationReport> {
+  const { signal, deadlineMs, ...reconcile } = options;
+  const run = new SourceReconciliation(issuerId, pkg, reconcile);
+  const copies = new LatestCopies();
+  const job = withDeadline(signal, deadlineMs);
+  try {
+    for await (const item of streamIssuerRecords(client, issuerId, { onInvalid: "quarantine", ...(job.signal === undefined ? {} : { signal: job.signal }) })) {
+      if (item.type === "quarantined") run.quarantined({ kind: item.kind, recordId: item.recordId, message: item.error.message });
+      if (item.type !== "record") continue;
+      const parsed = { kind: item.kind, record: item.record } as ParsedRecord;
+      copies.offer(`${item.kind}\u0000${item.record.id}`, item.record.lastModifiedDatetime ?? "", (slot) => {
+        if (slot === undefined) return run.add(parsed);
+        run.replace(parsed, slot);
+        return slot;
+      });
+    }
+  } finally {
+    job.dispose();
+  }
+  return run.finish();
 }
 
 function describeIds(ids: readonly string[]): string {

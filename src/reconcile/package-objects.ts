@@ -14,7 +14,7 @@ import { canonicalObjectType } from "../ocf/security-ledger.js";
 /** A JSON object of the package. */
 export type JsonRecord = Readonly<Record<string, unknown>>;
 
-/** The objects a reconciliation needs, each in package order. */
+/** The objects a reconciliation needs, each in package order, without their `comments`. */
 export interface PackageObjects {
   /** Where the package was read from (for labels and messages). */
   location: string;
@@ -116,7 +116,10 @@ export class PackageObjectsGrouper {
     const rawType = item.object_type;
     if (typeof rawType !== "string") return;
     const type = canonicalObjectType(rawType);
-    const value = type === rawType ? item : { ...item, object_type: type };
+    // No figure depends on an object's comments, which are often most of its text (ocf-sync writes a
+    // grant's vesting events there): they are not kept, so a large package costs less memory.
+    const { comments: _comments, ...kept } = item;
+    const value = type === rawType ? kept : { ...kept, object_type: type };
     const objects = this.objects;
     if (type.startsWith("TX_")) objects.transactions.push(value);
     else if (type === "VESTING_TERMS") objects.vestingTerms.push(value);

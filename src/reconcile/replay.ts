@@ -118,18 +118,79 @@ interface SecurityState {
  * documents). Malformed values (not OCF Numeric, not a date) count as absent.
  */
 export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLineage(pkg) ?? "documents"): ReplayedPackage {
-  const { states, balances, problems, notes } = replayTransactions(pkg.transactions, reading);
-  const terms = new Map<string, JsonRecord>();
-  for (const t of pkg.vestingTerms) {
-    const id = stringAt(t, "id");
-    if (id !== undefined && !terms.has(id)) terms.set(id, t);
-  }
+  const replay = new GrantReplay(pkg, reading);
   const securities = new Map<string, ReplayedSecurity>();
-  for (const state of states.values()) {
-    if (balances.has(state.id)) continue; // part of another grant's chain
-    securities.set(state.id, replayGrant(state, states, reading, terms, notes));
+  for (const id of replay.roots) securities.set(id, replay.grant(id) as ReplayedSecurity);
+  return { reading, securities, problems: [...replay.problems], holdings: replay.holdings(), notes: replay.notes() };
+}
+
+/**
+ * `replayPackage` one grant at a time: the package's transactions are replayed once, and a grant's
+ * figures and tranches are derived when asked for (`grant`) and not kept, so a reconciliation of a
+ * large package holds one grant's tranches at a time rather than every grant's. The same figures,
+ * problems, holdings and notes as `replayPackage`, which is built on it.
+ */
+export class GrantReplay {
+  /** Lineage problems under the reading. */
+  readonly problems: readonly string[];
+  /** The first security of each grant (an issuance no transaction names as a balance), in package order. */
+  readonly roots: readonly string[];
+  readonly #reading: Lineage;
+  readonly #states: ReadonlyMap<string, SecurityState>;
+  readonly #terms = new Map<string, JsonRecord>();
+  /** Notes of the transactions, then of each grant once derived (by root). */
+  readonly #notes: readonly string[];
+  readonly #grantNotes = new Map<string, string[]>();
+  readonly #rootSet: ReadonlySet<string>;
+
+  constructor(pkg: PackageObjects, reading: Lineage) {
+    const { states, balances, problems, notes } = replayTransactions(pkg.transactions, reading);
+    this.#reading = reading;
+    this.#states = states;
+    this.problems = problems;
+    this.#notes = notes;
+    for (const t of pkg.vestingTerms) {
+      const id = stringAt(t, "id");
+      if (id !== undefined && !this.#terms.has(id)) this.#terms.set(id, t);
+    }
+    // A balance security is part of another grant's chain.
+    this.roots = [...states.keys()].filter((id) => !balances.has(id));
+    this.#rootSet = new Set(this.roots);
   }
-  return { reading, securities, problems, holdings: holdingsOf(states), notes };
+
+  /** The grant whose first security is `id`; undefined when `id` is no grant's first security. */
+  grant(id: string): ReplayedSecurity | undefined {
+    const root = this.#states.get(id);
+    if (root === undefined || !this.#isRoot(id)) return undefined;
+    const notes: string[] = [];
+    const grant = replayGrant(root, this.#states, this.#reading, this.#terms, notes);
+    if (!this.#grantNotes.has(id)) this.#grantNotes.set(id, notes);
+    return grant;
+  }
+
+  /** The first issuance of the grant whose first security is `id`. */
+  issuance(id: string): JsonRecord | undefined {
+    return this.#isRoot(id) ? this.#states.get(id)?.issuance : undefined;
+  }
+
+  /** Outstanding shares and units per stakeholder id, after every transaction. */
+  holdings(): ReplayedPackage["holdings"] {
+    return holdingsOf(this.#states);
+  }
+
+  /** What could not be replayed: the transactions' notes, then each grant's in package order (every grant derived for it). */
+  notes(): string[] {
+    const notes = [...this.#notes];
+    for (const id of this.roots) {
+      if (!this.#grantNotes.has(id)) this.grant(id);
+      notes.push(...(this.#grantNotes.get(id) ?? []));
+    }
+    return notes;
+  }
+
+  #isRoot(id: string): boolean {
+    return this.#rootSet.has(id);
+  }
 }
 
 /**

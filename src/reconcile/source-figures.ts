@@ -11,7 +11,7 @@
  *   shares were never issued.
  */
 import type { CalendarDate } from "../dates.js";
-import { Dec, formatDecimal, subtractDecimalStrings, sumDecimalStrings, sumDecimals, type DecimalString } from "../decimal.js";
+import { Dec, formatDecimal, isZeroDecimal, subtractDecimalStrings, sumDecimalStrings, sumDecimals, type DecimalString } from "../decimal.js";
 import { stakeholderIdOf } from "../mapping/ids.js";
 import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import { mergeTranches } from "./tranches.js";
@@ -97,35 +97,64 @@ function earningEnds(record: RestrictedStockAward | RestrictedStockUnit): Calend
  * sold to cover taxes are held by their buyers, under `sellToCoverId`.
  */
 export function sourceHoldings(source: SourceIssuer, asOf: CalendarDate, sellToCoverId: string): Map<string, { shares: Dec; units: Dec }> {
+  const records: ParsedRecord[] = [
+    ...source.awards.map((record) => ({ kind: "restrictedStockAward" as const, record })),
+    ...source.units.map((record) => ({ kind: "restrictedStockUnit" as const, record })),
+  ];
+  return addHoldings(
+    records.map((parsed) => recordHolding(parsed, asOf)),
+    sellToCoverId,
+  );
+}
+
+/** What one record adds to its holder's shares and units as of a date, and the shares it sold to cover. */
+export interface RecordHolding {
+  /** The OCF stakeholder id. */
+  holder: string;
+  shares: DecimalString;
+  units: DecimalString;
+  soldToCover: DecimalString;
+}
+
+/** One record's part of `sourceHoldings` as of `asOf`; undefined when it holds nothing then (no holder, not issued yet). */
+export function recordHolding(parsed: ParsedRecord, asOf: CalendarDate): RecordHolding | undefined {
+  const { record } = parsed;
+  if (record.stakeholderId === undefined || record.issueDate === undefined || record.issueDate > asOf) return undefined;
+  const cancelledDate = record.canceledDate ?? record.terminationDate;
+  const cancelled = cancelledDate !== undefined && cancelledDate <= asOf ? new Dec(cancelledBy(record)) : new Dec(0);
+  const holder = stakeholderIdOf(record.stakeholderId);
+  if (parsed.kind === "restrictedStockAward") {
+    return { holder, shares: formatDecimal(new Dec(record.quantity ?? "0").minus(cancelled)), units: "0", soldToCover: "0" };
+  }
+  let units = new Dec(record.quantity ?? "0").minus(cancelled);
+  let shares = new Dec(0);
+  let sold = new Dec(0);
+  for (const s of parsed.record.settlements) {
+    if (s.settlementDate === undefined || s.settlementDate > asOf) continue;
+    units = units.minus(s.releaseQuantity ?? "0");
+    shares = shares.plus(s.netSettlementQuantity ?? "0");
+    if (s.saleQuantity !== undefined) sold = sold.plus(s.saleQuantity);
+  }
+  return { holder, shares: formatDecimal(shares), units: formatDecimal(units), soldToCover: formatDecimal(sold) };
+}
+
+/** The holdings per OCF stakeholder id that records' parts add up to; shares sold to cover go to `sellToCoverId`. */
+export function addHoldings(parts: Iterable<RecordHolding | undefined>, sellToCoverId: string): Map<string, { shares: Dec; units: Dec }> {
   const holdings = new Map<string, { shares: Dec; units: Dec }>();
   const of = (id: string) => {
     let entry = holdings.get(id);
     if (entry === undefined) holdings.set(id, (entry = { shares: new Dec(0), units: new Dec(0) }));
     return entry;
   };
-  const cancelledOn = (record: RestrictedStockAward | RestrictedStockUnit): Dec => {
-    const date = record.canceledDate ?? record.terminationDate;
-    return date !== undefined && date <= asOf ? new Dec(cancelledBy(record)) : new Dec(0);
-  };
-  for (const award of source.awards) {
-    if (award.stakeholderId === undefined || award.issueDate === undefined || award.issueDate > asOf) continue;
-    const entry = of(stakeholderIdOf(award.stakeholderId));
-    entry.shares = entry.shares.plus(award.quantity ?? "0").minus(cancelledOn(award));
-  }
-  for (const unit of source.units) {
-    if (unit.stakeholderId === undefined || unit.issueDate === undefined || unit.issueDate > asOf) continue;
-    const entry = of(stakeholderIdOf(unit.stakeholderId));
-    let units = new Dec(unit.quantity ?? "0").minus(cancelledOn(unit));
-    for (const s of unit.settlements) {
-      if (s.settlementDate === undefined || s.settlementDate > asOf) continue;
-      units = units.minus(s.releaseQuantity ?? "0");
-      entry.shares = entry.shares.plus(s.netSettlementQuantity ?? "0");
-      if (s.saleQuantity !== undefined && !new Dec(s.saleQuantity).isZero()) {
-        const buyers = of(sellToCoverId);
-        buyers.shares = buyers.shares.plus(s.saleQuantity);
-      }
+  for (const part of parts) {
+    if (part === undefined) continue;
+    const entry = of(part.holder);
+    entry.shares = entry.shares.plus(part.shares);
+    entry.units = entry.units.plus(part.units);
+    if (!isZeroDecimal(part.soldToCover)) {
+      const buyers = of(sellToCoverId);
+      buyers.shares = buyers.shares.plus(part.soldToCover);
     }
-    entry.units = entry.units.plus(units);
   }
   return holdings;
 }

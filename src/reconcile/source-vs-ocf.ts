@@ -11,14 +11,15 @@ import { isCalendarDate, type CalendarDate } from "../dates.js";
 import { Dec, formatDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import { describeValue } from "../errors.js";
 import { SELL_TO_COVER_STAKEHOLDER_ID, securityIdOf } from "../mapping/ids.js";
+import type { RecordKind } from "../source/kinds.js";
 import type { ParsedRecord } from "../source/records.js";
-import { checkSourceConsistency } from "./consistency.js";
+import { checkRecord, quarantinedDifference } from "./consistency.js";
 import { ReconcileInputError, type PackageObjects } from "./package-objects.js";
-import { holdingsAsOf, packageLineage, replayPackage, type ReplayedPackage } from "./replay.js";
+import { GrantReplay, holdingsAsOf, packageLineage, type ReplayedSecurity } from "./replay.js";
 import type { Lineage } from "../ocf/security-ledger.js";
-import { sourceGrant, sourceHoldings } from "./source-figures.js";
+import { addHoldings, recordHolding, sourceGrant, type RecordHolding } from "./source-figures.js";
 import { stringAt } from "./package-objects.js";
-import { cumulativeCurve, describeTranches, trancheDifference, vestedBy } from "./tranches.js";
+import { CurveBuilder, describeTranches, packTranches, trancheDifference, unpackTranches, vestedBy } from "./tranches.js";
 import {
   FIGURE_NAMES,
   recordLabel,
@@ -28,9 +29,9 @@ import {
   type GrantRow,
   type HolderRow,
   type ReconcileOptions,
+  type QuarantinedSourceRecord,
   type ReconciliationReport,
   type SourceIssuer,
-  type Tranche,
 } from "./types.js";
 
 /** Figures compared between source and OCF: a package cannot state forfeited and expired apart. */
@@ -47,125 +48,218 @@ const COMPARED: readonly FigureName[] = FIGURE_NAMES.filter((name) => name !== "
  * if (report.differences.length > 0) process.exitCode = 1;
  */
 export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects, options: ReconcileOptions = {}): ReconciliationReport {
-  const { asOf, tolerance, counterVested } = resolveOptions(options, pkg.asOf);
-  const { issuerId } = source;
-  const reading = readingFor(options, [pkg]);
-  const replayed = replayPackage(pkg, reading.reading);
-  const byLabel = rootsByCustomId(replayed);
-  const differences: Difference[] = [];
-  const grants: GrantRow[] = [];
-  const sourceCurves: Tranche[][] = [];
-  const ocfCurves: Tranche[][] = [];
-  const accounted = new Set<string>();
-  const records: ParsedRecord[] = [
-    ...source.awards.map((record) => ({ kind: "restrictedStockAward" as const, record })),
-    ...source.units.map((record) => ({ kind: "restrictedStockUnit" as const, record })),
-  ];
-  for (const parsed of records) {
-    const { kind, record } = parsed;
-    const grant = sourceGrant(parsed);
-    if (!counterVested) grant.figures.vested = vestedBy(grant.tranches, asOf);
-    sourceCurves.push(grant.tranches);
-    // Ours are found by id; another system's by the record's label as its custom_id.
-    const ownId = securityIdOf(kind, record.id);
-    const security = replayed.securities.get(ownId) ?? (record.securityLabel === undefined ? undefined : byLabel.get(record.securityLabel));
-    const securityId = security?.securityId ?? ownId;
-    const about = { issuerId, kind, recordId: record.id, securityId };
-    if (security === undefined) {
-      grants.push({ key: record.id, kind, securityId, expected: grant.figures, actual: {} });
-      differences.push({
-        section: "source-vs-ocf",
-        code: "MISSING_IN_OCF",
-        ...about,
-        field: "security",
-        expected: securityId,
-        actual: null,
-        message: `${recordLabel(kind, record.id)} has no security ${describeValue(securityId)} in the OCF package`,
-      });
-      continue;
-    }
-    if (accounted.has(securityId)) {
-      differences.push({
-        section: "source-vs-ocf",
-        code: "MISSING_IN_OCF",
-        ...about,
-        field: "security",
-        expected: recordLabel(kind, record.id),
-        actual: null,
-        message: `${recordLabel(kind, record.id)} matches security ${describeValue(securityId)}, which another record already matched`,
-      });
-      continue;
-    }
-    accounted.add(securityId);
-    for (const id of security.resultingSecurityIds) accounted.add(id);
-    // Only the figures the source states, so that totals add up the same grants on both sides.
-    const replayedFigures: Figures = { ...security.figures, vested: vestedBy(security.tranches, asOf) };
-    const actual: Figures = {};
-    for (const name of FIGURE_NAMES) if (grant.figures[name] !== undefined && replayedFigures[name] !== undefined) actual[name] = replayedFigures[name];
-    ocfCurves.push(security.tranches);
-    grants.push({ key: record.id, kind, securityId, expected: grant.figures, actual });
-    for (const figure of COMPARED) {
-      const expected = grant.figures[figure];
-      const found = actual[figure];
-      // Figures only a unit has, and counters the source did not break down, are not compared.
-      if (expected === undefined || found === undefined) continue;
-      if (figure === "outstanding" && !outstandingUnexplained(actual)) continue;
-      if (withinTolerance(expected, found, tolerance)) continue;
-      differences.push({
-        section: "source-vs-ocf",
-        code: "FIGURE_MISMATCH",
-        ...about,
-        field: figure,
-        expected,
-        actual: found,
-        message: `${recordLabel(kind, record.id)}: ${figureLabel(figure, asOf)} is ${expected} in the source but ${found} in the OCF package (difference ${formatDecimal(new Dec(found).minus(expected))})`,
-      });
-    }
-    const { expected: onlySource, actual: onlyOcf } = trancheDifference(grant.tranches, security.tranches);
-    if (onlySource.length > 0 || onlyOcf.length > 0) {
-      differences.push({
-        section: "source-vs-ocf",
-        code: "VESTING_DATES",
-        ...about,
-        field: "vesting",
-        expected: describeTranches(onlySource),
-        actual: describeTranches(onlyOcf),
-        message: `${recordLabel(kind, record.id)}: the source vests ${describeTranches(onlySource)} where the OCF package vests ${describeTranches(onlyOcf)}`,
-      });
-    }
-  }
-  for (const [securityId, security] of replayed.securities) {
-    if (accounted.has(securityId)) continue;
-    grants.push({ key: securityId, securityId, expected: {}, actual: security.figures });
-    ocfCurves.push(security.tranches);
-    differences.push({
-      section: "source-vs-ocf",
-      code: "EXTRA_IN_OCF",
-      issuerId,
-      securityId,
-      field: "security",
-      expected: null,
-      actual: securityId,
-      message: `the OCF package has security ${describeValue(securityId)} (${security.issuanceType}), which no source record accounts for`,
-    });
-  }
-  differences.push(...lineageDifferences(issuerId, replayed, "source-vs-ocf", ""));
-  differences.push(...checkSourceConsistency(source));
-  return {
-    mode: "source-vs-ocf",
-    issuerId,
-    asOf,
-    tolerance: formatDecimal(tolerance),
-    labels: options.labels ?? { expected: "source", actual: `OCF ${pkg.location}` },
-    totals: { expected: totalsOf(grants.map((g) => g.expected)), actual: totalsOf(grants.map((g) => g.actual)) },
-    grants,
-    holders: holderRows(sourceHoldings(source, asOf, SELL_TO_COVER_STAKEHOLDER_ID), holdingsAsOf(pkg, asOf, reading.reading)),
-    reading,
-    differences,
-    vestingCurves: { expected: cumulativeCurve(sourceCurves), actual: cumulativeCurve(ocfCurves) },
-    notes: replayed.notes,
-  };
+  const run = new SourceReconciliation(source.issuerId, pkg, options);
+  for (const record of source.awards) run.add({ kind: "restrictedStockAward", record });
+  for (const record of source.units) run.add({ kind: "restrictedStockUnit", record });
+  for (const q of source.quarantined ?? []) run.quarantined(q);
+  return run.finish();
 }
+
+/** What a reconciliation keeps of a source record: its figures, vesting, holdings and own differences. */
+interface SourceSummary {
+  kind: RecordKind;
+  id: string;
+  securityLabel: string | undefined;
+  /** With `vested` as of the report's date (or as the counter states it). */
+  figures: Figures;
+  /** Its tranches, packed (`packTranches`): one string instead of an object per tranche. */
+  tranches: string;
+  holding: RecordHolding | undefined;
+  /** Its broken invariants (`checkRecord`). */
+  consistency: readonly Difference[];
+}
+
+/**
+ * Source against OCF one record at a time: `add` takes each source record (awards first, then units,
+ * as `reconcileSourceWithOcf` orders them) and keeps only its summary, not the record; `finish`
+ * matches them with the package's grants and writes the report. `replace` puts a later copy of a
+ * record in the place of an earlier one (as a pull's NDJSON read back does). The report is the one
+ * `reconcileSourceWithOcf` gives for the same records.
+ */
+export class SourceReconciliation {
+  readonly #issuerId: string;
+  readonly #pkg: PackageObjects;
+  readonly #options: ReconcileOptions;
+  readonly #asOf: CalendarDate;
+  /** Kept as text: no type of decimal.js reaches the public surface. */
+  readonly #tolerance: DecimalString;
+  readonly #counterVested: boolean;
+  readonly #reading: ReconciliationReport["reading"];
+  readonly #awards: SourceSummary[] = [];
+  readonly #units: SourceSummary[] = [];
+  readonly #invalid: Difference[] = [];
+
+  /** @throws {ReconcileInputError} for an invalid `asOf`, `tolerance` or `reader`. */
+  constructor(issuerId: string, pkg: PackageObjects, options: ReconcileOptions = {}) {
+    this.#issuerId = issuerId;
+    this.#pkg = pkg;
+    this.#options = options;
+    const { asOf, tolerance, counterVested } = resolveOptions(options, pkg.asOf);
+    this.#asOf = asOf;
+    this.#tolerance = formatDecimal(tolerance);
+    this.#counterVested = counterVested;
+    this.#reading = readingFor(options, [pkg]);
+  }
+
+  /** Takes the next record; returns its place among the records of its kind (for `replace`). */
+  add(parsed: ParsedRecord): number {
+    const list = parsed.kind === "restrictedStockAward" ? this.#awards : this.#units;
+    return list.push(this.#summaryOf(parsed)) - 1;
+  }
+
+  /** Takes `parsed` in the place of the record `add` put at `slot` of its kind. */
+  replace(parsed: ParsedRecord, slot: number): void {
+    const list = parsed.kind === "restrictedStockAward" ? this.#awards : this.#units;
+    if (slot < 0 || slot >= list.length) throw new RangeError(`no ${parsed.kind} at ${slot}`);
+    list[slot] = this.#summaryOf(parsed);
+  }
+
+  /** Takes a record that could not be parsed (reported after every record's own differences). */
+  quarantined(q: QuarantinedSourceRecord): void {
+    this.#invalid.push(quarantinedDifference(this.#issuerId, q));
+  }
+
+  #summaryOf(parsed: ParsedRecord): SourceSummary {
+    const grant = sourceGrant(parsed);
+    if (!this.#counterVested) grant.figures.vested = vestedBy(grant.tranches, this.#asOf);
+    const consistency = checkRecord(this.#issuerId, parsed);
+    return {
+      kind: parsed.kind,
+      id: parsed.record.id,
+      securityLabel: parsed.record.securityLabel,
+      figures: grant.figures,
+      tranches: packTranches(grant.tranches),
+      holding: recordHolding(parsed, this.#asOf),
+      consistency: consistency.length === 0 ? NO_DIFFERENCES : consistency,
+    };
+  }
+
+  /** The report. */
+  finish(): ReconciliationReport {
+    const issuerId = this.#issuerId;
+    const pkg = this.#pkg;
+    const asOf = this.#asOf;
+    const tolerance = new Dec(this.#tolerance);
+    const reading = this.#reading;
+    // One grant of the package at a time: its tranches are not held once compared.
+    const replay = new GrantReplay(pkg, reading.reading);
+    const byLabel = rootsByCustomId(replay);
+    const differences: Difference[] = [];
+    const grants: GrantRow[] = [];
+    const sourceCurve = new CurveBuilder();
+    const ocfCurve = new CurveBuilder();
+    const accounted = new Set<string>();
+    for (const summary of [...this.#awards, ...this.#units]) {
+      const { kind, id: recordId, figures: expected } = summary;
+      const tranches = unpackTranches(summary.tranches);
+      sourceCurve.add(tranches);
+      // Ours are found by id; another system's by the record's label as its custom_id.
+      const ownId = securityIdOf(kind, recordId);
+      const labelled = summary.securityLabel === undefined ? undefined : byLabel.get(summary.securityLabel);
+      const security = replay.grant(ownId) ?? (labelled === undefined ? undefined : replay.grant(labelled));
+      const securityId = security?.securityId ?? ownId;
+      const about = { issuerId, kind, recordId, securityId };
+      if (security === undefined) {
+        grants.push({ key: recordId, kind, securityId, expected, actual: {} });
+        differences.push({
+          section: "source-vs-ocf",
+          code: "MISSING_IN_OCF",
+          ...about,
+          field: "security",
+          expected: securityId,
+          actual: null,
+          message: `${recordLabel(kind, recordId)} has no security ${describeValue(securityId)} in the OCF package`,
+        });
+        continue;
+      }
+      if (accounted.has(securityId)) {
+        differences.push({
+          section: "source-vs-ocf",
+          code: "MISSING_IN_OCF",
+          ...about,
+          field: "security",
+          expected: recordLabel(kind, recordId),
+          actual: null,
+          message: `${recordLabel(kind, recordId)} matches security ${describeValue(securityId)}, which another record already matched`,
+        });
+        continue;
+      }
+      accounted.add(securityId);
+      for (const id of security.resultingSecurityIds) accounted.add(id);
+      // Only the figures the source states, so that totals add up the same grants on both sides.
+      const replayedFigures: Figures = { ...security.figures, vested: vestedBy(security.tranches, asOf) };
+      const actual: Figures = {};
+      for (const name of FIGURE_NAMES) if (expected[name] !== undefined && replayedFigures[name] !== undefined) actual[name] = replayedFigures[name];
+      ocfCurve.add(security.tranches);
+      grants.push({ key: recordId, kind, securityId, expected, actual });
+      for (const figure of COMPARED) {
+        const stated = expected[figure];
+        const found = actual[figure];
+        // Figures only a unit has, and counters the source did not break down, are not compared.
+        if (stated === undefined || found === undefined) continue;
+        if (figure === "outstanding" && !outstandingUnexplained(actual)) continue;
+        if (withinTolerance(stated, found, tolerance)) continue;
+        differences.push({
+          section: "source-vs-ocf",
+          code: "FIGURE_MISMATCH",
+          ...about,
+          field: figure,
+          expected: stated,
+          actual: found,
+          message: `${recordLabel(kind, recordId)}: ${figureLabel(figure, asOf)} is ${stated} in the source but ${found} in the OCF package (difference ${formatDecimal(new Dec(found).minus(stated))})`,
+        });
+      }
+      const { expected: onlySource, actual: onlyOcf } = trancheDifference(tranches, security.tranches);
+      if (onlySource.length > 0 || onlyOcf.length > 0) {
+        differences.push({
+          section: "source-vs-ocf",
+          code: "VESTING_DATES",
+          ...about,
+          field: "vesting",
+          expected: describeTranches(onlySource),
+          actual: describeTranches(onlyOcf),
+          message: `${recordLabel(kind, recordId)}: the source vests ${describeTranches(onlySource)} where the OCF package vests ${describeTranches(onlyOcf)}`,
+        });
+      }
+    }
+    for (const securityId of replay.roots) {
+      if (accounted.has(securityId)) continue;
+      const security = replay.grant(securityId) as ReplayedSecurity;
+      grants.push({ key: securityId, securityId, expected: {}, actual: security.figures });
+      ocfCurve.add(security.tranches);
+      differences.push({
+        section: "source-vs-ocf",
+        code: "EXTRA_IN_OCF",
+        issuerId,
+        securityId,
+        field: "security",
+        expected: null,
+        actual: securityId,
+        message: `the OCF package has security ${describeValue(securityId)} (${security.issuanceType}), which no source record accounts for`,
+      });
+    }
+    differences.push(...lineageDifferences(issuerId, { reading: reading.reading, problems: replay.problems }, "source-vs-ocf", ""));
+    for (const summary of [...this.#awards, ...this.#units]) differences.push(...summary.consistency);
+    differences.push(...this.#invalid);
+    const holdings = addHoldings([...this.#awards, ...this.#units].map((s) => s.holding), SELL_TO_COVER_STAKEHOLDER_ID);
+    return {
+      mode: "source-vs-ocf",
+      issuerId,
+      asOf,
+      tolerance: formatDecimal(tolerance),
+      labels: this.#options.labels ?? { expected: "source", actual: `OCF ${pkg.location}` },
+      totals: { expected: totalsOf(grants.map((g) => g.expected)), actual: totalsOf(grants.map((g) => g.actual)) },
+      grants,
+      holders: holderRows(holdings, holdingsAsOf(pkg, asOf, reading.reading)),
+      reading,
+      differences,
+      vestingCurves: { expected: sourceCurve.points(), actual: ocfCurve.points() },
+      notes: replay.notes(),
+    };
+  }
+}
+
+const NO_DIFFERENCES: readonly Difference[] = Object.freeze([]);
 
 /**
  * The reading a package is read by: the option when given, else what the packages declare (all of
@@ -183,22 +277,23 @@ export function readingFor(options: ReconcileOptions, packages: readonly Package
   return declared.size === 1 && only !== undefined ? { reading: only, from: "declared" } : { reading: "documents", from: "default" };
 }
 
-/** The grants of a package by the `custom_id` of their first issuance, where it is unique. */
-function rootsByCustomId(replayed: ReplayedPackage): Map<string, ReplayedPackage["securities"] extends Map<string, infer S> ? S : never> {
-  const byLabel = new Map<string, ReplayedPackage["securities"] extends Map<string, infer S> ? S : never>();
+/** The first security of each grant of a package by the `custom_id` of its first issuance, where that is unique. */
+function rootsByCustomId(replay: GrantReplay): Map<string, string> {
+  const byLabel = new Map<string, string>();
   const twice = new Set<string>();
-  for (const security of replayed.securities.values()) {
-    const label = stringAt(security.issuance, "custom_id");
+  for (const id of replay.roots) {
+    const issuance = replay.issuance(id);
+    const label = issuance === undefined ? undefined : stringAt(issuance, "custom_id");
     if (label === undefined) continue;
     if (byLabel.has(label)) twice.add(label);
-    byLabel.set(label, security);
+    byLabel.set(label, id);
   }
   for (const label of twice) byLabel.delete(label);
   return byLabel;
 }
 
 /** One `OCF_LINEAGE` difference per problem the reading found in a package. */
-export function lineageDifferences(issuerId: string, replayed: ReplayedPackage, section: Difference["section"], which: string): Difference[] {
+export function lineageDifferences(issuerId: string, replayed: { reading: Lineage; problems: readonly string[] }, section: Difference["section"], which: string): Difference[] {
   return replayed.problems.map((problem) => ({
     section,
     code: "OCF_LINEAGE" as const,

@@ -37,11 +37,49 @@ export function vestedBy(tranches: readonly Tranche[], date: CalendarDate): Deci
 
 /** The cumulative curve of many grants' tranches: one point per date on which anything vests. */
 export function cumulativeCurve(grants: readonly (readonly Tranche[])[]): VestingPoint[] {
-  const merged = mergeTranches(grants.flat());
-  let total: DecimalString = "0";
-  return merged.map(({ date, amount }) => {
-    total = sumDecimalStrings([total, amount]);
-    return { date, vested: total };
+  const curve = new CurveBuilder();
+  for (const tranches of grants) curve.add(tranches);
+  return curve.points();
+}
+
+/** `cumulativeCurve` built grant by grant: holds one sum per date, not the grants' tranches. */
+export class CurveBuilder {
+  private readonly byDate = new Map<CalendarDate, DecimalString>();
+
+  /** Adds one grant's tranches. */
+  add(tranches: readonly Tranche[]): void {
+    for (const { date, amount } of tranches) {
+      const sum = this.byDate.get(date);
+      this.byDate.set(date, sum === undefined ? amount : sumDecimalStrings([sum, amount]));
+    }
+  }
+
+  /** The curve: one point per date whose amounts do not add up to zero, in date order. */
+  points(): VestingPoint[] {
+    let total: DecimalString = "0";
+    const points: VestingPoint[] = [];
+    for (const [date, amount] of [...this.byDate].sort(([a], [b]) => compareIso(a, b))) {
+      if (isZeroDecimal(amount)) continue;
+      total = sumDecimalStrings([total, amount]);
+      points.push({ date, vested: total });
+    }
+    return points;
+  }
+}
+
+/** Tranches as one string (`"2024-01-31 100;2024-02-29 100"`): a grant's vesting kept without an object per tranche. */
+export function packTranches(tranches: readonly Tranche[]): string {
+  let packed = "";
+  for (const { date, amount } of tranches) packed += packed === "" ? `${date} ${amount}` : `;${date} ${amount}`;
+  return packed;
+}
+
+/** The tranches `packTranches` packed. */
+export function unpackTranches(packed: string): Tranche[] {
+  if (packed === "") return [];
+  return packed.split(";").map((part) => {
+    const space = part.indexOf(" ");
+    return { date: part.slice(0, space), amount: part.slice(space + 1) };
   });
 }
 

@@ -5,11 +5,10 @@ import { isCalendarDate } from "../../dates.js";
 import { isDeadlineExceededError, isInterruptedError, isOcfSyncError, terminalSafe } from "../../errors.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
 import { renderReconciliationHtml } from "../../reconcile/html.js";
-import { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "../../reconcile/load.js";
+import { loadPackageObjects, reconcileApiWithOcf, reconcileNdjsonWithOcf } from "../../reconcile/load.js";
 import { reconcileOcfWithOcf } from "../../reconcile/ocf-vs-ocf.js";
 import { reconciliationCsv, renderReconciliationText } from "../../reconcile/render.js";
-import { reconcileSourceWithOcf } from "../../reconcile/source-vs-ocf.js";
-import type { ReconcileOptions, ReconciliationReport, SourceIssuer } from "../../reconcile/types.js";
+import type { ReconcileOptions, ReconciliationReport } from "../../reconcile/types.js";
 import { parseCommandArgs, parseDuration } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { CLIENT_FLAGS, COMMAND_OPTIONS } from "../command-options.js";
@@ -167,22 +166,20 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
         const other = await loadPackageObjects(otherPath, signal);
         report = reconcileOcfWithOcf(pkg, other, { ...options, labels: { expected: packagePath, actual: otherPath } });
       } else {
-        let source: SourceIssuer;
-        let label: string;
+        // Each record is reconciled as it is read, and only what the report needs of it is kept.
         if (clientOptions !== undefined && values.issuer !== undefined) {
+          const labels = { expected: `source (API ${clientOptions.baseUrl})`, actual: `OCF (${packagePath})` };
           const client = createApiClient(clientOptions);
           try {
-            source = await loadSourceFromApi(client, values.issuer, { ...signal, ...(deadlineMs === undefined ? {} : { deadlineMs }) });
+            report = await reconcileApiWithOcf(client, values.issuer, pkg, { ...options, labels, ...signal, ...(deadlineMs === undefined ? {} : { deadlineMs }) });
           } finally {
             await client.close();
           }
-          label = `source (API ${clientOptions.baseUrl})`;
         } else {
           const file = resolve(io.cwd, values.source ?? "");
-          source = await loadSourceFromNdjson(file, pkg, { ...signal, ...(values.issuer === undefined ? {} : { issuerId: values.issuer }) });
-          label = `source (${file})`;
+          const labels = { expected: `source (${file})`, actual: `OCF (${packagePath})` };
+          report = await reconcileNdjsonWithOcf(file, pkg, { ...options, labels, ...signal, ...(values.issuer === undefined ? {} : { issuerId: values.issuer }) });
         }
-        report = reconcileSourceWithOcf(source, pkg, { ...options, labels: { expected: label, actual: `OCF (${packagePath})` } });
       }
     } catch (error) {
       if (!isUnusableInput(error)) throw error;
