@@ -94,6 +94,7 @@ const VALUES = [
   "renderReconciliationHtml",
   "renderReconciliationText",
   "replayPackage",
+  "reportAgrees",
   "shardIndexOf",
   "shardOf",
   "startSampleServer",

@@ -7,7 +7,7 @@ import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-f
 import { renderReconciliationHtml } from "../../reconcile/html.js";
 import { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson } from "../../reconcile/load.js";
 import { reconcileOcfWithOcf } from "../../reconcile/ocf-vs-ocf.js";
-import { reconciliationCsv, renderReconciliationText } from "../../reconcile/render.js";
+import { reconciliationCsv, renderReconciliationText, reportAgrees } from "../../reconcile/render.js";
 import { reconcileSourceWithOcf } from "../../reconcile/source-vs-ocf.js";
 import type { ReconcileOptions, ReconciliationReport, SourceIssuer } from "../../reconcile/types.js";
 import { parseCommandArgs, parseDuration } from "../args.js";
@@ -199,10 +199,10 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
       // On standard error: standard output is the report itself (text, --json or --csv).
       writeLine(io.stderr, `HTML report written to ${terminalSafe(htmlPath ?? "")}`);
     }
-    if (values.json === true) printJson({ agree: report.differences.length === 0, reports: [report] });
+    if (values.json === true) printJson({ agree: reportAgrees(report), reports: [report] });
     else if (values.csv === true) io.stdout.write(reconciliationCsv([report]));
     else writeLine(io.stdout, renderReconciliationText(report, (rows, headers, right) => renderTable(rows, headers.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? "", align: right.has(i) ? "right" : "left" })))));
-    return report.differences.length === 0 ? 0 : 1;
+    return reportAgrees(report) ? 0 : 1;
   } finally {
     await html?.abort(); // after a commit, nothing to do
   }
