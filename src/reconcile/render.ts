@@ -26,7 +26,9 @@ export const FIGURE_LABELS: Readonly<Record<FigureName, string>> = {
 export const CSV_COLUMNS = ["issuer_id", "section", "code", "kind", "record_id", "security_id", "field", "expected", "actual", "message"] as const;
 
 /**
- * Every difference of every report as CSV (RFC 4180: every field quoted, CRLF line ends), with a header row.
+ * Every difference of every report as CSV (RFC 4180: every field quoted, CRLF line ends), with a header row:
+ * per report, its differences, then a row per figure of each holder that differs (section `holders`), then
+ * a row per note of the report (section `note`, the note in `message`, the other cells empty).
  * A cell a spreadsheet would run as a formula (one starting with `=`, `+`, `-`, `@`, a tab or a carriage
  * return, as an id or a name from another system may) starts with `'` (OWASP, CSV injection); a number
  * such as `-2500` is left as it is.
@@ -41,6 +43,9 @@ export function reconciliationCsv(reports: readonly ReconciliationReport[]): str
       const message = `stakeholder ${JSON.stringify(holder.stakeholderId)}: ${field} as of ${report.asOf} are ${expected} in ${SIDES[report.mode].expected} but ${actual} in ${SIDES[report.mode].actual}`;
       rows.push([report.issuerId, "holders", "", "", "", "", `stakeholder_id ${holder.stakeholderId} ${field}`, expected, actual, message]);
     }
+    // Not differences, but what the figures above leave out (a split, an acceleration): a spreadsheet
+    // user reads no other output.
+    for (const note of report.notes) rows.push([report.issuerId, "note", "", "", "", "", "", "", "", note]);
   }
   return rows.map((row) => row.map((cell) => `"${inertCell(cell).replaceAll('"', '""')}"`).join(",")).join("\r\n") + "\r\n";
 }

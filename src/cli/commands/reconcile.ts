@@ -63,8 +63,9 @@ Options:
                        input: { "agree": false, "unusable": { "code", "message" } }; a usage error
                        or another failure (the API's too): { "agree": false, "error": { "code", "message" } }
   --csv                print every difference as CSV (issuer_id, section, code, kind, record_id,
-                       security_id, field, expected, actual, message); a cell that a spreadsheet
-                       would run as a formula (=, +, -, @ first, not a number) starts with '
+                       security_id, field, expected, actual, message), a row per holder figure that
+                       differs (section holders) and per note (section note, in message); a cell that
+                       a spreadsheet would run as a formula (=, +, -, @ first, not a number) starts with '
   --html FILE          also write a self-contained HTML report (the reading used, totals, every
                        holder's shares and units, every difference, and a chart of vested shares over
                        time on both sides with their difference), atomically; its path is then

@@ -47,6 +47,15 @@ describe("renderings", () => {
     );
   });
 
+  it("CSV: the report's notes are rows of section note, after its differences, the note in message", () => {
+    const notes = ['1 TX_STOCK_CLASS_SPLIT transaction(s) ("split-1"): reconcile does not model this kind', "=cmd|' /C calc'!A0"];
+    const rows = reconciliationCsv([{ ...report, issuerId: "7", holders: [], notes }]).split("\r\n").slice(1, -1);
+    expect(rows.slice(1)).toEqual([
+      '"7","note","","","","","","","","1 TX_STOCK_CLASS_SPLIT transaction(s) (""split-1""): reconcile does not model this kind"',
+      '"7","note","","","","","","","","\'=cmd|\' /C calc\'!A0"',
+    ]);
+  });
+
   it("CSV: a cell a spreadsheet would run as a formula starts with ', a number does not", () => {
     const hostile = ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-1+cmd", "@SUM(A1)", "\tx", "\rx"];
     const differences = hostile.map((id, k) => ({ ...report.differences[0]!, recordId: id, securityId: `s${k}`, expected: "-2500", actual: "+3" }));
