@@ -139,7 +139,7 @@ export { replayPackage } from "./reconcile/replay.js";
 export type { ReplayedPackage, ReplayedSecurity } from "./reconcile/replay.js";
 export { ReconcileInputError } from "./reconcile/package-objects.js";
 export type { PackageObjects } from "./reconcile/package-objects.js";
-export { reconciliationCsv, renderReconciliationText } from "./reconcile/render.js";
+export { reconciliationCsv, renderReconciliationText, reportAgrees } from "./reconcile/render.js";
 export type { TableRenderer } from "./reconcile/render.js";
 export { renderReconciliationHtml } from "./reconcile/html.js";
 export { DIFFERENCE_CODES, FIGURE_NAMES } from "./reconcile/types.js";

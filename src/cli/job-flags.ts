@@ -3,11 +3,11 @@
  * place: which issuers, how many at once, what to do with invalid records, how to log; and for the
  * commands that write packages, where and how.
  */
-import { open, rm } from "node:fs/promises";
+import { rm } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { isCalendarDate } from "../dates.js";
 import { FileSystemError, errnoOf, fileSystemError } from "../errors.js";
-import { temporaryNameFor } from "../io/atomic-file.js";
+import { createTemporarySibling } from "../io/atomic-file.js";
 import { makeFolder } from "../io/folders.js";
 import { isRfc3339DateTime } from "../ocf/schemas.js";
 import type { Lineage } from "../mapping/types.js";
@@ -128,18 +128,19 @@ export async function readPackageFlags(
 }
 
 /**
- * Makes sure an output folder can be used, before any work: created if missing, then written to (a
- * file created and removed); a file where the folder (or one of its parents) should be, a place where
- * no folder can be made, or a folder that takes no new file (read-only, not permitted, `/proc`) is a
- * usage error, whether the folder was there or not. The probe is named as a temporary file is, so that
- * the cleanup of a later run removes it should this one be killed in between.
+ * Makes sure an output folder can be used, before any work: created if missing, then written to (the
+ * file a lock is written to first, `createTemporarySibling`, created and removed); a file where the
+ * folder (or one of its parents) should be, a place where no folder can be made, or a folder that
+ * takes no new file (read-only, not permitted, `/proc`) is a usage error, whether the folder was there
+ * or not. The probe is named as a temporary file is, so that the cleanup of a later run removes it
+ * should this one be killed in between.
  */
 export async function prepareOutputFolder(option: string, outDir: string, signal: AbortSignal | undefined): Promise<void> {
   try {
     await makeFolder(outDir, { signal });
-    const probe = temporaryNameFor(join(outDir, ".ocf-sync-probe"));
+    let probe: string;
     try {
-      await (await open(probe, "wx")).close();
+      probe = await createTemporarySibling(join(outDir, ".ocf-sync-probe"), "");
     } catch (error) {
       throw errnoOf(error) === "ENOENT"
         ? new FileSystemError("write in the folder", outDir, "the file system does not allow new files in it (ENOENT)", { errno: "ENOENT", cause: error })

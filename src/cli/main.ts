@@ -3,9 +3,10 @@
  */
 import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
-import { redactSecrets } from "../client/auth.js";
+import { redactSecrets, urlSecrets } from "../client/auth.js";
 import { errnoOf, isInterruptedError, isOcfSyncError, terminalSafe } from "../errors.js";
-import { closest, typedValue } from "./args.js";
+import { closest } from "../closest.js";
+import { typedValue } from "./args.js";
 import { demoCommand } from "./commands/demo.js";
 import { exportCommand } from "./commands/export.js";
 import { pullCommand } from "./commands/pull.js";
@@ -184,17 +185,22 @@ function reportFailure(command: string, error: unknown, io: CliIo, argv: readonl
   return 70;
 }
 
-/** The secrets a command was given: tokens and client secrets, from flags and the environment. */
+/**
+ * The secrets a command was given: tokens and client secrets, and what a token URL holds in its query
+ * or user info (`urlSecrets`), from flags and the environment.
+ */
 function secretsOf(argv: readonly string[], env: CliIo["env"]): string[] {
   const secrets = [env.OCF_SYNC_TOKEN, env.OCF_SYNC_CLIENT_SECRET];
+  const tokenUrls = [env.OCF_SYNC_TOKEN_URL];
   argv.forEach((arg, i) => {
-    for (const flag of ["--token", "--client-secret"]) {
+    for (const [flag, found] of [["--token", secrets], ["--client-secret", secrets], ["--token-url", tokenUrls]] as const) {
       // A next argument that starts with "-" is an option (parseArgs takes no such value after a space).
-      if (arg === flag && argv[i + 1]?.startsWith("-") !== true) secrets.push(argv[i + 1]);
-      else if (arg.startsWith(`${flag}=`)) secrets.push(arg.slice(flag.length + 1));
+      if (arg === flag && argv[i + 1]?.startsWith("-") !== true) found.push(argv[i + 1]);
+      else if (arg.startsWith(`${flag}=`)) found.push(arg.slice(flag.length + 1));
     }
   });
-  return secrets.filter((s): s is string => s !== undefined && s !== "");
+  const urlParts = tokenUrls.flatMap((url) => (url === undefined ? [] : urlSecrets(url)));
+  return [...secrets, ...urlParts].filter((s): s is string => s !== undefined && s !== "");
 }
 
 /**

@@ -124,12 +124,54 @@ function makeRedactor(secrets: () => Iterable<string>): (text: string) => string
   return (text) => redactSecrets(text, secrets());
 }
 
+// `scheme://user:password@`, `?query` and `#fragment`, found in text that may not parse as a URL.
+const URL_PARTS = /^(?<head>[^:/?#]+:\/\/)?(?:(?<userinfo>[^/?#]*)@)?(?<rest>[^?#]*)(?:\?(?<query>[^#]*))?(?:#(?<fragment>.*))?$/s;
+
+/**
+ * A URL as it may be shown in a message or a log line: the user and password, every query value and
+ * the fragment replaced with `[REDACTED]`, names of query parameters kept. Some token endpoints take
+ * a key in the query (`?client_secret=…`, `?api_key=…`); any value may be one, so none is shown.
+ * Works on text that is not a valid URL too (it is shown when refused as one).
+ */
+export function redactUrl(text: string): string {
+  const { head = "", userinfo, rest = "", query, fragment } = URL_PARTS.exec(text)?.groups ?? {};
+  const shownQuery =
+    query === undefined
+      ? ""
+      : `?${query
+          .split("&")
+          .map((pair) => (pair.includes("=") ? `${pair.slice(0, pair.indexOf("="))}=${REDACTED}` : pair === "" ? "" : REDACTED))
+          .join("&")}`;
+  return `${head}${userinfo === undefined ? "" : `${REDACTED}@`}${rest}${shownQuery}${fragment === undefined ? "" : `#${REDACTED}`}`;
+}
+
+/**
+ * The values {@link redactUrl} hides, decoded, for {@link redactSecrets} to find wherever a server or
+ * a transport error echoes them.
+ */
+export function urlSecrets(text: string): string[] {
+  const { userinfo, query, fragment } = URL_PARTS.exec(text)?.groups ?? {};
+  const decode = (part: string): string => {
+    try {
+      return decodeURIComponent(part.replaceAll("+", " "));
+    } catch {
+      return part;
+    }
+  };
+  const pieces = [
+    ...(userinfo === undefined ? [] : userinfo.split(":")),
+    ...(query === undefined ? [] : query.split("&").map((pair) => (pair.includes("=") ? pair.slice(pair.indexOf("=") + 1) : pair))),
+    ...(fragment === undefined ? [] : [fragment]),
+  ];
+  return pieces.filter((piece) => piece !== "").flatMap((piece) => [...new Set([piece, decode(piece)])]);
+}
+
 function checkTokenUrl(text: string): URL {
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new ClientConfigError("auth.tokenUrl", text, "not an absolute URL");
+    throw new ClientConfigError("auth.tokenUrl", redactUrl(text), "not an absolute URL");
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ClientConfigError("auth.tokenUrl", url.protocol, "only http: and https: are supported");
@@ -172,7 +214,9 @@ export function oauth2Auth(
   options: Extract<AuthOptions, { type: "oauth2" }>,
   deps: { post: PostForm; clock: Clock; logger: Logger },
 ): AuthProvider {
-  const tokenUrl = checkTokenUrl(options.tokenUrl).href;
+  const href = checkTokenUrl(options.tokenUrl).href;
+  // The URL requests go to, and the one messages and log lines show.
+  const tokenUrl = redactUrl(href);
   if (options.clientId === "") throw new ClientConfigError("auth.clientId", "", "the client id is empty");
   if (options.clientSecret === "") throw new ClientConfigError("auth.clientSecret", "", "the client secret is empty");
   const scopes = options.scopes ?? ["read_issuer_securities"];
@@ -184,7 +228,8 @@ export function oauth2Auth(
   const { post, clock, logger } = deps;
   // Tokens minted so far, newest last: a late error body may still echo an older one.
   const tokens: string[] = [];
-  const redact = makeRedactor(() => [options.clientSecret, basic, ...tokens]);
+  const inUrl = urlSecrets(href);
+  const redact = makeRedactor(() => [options.clientSecret, basic, ...inUrl, ...tokens]);
   const closing = new AbortController();
   let cached: CachedToken | undefined;
   let inflight: Promise<CachedToken> | undefined;
@@ -201,7 +246,7 @@ export function oauth2Auth(
     let response: RawResponse;
     try {
       response = await post(
-        tokenUrl,
+        href,
         {
           authorization: `Basic ${basic}`,
           "content-type": "application/x-www-form-urlencoded",

@@ -278,7 +278,7 @@ export type AuthFailure =
 export class AuthError extends ClientError {
   declare readonly code: "AUTH_FAILED";
   readonly failure: AuthFailure;
-  /** The token endpoint URL. */
+  /** The token endpoint URL as it may be shown: its query values, user info and fragment are `[REDACTED]`. */
   readonly tokenUrl: string;
   /** HTTP status of the token endpoint's answer, when there was one. */
   readonly status: number | undefined;

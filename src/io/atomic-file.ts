@@ -24,6 +24,42 @@ export function temporaryNameFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
 }
 
+/** Creates `path` exclusively with `content`, flushed; false when something is already there. */
+export async function createExclusive(path: string, content: string): Promise<boolean> {
+  let handle;
+  try {
+    handle = await open(path, "wx");
+  } catch (error) {
+    if (errnoOf(error) === "EEXIST") return false;
+    throw error;
+  }
+  try {
+    await handle.writeFile(content);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+/**
+ * Creates the temporary sibling of `target` (`temporaryNameFor`) holding `content`, flushed, and
+ * returns its path; on failure nothing is left. A lock file is written so before it is linked in
+ * place, and an output folder is probed so before any work (`prepareOutputFolder`): a folder that
+ * takes this file takes the lock. Failures are the file system's own errors, for the caller to word.
+ */
+export async function createTemporarySibling(target: string, content: string): Promise<string> {
+  const temporary = temporaryNameFor(target);
+  try {
+    // The name is new (pid and random bytes): a file already there is a failure like any other.
+    if (!(await createExclusive(temporary, content))) throw Object.assign(new Error(`${temporary} already exists`), { code: "EEXIST" });
+  } catch (error) {
+    await rm(temporary, { force: true }).catch(() => {});
+    throw error;
+  }
+  return temporary;
+}
+
 /** Writes all of `buffer`, however many calls the file system needs (a short write is not an error). */
 export async function writeAll(handle: FileHandle, buffer: Uint8Array): Promise<void> {
   for (let done = 0; done < buffer.length; ) {

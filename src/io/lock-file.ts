@@ -13,10 +13,10 @@
  */
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
-import { link, open, readFile, rename, rm } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { link, readFile, rename, rm } from "node:fs/promises";
 import { utcNowRfc3339 } from "../dates.js";
 import { errnoOf, fileSystemError } from "../errors.js";
+import { createExclusive, createTemporarySibling, temporaryNameFor } from "./atomic-file.js";
 
 /** What a lock file holds. */
 export interface LockOwner {
@@ -90,34 +90,11 @@ function parseOwner(text: string): LockOwner | undefined {
   return undefined;
 }
 
-/** Creates `path` exclusively with `content`, flushed; false when something is already there. */
-async function createExclusive(path: string, content: string): Promise<boolean> {
-  let handle;
-  try {
-    handle = await open(path, "wx");
-  } catch (error) {
-    if (errnoOf(error) === "EEXIST") return false;
-    throw error;
-  }
-  try {
-    await handle.writeFile(content);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  return true;
-}
-
-/** A temporary sibling name, of the pattern `recoverPackageFolders` removes when its process is gone. */
-function siblingName(lockFile: string): string {
-  return join(dirname(lockFile), `.${basename(lockFile)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
-}
-
 /** Creates `lockFile` holding `content`, in one step; false when a lock file is already there. */
 async function createLock(lockFile: string, content: string): Promise<boolean> {
-  const temporary = siblingName(lockFile);
+  let temporary: string | undefined;
   try {
-    await createExclusive(temporary, content);
+    temporary = await createTemporarySibling(lockFile, content);
     try {
       await link(temporary, lockFile);
       return true;
@@ -131,7 +108,7 @@ async function createLock(lockFile: string, content: string): Promise<boolean> {
   } catch (error) {
     throw fileSystemError("create the lock file", lockFile, error);
   } finally {
-    await rm(temporary, { force: true }).catch(() => {});
+    if (temporary !== undefined) await rm(temporary, { force: true }).catch(() => {});
   }
 }
 
@@ -162,7 +139,7 @@ function judge(text: string, me: LockOwner, lockFile: string): { stale: StaleLoc
 
 /** Moves the stale lock whose text was `text` out of the way; false when another process got there first. */
 async function removeStale(lockFile: string, text: string): Promise<boolean> {
-  const aside = siblingName(lockFile);
+  const aside = temporaryNameFor(lockFile);
   try {
     await rename(lockFile, aside);
   } catch (error) {

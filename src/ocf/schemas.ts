@@ -8,6 +8,7 @@
 import type { OcfFile, OcfObject } from "./types.js";
 import { compiledSchema } from "../zod-compiled.js";
 import { z } from "zod";
+import { closest } from "../closest.js";
 import { describeValue } from "../errors.js";
 import { compiledTwinOf } from "./primitives.js";
 import * as files from "./files.js";
@@ -248,6 +249,18 @@ export const UNSCHEMED_TRANSACTION_TYPES: ReadonlySet<string> = new Set([
   "TX_WARRANT_TRANSFER",
 ]);
 
+/**
+ * Every `object_type` of OCF 1.2.0 (`enums/ObjectType`): those ocf-sync models, their legacy
+ * spellings, the transactions it reads unchecked, and the two objects it neither reads nor writes.
+ */
+export const OCF_OBJECT_TYPES: ReadonlySet<string> = new Set([
+  ...OBJECT_TYPES,
+  ...Object.keys(LEGACY_OBJECT_TYPES),
+  ...UNSCHEMED_TRANSACTION_TYPES,
+  "FINANCING",
+  "DOCUMENT",
+]);
+
 const SCHEMA_OF_FILE_TYPE = {
   OCF_MANIFEST_FILE: files.OcfManifestSchema,
   OCF_STAKEHOLDERS_FILE: files.OcfStakeholdersFileSchema,
@@ -258,6 +271,9 @@ const SCHEMA_OF_FILE_TYPE = {
   OCF_VALUATIONS_FILE: files.OcfValuationsFileSchema,
   OCF_TRANSACTIONS_FILE: files.OcfTransactionsFileSchema,
 } as const satisfies Record<files.OcfFileType, z.ZodType<files.OcfFile, unknown>>;
+
+/** Every `file_type` of OCF 1.2.0 (`enums/FileType`): those ocf-sync models and the two it does not. */
+export const OCF_FILE_TYPES: ReadonlySet<string> = new Set([...Object.keys(SCHEMA_OF_FILE_TYPE), "OCF_FINANCINGS_FILE", "OCF_DOCUMENTS_FILE"]);
 
 /** One reason a value is not valid OCF: where (`$.items[3].quantity`) and what is wrong. */
 export interface OcfIssue {
@@ -283,9 +299,7 @@ export function validateOcfObject(item: unknown): OcfValidationResult<OcfObject>
   const objectType = discriminatorOf(item, "object_type");
   if (!objectType.ok) return objectType;
   const schema = objectSchemaOf(objectType.value);
-  if (schema === undefined) {
-    return failure("$.object_type", `${describeValue(objectType.value)} is not an OCF object type ocf-sync models`);
-  }
+  if (schema === undefined) return failure("$.object_type", unknownType("object", objectType.value, OBJECT_TYPES));
   return run(schema, item);
 }
 
@@ -316,9 +330,7 @@ export function validateOcfFile(file: unknown): OcfValidationResult<OcfFile> {
   const fileType = discriminatorOf(file, "file_type");
   if (!fileType.ok) return fileType;
   const schema: z.ZodType<files.OcfFile, unknown> | undefined = lookup(SCHEMA_OF_FILE_TYPE, fileType.value);
-  if (schema === undefined) {
-    return failure("$.file_type", `${describeValue(fileType.value)} is not an OCF file type ocf-sync models`);
-  }
+  if (schema === undefined) return failure("$.file_type", unknownType("file", fileType.value, Object.keys(SCHEMA_OF_FILE_TYPE)));
   return run(schema, file);
 }
 
@@ -375,6 +387,24 @@ function failure(path: string, message: string): { ok: false; issues: OcfIssue[]
   return { ok: false, issues: [{ path, message }] };
 }
 
+/**
+ * Why `value` is not an `object_type` (or `file_type`) that can be checked where `allowed` can: not an
+ * OCF 1.2.0 one at all (with the one it may be a typo of), one ocf-sync has no schema for, or one
+ * that does not belong here (a stakeholder in the transactions file).
+ */
+function unknownType(kind: "object" | "file", value: string, allowed: readonly string[]): string {
+  const official = kind === "object" ? OCF_OBJECT_TYPES : OCF_FILE_TYPES;
+  const shown = describeValue(value);
+  if (!official.has(value)) {
+    const guess = closest(value, [...official]);
+    return `${shown} is not an OCF 1.2.0 ${kind} type${guess === undefined ? "" : ` (did you mean ${describeValue(guess)}?)`}`;
+  }
+  const modelled = kind === "object" ? objectSchemaOf(value) !== undefined : lookup(SCHEMA_OF_FILE_TYPE, value) !== undefined;
+  if (!modelled) return `${shown} is an OCF 1.2.0 ${kind} type ocf-sync has no schema for`;
+  const here = allowed.every((type) => type.startsWith("TX_")) ? "transactions only" : allowed.join(", ");
+  return `${shown} is an OCF 1.2.0 ${kind} type, but not one allowed here (${here})`;
+}
+
 function discriminatorOf(
   value: unknown,
   key: "object_type" | "file_type",
@@ -415,11 +445,11 @@ function toOcfIssues(issue: z.core.$ZodIssue, root: unknown): OcfIssue[] {
       return [{ path, message: `must be ${issue.values.map((v) => describeValue(v)).join(" or ")}${got}` }];
     case "invalid_union":
       if (issue.discriminator !== undefined && "options" in issue && issue.options !== undefined) {
+        if (issue.discriminator === "object_type") {
+          return [{ path, message: typeof at.value === "string" ? unknownType("object", at.value, issue.options.map(String)) : `must be a string${got}` }];
+        }
         const options = issue.options.map((v) => describeValue(v));
-        const allowed =
-          options.length <= 8
-            ? `must be one of ${options.join(", ")}`
-            : `is not one of the ${options.length} ${issue.discriminator} values ocf-sync models here`;
+        const allowed = options.length <= 8 ? `must be one of ${options.join(", ")}` : `is not one of the ${options.length} ${issue.discriminator} values allowed here`;
         return [{ path, message: `${allowed}${got}` }];
       }
       return [{ path, message: `${issue.message}${got}` }];

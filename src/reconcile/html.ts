@@ -10,7 +10,7 @@
  */
 import { compareIso, parseUtcDateTime, utcDateTimeToEpochMs, type CalendarDate } from "../dates.js";
 import { Dec, formatDecimal } from "../decimal.js";
-import { FIGURE_LABELS, holderDiffers, readingSentence } from "./render.js";
+import { FIGURE_LABELS, differingHolders, readingSentence, reportAgrees } from "./render.js";
 import { FIGURE_NAMES, type ReconciliationReport, type VestingPoint } from "./types.js";
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
@@ -47,7 +47,12 @@ svg text{font:11px system-ui,sans-serif;fill:#57606a}
 /** The HTML report of one or more reconciliations (one section per report). */
 export function renderReconciliationHtml(reports: readonly ReconciliationReport[]): string {
   const total = reports.reduce((n, r) => n + r.differences.length, 0);
-  const verdict = total === 0 ? `<p class="agree">Everything agrees.</p>` : `<p class="differ">${total} difference${total === 1 ? "" : "s"}.</p>`;
+  const holders = reports.reduce((n, r) => n + differingHolders(r).length, 0);
+  const counted = [
+    ...(total === 0 ? [] : [`${total} difference${total === 1 ? "" : "s"}`]),
+    ...(holders === 0 ? [] : [`${holders} holder${holders === 1 ? "" : "s"} whose holdings differ`]),
+  ];
+  const verdict = reports.every(reportAgrees) ? `<p class="agree">Everything agrees.</p>` : `<p class="differ">${counted.join("; ")}.</p>`;
   return [
     "<!DOCTYPE html>",
     '<html lang="en"><head><meta charset="utf-8">',
@@ -73,8 +78,9 @@ function section(report: ReconciliationReport, index: number): string {
     const diff = x === undefined || y === undefined ? "" : formatDecimal(new Dec(y).minus(x));
     return [`<tr><th scope="row">${e(FIGURE_LABELS[name])}</th><td class="num">${e(groupThousands(x ?? "-"))}</td><td class="num">${e(groupThousands(y ?? "-"))}</td><td class="num">${e(groupThousands(diff))}</td></tr>`];
   });
+  const differing = new Set(differingHolders(report));
   const holders = report.holders.map((h) => {
-    const differs = holderDiffers(h);
+    const differs = differing.has(h);
     const d = (a: string, b: string): string => groupThousands(formatDecimal(new Dec(b).minus(a)));
     return (
       `<tr${differs ? ' class="differ"' : ""} data-stakeholder="${e(h.stakeholderId)}"><th scope="row">${e(h.stakeholderId)}</th>` +
@@ -82,7 +88,6 @@ function section(report: ReconciliationReport, index: number): string {
       `<td class="num">${e(groupThousands(h.expected.units))}</td><td class="num">${e(groupThousands(h.actual.units))}</td><td class="num">${e(d(h.expected.units, h.actual.units))}</td></tr>`
     );
   });
-  const differingHolders = report.holders.filter(holderDiffers).length;
   const rows = report.differences.map(
     (d) =>
       `<tr><td>${e(d.section)}</td><td>${e(d.code)}</td><td>${e(d.recordId ?? "")}</td><td>${e(d.securityId ?? "")}</td><td>${e(d.field)}</td>` +
@@ -97,7 +102,7 @@ function section(report: ReconciliationReport, index: number): string {
     `<table class="totals"><thead><tr><th>figure</th><th>${e(labels.expected)}</th><th>${e(labels.actual)}</th><th>difference</th></tr></thead><tbody>`,
     ...totals,
     "</tbody></table>",
-    `<h3>Holders as of ${e(report.asOf)} (${report.holders.length}; ${differingHolders} differ${differingHolders === 1 ? "s" : ""})</h3>`,
+    `<h3>Holders as of ${e(report.asOf)} (${report.holders.length}; ${differing.size} differ${differing.size === 1 ? "s" : ""})</h3>`,
     report.holders.length === 0
       ? "<p>No holder on either side.</p>"
       : `<table class="holders"><thead><tr><th>stakeholder</th><th>shares: ${e(labels.expected)}</th><th>shares: ${e(labels.actual)}</th><th>difference</th><th>units: ${e(labels.expected)}</th><th>units: ${e(labels.actual)}</th><th>difference</th></tr></thead><tbody>\n${holders.join("\n")}\n</tbody></table>`,

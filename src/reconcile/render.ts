@@ -4,7 +4,8 @@
  */
 import { terminalSafe } from "../errors.js";
 import { Dec, formatDecimal } from "../decimal.js";
-import { FIGURE_NAMES, type Difference, type FigureName, type ReconciliationReport } from "./types.js";
+import { withinTolerance } from "./source-vs-ocf.js";
+import { FIGURE_NAMES, type Difference, type FigureName, type HolderRow, type ReconciliationReport } from "./types.js";
 
 /** The headings of `FIGURE_NAMES` for people. */
 export const FIGURE_LABELS: Readonly<Record<FigureName, string>> = {
@@ -25,7 +26,9 @@ export const FIGURE_LABELS: Readonly<Record<FigureName, string>> = {
 export const CSV_COLUMNS = ["issuer_id", "section", "code", "kind", "record_id", "security_id", "field", "expected", "actual", "message"] as const;
 
 /**
- * Every difference of every report as CSV (RFC 4180: every field quoted, CRLF line ends), with a header row.
+ * Every difference of every report as CSV (RFC 4180: every field quoted, CRLF line ends), with a header row:
+ * per report, its differences, then a row per figure of each holder that differs (section `holders`), then
+ * a row per note of the report (section `note`, the note in `message`, the other cells empty).
  * A cell a spreadsheet would run as a formula (one starting with `=`, `+`, `-`, `@`, a tab or a carriage
  * return, as an id or a name from another system may) starts with `'` (OWASP, CSV injection); a number
  * such as `-2500` is left as it is.
@@ -36,9 +39,22 @@ export function reconciliationCsv(reports: readonly ReconciliationReport[]): str
     for (const d of report.differences) {
       rows.push([d.issuerId, d.section, d.code, d.kind ?? "", d.recordId ?? "", d.securityId ?? "", d.field, d.expected ?? "", d.actual ?? "", d.message]);
     }
+    for (const { holder, field, expected, actual } of holderMismatches(report)) {
+      const message = `stakeholder ${JSON.stringify(holder.stakeholderId)}: ${field} as of ${report.asOf} are ${expected} in ${SIDES[report.mode].expected} but ${actual} in ${SIDES[report.mode].actual}`;
+      rows.push([report.issuerId, "holders", "", "", "", "", `stakeholder_id ${holder.stakeholderId} ${field}`, expected, actual, message]);
+    }
+    // Not differences, but what the figures above leave out (a split, an acceleration): a spreadsheet
+    // user reads no other output.
+    for (const note of report.notes) rows.push([report.issuerId, "note", "", "", "", "", "", "", "", note]);
   }
   return rows.map((row) => row.map((cell) => `"${inertCell(cell).replaceAll('"', '""')}"`).join(",")).join("\r\n") + "\r\n";
 }
+
+/** What the two sides of a report are called in a sentence. */
+const SIDES = {
+  "source-vs-ocf": { expected: "the source", actual: "the OCF package" },
+  "ocf-vs-ocf": { expected: "the first package", actual: "the other package" },
+} as const satisfies Record<ReconciliationReport["mode"], { expected: string; actual: string }>;
 
 const FORMULA_START = /^[=+\-@\t\r]/;
 const PLAIN_NUMBER = /^[+-]?[0-9]+(\.[0-9]+)?$/;
@@ -73,15 +89,17 @@ export function renderReconciliationText(report: ReconciliationReport, table: Ta
   });
   lines.push(table(totals, ["total", terminalSafe(labels.expected), terminalSafe(labels.actual), "difference"], new Set([1, 2, 3])));
   lines.push("");
-  const differing = report.holders.filter(holderDiffers);
+  const differing = differingHolders(report);
   if (differing.length > 0) {
     const rows = differing.map((h) => [cell(h.stakeholderId), h.expected.shares, h.actual.shares, h.expected.units, h.actual.units]);
     lines.push(`Holders that differ (${differing.length} of ${report.holders.length}), as of ${report.asOf}:`);
     lines.push(table(rows, ["stakeholder", `shares ${terminalSafe(labels.expected)}`, `shares ${terminalSafe(labels.actual)}`, `units ${terminalSafe(labels.expected)}`, `units ${terminalSafe(labels.actual)}`], new Set([1, 2, 3, 4])));
     lines.push("");
   }
-  if (report.differences.length === 0) {
+  if (reportAgrees(report)) {
     lines.push(`AGREE: ${report.grants.length} grant${report.grants.length === 1 ? "" : "s"} compared, no difference`);
+  } else if (report.differences.length === 0) {
+    lines.push(`DIFFERENCES: ${differing.length} holder${differing.length === 1 ? "" : "s"} (every grant agrees, but not who holds it)`);
   } else {
     // Long values (a list of vesting dates) are cut in the table; the lines below it give them whole.
     const rows = report.differences.map((d) => [
@@ -96,7 +114,7 @@ export function renderReconciliationText(report: ReconciliationReport, table: Ta
     lines.push("");
     for (const d of report.differences) lines.push(`- ${terminalSafe(d.message)}`);
     lines.push("");
-    lines.push(`DIFFERENCES: ${countBy(report.differences)}`);
+    lines.push(`DIFFERENCES: ${countBy(report.differences)}${differing.length === 0 ? "" : `; ${differing.length} holder${differing.length === 1 ? "" : "s"}`}`);
   }
   for (const note of report.notes) lines.push(`note: ${terminalSafe(note)}`);
   return lines.join("\n");
@@ -116,9 +134,29 @@ export function readingSentence(report: ReconciliationReport): string {
   return `The first package read by the ${described(report.reading)}. The other package read by the ${described(report.otherReading)}.`;
 }
 
-/** A holder whose shares or units differ between the two sides. */
-export function holderDiffers(h: ReconciliationReport["holders"][number]): boolean {
-  return !new Dec(h.expected.shares).equals(h.actual.shares) || !new Dec(h.expected.units).equals(h.actual.units);
+/** Each holder's shares and units that differ between the two sides by more than the report's tolerance. */
+function holderMismatches(report: ReconciliationReport): { holder: HolderRow; field: "shares" | "units"; expected: string; actual: string }[] {
+  const tolerance = new Dec(report.tolerance);
+  return report.holders.flatMap((holder) =>
+    (["shares", "units"] as const).flatMap((field) => {
+      const [expected, actual] = [holder.expected[field], holder.actual[field]];
+      return withinTolerance(expected, actual, tolerance) ? [] : [{ holder, field, expected, actual }];
+    }),
+  );
+}
+
+/** The holders whose shares or units differ between the two sides by more than the report's tolerance. */
+export function differingHolders(report: ReconciliationReport): HolderRow[] {
+  return [...new Set(holderMismatches(report).map((m) => m.holder))];
+}
+
+/**
+ * Whether the two sides of a report agree: no difference, and no holder whose shares or units differ
+ * (a grant can agree figure for figure while the two sides give it to different stakeholders). The
+ * command line's exit status and `--json`'s `agree` are this.
+ */
+export function reportAgrees(report: ReconciliationReport): boolean {
+  return report.differences.length === 0 && differingHolders(report).length === 0;
 }
 
 /** Widest table cell, in characters. */

@@ -112,6 +112,11 @@ export function officialObjectTypes(): string[] {
   return [...validators().byObjectType.keys()].sort();
 }
 
+/** The `file_type` values the official file schemas declare. */
+export function officialFileTypes(): string[] {
+  return [...validators().byFileType.keys()].sort();
+}
+
 /**
  * Validates one object against the official schema declaring its `object_type`, as the official
  * validator does item by item. An unknown `object_type` is invalid.

@@ -97,6 +97,7 @@ const VALUES = [
   "renderReconciliationHtml",
   "renderReconciliationText",
   "replayPackage",
+  "reportAgrees",
   "shardIndexOf",
   "shardOf",
   "startSampleServer",

@@ -7,7 +7,7 @@ import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-f
 import { renderReconciliationHtml } from "../../reconcile/html.js";
 import { loadPackageObjects, reconcileApiWithOcf, reconcileNdjsonWithOcf } from "../../reconcile/load.js";
 import { reconcileOcfWithOcf } from "../../reconcile/ocf-vs-ocf.js";
-import { reconciliationCsv, renderReconciliationText } from "../../reconcile/render.js";
+import { reconciliationCsv, renderReconciliationText, reportAgrees } from "../../reconcile/render.js";
 import type { ReconcileOptions, ReconciliationReport } from "../../reconcile/types.js";
 import { parseCommandArgs, parseDuration } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
@@ -62,8 +62,9 @@ Options:
                        input: { "agree": false, "unusable": { "code", "message" } }; a usage error
                        or another failure (the API's too): { "agree": false, "error": { "code", "message" } }
   --csv                print every difference as CSV (issuer_id, section, code, kind, record_id,
-                       security_id, field, expected, actual, message); a cell that a spreadsheet
-                       would run as a formula (=, +, -, @ first, not a number) starts with '
+                       security_id, field, expected, actual, message), a row per holder figure that
+                       differs (section holders) and per note (section note, in message); a cell that
+                       a spreadsheet would run as a formula (=, +, -, @ first, not a number) starts with '
   --html FILE          also write a self-contained HTML report (the reading used, totals, every
                        holder's shares and units, every difference, and a chart of vested shares over
                        time on both sides with their difference), atomically; its path is then
@@ -196,10 +197,10 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
       // On standard error: standard output is the report itself (text, --json or --csv).
       writeLine(io.stderr, `HTML report written to ${terminalSafe(htmlPath ?? "")}`);
     }
-    if (values.json === true) printJson({ agree: report.differences.length === 0, reports: [report] });
+    if (values.json === true) printJson({ agree: reportAgrees(report), reports: [report] });
     else if (values.csv === true) io.stdout.write(reconciliationCsv([report]));
     else writeLine(io.stdout, renderReconciliationText(report, (rows, headers, right) => renderTable(rows, headers.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? "", align: right.has(i) ? "right" : "left" })))));
-    return report.differences.length === 0 ? 0 : 1;
+    return reportAgrees(report) ? 0 : 1;
   } finally {
     await html?.abort(); // after a commit, nothing to do
   }

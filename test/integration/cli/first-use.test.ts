@@ -251,6 +251,16 @@ describe("credentials given the wrong way name the flag or variable to change", 
     expect(result.err).not.toContain("s-secret-77aa");
   });
 
+  it("a secret in the token URL's query is not shown, where the URL is", async () => {
+    const tokenUrl = "http://127.0.0.1:9/t?client_secret=url-secret-61fe&api_key=url-key-0b7d";
+    for (const given of [["--token-url", tokenUrl], [`--token-url=${tokenUrl}`]]) {
+      const result = await run(...pull, ...given, "--client-id", "c", "--client-secret", "s-secret-77aa", "--max-attempts", "1", "--log", "json");
+      expect(result.code).toBe(1);
+      expect(result.err).toContain("OAuth2 token request to http://127.0.0.1:9/t?client_secret=[REDACTED]&api_key=[REDACTED] failed");
+      for (const secret of ["url-secret-61fe", "url-key-0b7d", "s-secret-77aa"]) expect(result.err).not.toContain(secret);
+    }
+  });
+
   it("--scope without OAuth2 is refused instead of ignored", async () => {
     const result = await run(...pull, "--token", "t-0c3e", "--scope", "read_issuer_securities");
     expect(result.code).toBe(2);

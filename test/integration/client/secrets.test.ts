@@ -15,12 +15,16 @@ const CLIENT_SECRET = "client-secret-5b2e8d";
 const ACCESS_TOKEN = "ACCESS-minted-token-1c4f6a";
 const TOKEN_PATH = "/o/access_token/";
 const BASIC = Buffer.from(`client-id:${CLIENT_SECRET}`).toString("base64");
-const FORBIDDEN = [BEARER, CLIENT_SECRET, ACCESS_TOKEN, BASIC];
+// Some token endpoints take a key in the query: the URL is shown, its values are not.
+const URL_SECRET = "url-secret-3d9a71";
+const URL_KEY = "api-key-8e20bf";
+const TOKEN_QUERY = `?client_secret=${URL_SECRET}&api_key=${URL_KEY}`;
+const FORBIDDEN = [BEARER, CLIENT_SECRET, ACCESS_TOKEN, BASIC, URL_SECRET, URL_KEY];
 
 /** Everything a request carried, echoed back: the worst a misbehaving server could do. */
 function echo(status: number, shape: "status" | "flat" | "text" | "oauth"): Handler {
   return (request: RecordedRequest, res, index) => {
-    const seen = `${String(request.headers["authorization"])} ${request.body}`;
+    const seen = `${String(request.headers["authorization"])} ${request.body} ${request.url}`;
     const body =
       shape === "status"
         ? { code: 16, message: `rejected ${seen}`, details: [{ reason: `BAD ${seen}` }] }
@@ -89,7 +93,7 @@ async function run(scenario: Scenario, logger: ReturnType<typeof collectingLogge
   let apiCount = 0;
   let tokenCount = 0;
   const server = await startLoopbackServer((request, res, index) => {
-    if (request.method === "POST" && request.url === TOKEN_PATH) {
+    if (request.method === "POST" && request.url === `${TOKEN_PATH}${TOKEN_QUERY}`) {
       return tokenHandlers[Math.min(tokenCount++, tokenHandlers.length - 1)]!(request, res, index);
     }
     return apiHandlers[Math.min(apiCount++, apiHandlers.length - 1)]!(request, res, index);
@@ -99,7 +103,7 @@ async function run(scenario: Scenario, logger: ReturnType<typeof collectingLogge
     auth:
       scenario.auth === "bearer"
         ? { type: "bearer", token: BEARER }
-        : { type: "oauth2", tokenUrl: `${server.url}${TOKEN_PATH}`, clientId: "client-id", clientSecret: CLIENT_SECRET },
+        : { type: "oauth2", tokenUrl: `${server.url}${TOKEN_PATH}${TOKEN_QUERY}`, clientId: "client-id", clientSecret: CLIENT_SECRET },
     rateLimit: false,
     clock: new SteppingClock(),
     logger,
@@ -136,5 +140,9 @@ describe("secrets", () => {
     }
     // The echoes did reach the messages, redacted: the search above looked at real server text.
     expect(texts.filter((t) => t.includes("[REDACTED]")).length).toBeGreaterThan(10);
+    // The token URL is shown, with its query's names and without its values.
+    const shownUrl = `${TOKEN_PATH}?client_secret=[REDACTED]&api_key=[REDACTED]`;
+    expect(texts.filter((t) => t.includes(shownUrl)).length).toBeGreaterThan(3);
+    expect(logger.lines.filter((line) => String(line.fields["tokenUrl"]).endsWith(shownUrl)).length).toBeGreaterThan(0);
   });
 });

@@ -111,6 +111,34 @@ describe("ocf-sync reconcile", () => {
     ]);
   });
 
+  it("exits 1 when a holder differs though every grant agrees (a record given to another stakeholder), in text, JSON and CSV", async () => {
+    const pulled = await readFile(join(dir, "pulled.ndjson"), "utf8");
+    const moved = pulled.split("\n").map((line) => {
+      if (line === "") return line;
+      const entry = JSON.parse(line) as { id?: string; issuerId?: string; record?: { stakeholderId?: string } };
+      if (entry.issuerId === "7" && entry.id === "2207" && entry.record !== undefined) entry.record.stakeholderId = "5233";
+      return JSON.stringify(entry);
+    });
+    expect(moved.join("\n")).not.toBe(pulled);
+    await writeFile(join(dir, "moved.ndjson"), moved.join("\n"));
+    const text = await run("--source", "moved.ndjson", join(GOLDEN, "7"));
+    expect(text.code).toBe(1);
+    expect(text.out).toContain("Holders that differ (2 of");
+    expect(text.out).toContain("DIFFERENCES: 2 holders (every grant agrees, but not who holds it)");
+    expect(text.out).not.toContain("AGREE");
+    const json = await run("--source", "moved.ndjson", join(GOLDEN, "7"), "--json");
+    expect(json.code).toBe(1);
+    const parsed = JSON.parse(json.out) as { agree: boolean; reports: { differences: unknown[] }[] };
+    expect(parsed.agree).toBe(false);
+    expect(parsed.reports[0]?.differences).toEqual([]);
+    const csv = await run("--source", "moved.ndjson", join(GOLDEN, "7"), "--csv");
+    expect(csv.code).toBe(1);
+    expect(csv.out.split("\r\n").slice(1, -1).map((row) => row.split(",").slice(0, 9).join(","))).toEqual([
+      '"7","holders","","","","","stakeholder_id stakeholder-5120 shares","1900","1501900"',
+      '"7","holders","","","","","stakeholder_id stakeholder-5233 shares","1516000","16000"',
+    ]);
+  });
+
   it("exits 2 on unusable input and on usage errors", async () => {
     await writeFile(join(dir, "broken.ndjson"), '{"kind":"restrictedStockAward","issuerId":"7","id":"1","record":{"id":"1"}}\nnot json\n');
     const cases: [string[], string][] = [

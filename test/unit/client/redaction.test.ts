@@ -1,7 +1,7 @@
 /** Redaction of a secret in the forms a server or gateway echoes it: case, URL and form encoding, base64, cut short. */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { redactSecrets, secretVariants } from "../../../src/client/auth.js";
+import { redactSecrets, redactUrl, secretVariants, urlSecrets } from "../../../src/client/auth.js";
 
 const SECRET = "cs-Abc/9+x y=Z~q";
 
@@ -38,5 +38,22 @@ describe("redactSecrets", () => {
         }
       }),
     );
+  });
+});
+
+describe("redactUrl", () => {
+  it.each([
+    ["https://auth.example/token?client_secret=abc", "https://auth.example/token?client_secret=[REDACTED]"],
+    ["https://auth.example/o/token/?api_key=k-1&scope=x&flag", "https://auth.example/o/token/?api_key=[REDACTED]&scope=[REDACTED]&[REDACTED]"],
+    ["https://user:pa55@auth.example/token#frag", "https://[REDACTED]@auth.example/token#[REDACTED]"],
+    ["https://auth.example/o/access_token/", "https://auth.example/o/access_token/"],
+    ["not a url?secret=abc", "not a url?secret=[REDACTED]"],
+  ])("%s", (url, shown) => {
+    expect(redactUrl(url)).toBe(shown);
+  });
+
+  it("urlSecrets lists what redactUrl hides, as written and decoded, for echoes to be found", () => {
+    expect(urlSecrets("https://u:p%40ss@auth.example/t?a=x%2By&b=plain#f")).toEqual(["u", "p%40ss", "p@ss", "x%2By", "x+y", "plain", "f"]);
+    expect(urlSecrets("https://auth.example/t")).toEqual([]);
   });
 });

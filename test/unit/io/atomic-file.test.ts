@@ -1,9 +1,11 @@
 /** Files replaced only by a complete successor: a failed or aborted write leaves the previous file and no temporary file. */
 import { readFile, readdir, writeFile } from "node:fs/promises";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { temporaryFolder } from "../../helpers/temporary-folder.js";
-import { createAtomicWriteStream, openAtomicWriteStream, writeFileAtomic } from "../../../src/io/atomic-file.js";
+import { createAtomicWriteStream, createTemporarySibling, openAtomicWriteStream, writeFileAtomic } from "../../../src/io/atomic-file.js";
+import { acquireLockFile } from "../../../src/io/lock-file.js";
+import { prepareOutputFolder } from "../../../src/cli/job-flags.js";
 import { makeFolder } from "../../../src/io/folders.js";
 
 const dir = temporaryFolder("ocf-sync-atomic-");
@@ -65,5 +67,28 @@ describe("makeFolder", () => {
 
   it("ends at once under /proc, where Node's recursive mkdir loops forever", async () => {
     await expect(makeFolder("/proc/ocf-sync-x/y")).rejects.toThrow("the file system does not allow new folders in /proc");
+  });
+});
+
+describe("the temporary sibling a lock is written to, and an output folder probed with", () => {
+  it("holds its content under the name recovery removes, and leaves nothing when it cannot be made", async () => {
+    const folder = join(dir(), "sibling");
+    await makeFolder(folder);
+    const made = await createTemporarySibling(join(folder, ".ocf-sync.lock"), "owner\n");
+    expect(basename(made)).toMatch(new RegExp(`^\\.\\.ocf-sync\\.lock\\.tmp-${process.pid}-[0-9a-f]{8}$`));
+    expect(await readFile(made, "utf8")).toBe("owner\n");
+    await expect(createTemporarySibling(join(folder, "missing", "x"), "")).rejects.toMatchObject({ code: "ENOENT" });
+    expect(await readdir(folder)).toEqual([basename(made)]);
+  });
+
+  it("the probe of an output folder and the lock take the same road: a folder that passes the probe takes the lock, leaving only it", async () => {
+    const out = join(dir(), "out");
+    await prepareOutputFolder("out", out, undefined);
+    expect(await readdir(out)).toEqual([]);
+    const lock = await acquireLockFile(join(out, ".ocf-sync.lock"), () => new Error("refused"));
+    expect(await readdir(out)).toEqual([".ocf-sync.lock"]);
+    await lock.release();
+    await writeFile(join(dir(), "a-file"), "not a folder\n");
+    await expect(prepareOutputFolder("out", join(dir(), "a-file"), undefined)).rejects.toThrow(/--out/);
   });
 });

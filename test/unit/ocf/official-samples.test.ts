@@ -6,9 +6,10 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { expect, it } from "vitest";
-import { LEGACY_OBJECT_TYPES, OBJECT_TYPES, UNSCHEMED_TRANSACTION_TYPES, validateOcfFile, validateOcfObject } from "../../../src/ocf/schemas.js";
+import { LEGACY_OBJECT_TYPES, OBJECT_TYPES, OCF_FILE_TYPES, OCF_OBJECT_TYPES, UNSCHEMED_TRANSACTION_TYPES, validateOcfFile, validateOcfObject } from "../../../src/ocf/schemas.js";
 import { describeConformance } from "../../helpers/conformance.js";
 import {
+  officialFileTypes,
   officialObjectTypes,
   officialSamplesDir,
   officialSchemaCount,
@@ -55,6 +56,11 @@ describeConformance("official OCF samples", () => {
     expect(official.filter((type) => type.startsWith("TX_") && !covered.has(type))).toEqual([]);
   });
 
+  it("OCF_OBJECT_TYPES, which messages call the OCF 1.2.0 object types, are exactly the official enum's", () => {
+    expect([...OCF_OBJECT_TYPES].sort()).toEqual(officialObjectTypes());
+    expect([...OCF_FILE_TYPES].sort()).toEqual(officialFileTypes());
+  });
+
   it("finds the samples, including the tutorials and the vesting examples", () => {
     const names = samples.map((s) => s.name);
     expect(names).toContain("VestingTerms.example1.ocf.json");
@@ -93,7 +99,7 @@ describeConformance("official OCF samples", () => {
     if (verdict.ok) return;
     expect(verdict.issues[0]).toEqual({
       path: "$.items[0].object_type",
-      message: 'is not one of the 22 object_type values ocf-sync models here, got "TX_ISSUER_AUTHORIZED_SHARES_ADJUSTMENT"',
+      message: '"TX_ISSUER_AUTHORIZED_SHARES_ADJUSTMENT" is an OCF 1.2.0 object type ocf-sync has no schema for',
     });
     // The official file schema rejects it too, for its own reason (OCF #543).
     expect(validateFileWithOfficialSchemas(transactions?.json).valid).toBe(false);

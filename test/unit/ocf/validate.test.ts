@@ -97,9 +97,11 @@ describe("validateOcfObject", () => {
     ["an array", [], "$", "must be a JSON object with an object_type, got []"],
     ["no object_type", { id: "x" }, "$.object_type", "is required"],
     ["a numeric object_type", { object_type: 7 }, "$.object_type", "must be a string, got 7"],
-    ["an unknown object_type", { object_type: "TX_STOCK_EXPIRY" }, "$.object_type", '"TX_STOCK_EXPIRY" is not an OCF object type ocf-sync models'],
-    ["a prototype key as object_type", { object_type: "toString" }, "$.object_type", '"toString" is not an OCF object type ocf-sync models'],
-    ["an official type ocf-sync does not model", example("TX_STOCK_ACCEPTANCE", { object_type: "TX_WARRANT_ACCEPTANCE" }), "$.object_type", '"TX_WARRANT_ACCEPTANCE" is not an OCF object type ocf-sync models'],
+    ["an unknown object_type", { object_type: "TX_STOCK_EXPIRY" }, "$.object_type", '"TX_STOCK_EXPIRY" is not an OCF 1.2.0 object type'],
+    ["a misspelt object_type", { object_type: "tx_stock_isuance" }, "$.object_type", '"tx_stock_isuance" is not an OCF 1.2.0 object type (did you mean "TX_STOCK_ISSUANCE"?)'],
+    ["a prototype key as object_type", { object_type: "toString" }, "$.object_type", '"toString" is not an OCF 1.2.0 object type'],
+    ["an official type ocf-sync does not model", example("TX_STOCK_ACCEPTANCE", { object_type: "TX_WARRANT_ACCEPTANCE" }), "$.object_type", '"TX_WARRANT_ACCEPTANCE" is an OCF 1.2.0 object type ocf-sync has no schema for'],
+    ["an official object ocf-sync does not model", { object_type: "FINANCING" }, "$.object_type", '"FINANCING" is an OCF 1.2.0 object type ocf-sync has no schema for'],
   ])("rejects %s with one clear issue", (_label, input, path, message) => {
     expect(validateOcfObject(input)).toEqual({ ok: false, issues: [{ path, message }] });
   });
@@ -148,7 +150,10 @@ describe("validateOcfFile", () => {
 
   it.each([
     ["no file_type", { items: [] }, "$.file_type", "is required"],
-    ["a financings file", { file_type: "OCF_FINANCINGS_FILE", items: [] }, "$.file_type", '"OCF_FINANCINGS_FILE" is not an OCF file type ocf-sync models'],
+    ["a financings file", { file_type: "OCF_FINANCINGS_FILE", items: [] }, "$.file_type", '"OCF_FINANCINGS_FILE" is an OCF 1.2.0 file type ocf-sync has no schema for'],
+    ["a misspelt file_type", { file_type: "OCF_STAKEHOLDER_FILE", items: [] }, "$.file_type", '"OCF_STAKEHOLDER_FILE" is not an OCF 1.2.0 file type (did you mean "OCF_STAKEHOLDERS_FILE"?)'],
+    ["a transaction of an unknown type", { file_type: "OCF_TRANSACTIONS_FILE", items: [{ object_type: "TX_STOCK_EXPIRY" }] }, "$.items[0].object_type", '"TX_STOCK_EXPIRY" is not an OCF 1.2.0 object type'],
+    ["a transaction whose object_type is a number", { file_type: "OCF_TRANSACTIONS_FILE", items: [{ object_type: 7 }] }, "$.items[0].object_type", "must be a string, got 7"],
     ["a number", 3, "$", "must be a JSON object with a file_type, got 3"],
   ])("rejects %s", (_label, input, path, message) => {
     expect(validateOcfFile(input)).toEqual({ ok: false, issues: [{ path, message }] });

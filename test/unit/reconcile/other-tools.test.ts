@@ -8,6 +8,7 @@ import { fixtureBytes, itemOf, loadFiles, validFixture, type PackageFixture } fr
 import { reconcileOcfWithOcf } from "../../../src/reconcile/ocf-vs-ocf.js";
 import { packageObjects, type PackageObjects } from "../../../src/reconcile/package-objects.js";
 import { replayPackage } from "../../../src/reconcile/replay.js";
+import { reconciliationCsv } from "../../../src/reconcile/render.js";
 import { allocate, relativeDates } from "../../../src/reconcile/vesting-terms.js";
 import { Dec } from "../../../src/decimal.js";
 
@@ -135,6 +136,10 @@ describe("reconcile reads other tools' packages as validate does", () => {
       'other package: 1 TX_STOCK_CLASS_SPLIT transaction(s) ("split-1"): reconcile does not model this kind and computes the share counts of its stock class without it',
       'other package: 1 TX_SOMETHING_NEW transaction(s) ("new-1"): reconcile does not model this kind and computes every figure it would change without it',
     ]);
+    // A spreadsheet user sees them too: a row of section note each.
+    const csvNotes = reconciliationCsv([report]).split("\r\n").filter((row) => row.split(",")[1] === '"note"');
+    expect(csvNotes).toHaveLength(report.notes.length);
+    expect(csvNotes[0]).toContain('"1 TX_VESTING_ACCELERATION transaction(s) (""acc-1""): reconcile does not model this kind');
   });
 
   it("replays VestingTerms with relative triggers: calendar months from the vesting start, day_of_month, cumulative rounding", async () => {

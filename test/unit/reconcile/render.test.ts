@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { escapeHtml, groupThousands, renderReconciliationHtml } from "../../../src/reconcile/html.js";
 import { terminalSafe } from "../../../src/errors.js";
-import { reconciliationCsv, renderReconciliationText } from "../../../src/reconcile/render.js";
+import { differingHolders, reconciliationCsv, renderReconciliationText, reportAgrees } from "../../../src/reconcile/render.js";
 import { cumulativeCurve, mergeTranches } from "../../../src/reconcile/tranches.js";
 import type { ReconciliationReport } from "../../../src/reconcile/types.js";
 import { Dec } from "../../../src/decimal.js";
@@ -42,14 +42,24 @@ describe("renderings", () => {
   it("CSV quotes every field, doubles quotes and keeps line breaks inside the field", () => {
     expect(reconciliationCsv([report])).toBe(
       '"issuer_id","section","code","kind","record_id","security_id","field","expected","actual","message"\r\n' +
-        '"acme","source-vs-ocf","FIGURE_MISMATCH","restrictedStockAward","R,""1""\nnext","rsa-R","issued","100.0000000001","100","<b>bold</b> & more"\r\n',
+        '"acme","source-vs-ocf","FIGURE_MISMATCH","restrictedStockAward","R,""1""\nnext","rsa-R","issued","100.0000000001","100","<b>bold</b> & more"\r\n' +
+        '"acme ""robotics""\u001b[31m","holders","","","","","stakeholder_id stakeholder-2 shares","19000","0","stakeholder ""stakeholder-2"": shares as of 2025-06-30 are 19000 in the source but 0 in the OCF package"\r\n',
     );
+  });
+
+  it("CSV: the report's notes are rows of section note, after its differences, the note in message", () => {
+    const notes = ['1 TX_STOCK_CLASS_SPLIT transaction(s) ("split-1"): reconcile does not model this kind', "=cmd|' /C calc'!A0"];
+    const rows = reconciliationCsv([{ ...report, issuerId: "7", holders: [], notes }]).split("\r\n").slice(1, -1);
+    expect(rows.slice(1)).toEqual([
+      '"7","note","","","","","","","","1 TX_STOCK_CLASS_SPLIT transaction(s) (""split-1""): reconcile does not model this kind"',
+      '"7","note","","","","","","","","\'=cmd|\' /C calc\'!A0"',
+    ]);
   });
 
   it("CSV: a cell a spreadsheet would run as a formula starts with ', a number does not", () => {
     const hostile = ["=HYPERLINK(\"http://x\",\"y\")", "+1+1", "-1+cmd", "@SUM(A1)", "\tx", "\rx"];
     const differences = hostile.map((id, k) => ({ ...report.differences[0]!, recordId: id, securityId: `s${k}`, expected: "-2500", actual: "+3" }));
-    const rows = reconciliationCsv([{ ...report, differences }]).split("\r\n").slice(1, -1);
+    const rows = reconciliationCsv([{ ...report, differences, holders: [] }]).split("\r\n").slice(1, -1);
     expect(rows.map((row) => row.split(",")[4])).toEqual(['"\'=HYPERLINK(""http://x""', '"\'+1+1"', '"\'-1+cmd"', '"\'@SUM(A1)"', '"\'\tx"', '"\'\rx"']);
     for (const row of rows) expect(row).toContain(',"-2500","+3",');
   });
@@ -100,6 +110,27 @@ describe("renderings", () => {
     expect(html).toContain("&#60;1&#62;");
     expect(html).toContain("1,234,567.5");
     expect(html).toContain("-19,000");
+  });
+
+  it("a holder that differs is a difference, though every grant agrees: not AGREE, in text, HTML and CSV; within the tolerance it is not", () => {
+    const onlyHolders: ReconciliationReport = { ...report, issuerId: "7", differences: [], notes: [] };
+    expect(reportAgrees(onlyHolders)).toBe(false);
+    expect(differingHolders(onlyHolders).map((h) => h.stakeholderId)).toEqual(["stakeholder-2"]);
+    const text = renderReconciliationText(onlyHolders, (rows, headers) => [headers.join("|"), ...rows.map((r) => r.join("|"))].join("\n"));
+    expect(text).not.toContain("AGREE");
+    expect(text).toContain("DIFFERENCES: 1 holder (every grant agrees, but not who holds it)");
+    expect(renderReconciliationText({ ...report, notes: [] }, (rows) => rows.map((r) => r.join("|")).join("\n"))).toContain("DIFFERENCES: 1 (1 source-vs-ocf); 1 holder");
+    const html = renderReconciliationHtml([onlyHolders]);
+    expect(html).not.toContain("Everything agrees.");
+    expect(html).toContain('<p class="differ">1 holder whose holdings differ.</p>');
+    expect(reconciliationCsv([onlyHolders]).split("\r\n").slice(1, -1)).toEqual([
+      '"7","holders","","","","","stakeholder_id stakeholder-2 shares","19000","0","stakeholder ""stakeholder-2"": shares as of 2025-06-30 are 19000 in the source but 0 in the OCF package"',
+    ]);
+    const tolerated = { ...onlyHolders, tolerance: "19000" };
+    expect(reportAgrees(tolerated)).toBe(true);
+    expect(reconciliationCsv([tolerated]).split("\r\n").slice(1, -1)).toEqual([]);
+    expect(renderReconciliationText(tolerated, (rows) => rows.map((r) => r.join("|")).join("\n"))).toContain("AGREE: 0 grants compared, no difference");
+    expect(renderReconciliationHtml([tolerated])).toContain("Everything agrees.");
   });
 
   it("groups thousands without changing a digit", () => {

@@ -110,6 +110,23 @@ describe("a valid package", () => {
     expect((await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId, p.jsonPath])).toEqual([["SCHEMA", "new-1", `$.items[${transactions.length - 1}].object_type`]]);
   });
 
+  it("an object_type that is no OCF 1.2.0 type is named so, with the type it may be a typo of", async () => {
+    const fixture = validFixture();
+    const transactions = fixture.files.find((f) => f.fileType === "OCF_TRANSACTIONS_FILE")!.items;
+    transactions.push(
+      { object_type: "TX_STOCK_CLAS_SPLIT", id: "typo-1", date: "2017-01-02" },
+      { object_type: "TX_SOMETHING_NEW", id: "new-1", date: "2017-01-02" },
+      { ...itemOf(fixture, "rsu-8550-issuance"), id: "typo-2", object_type: "TX_EQUITY_COMPENSATON_ISSUANCE" },
+      { object_type: "STAKEHOLDER", id: "holder-1", name: { legal_name: "A" }, stakeholder_type: "INDIVIDUAL" },
+    );
+    expect((await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId, p.message])).toEqual([
+      ["SCHEMA", "typo-1", '"TX_STOCK_CLAS_SPLIT" is not an OCF 1.2.0 object type (did you mean "TX_STOCK_CLASS_SPLIT"?)'],
+      ["SCHEMA", "new-1", '"TX_SOMETHING_NEW" is not an OCF 1.2.0 object type'],
+      ["SCHEMA", "typo-2", '"TX_EQUITY_COMPENSATON_ISSUANCE" is not an OCF 1.2.0 object type (did you mean "TX_EQUITY_COMPENSATION_ISSUANCE"?)'],
+      ["SCHEMA", "holder-1", '"STAKEHOLDER" is an OCF 1.2.0 object type, but not one allowed here (transactions only)'],
+    ]);
+  });
+
   it("compares quantities as exact decimals: 0.1 + 0.2 cancels all of 0.3, 0.2000000001 is too much", async () => {
     const exact = (cancelled: string) => (fixture: PackageFixture) => {
       itemOf(fixture, "rsu-8550-issuance").quantity = "0.3";
@@ -674,7 +691,7 @@ describe("manifest file lists", () => {
     const files = withManifest(fixtureBytes(validFixture()), (m) => (m.financings_files = [{ filepath: "Financings.ocf.json", md5: "0".repeat(32) }]));
     files.set("Financings.ocf.json", encode({ file_type: "OCF_FINANCINGS_FILE", items: [] }));
     expect((await problemsOf(resealed(files))).map((p) => [p.code, p.file, p.jsonPath, p.message])).toEqual([
-      ["SCHEMA", "Financings.ocf.json", "$.file_type", '"OCF_FINANCINGS_FILE" is not an OCF file type ocf-sync models'],
+      ["SCHEMA", "Financings.ocf.json", "$.file_type", '"OCF_FINANCINGS_FILE" is an OCF 1.2.0 file type ocf-sync has no schema for'],
     ]);
   });
 });
