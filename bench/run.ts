@@ -9,6 +9,7 @@
  *   npm run bench -- export       export of 10,000 and 100,000 generated records: peak memory, time against the floor
  *   npm run bench -- validate     validate against the official validator's approach; peak memory at 10,000 and 100,000 records
  *   npm run bench -- pull         only the pull throughput section
+ *   npm run bench -- reconcile    reconcile of 2,000, 10,000 and 30,000 generated records: peak memory, time against an export
  *   npm run bench -- sync         the sync on a generated issuer (10,000 and 100,000 records) against a full export
  *   npm run bench -- quota        only the rate-limit section (about 75 s: it must outlast a minute window)
  */
@@ -17,6 +18,7 @@ import { benchMapping } from "./mapping.js";
 import { benchParse } from "./parse.js";
 import { benchPullThroughput } from "./pull-throughput.js";
 import { benchQuotaShare } from "./quota-share.js";
+import { benchReconcile } from "./reconcile.js";
 import { benchSync } from "./sync.js";
 import { benchValidate } from "./validate.js";
 
@@ -26,6 +28,7 @@ const sections: Record<string, () => Promise<string>> = {
   export: benchExport,
   validate: benchValidate,
   pull: benchPullThroughput,
+  reconcile: benchReconcile,
   quota: benchQuotaShare,
   sync: benchSync,
 };

@@ -139,6 +139,9 @@ export async function loadSourceFromNdjson(path: string, pkg: PackageObjects, op
  *
  * @throws {ReconcileInputError} as `loadSourceFromNdjson`, and for invalid options.
  * @throws {NdjsonFormatError} for a malformed file.
+ * @example
+ * const report = await reconcileNdjsonWithOcf("pulled.ndjson", await loadPackageObjects("out/7"), { asOf: "2025-06-30" });
+ * if (!reportAgrees(report)) process.exitCode = 1;
  */
 export async function reconcileNdjsonWithOcf(
   path: string,
@@ -252,6 +255,8 @@ export async function loadSourceFromApi(client: ApiClient, issuerId: string, opt
  *
  * @param options.deadlineMs - the longest the pull may take; past it, `DeadlineExceededError`.
  * @throws {ReconcileInputError} for invalid options (before any request).
+ * @example
+ * const report = await reconcileApiWithOcf(client, "7", await loadPackageObjects("out/7"));
  */
 export async function reconcileApiWithOcf(
   client: ApiClient,

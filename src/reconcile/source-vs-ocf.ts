@@ -70,11 +70,17 @@ interface SourceSummary {
 }
 
 /**
- * Source against OCF one record at a time: `add` takes each source record (awards first, then units,
- * as `reconcileSourceWithOcf` orders them) and keeps only its summary, not the record; `finish`
- * matches them with the package's grants and writes the report. `replace` puts a later copy of a
- * record in the place of an earlier one (as a pull's NDJSON read back does). The report is the one
- * `reconcileSourceWithOcf` gives for the same records.
+ * Source against OCF one record at a time: `add` takes each source record, in any order of kinds, and
+ * keeps only its summary (figures, vesting as one string, holdings, its own differences), not the
+ * record; `finish` matches them with the package's grants, one grant at a time, and writes the report
+ * (awards before units, each kind in the order added, as `reconcileSourceWithOcf` orders them).
+ * `replace` puts a later copy of a record in the place of an earlier one (as a pull's NDJSON read back
+ * does). The report is the one `reconcileSourceWithOcf` gives for the same records.
+ *
+ * @example
+ * const run = new SourceReconciliation("7", await loadPackageObjects("out/7"), { asOf: "2025-06-30" });
+ * for (const record of awards) run.add({ kind: "restrictedStockAward", record });
+ * const report = run.finish();
  */
 export class SourceReconciliation {
   readonly #issuerId: string;

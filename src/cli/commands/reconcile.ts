@@ -29,8 +29,9 @@ The package is read the way an OCF reader does, never through ocf-sync's comment
   same-security  (OCF #531) outstanding = issued - released - cancelled on one security, until a
                  transaction names a balance security, which then holds what is left
 The reading is the one the package declares in its manifest comments ("Lineage: ..."), else
-documents (against another package: each package the one it declares); --reader picks one for all. Transactions the reading cannot accept (an act on an ended security, a
-remainder left on no security, a balance that does not add up) are differences (OCF_LINEAGE).
+documents (against another package: each package the one it declares); --reader picks one for
+all. Transactions the reading cannot accept (an act on an ended security, a remainder left on no
+security, a balance that does not add up) are differences (OCF_LINEAGE).
 
 Source against OCF (--source FILE, the NDJSON of 'ocf-sync pull', or the API with --base-url and
 --issuer): every award and unit is matched with its grant (the chain of securities from rsa-<id> or
