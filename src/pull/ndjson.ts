@@ -5,7 +5,7 @@
  */
 import { OcfSyncError, fileSystemError, isOcfSyncError } from "../errors.js";
 import { openToRead } from "../io/lines.js";
-import { LatestCopies } from "./latest-copy.js";
+import { LatestCopies, type IssuerRecordSink } from "./latest-copy.js";
 import type { SourceIssue } from "../source/errors.js";
 import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
@@ -75,60 +75,41 @@ export class NdjsonFormatError extends OcfSyncError {
  * like the lines the pull marked so. A record listed twice keeps the copy modified last (as the pull
  * does), so backups appended to one another read as the latest state.
  *
- * With `wanted`, only the records of the issuers it accepts are parsed and kept: every other issuer of
- * the file is in the map with no records (so a file of thousands of issuers costs the memory of the
- * issuers asked for). Every line is still checked to be a record line.
- *
  * @throws {NdjsonFormatError} for a line that is not JSON or not a `{ kind, issuerId, id, record }` line;
  *   {FileSystemError} when the file cannot be read (missing, a folder, …).
  * @example
  * for (const issuer of (await readPulledNdjson("issuer-7.ndjson")).values()) console.log(issuer.issuerId, issuer.awards.length);
  */
-export async function readPulledNdjson(
-  path: string,
-  options: { signal?: AbortSignal; wanted?: (issuerId: string) => boolean } = {},
-): Promise<Map<string, PulledIssuerRecords>> {
+export async function readPulledNdjson(path: string, options: { signal?: AbortSignal } = {}): Promise<Map<string, PulledIssuerRecords>> {
   const issuers = new Map<string, PulledIssuerRecords>();
-  const of = (issuerId: string): PulledIssuerRecords => issuers.get(issuerId) as PulledIssuerRecords;
   await readPulledNdjsonInto(
     path,
-    {
-      issuer: (issuerId) => void issuers.set(issuerId, { issuerId, awards: [], units: [], quarantined: [] }),
-      record: (issuerId, parsed, slot) => {
-        const issuer = of(issuerId);
-        const list: (RestrictedStockAward | RestrictedStockUnit)[] = parsed.kind === "restrictedStockAward" ? issuer.awards : issuer.units;
-        if (slot === undefined) return list.push(parsed.record) - 1;
-        list[slot] = parsed.record;
-        return slot;
-      },
-      quarantined: (issuerId, q) => void of(issuerId).quarantined.push(q),
+    (issuerId) => {
+      const issuer: PulledIssuerRecords = { issuerId, awards: [], units: [], quarantined: [] };
+      issuers.set(issuerId, issuer);
+      const listOf = (parsed: ParsedRecord): (RestrictedStockAward | RestrictedStockUnit)[] => (parsed.kind === "restrictedStockAward" ? issuer.awards : issuer.units);
+      return {
+        add: (parsed) => listOf(parsed).push(parsed.record) - 1,
+        replace: (parsed, slot) => void (listOf(parsed)[slot] = parsed.record),
+        quarantined: (q) => void issuer.quarantined.push(q),
+      };
     },
     options,
   );
   return issuers;
 }
 
-/** Where `readPulledNdjsonInto` hands what it reads, line by line. */
-export interface PulledNdjsonSink {
-  /** The first line of an issuer (of any issuer, wanted or not). */
-  issuer(issuerId: string): void;
-  /**
-   * A record of a wanted issuer, parsed: a record not seen before (`slot` undefined; returns the slot
-   * it takes among the issuer's records of its kind), or a copy modified as late or later than the
-   * one in `slot`, which it replaces (returns `slot`). An older copy is not handed over.
-   */
-  record(issuerId: string, parsed: ParsedRecord, slot: number | undefined): number;
-  /** A line marked quarantined, or a record that no longer parses, of a wanted issuer. */
-  quarantined(issuerId: string, record: PulledIssuerRecords["quarantined"][number]): void;
-}
-
 /**
- * `readPulledNdjson` without holding the records: each goes to `sink` as it is read (the same
- * records, parsing, quarantines and choice of the copy modified last), so a caller can keep what it
- * needs of each. Holds only, per record, its key and modification time.
+ * `readPulledNdjson` without holding the records: each issuer's go to the sink `sinkOf` gives for it
+ * at its first line (the same records, parsing, quarantines and choice of the copy modified last), so
+ * a caller keeps what it needs of each. An issuer `sinkOf` gives no sink for is skipped: its records
+ * are not parsed, though every line is still checked to be a record line. Holds only, per record, its
+ * key and modification time.
+ *
+ * @throws as `readPulledNdjson`.
  */
-export async function readPulledNdjsonInto(path: string, sink: PulledNdjsonSink, options: { signal?: AbortSignal; wanted?: (issuerId: string) => boolean } = {}): Promise<void> {
-  const issuers = new Set<string>();
+export async function readPulledNdjsonInto(path: string, sinkOf: (issuerId: string) => IssuerRecordSink | undefined, options: { signal?: AbortSignal } = {}): Promise<void> {
+  const sinks = new Map<string, IssuerRecordSink | undefined>();
   const copies = new LatestCopies();
   const handle = await openToRead(path);
   try {
@@ -136,7 +117,7 @@ export async function readPulledNdjsonInto(path: string, sink: PulledNdjsonSink,
     for await (const text of handle.readLines()) {
       options.signal?.throwIfAborted();
       number += 1;
-      readLine({ path, number, text, issuers, copies, sink, wanted: options.wanted });
+      readLine({ path, number, text, sinks, sinkOf, copies });
     }
   } catch (error) {
     throw fileSystemError("read", path, error);
@@ -150,12 +131,11 @@ function readLine(at: {
   path: string;
   number: number;
   text: string;
-  issuers: Set<string>;
+  sinks: Map<string, IssuerRecordSink | undefined>;
+  sinkOf: (issuerId: string) => IssuerRecordSink | undefined;
   copies: LatestCopies;
-  sink: PulledNdjsonSink;
-  wanted: ((issuerId: string) => boolean) | undefined;
 }): void {
-  const { path, number, text, sink } = at;
+  const { path, number, text } = at;
   if (text.trim() === "") return;
   let line: unknown;
   try {
@@ -168,14 +148,12 @@ function readLine(at: {
     throw new NdjsonFormatError(path, number, "is not a record line of 'ocf-sync pull' (it needs kind, issuerId and record)");
   }
   const recordKind = kind as RecordKind;
-  if (!at.issuers.has(issuerId)) {
-    at.issuers.add(issuerId);
-    sink.issuer(issuerId);
-  }
-  if (at.wanted !== undefined && !at.wanted(issuerId)) return;
+  if (!at.sinks.has(issuerId)) at.sinks.set(issuerId, at.sinkOf(issuerId));
+  const sink = at.sinks.get(issuerId);
+  if (sink === undefined) return;
   if (quarantined === true) {
     const why = Array.isArray(issues) ? issues.map((i: unknown) => String((i as { message?: unknown }).message ?? "")).join("; ") : "";
-    sink.quarantined(issuerId, { kind: recordKind, recordId: recordIdOf(record), message: why === "" ? "quarantined by the pull" : why });
+    sink.quarantined({ kind: recordKind, recordId: recordIdOf(record), message: why === "" ? "quarantined by the pull" : why });
     return;
   }
   let parsed: ParsedRecord;
@@ -183,8 +161,8 @@ function readLine(at: {
     parsed = parseRecord(recordKind, record, { issuerId }).parsed;
   } catch (error) {
     if (!isOcfSyncError(error)) throw error;
-    sink.quarantined(issuerId, { kind: recordKind, recordId: recordIdOf(record), message: error.message });
+    sink.quarantined({ kind: recordKind, recordId: recordIdOf(record), message: error.message });
     return;
   }
-  at.copies.offer(JSON.stringify([issuerId, parsed.kind, parsed.record.id]), parsed.record.lastModifiedDatetime ?? "", (slot) => sink.record(issuerId, parsed, slot));
+  at.copies.offer(JSON.stringify([issuerId, parsed.kind, parsed.record.id]), parsed.record.lastModifiedDatetime ?? "", parsed, sink);
 }

@@ -4,11 +4,12 @@
  */
 import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
-import { OcfSyncError, describeValue } from "../errors.js";
+import { OcfSyncError, asOcfSyncError, describeValue } from "../errors.js";
+import { createHash } from "node:crypto";
 import { JsonItemsScanner } from "../ocf/json-items.js";
-import { MANIFEST_FILE_LIST_KEYS, openOcfPackage, type OpenedOcfPackage } from "../ocf/package-reader.js";
+import { MANIFEST_FILE_LIST_KEYS, openOcfPackage, type ManifestFileReference, type OpenedOcfPackage } from "../ocf/package-reader.js";
 import { validatePackageAt, type PackageProblem, type PackageProblemCode } from "../ocf/validate-package.js";
-import { LatestCopies } from "../pull/latest-copy.js";
+import { LatestCopies, type IssuerRecordSink } from "../pull/latest-copy.js";
 import { pullIssuer, streamIssuerRecords } from "../pull/pull-issuer.js";
 import { readPulledNdjsonInto } from "../pull/ndjson.js";
 import { issuerObjectIdOf } from "../mapping/ids.js";
@@ -77,16 +78,33 @@ export async function loadPackageObjects(path: string, options: { signal?: Abort
   try {
     const integrity = report.problems.filter((problem) => isIntegrityProblem(problem, pkg.manifestPath));
     if (integrity.length > 0) throw new PackageIntegrityError(pkg.location, integrity);
-    const grouper = new PackageObjectsGrouper(pkg);
-    for (const file of grouper.listedPaths()) await groupFile(pkg, file, grouper, options.signal);
-    return grouper.objects;
+    return await readPackageObjects(pkg, options.signal);
   } finally {
     await pkg.close();
   }
 }
 
-/** Reads one listed file of `pkg` object by object into `grouper`. */
-async function groupFile(pkg: OpenedOcfPackage, path: string, grouper: PackageObjectsGrouper, signal: AbortSignal | undefined): Promise<void> {
+/**
+ * The objects of an opened package whose integrity was checked, read file by file; each file's MD5 is
+ * checked again as it is read (see `groupFile`). Exported for tests.
+ */
+export async function readPackageObjects(pkg: OpenedOcfPackage, signal?: AbortSignal): Promise<PackageObjects> {
+  const grouper = new PackageObjectsGrouper(pkg);
+  for (const file of grouper.listedFiles()) await groupFile(pkg, file, grouper, signal);
+  return grouper.objects;
+}
+
+/**
+ * Reads one listed file of `pkg` object by object into `grouper`, and checks its MD5 again: the file
+ * was checked by the validator in a read of its own, and a file changed since (a package being
+ * rewritten) must not be reconciled unchecked.
+ */
+async function groupFile(
+  pkg: OpenedOcfPackage,
+  { path, reference }: { path: string; reference: ManifestFileReference },
+  grouper: PackageObjectsGrouper,
+  signal: AbortSignal | undefined,
+): Promise<void> {
   const content = await pkg.open(path);
   if (content.state !== "stream") {
     throw new ReconcileInputError(`${pkg.location}: the manifest lists ${describeValue(path)}, which could not be read (${content.state}); run 'ocf-sync validate' on it`);
@@ -100,12 +118,25 @@ async function groupFile(pkg: OpenedOcfPackage, path: string, grouper: PackageOb
     item: (_index, value) => grouper.add(value),
     notAnObject: () => {},
   });
+  const md5 = createHash("md5");
   for await (const chunk of content.chunks) {
     signal?.throwIfAborted();
+    md5.update(chunk);
     scanner.push(chunk);
     if (scanner.error !== undefined) break;
   }
   if (scanner.error === undefined) scanner.end();
+  const digest = md5.digest("hex");
+  if (scanner.error === undefined && typeof reference.md5 === "string" && digest !== reference.md5.toLowerCase()) {
+    throw new PackageIntegrityError(pkg.location, [
+      {
+        code: "MD5_MISMATCH",
+        file: pkg.manifestPath,
+        jsonPath: `${reference.jsonPath}.md5`,
+        message: `is ${reference.md5}, but the MD5 of ${describeValue(path)} is now ${digest} (the file changed while it was read)`,
+      },
+    ]);
+  }
   if (scanner.error !== undefined) throw new ReconcileInputError(`${pkg.location}: ${path} ${scanner.error.message}`);
   if (!items) throw grouper.noItems(path);
 }
@@ -119,16 +150,17 @@ async function groupFile(pkg: OpenedOcfPackage, path: string, grouper: PackageOb
  * @throws {NdjsonFormatError} for a malformed file.
  */
 export async function loadSourceFromNdjson(path: string, pkg: PackageObjects, options: { issuerId?: string; signal?: AbortSignal } = {}): Promise<SourceIssuer> {
-  return readIssuerOf(path, pkg, options, (issuerId) => {
-    const source = { issuerId, awards: [] as RestrictedStockAward[], units: [] as RestrictedStockUnit[], quarantined: [] as QuarantinedSourceRecord[] };
-    const listOf = (parsed: ParsedRecord): (RestrictedStockAward | RestrictedStockUnit)[] => (parsed.kind === "restrictedStockAward" ? source.awards : source.units);
+  const source = await readIssuerOf(path, pkg, options, (issuerId) => {
+    const issuer = { issuerId, awards: [] as RestrictedStockAward[], units: [] as RestrictedStockUnit[], quarantined: [] as QuarantinedSourceRecord[] };
+    const listOf = (parsed: ParsedRecord): (RestrictedStockAward | RestrictedStockUnit)[] => (parsed.kind === "restrictedStockAward" ? issuer.awards : issuer.units);
     return {
-      value: source,
-      add: (parsed) => listOf(parsed).push(parsed.record) - 1,
-      replace: (parsed, slot) => void (listOf(parsed)[slot] = parsed.record),
-      quarantined: (q) => void source.quarantined.push(q),
+      issuer,
+      add: (parsed: ParsedRecord) => listOf(parsed).push(parsed.record) - 1,
+      replace: (parsed: ParsedRecord, slot: number) => void (listOf(parsed)[slot] = parsed.record),
+      quarantined: (q: QuarantinedSourceRecord) => void issuer.quarantined.push(q),
     };
   });
+  return source.issuer;
 }
 
 /**
@@ -152,72 +184,47 @@ export async function reconcileNdjsonWithOcf(
   // Options are checked before the file is read.
   resolveOptions(reconcile, pkg.asOf);
   readingFor(reconcile, [pkg]);
-  const run = await readIssuerOf(path, pkg, { ...(issuerId === undefined ? {} : { issuerId }), ...(signal === undefined ? {} : { signal }) }, (id) => {
-    const reconciliation = new SourceReconciliation(id, pkg, reconcile);
-    return {
-      value: reconciliation,
-      add: (parsed) => reconciliation.add(parsed),
-      replace: (parsed, slot) => reconciliation.replace(parsed, slot),
-      quarantined: (q) => reconciliation.quarantined(q),
-    };
-  });
+  const run = await readIssuerOf(path, pkg, { ...(issuerId === undefined ? {} : { issuerId }), ...(signal === undefined ? {} : { signal }) }, (id) => new SourceReconciliation(id, pkg, reconcile));
   return run.finish();
 }
 
-/** What takes one issuer's records as `readIssuerOf` reads them. */
-interface IssuerReader<T> {
-  value: T;
-  /** A new record; returns its place among the records of its kind. */
-  add(parsed: ParsedRecord): number;
-  /** A later copy of the record at `slot` of its kind. */
-  replace(parsed: ParsedRecord, slot: number): void;
-  quarantined(q: QuarantinedSourceRecord): void;
-}
-
 /**
- * Reads the records of the issuer of a pull's NDJSON file that `pkg` is about into what `open` makes
- * for it: `issuerId` when given; else the one whose Issuer object id (`issuer-<id>`) the package's
- * manifest holds; else, when the manifest names no issuer, the file's only issuer. Only that issuer's
- * records are parsed.
+ * Reads the records of the issuer of a pull's NDJSON file that `pkg` is about into the sink `open`
+ * makes for it, and returns that sink: `issuerId` when given; else the one whose Issuer object id
+ * (`issuer-<id>`) the package's manifest holds; else, when the manifest names no issuer, the file's
+ * only issuer. Only that issuer's records are parsed.
  */
-async function readIssuerOf<T>(path: string, pkg: PackageObjects, options: { issuerId?: string; signal?: AbortSignal }, open: (issuerId: string) => IssuerReader<T>): Promise<T> {
+async function readIssuerOf<S extends IssuerRecordSink>(path: string, pkg: PackageObjects, options: { issuerId?: string; signal?: AbortSignal }, open: (issuerId: string) => S): Promise<S> {
   const wanted = options.issuerId;
   const ids: string[] = [];
-  const readers = new Map<string, IssuerReader<T>>();
-  const readerOf = (issuerId: string): IssuerReader<T> => {
-    let reader = readers.get(issuerId);
-    if (reader === undefined) readers.set(issuerId, (reader = open(issuerId)));
-    return reader;
-  };
+  const sinks = new Map<string, S>();
   // With no issuer named and none in the package, the file's first (taken only if it is the only one).
   const about = (issuerId: string): boolean => {
     if (wanted !== undefined) return issuerId === wanted;
     return pkg.issuerObjectId === undefined ? issuerId === ids[0] : pkg.issuerObjectId === issuerObjectIdOf(issuerId);
   };
-  await readPulledNdjsonInto(
-    path,
-    {
-      issuer: (issuerId) => void ids.push(issuerId),
-      record: (issuerId, parsed, slot) => {
-        const reader = readerOf(issuerId);
-        if (slot === undefined) return reader.add(parsed);
-        reader.replace(parsed, slot);
-        return slot;
-      },
-      quarantined: (issuerId, q) => readerOf(issuerId).quarantined(q),
-    },
-    { ...(options.signal === undefined ? {} : { signal: options.signal }), wanted: about },
-  );
+  const sinkOf = (issuerId: string): S | undefined => {
+    ids.push(issuerId);
+    if (!about(issuerId)) return undefined;
+    const sink = open(issuerId);
+    sinks.set(issuerId, sink);
+    return sink;
+  };
+  await readPulledNdjsonInto(path, sinkOf, options.signal === undefined ? {} : { signal: options.signal });
   if (wanted !== undefined) {
-    const found = ids.includes(wanted) ? readerOf(wanted) : undefined;
+    const found = sinks.get(wanted);
     if (found === undefined) throw new ReconcileInputError(`${path} has no records of issuer ${describeValue(wanted)} (it has ${describeIds(ids)})`);
-    return found.value;
+    return found;
   }
-  for (const id of ids) if (pkg.issuerObjectId === issuerObjectIdOf(id)) return readerOf(id).value;
+  for (const id of ids) {
+    const found = pkg.issuerObjectId === issuerObjectIdOf(id) ? sinks.get(id) : undefined;
+    if (found !== undefined) return found;
+  }
   const [only, ...more] = ids;
   // A package with no Issuer id to go by is taken to be about the file's only issuer; one that names
   // another issuer is not silently compared with it.
-  if (only !== undefined && more.length === 0 && pkg.issuerObjectId === undefined) return readerOf(only).value;
+  const found = only !== undefined && more.length === 0 && pkg.issuerObjectId === undefined ? sinks.get(only) : undefined;
+  if (found !== undefined) return found;
   throw new ReconcileInputError(
     only === undefined
       ? `${path} holds no records`
@@ -271,14 +278,11 @@ export async function reconcileApiWithOcf(
   try {
     for await (const item of streamIssuerRecords(client, issuerId, { onInvalid: "quarantine", ...(job.signal === undefined ? {} : { signal: job.signal }) })) {
       if (item.type === "quarantined") run.quarantined({ kind: item.kind, recordId: item.recordId, message: item.error.message });
-      if (item.type !== "record") continue;
-      const parsed = { kind: item.kind, record: item.record } as ParsedRecord;
-      copies.offer(`${item.kind}\u0000${item.record.id}`, item.record.lastModifiedDatetime ?? "", (slot) => {
-        if (slot === undefined) return run.add(parsed);
-        run.replace(parsed, slot);
-        return slot;
-      });
+      if (item.type === "record") copies.offer(`${item.kind}\u0000${item.record.id}`, item.record.lastModifiedDatetime ?? "", item, run);
     }
+  } catch (error) {
+    // As `pullIssuer` (and so `loadSourceFromApi`) throws them.
+    throw asOcfSyncError(error);
   } finally {
     job.dispose();
   }

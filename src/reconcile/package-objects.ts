@@ -8,7 +8,7 @@
  */
 import { isCalendarDate, type CalendarDate } from "../dates.js";
 import { OcfSyncError, describeValue } from "../errors.js";
-import { manifestFileReferences, normalizePackagePath, parseJsonBytes, type LoadedOcfPackage } from "../ocf/package-reader.js";
+import { manifestFileReferences, normalizePackagePath, parseJsonBytes, type LoadedOcfPackage, type ManifestFileReference } from "../ocf/package-reader.js";
 import { canonicalObjectType } from "../ocf/security-ledger.js";
 
 /** A JSON object of the package. */
@@ -48,7 +48,7 @@ export class ReconcileInputError extends OcfSyncError {
  */
 export function packageObjects(pkg: LoadedOcfPackage): PackageObjects {
   const grouper = new PackageObjectsGrouper(pkg);
-  for (const path of grouper.listedPaths()) {
+  for (const { path } of grouper.listedFiles()) {
     const content = pkg.files.get(path);
     if (content?.state !== "read") {
       throw new ReconcileInputError(`${pkg.location}: the manifest lists ${describeValue(path)}, which could not be read (${content?.state ?? "missing"}); run 'ocf-sync validate' on it`);
@@ -97,17 +97,17 @@ export class PackageObjectsGrouper {
   }
 
   /**
-   * The package path of each file the manifest lists, once each, in manifest order.
+   * Each file the manifest lists, once each, in manifest order: its package path and its first entry.
    * @throws {ReconcileInputError} for a `filepath` that is not a safe package path.
    */
-  listedPaths(): string[] {
-    const paths: string[] = [];
+  listedFiles(): { path: string; reference: ManifestFileReference }[] {
+    const listed: { path: string; reference: ManifestFileReference }[] = [];
     for (const reference of manifestFileReferences(this.manifest)) {
       const normalized = normalizePackagePath(reference.filepath);
       if (!normalized.ok) throw new ReconcileInputError(`${this.location}: ${reference.jsonPath}.filepath ${describeValue(reference.filepath)} ${normalized.reason}`);
-      if (!paths.includes(normalized.path)) paths.push(normalized.path);
+      if (!listed.some((f) => f.path === normalized.path)) listed.push({ path: normalized.path, reference });
     }
-    return paths;
+    return listed;
   }
 
   /** Takes one element of a file's `items`: kept when it is an object of a kind a replay reads. */

@@ -15,7 +15,7 @@ import type { RecordKind } from "../source/kinds.js";
 import type { ParsedRecord } from "../source/records.js";
 import { checkRecord, quarantinedDifference } from "./consistency.js";
 import { ReconcileInputError, type PackageObjects } from "./package-objects.js";
-import { GrantReplay, holdingsAsOf, packageLineage, type ReplayedSecurity } from "./replay.js";
+import { GrantReplay, holdingsAsOf, packageLineage } from "./replay.js";
 import type { Lineage } from "../ocf/security-ledger.js";
 import { addHoldings, recordHolding, sourceGrant, type RecordHolding } from "./source-figures.js";
 import { stringAt } from "./package-objects.js";
@@ -39,7 +39,9 @@ const COMPARED: readonly FigureName[] = FIGURE_NAMES.filter((name) => name !== "
 
 /**
  * Reconciles one issuer's source records with an OCF package of that issuer. Labels default to
- * `"source"` and `"OCF <package location>"`.
+ * `"source"` and `"OCF <package location>"`. Records are as `parseRecord` gives them: their decimals
+ * normalized, as `DecimalString` says (a record built by hand with `"+0007"` is refused with a
+ * `DecimalError` naming the value).
  *
  * @throws {ReconcileInputError} for an invalid `asOf` or `tolerance`.
  * @example
@@ -229,8 +231,8 @@ export class SourceReconciliation {
       }
     }
     for (const securityId of replay.roots) {
-      if (accounted.has(securityId)) continue;
-      const security = replay.grant(securityId) as ReplayedSecurity;
+      const security = accounted.has(securityId) ? undefined : replay.grant(securityId);
+      if (security === undefined) continue;
       grants.push({ key: securityId, securityId, expected: {}, actual: security.figures });
       ocfCurve.add(security.tranches);
       differences.push({

@@ -8,9 +8,10 @@ import { formatDecimal, isZeroDecimal, sumDecimalStrings, type Dec, type Decimal
 import type { Tranche, VestingPoint } from "./types.js";
 
 /**
- * Tranches merged per date, sorted by date, zero amounts left out. Amounts given as decimal strings
- * (in the plain form the decimal helpers read: an OCF Numeric through `plainNumeric`) are added as strings (`sumDecimalStrings`, exact and several times faster than decimal.js: a
- * reconciliation adds every vesting tranche of every grant of both sides).
+ * Tranches merged per date, sorted by date, zero amounts left out. Amounts are added exactly as
+ * decimal strings (`sumDecimalStrings`), much faster than decimal.js for the many tranches of a large
+ * reconciliation; a string amount must be in the plain form those helpers read (an OCF Numeric goes
+ * through `plainNumeric` first).
  */
 export function mergeTranches(tranches: readonly { date: CalendarDate; amount: Dec | DecimalString }[]): Tranche[] {
   const byDate = new Map<CalendarDate, DecimalString[]>();
@@ -22,7 +23,7 @@ export function mergeTranches(tranches: readonly { date: CalendarDate; amount: D
   }
   const merged: Tranche[] = [];
   for (const [date, amounts] of byDate) {
-    const amount = amounts.length === 1 ? normalized(amounts[0] as DecimalString) : sumDecimalStrings(amounts);
+    const amount = sumDecimalStrings(amounts);
     if (!isZeroDecimal(amount)) merged.push({ date, amount });
   }
   return merged.sort((a, b) => compareIso(a.date, b.date));
@@ -83,10 +84,6 @@ export function unpackTranches(packed: string): Tranche[] {
   });
 }
 
-/** A decimal string in the normal form `formatDecimal` gives (`sumDecimalStrings` of one value). */
-function normalized(amount: DecimalString): DecimalString {
-  return sumDecimalStrings([amount]);
-}
 
 /**
  * The entries of each side that the other does not have (same date and same amount), for a

@@ -10,7 +10,8 @@ import { join, resolve } from "node:path";
 import { zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
-import { PackageIntegrityError, loadPackageObjects } from "../../../src/reconcile/load.js";
+import { openOcfPackage, type OpenedOcfPackage } from "../../../src/ocf/package-reader.js";
+import { PackageIntegrityError, loadPackageObjects, readPackageObjects } from "../../../src/reconcile/load.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { captureIo } from "../../helpers/capture.js";
 
@@ -97,5 +98,29 @@ describe("reconcile refuses a package that does not match its manifest", () => {
     const result = await reconcile("--source", "pulled.ndjson", bad);
     expect(result.code).toBe(2);
     expect(result.err).toContain("[MD5_MISMATCH]");
+  });
+});
+
+describe("a package file that changes after the integrity check", () => {
+  it("is refused when its objects are read, not reconciled unchecked", async () => {
+    const folder = await copyOfGolden("changed-while-read", async () => {});
+    const pkg = await openOcfPackage(folder);
+    try {
+      // The package as the validator read it, then a Transactions file rewritten before its objects are read.
+      const changed = await readFile(join(folder, "Transactions.ocf.json"), "utf8").then((text) => Buffer.from(text.replace('"quantity": "16000"', '"quantity": "32000"')));
+      expect(changed.toString()).toContain('"quantity": "32000"');
+      const rewritten: OpenedOcfPackage = {
+        ...pkg,
+        open: async (path) => (path === "Transactions.ocf.json" ? { state: "stream", size: changed.length, chunks: [changed] } : pkg.open(path)),
+      };
+      const error = await readPackageObjects(rewritten).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PackageIntegrityError);
+      expect(error).toMatchObject({ code: "PACKAGE_INTEGRITY_FAILED", problems: [{ code: "MD5_MISMATCH", file: "Manifest.ocf.json" }] });
+      expect(String((error as Error).message)).toContain("the file changed while it was read");
+      // Unchanged, the same files are read.
+      expect((await readPackageObjects(pkg)).transactions.length).toBeGreaterThan(0);
+    } finally {
+      await pkg.close();
+    }
   });
 });

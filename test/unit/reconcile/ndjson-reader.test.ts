@@ -3,7 +3,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { NdjsonFormatError, issuerPullToNdjson, readPulledNdjson } from "../../../src/pull/ndjson.js";
+import { NdjsonFormatError, issuerPullToNdjson, readPulledNdjson, readPulledNdjsonInto } from "../../../src/pull/ndjson.js";
+import type { ParsedRecord } from "../../../src/source/records.js";
 
 describe("readPulledNdjson", () => {
   let dir: string;
@@ -74,22 +75,27 @@ describe("readPulledNdjson", () => {
     await expect(readPulledNdjson(noKind)).rejects.toMatchObject({ code: "NDJSON_INVALID", line: 1 });
   });
 
-  it("parses only the records of the issuers asked for, and still checks every line", async () => {
+  it("parses only the records of the issuers a sink is given for, and still checks every line", async () => {
     const lines = [
       { kind: "restrictedStockAward", issuerId: "7", id: "A", record: award("A", "2025-01-01T00:00:00Z") },
       { kind: "restrictedStockAward", issuerId: "8", id: "B", record: { id: "B", quantity: { value: "ten" } } },
       { kind: "restrictedStockUnit", issuerId: "8", id: "Q", quarantined: true, issues: [{ message: "bad date" }], record: { id: "Q" } },
+      { kind: "restrictedStockAward", issuerId: "7", id: "A", record: award("A", "2025-02-01T00:00:00Z", "20") },
     ];
     const path = await file("wanted.ndjson", lines);
     const asked: string[] = [];
-    const issuers = await readPulledNdjson(path, { wanted: (id) => (asked.push(id), id === "7") });
-    expect([...issuers.keys()]).toEqual(["7", "8"]);
-    expect(issuers.get("7")?.awards.map((a) => a.id)).toEqual(["A"]);
-    // Issuer 8's records were neither parsed (its invalid award would be quarantined) nor kept.
-    expect(issuers.get("8")).toEqual({ issuerId: "8", awards: [], units: [], quarantined: [] });
-    expect(asked).toEqual(["7", "8", "8"]);
+    const seen: string[] = [];
+    const sink = {
+      add: (parsed: ParsedRecord) => seen.push(`add ${parsed.record.id} ${parsed.record.quantity}`) - 1,
+      replace: (parsed: ParsedRecord, slot: number) => void seen.push(`replace ${slot} ${parsed.record.id} ${parsed.record.quantity}`),
+      quarantined: (q: { recordId: string | undefined }) => void seen.push(`quarantined ${q.recordId}`),
+    };
+    await readPulledNdjsonInto(path, (id) => (asked.push(id), id === "7" ? sink : undefined));
+    // Asked once per issuer; issuer 8's records neither parsed (its invalid award would be quarantined) nor handed over.
+    expect(asked).toEqual(["7", "8"]);
+    expect(seen).toEqual(["add A 10", "replace 0 A 20"]);
     const broken = await file("wanted-broken.ndjson", [...lines, { issuerId: "8", record: {} }]);
-    await expect(readPulledNdjson(broken, { wanted: (id) => id === "7" })).rejects.toMatchObject({ code: "NDJSON_INVALID", line: 4 });
+    await expect(readPulledNdjsonInto(broken, (id) => (id === "7" ? sink : undefined))).rejects.toMatchObject({ code: "NDJSON_INVALID", line: 5 });
   });
 
   it("stops when aborted", async () => {
