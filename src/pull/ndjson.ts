@@ -85,18 +85,25 @@ export async function readPulledNdjson(path: string, options: { signal?: AbortSi
   await readPulledNdjsonInto(
     path,
     (issuerId) => {
-      const issuer: PulledIssuerRecords = { issuerId, awards: [], units: [], quarantined: [] };
-      issuers.set(issuerId, issuer);
-      const listOf = (parsed: ParsedRecord): (RestrictedStockAward | RestrictedStockUnit)[] => (parsed.kind === "restrictedStockAward" ? issuer.awards : issuer.units);
-      return {
-        add: (parsed) => listOf(parsed).push(parsed.record) - 1,
-        replace: (parsed, slot) => void (listOf(parsed)[slot] = parsed.record),
-        quarantined: (q) => void issuer.quarantined.push(q),
-      };
+      const lists = issuerRecordLists(issuerId);
+      issuers.set(issuerId, lists.records);
+      return lists;
     },
     options,
   );
   return issuers;
+}
+
+/** A sink that keeps an issuer's records in lists, in the order they came (a later copy in the first copy's place). */
+export function issuerRecordLists(issuerId: string): IssuerRecordSink & { records: PulledIssuerRecords } {
+  const records: PulledIssuerRecords = { issuerId, awards: [], units: [], quarantined: [] };
+  const listOf = (parsed: ParsedRecord): (RestrictedStockAward | RestrictedStockUnit)[] => (parsed.kind === "restrictedStockAward" ? records.awards : records.units);
+  return {
+    records,
+    add: (parsed) => listOf(parsed).push(parsed.record) - 1,
+    replace: (parsed, slot) => void (listOf(parsed)[slot] = parsed.record),
+    quarantined: (q) => void records.quarantined.push(q),
+  };
 }
 
 /**

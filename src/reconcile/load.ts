@@ -11,12 +11,11 @@ import { MANIFEST_FILE_LIST_KEYS, openOcfPackage, type ManifestFileReference, ty
 import { validatePackageAt, type PackageProblem, type PackageProblemCode } from "../ocf/validate-package.js";
 import { LatestCopies, type IssuerRecordSink } from "../pull/latest-copy.js";
 import { pullIssuer, streamIssuerRecords } from "../pull/pull-issuer.js";
-import { readPulledNdjsonInto } from "../pull/ndjson.js";
+import { issuerRecordLists, readPulledNdjsonInto } from "../pull/ndjson.js";
 import { issuerObjectIdOf } from "../mapping/ids.js";
 import { PackageObjectsGrouper, ReconcileInputError, type PackageObjects } from "./package-objects.js";
-import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import { SourceReconciliation, readingFor, resolveOptions } from "./source-vs-ocf.js";
-import type { QuarantinedSourceRecord, ReconcileOptions, ReconciliationReport, SourceIssuer } from "./types.js";
+import type { ReconcileOptions, ReconciliationReport, SourceIssuer } from "./types.js";
 
 /** The problems of `validateOcfPackage` that mean the files are not the ones the manifest describes. */
 const INTEGRITY_PROBLEMS: ReadonlySet<PackageProblemCode> = new Set([
@@ -150,17 +149,7 @@ async function groupFile(
  * @throws {NdjsonFormatError} for a malformed file.
  */
 export async function loadSourceFromNdjson(path: string, pkg: PackageObjects, options: { issuerId?: string; signal?: AbortSignal } = {}): Promise<SourceIssuer> {
-  const source = await readIssuerOf(path, pkg, options, (issuerId) => {
-    const issuer = { issuerId, awards: [] as RestrictedStockAward[], units: [] as RestrictedStockUnit[], quarantined: [] as QuarantinedSourceRecord[] };
-    const listOf = (parsed: ParsedRecord): (RestrictedStockAward | RestrictedStockUnit)[] => (parsed.kind === "restrictedStockAward" ? issuer.awards : issuer.units);
-    return {
-      issuer,
-      add: (parsed: ParsedRecord) => listOf(parsed).push(parsed.record) - 1,
-      replace: (parsed: ParsedRecord, slot: number) => void (listOf(parsed)[slot] = parsed.record),
-      quarantined: (q: QuarantinedSourceRecord) => void issuer.quarantined.push(q),
-    };
-  });
-  return source.issuer;
+  return (await readIssuerOf(path, pkg, options, issuerRecordLists)).records;
 }
 
 /**
