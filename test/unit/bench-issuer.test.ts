@@ -4,7 +4,7 @@
  * change that broke it.
  */
 import { describe, expect, it } from "vitest";
-import { GENERATED_ISSUER_ID, generatedPullItems, generatedRecordText } from "../../bench/generated-issuer.js";
+import { GENERATED_ISSUER_ID, generatedPullItems, generatedRecordText, generatedRecordTexts, pullItemsOfTexts } from "../../bench/generated-issuer.js";
 import { IssuerMappingAccumulator } from "../../src/mapping/accumulator.js";
 
 describe("the benchmarks' generated issuer", () => {
@@ -35,5 +35,16 @@ describe("the benchmarks' generated issuer", () => {
         expect(JSON.stringify(JSON.parse(text))).toBe(text);
       }
     }
+  });
+
+  it("gives the same items from text made first (the timed exports) as from text made as it is needed", async () => {
+    const collect = async (items: AsyncIterable<unknown>): Promise<unknown[]> => {
+      const all: unknown[] = [];
+      for await (const item of items) all.push(item);
+      return all;
+    };
+    const made = await collect(pullItemsOfTexts(generatedRecordTexts(7)));
+    expect(made).toHaveLength(7);
+    expect(made).toEqual(await collect(generatedPullItems(7)));
   });
 });
