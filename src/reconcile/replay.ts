@@ -95,6 +95,9 @@ const UNMODELLED_EFFECT: Readonly<Record<string, string>> = {
   TX_VESTING_ACCELERATION: "the vested figures of its security (OCF does not say which tranches it pulls forward, OCF #538)",
 };
 
+/** One zero for every security's state (a `Dec` is never changed in place): a package of many securities holds one, not three each. */
+const ZERO = new Dec(0);
+
 /** One security's state while replaying. */
 interface SecurityState {
   id: string;
@@ -228,7 +231,7 @@ function replayTransactions(
     const type = typeOf(tx);
     const security = stringAt(tx, "security_id");
     if (security !== undefined && ISSUANCES.has(type) && !states.has(security)) {
-      const quantity = decimalAt(tx, "quantity") ?? new Dec(0);
+      const quantity = decimalAt(tx, "quantity") ?? ZERO;
       states.set(security, {
         id: security,
         issuance: tx,
@@ -238,9 +241,9 @@ function replayTransactions(
         outstanding: quantity,
         endedOn: undefined,
         balanceId: undefined,
-        released: new Dec(0),
-        canceled: new Dec(0),
-        returnedToPool: new Dec(0),
+        released: ZERO,
+        canceled: ZERO,
+        returnedToPool: ZERO,
         resulting: [],
         vestingTransactions: [],
         terminals: 0,
@@ -302,7 +305,7 @@ function replayTransactions(
     }
     // The documents; and in either reading a named balance security, which takes what is left (as
     // validate's ledger reads it): counted there, not on this security too.
-    security.outstanding = new Dec(0);
+    security.outstanding = ZERO;
     security.endedOn ??= date;
     security.balanceId ??= balanceId;
     if (balanceId === undefined) {

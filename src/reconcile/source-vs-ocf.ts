@@ -149,6 +149,9 @@ export class SourceReconciliation {
     const asOf = this.#asOf;
     const tolerance = new Dec(this.#tolerance);
     const reading = this.#reading;
+    // The holdings replay the package's state as of the date first: that replay's states are gone
+    // before the grants' replay builds its own, rather than held beside them.
+    const ocfHoldings = holdingsAsOf(pkg, asOf, reading.reading);
     // One grant of the package at a time: its tranches are not held once compared.
     const replay = new GrantReplay(pkg, reading.reading);
     const byLabel = rootsByCustomId(replay);
@@ -258,7 +261,7 @@ export class SourceReconciliation {
       labels: this.#options.labels ?? { expected: "source", actual: `OCF ${pkg.location}` },
       totals: { expected: totalsOf(grants.map((g) => g.expected)), actual: totalsOf(grants.map((g) => g.actual)) },
       grants,
-      holders: holderRows(holdings, holdingsAsOf(pkg, asOf, reading.reading)),
+      holders: holderRows(holdings, ocfHoldings),
       reading,
       differences,
       vestingCurves: { expected: sourceCurve.points(), actual: ocfCurve.points() },

@@ -1,9 +1,11 @@
 /** Tranche arithmetic: exact for every spelling a package or a record may use, as decimal.js computes it. */
 import fc from "fast-check";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { Dec, formatDecimal, plainNumeric } from "../../../src/decimal.js";
 import { replayPackage } from "../../../src/reconcile/replay.js";
-import { cumulativeCurve, mergeTranches, vestedBy } from "../../../src/reconcile/tranches.js";
+import { cumulativeCurve, mergeTranches, packTranches, unpackTranches, vestedBy } from "../../../src/reconcile/tranches.js";
 
 const DATES = ["2024-01-31", "2024-02-29", "2024-03-31"] as const;
 
@@ -39,6 +41,34 @@ describe("tranches", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("packTranches", () => {
+  it("gives back what it packed", () => {
+    fc.assert(
+      fc.property(fc.array(tranche, { maxLength: 30 }), (tranches) => {
+        expect(unpackTranches(packTranches(tranches))).toEqual(tranches);
+      }),
+    );
+  });
+
+  it("holds about the packed text's size, not a tree of its pieces (a reconciliation keeps one per source record)", () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    // 40 monthly tranches a grant, as the benchmark's records vest.
+    const grants = Array.from({ length: 5_000 }, (_, g) =>
+      Array.from({ length: 40 }, (_, k) => ({ date: `20${20 + Math.floor(k / 12)}-${String((k % 12) + 1).padStart(2, "0")}-01`, amount: String(100 + g) })),
+    );
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const packed = grants.map(packTranches);
+    gc();
+    const held = process.memoryUsage().heapUsed - before;
+    const text = packed.reduce((sum, p) => sum + p.length, 0);
+    // A flat one-byte string is its text and a header; `+=` piece by piece left about five times that.
+    expect(held / text).toBeLessThan(1.5);
+    expect(packed[1]?.startsWith("2020-01-01 101;2020-02-01 101;")).toBe(true);
   });
 });
 
