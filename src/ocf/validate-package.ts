@@ -26,6 +26,7 @@ import {
   openOcfPackage,
   type LoadedOcfPackage,
   type ManifestFileReference,
+  type OpenedOcfPackage,
   type PackageFileContent,
   type ReadOcfPackageOptions,
   type StreamedFileContent,
@@ -233,16 +234,55 @@ export async function validatePackageAtSharing(path: string, options: ValidatePa
 
 /** One validation of the package at `path`, its large files read with `workers` worker threads (0: none). */
 async function validateOnce(path: string, options: ValidatePackageAtOptions, workers: number, sharing: WorkerSharing): Promise<PackageValidationReport> {
-  const { signal } = options;
-  const minBytes = options.workerMinFileBytes ?? (workers > 0 ? DEFAULT_WORKER_MIN_FILE_BYTES : Number.POSITIVE_INFINITY);
   const pkg = await openOcfPackage(path, options);
+  try {
+    return await validateOpened(pkg, options, workers, sharing, undefined);
+  } finally {
+    await pkg.close();
+  }
+}
+
+/**
+ * What `validateOpenedPackage` hands on of its one read of a package's listed files (first pass: each
+ * file once, in manifest order, as `PackageChecker.firstPass` lists them; the second pass, which reads
+ * some files again, is not handed on).
+ */
+export interface PackageReading {
+  /** One element of `file`'s `items`, parsed, in file order, as it is read. */
+  item(file: string, value: unknown): void;
+  /** `file` read to its end, or to the error that stopped its reading; `itemsArray`: it had an `items` array. */
+  fileRead(file: string, result: { itemsArray: boolean; error: JsonScanError | undefined }): void;
+}
+
+/**
+ * Validates an opened package as `validatePackageAt` does (the same report), handing `reading` each
+ * element of each listed file's `items` from the same read that hashes and checks the file, so a
+ * caller that needs the objects reads each file once (`loadPackageObjects`). On this thread alone:
+ * worker threads parse elements where `reading` would not see them, so there is no `workers` option.
+ * Internal: not exported by the package. Does not close `pkg`.
+ */
+export async function validateOpenedPackage(pkg: OpenedOcfPackage, options: ValidatePackageOptions & { signal?: AbortSignal }, reading: PackageReading): Promise<PackageValidationReport> {
+  return validateOpened(pkg, options, 0, {}, reading);
+}
+
+/** The validation of an opened package, its large files read with `workers` worker threads (0: none); `reading` requires none. */
+async function validateOpened(
+  pkg: OpenedOcfPackage,
+  options: ValidatePackageAtOptions,
+  workers: number,
+  sharing: WorkerSharing,
+  reading: PackageReading | undefined,
+): Promise<PackageValidationReport> {
+  const { signal } = options;
+  if (reading !== undefined && workers > 0) throw new TypeError("validateOpenedPackage: a package whose elements are handed on is read on one thread (workers 0)");
+  const minBytes = options.workerMinFileBytes ?? (workers > 0 ? DEFAULT_WORKER_MIN_FILE_BYTES : Number.POSITIVE_INFINITY);
   let pool: ElementsPool | undefined;
   let md5: Md5Thread | undefined;
   // An abort ends the MD5 thread at once: a chunk waiting for room in it is then refused, not hashed.
   const stopHashing = (): void => void md5?.close();
   signal?.addEventListener("abort", stopHashing, { once: true });
   try {
-    const checker = new PackageChecker(pkg, options);
+    const checker = new PackageChecker(pkg, options, reading);
     const feed = async (content: StreamedFileContent, feeder: FileFeeder): Promise<void> => {
       if (content.state === "stream") {
         for await (const chunk of content.chunks) {
@@ -266,7 +306,6 @@ async function validateOnce(path: string, options: ValidatePackageAtOptions, wor
     signal?.removeEventListener("abort", stopHashing);
     await pool?.close();
     await md5?.close();
-    await pkg.close();
   }
 }
 
@@ -418,9 +457,11 @@ class PackageChecker {
 
   readonly maxValueBytes: number | undefined;
 
+  /** `reading`: given each element and each file's end as the first pass reads them (`validateOpenedPackage`). */
   constructor(
     private readonly pkg: CheckedPackage,
     options: ValidatePackageOptions,
+    private readonly reading?: PackageReading,
   ) {
     this.maxValueBytes = options.maxValueBytes;
     this.fileRank.set(pkg.manifestPath, 0);
@@ -587,8 +628,9 @@ class PackageChecker {
   // ---- one file ----------------------------------------------------------------------------
 
   /** Called by `FileCheck` once the whole file is read (first pass). */
-  fileRead(file: ListedFile, result: { md5: string | undefined; error: { kind: string; message: string } | undefined; members: Map<string, unknown>; itemsArray: boolean; itemsCheckedAs: OcfItemsFileType | undefined; notAnObject: { value: unknown } | undefined }): void {
+  fileRead(file: ListedFile, result: { md5: string | undefined; error: JsonScanError | undefined; members: Map<string, unknown>; itemsArray: boolean; itemsCheckedAs: OcfItemsFileType | undefined; notAnObject: { value: unknown } | undefined }): void {
     const { reference, path } = file;
+    this.reading?.fileRead(path, { itemsArray: result.itemsArray, error: result.error });
     const md5 = reference.md5;
     if (result.md5 !== undefined && typeof md5 === "string" && /^[0-9a-fA-F]{32}$/.test(md5) && result.md5 !== md5.toLowerCase()) {
       this.manifestProblem("MD5_MISMATCH", `${reference.jsonPath}.md5`, `is ${md5}, but the MD5 of ${describeValue(path)} is ${result.md5}`, file.position + 1);
@@ -634,6 +676,7 @@ class PackageChecker {
 
   /** One element of a file's `items` (first pass). */
   item(file: ListedFile, index: number, value: unknown, schemaType: OcfItemsFileType | undefined): void {
+    this.reading?.item(file.path, value);
     this.itemRead(file, index, itemFacts(value, schemaType));
   }
 

@@ -5,10 +5,8 @@
 import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { OcfSyncError, asOcfSyncError, describeValue } from "../errors.js";
-import { createHash } from "node:crypto";
-import { JsonItemsScanner } from "../ocf/json-items.js";
-import { MANIFEST_FILE_LIST_KEYS, openOcfPackage, type ManifestFileReference, type OpenedOcfPackage } from "../ocf/package-reader.js";
-import { validatePackageAt, type PackageProblem, type PackageProblemCode } from "../ocf/validate-package.js";
+import { MANIFEST_FILE_LIST_KEYS, openOcfPackage, type OpenedOcfPackage } from "../ocf/package-reader.js";
+import { validateOpenedPackage, type PackageProblem, type PackageProblemCode } from "../ocf/validate-package.js";
 import { LatestCopies, type IssuerRecordSink } from "../pull/latest-copy.js";
 import { pullIssuer, streamIssuerRecords } from "../pull/pull-issuer.js";
 import { issuerRecordLists, readPulledNdjsonInto } from "../pull/ndjson.js";
@@ -64,19 +62,16 @@ export class PackageIntegrityError extends OcfSyncError {
  * Reads the package at `path` (folder or `.ocf.zip`), checks its integrity with the package
  * validator (every listed file present, of its manifest list's file type, with the manifest's MD5,
  * and no unlisted OCF file) and groups its objects. Problems of content (schemas, references,
- * quantities) are what a reconciliation reports on, not reasons to refuse the package. Files are
- * read as streams, object by object, for the check and again for the objects: neither a file's bytes
- * nor its text is held, only the objects kept.
+ * quantities) are what a reconciliation reports on, not reasons to refuse the package. Each file is
+ * read once, as a stream, object by object: the objects are grouped from the read that is hashed and
+ * checked. Neither a file's bytes nor its text is held, only the objects kept.
  *
  * @throws {PackageUnusableError} when `path` is no package; {PackageIntegrityError} when its files do
  *   not match its manifest; {ReconcileInputError} when it lacks what a replay needs.
  */
 export async function loadPackageObjects(path: string, options: { signal?: AbortSignal } = {}): Promise<PackageObjects> {
-  const report = await validatePackageAt(path, options.signal === undefined ? {} : { signal: options.signal });
   const pkg = await openOcfPackage(path, options);
   try {
-    const integrity = report.problems.filter((problem) => isIntegrityProblem(problem, pkg.manifestPath));
-    if (integrity.length > 0) throw new PackageIntegrityError(pkg.location, integrity);
     return await readPackageObjects(pkg, options.signal);
   } finally {
     await pkg.close();
@@ -84,60 +79,36 @@ export async function loadPackageObjects(path: string, options: { signal?: Abort
 }
 
 /**
- * The objects of an opened package whose integrity was checked, read file by file; each file's MD5 is
- * checked again as it is read (see `groupFile`). Exported for tests.
+ * The objects of an opened package, grouped as the package validator reads each listed file (once,
+ * in manifest order), from the same bytes whose MD5 and file type it checks; none when it finds an
+ * integrity problem. Exported for tests.
+ *
+ * @throws as `loadPackageObjects`.
  */
 export async function readPackageObjects(pkg: OpenedOcfPackage, signal?: AbortSignal): Promise<PackageObjects> {
-  const grouper = new PackageObjectsGrouper(pkg);
-  for (const file of grouper.listedFiles()) await groupFile(pkg, file, grouper, signal);
-  return grouper.objects;
-}
-
-/**
- * Reads one listed file of `pkg` object by object into `grouper`, and checks its MD5 again: the file
- * was checked by the validator in a read of its own, and a file changed since (a package being
- * rewritten) must not be reconciled unchecked.
- */
-async function groupFile(
-  pkg: OpenedOcfPackage,
-  { path, reference }: { path: string; reference: ManifestFileReference },
-  grouper: PackageObjectsGrouper,
-  signal: AbortSignal | undefined,
-): Promise<void> {
-  const content = await pkg.open(path);
-  if (content.state !== "stream") {
-    throw new ReconcileInputError(`${pkg.location}: the manifest lists ${describeValue(path)}, which could not be read (${content.state}); run 'ocf-sync validate' on it`);
+  // A package that does not match its manifest is refused as such, before what a replay lacks is said.
+  let grouper: PackageObjectsGrouper | undefined;
+  let unusable: unknown;
+  try {
+    grouper = new PackageObjectsGrouper(pkg);
+  } catch (error) {
+    unusable = error;
   }
-  let items = false;
-  const scanner = new JsonItemsScanner({
-    member: () => {},
-    itemsStart: () => {
-      items = true;
+  // The first file (in manifest order, the order read) that cannot be grouped.
+  let unreadable: ReconcileInputError | undefined;
+  const report = await validateOpenedPackage(pkg, signal === undefined ? {} : { signal }, {
+    item: (_file, value) => grouper?.add(value),
+    fileRead: (file, { itemsArray, error }) => {
+      if (unreadable !== undefined || grouper === undefined) return;
+      if (error !== undefined) unreadable = new ReconcileInputError(`${pkg.location}: ${file} ${error.message}`);
+      else if (!itemsArray) unreadable = grouper.noItems(file);
     },
-    item: (_index, value) => grouper.add(value),
-    notAnObject: () => {},
   });
-  const md5 = createHash("md5");
-  for await (const chunk of content.chunks) {
-    signal?.throwIfAborted();
-    md5.update(chunk);
-    scanner.push(chunk);
-    if (scanner.error !== undefined) break;
-  }
-  if (scanner.error === undefined) scanner.end();
-  const digest = md5.digest("hex");
-  if (scanner.error === undefined && typeof reference.md5 === "string" && digest !== reference.md5.toLowerCase()) {
-    throw new PackageIntegrityError(pkg.location, [
-      {
-        code: "MD5_MISMATCH",
-        file: pkg.manifestPath,
-        jsonPath: `${reference.jsonPath}.md5`,
-        message: `is ${reference.md5}, but the MD5 of ${describeValue(path)} is now ${digest} (the file changed while it was read)`,
-      },
-    ]);
-  }
-  if (scanner.error !== undefined) throw new ReconcileInputError(`${pkg.location}: ${path} ${scanner.error.message}`);
-  if (!items) throw grouper.noItems(path);
+  const integrity = report.problems.filter((problem) => isIntegrityProblem(problem, pkg.manifestPath));
+  if (integrity.length > 0) throw new PackageIntegrityError(pkg.location, integrity);
+  if (grouper === undefined) throw unusable;
+  if (unreadable !== undefined) throw unreadable;
+  return grouper.objects;
 }
 
 /**

@@ -10,8 +10,9 @@ import { join, resolve } from "node:path";
 import { zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
-import { openOcfPackage, type OpenedOcfPackage } from "../../../src/ocf/package-reader.js";
+import { openOcfPackage, readOcfPackage, type OpenedOcfPackage } from "../../../src/ocf/package-reader.js";
 import { PackageIntegrityError, loadPackageObjects, readPackageObjects } from "../../../src/reconcile/load.js";
+import { ReconcileInputError, packageObjects, type PackageObjects } from "../../../src/reconcile/package-objects.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { captureIo } from "../../helpers/capture.js";
 
@@ -101,26 +102,85 @@ describe("reconcile refuses a package that does not match its manifest", () => {
   });
 });
 
-describe("a package file that changes after the integrity check", () => {
-  it("is refused when its objects are read, not reconciled unchecked", async () => {
-    const folder = await copyOfGolden("changed-while-read", async () => {});
+/** `pkg` with its opens counted per path and `Transactions.ocf.json` given as `transactions(n)` on its n-th open (from 1). */
+function watched(pkg: OpenedOcfPackage, transactions: (open: number) => Buffer | undefined): { pkg: OpenedOcfPackage; opens: Map<string, number> } {
+  const opens = new Map<string, number>();
+  return {
+    opens,
+    pkg: {
+      ...pkg,
+      open: async (path) => {
+        const open = (opens.get(path) ?? 0) + 1;
+        opens.set(path, open);
+        const bytes = path === "Transactions.ocf.json" ? transactions(open) : undefined;
+        return bytes === undefined ? pkg.open(path) : { state: "stream", size: bytes.length, chunks: [bytes] };
+      },
+    },
+  };
+}
+
+async function rehash(folder: string, key: string, file: string): Promise<void> {
+  const manifestPath = join(folder, "Manifest.ocf.json");
+  const manifest = JSON.parse(await readFile(manifestPath, "utf8")) as Record<string, { md5: string }[]>;
+  manifest[key]![0]!.md5 = createHash("md5").update(await readFile(join(folder, file))).digest("hex");
+  await writeFile(manifestPath, JSON.stringify(manifest, null, 2));
+}
+
+describe("each package file is read once: what is reconciled is what was hashed", () => {
+  it("a file rewritten after it was read and hashed: the objects are those of the bytes hashed, each file opened once", async () => {
+    const folder = await copyOfGolden("changed-after-read", async () => {});
+    const original = await readFile(join(folder, "Transactions.ocf.json"));
+    const changed = Buffer.from(original.toString("utf8").replace('"quantity": "16000"', '"quantity": "32000"'));
+    expect(changed.toString()).toContain('"quantity": "32000"');
+    const issuance = (objects: PackageObjects): unknown => objects.transactions.find((t) => t.id === "rsa-2210-issuance")?.quantity;
     const pkg = await openOcfPackage(folder);
     try {
-      // The package as the validator read it, then a Transactions file rewritten before its objects are read.
-      const changed = await readFile(join(folder, "Transactions.ocf.json"), "utf8").then((text) => Buffer.from(text.replace('"quantity": "16000"', '"quantity": "32000"')));
-      expect(changed.toString()).toContain('"quantity": "32000"');
-      const rewritten: OpenedOcfPackage = {
-        ...pkg,
-        open: async (path) => (path === "Transactions.ocf.json" ? { state: "stream", size: changed.length, chunks: [changed] } : pkg.open(path)),
-      };
-      const error = await readPackageObjects(rewritten).catch((e: unknown) => e);
+      // Read as hashed first, rewritten for any later read.
+      const later = watched(pkg, (open) => (open === 1 ? original : changed));
+      const objects = await readPackageObjects(later.pkg);
+      expect(issuance(objects)).toBe("16000");
+      expect(Object.fromEntries(later.opens)).toEqual({ "StockPlans.ocf.json": 1, "StockClasses.ocf.json": 1, "VestingTerms.ocf.json": 1, "Transactions.ocf.json": 1, "Stakeholders.ocf.json": 1 });
+      // Rewritten before it was read: the bytes hashed are the changed ones, and refused.
+      const error = await readPackageObjects(watched(pkg, () => changed).pkg).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PackageIntegrityError);
-      expect(error).toMatchObject({ code: "PACKAGE_INTEGRITY_FAILED", problems: [{ code: "MD5_MISMATCH", file: "Manifest.ocf.json" }] });
-      expect(String((error as Error).message)).toContain("the file changed while it was read");
-      // Unchanged, the same files are read.
-      expect((await readPackageObjects(pkg)).transactions.length).toBeGreaterThan(0);
+      expect(error).toMatchObject({ code: "PACKAGE_INTEGRITY_FAILED", problems: [{ code: "MD5_MISMATCH", file: "Manifest.ocf.json", jsonPath: "$.transactions_files[0].md5" }] });
     } finally {
       await pkg.close();
     }
+  });
+
+  it("the objects are those of the package read whole, in its order, a zip's too, and a package the validator reads a second time", async () => {
+    const zipFiles: Record<string, Uint8Array> = {};
+    for (const name of await readdir(GOLDEN)) zipFiles[name] = new Uint8Array(await readFile(join(GOLDEN, name)));
+    const zip = join(dir, "same-objects.ocf.zip");
+    await writeFile(zip, zipSync(zipFiles));
+    // Transactions in reverse: named before their issuances, so the validator reads the file again for them.
+    const reversed = await copyOfGolden("reversed", async (f) => {
+      await editJson(join(f, "Transactions.ocf.json"), (j) => void j.items.reverse());
+      await rehash(f, "transactions_files", "Transactions.ocf.json");
+    });
+    for (const path of [GOLDEN, zip, reversed]) {
+      const whole = packageObjects(await readOcfPackage(path));
+      expect(whole.transactions.length).toBeGreaterThan(10);
+      expect(await loadPackageObjects(path)).toEqual(whole);
+    }
+    const pkg = await openOcfPackage(reversed);
+    try {
+      const twice = watched(pkg, () => undefined);
+      await readPackageObjects(twice.pkg);
+      expect(twice.opens.get("Transactions.ocf.json")).toBe(2);
+    } finally {
+      await pkg.close();
+    }
+  });
+
+  it("a listed file without an items list (its MD5 matching) is unusable, as before", async () => {
+    const folder = await copyOfGolden("no-items", async (f) => {
+      await writeFile(join(f, "StockPlans.ocf.json"), '{"file_type": "OCF_STOCK_PLANS_FILE"}');
+      await rehash(f, "stock_plans_files", "StockPlans.ocf.json");
+    });
+    const error = await loadPackageObjects(folder).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ReconcileInputError);
+    expect((error as Error).message).toBe(`${folder}: StockPlans.ocf.json has no items list`);
   });
 });
