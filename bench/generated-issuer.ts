@@ -4,6 +4,7 @@
  * the units with one settlement. Deterministic: record `i` is always the same record.
  */
 import type { SampleIssuer } from "../src/sample-server/data.js";
+import { LABEL_OF, type RecordKind } from "../src/source/kinds.js";
 import { parseRecord } from "../src/source/parse.js";
 import type { PullItem } from "../src/pull/pull-issuer.js";
 
@@ -84,7 +85,7 @@ export function generateIssuer(records: number): SampleIssuer {
  * records' text at once, as a page, measured slower here: its objects outlive more young collections.)
  */
 export async function* generatedPullItems(records: number): AsyncGenerator<PullItem> {
-  for (const [kind, short, i] of generatedRecordSlots(records)) yield* pullItemsOf(kind, generatedRecordText(short, i));
+  for (const [kind, i] of generatedRecordSlots(records)) yield* pullItemsOf(kind, generatedRecordText(LABEL_OF[kind], i));
 }
 
 /**
@@ -92,26 +93,24 @@ export async function* generatedPullItems(records: number): AsyncGenerator<PullI
  * text (about 0.2 s for 10,000 records, work no export does) is not timed, as the floor's is not.
  * Holds the whole input (97 MB at 10,000 records), as the floor does.
  */
-export function generatedRecordTexts(records: number): { kind: PullKind; text: string }[] {
-  return [...generatedRecordSlots(records)].map(([kind, short, i]) => ({ kind, text: generatedRecordText(short, i) }));
+export function generatedRecordTexts(records: number): { kind: RecordKind; text: string }[] {
+  return [...generatedRecordSlots(records)].map(([kind, i]) => ({ kind, text: generatedRecordText(LABEL_OF[kind], i) }));
 }
 
 /** `generatedRecordTexts`' records as parsed pull items, one at a time, as `generatedPullItems` gives them. */
-export async function* pullItemsOfTexts(texts: readonly { kind: PullKind; text: string }[]): AsyncGenerator<PullItem> {
+export async function* pullItemsOfTexts(texts: readonly { kind: RecordKind; text: string }[]): AsyncGenerator<PullItem> {
   for (const { kind, text } of texts) yield* pullItemsOf(kind, text);
 }
 
-type PullKind = "restrictedStockAward" | "restrictedStockUnit";
-
-/** Every record's kind, short kind and index: half awards, then units. */
-function* generatedRecordSlots(records: number): Generator<[PullKind, "award" | "unit", number]> {
+/** Every record's kind and index: half awards, then units. */
+function* generatedRecordSlots(records: number): Generator<[RecordKind, number]> {
   const half = Math.floor(records / 2);
-  for (let i = 0; i < half; i++) yield ["restrictedStockAward", "award", i];
-  for (let i = 0; i < records - half; i++) yield ["restrictedStockUnit", "unit", i];
+  for (let i = 0; i < half; i++) yield ["restrictedStockAward", i];
+  for (let i = 0; i < records - half; i++) yield ["restrictedStockUnit", i];
 }
 
 /** One record's text parsed as a pulled page's record is: its warnings, then the record. */
-function* pullItemsOf(kind: PullKind, text: string): Generator<PullItem> {
+function* pullItemsOf(kind: RecordKind, text: string): Generator<PullItem> {
   const raw: unknown = JSON.parse(text);
   const { parsed, warnings } = parseRecord(kind, raw, { issuerId: GENERATED_ISSUER_ID });
   for (const warning of warnings) yield { type: "warning", warning };
