@@ -50,17 +50,27 @@ export function generatedRecordText(kind: "award" | "unit", i: number): string {
     `"securityLabel":"${kind === "award" ? "RSA" : "RSU"}-${i}","vestingEvents":[${events}],` +
     `"vestingSchedule":{"name":"40 monthly tranches","startDate":${first},"endDate":${wrap(monthDate(start + EVENTS, day))}},` +
     `"lastModifiedDatetime":${wrap(`2025-06-${pad((i % 28) + 1)}T10:00:${pad(i % 60)}.000000Z`)}`;
-  if (kind === "award") return `${common},"shareClassName":"Common","pricePerShare":${money("0.0001")}}`;
+  if (kind === "award") return flat(`${common},"shareClassName":"Common","pricePerShare":${money("0.0001")}}`);
   const released = Math.min(vestedTotal, per * 6);
   const settlements =
     released === 0
       ? ""
       : `{"settlementDate":${wrap("2025-03-15")},"releaseQuantity":${wrap(String(released))},"withholdingQuantity":${wrap(String(per))},` +
         `"netSettlementQuantity":${wrap(String(released - per))},"settlementPrice":${money("4.25")},"certificateId":"cert-${i}","certificateLabel":"CS-${i}"}`;
-  return (
+  return flat(
     `${common},"releasedQuantity":${wrap(String(released))},"netSettledQuantity":${wrap(String(released - per))},` +
-    `"releasePricePerShare":${money("4.25")},"settlements":[${settlements}]}`
+      `"releasePricePerShare":${money("4.25")},"settlements":[${settlements}]}`,
   );
+}
+
+/**
+ * The text as one flat string, as a page's body decoded from its bytes is. Built piece by piece, it
+ * is a V8 rope of its pieces, and the first `JSON.parse` of a rope first copies it flat: measured
+ * 1.0-1.2 s of the first parse of 10,000 records' text, against 0.85-1.05 s for the parse itself.
+ * No export pays that (the client decodes whole bytes), so neither does the benchmark's.
+ */
+function flat(text: string): string {
+  return Buffer.from(text, "latin1").toString("latin1");
 }
 
 /** Record `i` of a kind as a wire object. */
