@@ -252,12 +252,20 @@ export interface PackageReading {
   item(file: string, value: unknown): void;
   /** `file` read to its end, or to the error that stopped its reading; `itemsArray`: it had an `items` array. */
   fileRead(file: string, result: { itemsArray: boolean; error: JsonScanError | undefined }): void;
+  /**
+   * Check only that the files are the ones the manifest describes, and what each file is as a whole:
+   * the manifest, the files listed (present, readable, of their list's file type, with their MD5,
+   * JSON, none unlisted), not the objects in them (no schema, reference, id or quantity check, so the
+   * first pass is the only one). For a reader whose own reading of the objects decides the rest.
+   */
+  readonly integrityOnly?: boolean;
 }
 
 /**
  * Validates an opened package as `validatePackageAt` does (the same report), handing `reading` each
  * element of each listed file's `items` from the same read that hashes and checks the file, so a
- * caller that needs the objects reads each file once (`loadPackageObjects`). On this thread alone:
+ * caller that needs the objects reads each file once (`loadPackageObjects`); with
+ * `reading.integrityOnly`, the report holds only what the files are as a whole (see there). On this thread alone:
  * worker threads parse elements where `reading` would not see them, so there is no `workers` option.
  * Internal: not exported by the package. Does not close `pkg`.
  */
@@ -652,7 +660,8 @@ class PackageChecker {
     this.addSchemaIssues({ file: path, index: -1, at: "$", itemId: undefined }, issuesOf(validateOcfFile(checked)), () => undefined);
     // Items read before the file said its type were checked as the type the manifest expects.
     const itemsType = isRecord(skeleton) ? this.itemsTypeOf(file, skeleton.file_type) : undefined;
-    if (result.itemsArray && itemsType !== result.itemsCheckedAs) this.recheckSchema.set(path, itemsType);
+    // Read as a whole only: nothing of the items to check again.
+    if (result.itemsArray && itemsType !== result.itemsCheckedAs && this.reading?.integrityOnly !== true) this.recheckSchema.set(path, itemsType);
   }
 
   /** The item schema a file's items are checked against, from what is known of it so far. */
@@ -676,7 +685,14 @@ class PackageChecker {
 
   /** One element of a file's `items` (first pass). */
   item(file: ListedFile, index: number, value: unknown, schemaType: OcfItemsFileType | undefined): void {
-    this.reading?.item(file.path, value);
+    const reading = this.reading;
+    if (reading !== undefined) {
+      reading.item(file.path, value);
+      if (reading.integrityOnly === true) {
+        if (isRecord(value)) this.objects += 1;
+        return;
+      }
+    }
     this.itemRead(file, index, itemFacts(value, schemaType));
   }
 

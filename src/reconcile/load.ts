@@ -96,7 +96,9 @@ export async function readPackageObjects(pkg: OpenedOcfPackage, signal?: AbortSi
   }
   // The first file (in manifest order, the order read) that cannot be grouped.
   let unreadable: ReconcileInputError | undefined;
+  // Only integrity decides here; what is wrong inside the objects is the reconciliation's to report.
   const report = await validateOpenedPackage(pkg, signal === undefined ? {} : { signal }, {
+    integrityOnly: true,
     item: (_file, value) => grouper?.add(value),
     fileRead: (file, { itemsArray, error }) => {
       if (unreadable !== undefined || grouper === undefined) return;

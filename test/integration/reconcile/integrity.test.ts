@@ -11,6 +11,7 @@ import { zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
 import { openOcfPackage, readOcfPackage, type OpenedOcfPackage } from "../../../src/ocf/package-reader.js";
+import { validateOpenedPackage } from "../../../src/ocf/validate-package.js";
 import { PackageIntegrityError, loadPackageObjects, readPackageObjects } from "../../../src/reconcile/load.js";
 import { ReconcileInputError, packageObjects, type PackageObjects } from "../../../src/reconcile/package-objects.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
@@ -149,12 +150,12 @@ describe("each package file is read once: what is reconciled is what was hashed"
     }
   });
 
-  it("the objects are those of the package read whole, in its order, a zip's too, and a package the validator reads a second time", async () => {
+  it("the objects are those of the package read whole, in its order, a zip's too, and a package out of order read once too", async () => {
     const zipFiles: Record<string, Uint8Array> = {};
     for (const name of await readdir(GOLDEN)) zipFiles[name] = new Uint8Array(await readFile(join(GOLDEN, name)));
     const zip = join(dir, "same-objects.ocf.zip");
     await writeFile(zip, zipSync(zipFiles));
-    // Transactions in reverse: named before their issuances, so the validator reads the file again for them.
+    // Transactions in reverse: named before their issuances, which a full validation reads a second time for.
     const reversed = await copyOfGolden("reversed", async (f) => {
       await editJson(join(f, "Transactions.ocf.json"), (j) => void j.items.reverse());
       await rehash(f, "transactions_files", "Transactions.ocf.json");
@@ -166,12 +167,50 @@ describe("each package file is read once: what is reconciled is what was hashed"
     }
     const pkg = await openOcfPackage(reversed);
     try {
-      const twice = watched(pkg, () => undefined);
-      await readPackageObjects(twice.pkg);
-      expect(twice.opens.get("Transactions.ocf.json")).toBe(2);
+      const once = watched(pkg, () => undefined);
+      await readPackageObjects(once.pkg);
+      // Only the files' integrity is checked: nothing of the objects to settle in a second pass.
+      expect(once.opens.get("Transactions.ocf.json")).toBe(1);
+      const validated = watched(pkg, () => undefined);
+      await validateOpenedPackage(validated.pkg, {}, { item: () => {}, fileRead: () => {} });
+      expect(validated.opens.get("Transactions.ocf.json")).toBe(2);
     } finally {
       await pkg.close();
     }
+  });
+
+  it("what is wrong inside the objects does not stop the reading (the reconciliation reports on it); what is wrong with the files does", async () => {
+    // Schema, reference, id and quantity problems, the MD5 kept true: a full validation finds them all.
+    const broken = await copyOfGolden("broken-objects", async (f) => {
+      await editJson(join(f, "Transactions.ocf.json"), (j) => {
+        const issuance = j.items.find((t) => t.id === "rsa-2210-issuance")!;
+        issuance.quantity = "many";
+        issuance.stakeholder_id = "nobody";
+        j.items.push({ ...j.items[0]!, extra_field: true });
+      });
+      await rehash(f, "transactions_files", "Transactions.ocf.json");
+    });
+    const pkg = await openOcfPackage(broken);
+    try {
+      const full = await validateOpenedPackage(pkg, {}, { item: () => {}, fileRead: () => {} });
+      expect(new Set(full.problems.map((p) => p.code))).toEqual(new Set(["SCHEMA", "DANGLING_REFERENCE", "DUPLICATE_ID", "DUPLICATE_SECURITY_ID"]));
+      let items = 0;
+      const integrity = await validateOpenedPackage(pkg, {}, { integrityOnly: true, item: () => void (items += 1), fileRead: () => {} });
+      expect(integrity.problems).toEqual([]);
+      expect(items).toBe(full.counts.objects);
+      expect(integrity.counts.objects).toBe(items);
+    } finally {
+      await pkg.close();
+    }
+    const objects = await loadPackageObjects(broken);
+    expect(objects.transactions.find((t) => t.id === "rsa-2210-issuance")?.quantity).toBe("many");
+    // The same objects with a file that is not what the manifest says: refused.
+    const tampered = await copyOfGolden("broken-and-tampered", async (f) => {
+      await cp(join(broken, "Transactions.ocf.json"), join(f, "Transactions.ocf.json"));
+    });
+    const error = await loadPackageObjects(tampered).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PackageIntegrityError);
+    expect((error as PackageIntegrityError).problems.map((p) => p.code)).toEqual(["MD5_MISMATCH"]);
   });
 
   it("a listed file without an items list (its MD5 matching) is unusable, as before", async () => {
