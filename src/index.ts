@@ -66,6 +66,7 @@ export type { PullEvent } from "./pull/events.js";
 export { PaginationError } from "./pull/paginate.js";
 export { parseRecord } from "./source/parse.js";
 export type { ParseContext } from "./source/parse.js";
+export type { JsonLimits } from "./source/json-limits.js";
 export { RECORD_KINDS } from "./source/kinds.js";
 export type { RecordKind } from "./source/kinds.js";
 export { SourceEnvelopeError, SourceRecordError, isSourceEnvelopeError, isSourceRecordError } from "./source/errors.js";
@@ -104,7 +105,9 @@ export type {
   StakeholderEntry,
   StockClassUse,
   StockPlanProfile,
+  UnvestedTranche,
 } from "./mapping/types.js";
+export type { AccumulatedIssuer } from "./mapping/accumulator.js";
 
 // OCF 1.2.0: the project's own types and validation
 export { OCF_VERSION, validateOcfFile, validateOcfObject } from "./ocf/schemas.js";
@@ -120,7 +123,7 @@ export { PackageUnusableError } from "./ocf/package-reader.js";
 export type { ReadOcfPackageOptions } from "./ocf/package-reader.js";
 export { PACKAGE_PROBLEM_CODES, validatePackageAt } from "./ocf/validate-package.js";
 export type { LineageUsed, PackageCounts, PackageProblem, PackageProblemCode, PackageValidationReport, ValidatePackageAtOptions } from "./ocf/validate-package.js";
-export { LINEAGE_READINGS, checkLineage, declaredLineage } from "./ocf/security-ledger.js";
+export { LEDGER_PROBLEM_CODES, LINEAGE_READINGS, checkLineage, declaredLineage } from "./ocf/security-ledger.js";
 export type { CheckLineageOptions, LedgerProblemCode, LineageProblem } from "./ocf/security-ledger.js";
 
 // Exporting: pull, map, validate and write one package per issuer
@@ -138,7 +141,7 @@ export { SourceReconciliation, reconcileSourceWithOcf } from "./reconcile/source
 export { replayPackage } from "./reconcile/replay.js";
 export type { ReplayedPackage, ReplayedSecurity } from "./reconcile/replay.js";
 export { ReconcileInputError } from "./reconcile/package-objects.js";
-export type { PackageObjects } from "./reconcile/package-objects.js";
+export type { JsonRecord, PackageObjects } from "./reconcile/package-objects.js";
 export { reconciliationCsv, renderReconciliationText, reportAgrees } from "./reconcile/render.js";
 export type { TableRenderer } from "./reconcile/render.js";
 export { renderReconciliationHtml } from "./reconcile/html.js";
@@ -164,6 +167,7 @@ export { NdjsonFormatError } from "./pull/ndjson.js";
 export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync } from "./sync/sync.js";
 export type { IssuerSyncResult, PassPlan, RecordChanges, SourceRecordRef, SyncEvent, SyncOptions, SyncedPackage } from "./sync/sync.js";
 export { diffPackageObjects } from "./sync/change-set.js";
+export type { PackageObjectMap } from "./sync/change-set.js";
 export type { ChangedOcfObject, OcfChangeSet, OcfObjectRef } from "./sync/change-set.js";
 export { SyncLockedError } from "./sync/lock.js";
 export type { LockOwner, StaleLock } from "./sync/lock.js";

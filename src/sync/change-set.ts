@@ -30,8 +30,8 @@ export interface OcfChangeSet {
   unchanged: number;
 }
 
-/** The objects of a package by `object_type` and `id`. */
-export type PackageObjects = Map<string, Readonly<Record<string, unknown>>>;
+/** The objects of a package by `object_type` and `id` (`diffPackageObjects`' input). */
+export type PackageObjectMap = Map<string, Readonly<Record<string, unknown>>>;
 
 function keyOf(objectType: string, id: string): string {
   return `${objectType}\u0000${id}`;
@@ -64,7 +64,7 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
 }
 
 /** Compares two packages' objects by type and id. */
-export function diffPackageObjects(before: PackageObjects, after: PackageObjects): OcfChangeSet {
+export function diffPackageObjects(before: PackageObjectMap, after: PackageObjectMap): OcfChangeSet {
   const changes: OcfChangeSet = { created: [], changed: [], removed: [], unchanged: 0 };
   const keys = [...new Set([...before.keys(), ...after.keys()])].sort();
   for (const key of keys) {
@@ -89,11 +89,9 @@ export interface StoredPackage {
   head: PackageHeadFile;
 }
 
-type ObjectMap = Map<string, Readonly<Record<string, unknown>>>;
-
 /** The objects of the head (issuer, stakeholders, classes, plans). */
-function headObjects(head: PackageHeadFile | undefined): PackageObjects {
-  const objects: PackageObjects = new Map();
+function headObjects(head: PackageHeadFile | undefined): PackageObjectMap {
+  const objects: PackageObjectMap = new Map();
   if (head === undefined) return objects;
   for (const item of [head.issuer, ...head.stakeholders, ...head.stockClasses, ...head.stockPlans] as unknown as { object_type: string; id: string }[]) {
     objects.set(keyOf(item.object_type, item.id), item as unknown as Readonly<Record<string, unknown>>);
@@ -106,7 +104,7 @@ function recordObjects(record: StoredRecord | undefined, withdrawn: ReadonlySet<
   return record === undefined || withdrawn.has(record.key) ? "" : record.mapped;
 }
 
-function addObjects(into: ObjectMap, mappedJson: string): void {
+function addObjects(into: PackageObjectMap, mappedJson: string): void {
   if (mappedJson === "") return;
   const mapped = JSON.parse(mappedJson) as MappedRecord;
   for (const item of [...mapped.transactions, ...mapped.vestingTerms] as unknown as { object_type: string; id: string }[]) {
@@ -168,8 +166,8 @@ export async function diffStoredPackages(
     if (same && !recheck.has(group)) continue;
     const old = await groupRecords(storeDir, beforeShards, group, groups);
     const now = await groupRecords(storeDir, after.shards, group, groups);
-    const oldObjects: ObjectMap = new Map();
-    const newObjects: ObjectMap = new Map();
+    const oldObjects: PackageObjectMap = new Map();
+    const newObjects: PackageObjectMap = new Map();
     for (const key of new Set([...old.keys(), ...now.keys()])) {
       const a = recordObjects(old.get(key), withdrawnBefore);
       const b = recordObjects(now.get(key), withdrawnAfter);
@@ -193,8 +191,8 @@ export async function diffStoredPackages(
   // An object whose id moved from one record to another in another group: compare its two versions.
   const moved = [...removedIn.keys()].filter((key) => createdIn.has(key));
   if (moved.length > 0) {
-    const oldObjects: ObjectMap = new Map();
-    const newObjects: ObjectMap = new Map();
+    const oldObjects: PackageObjectMap = new Map();
+    const newObjects: PackageObjectMap = new Map();
     for (const group of new Set(moved.map((key) => removedIn.get(key) as number))) {
       for (const record of (await groupRecords(storeDir, beforeShards, group, groups)).values()) addObjects(oldObjects, recordObjects(record, withdrawnBefore));
     }

@@ -162,7 +162,7 @@ export const SYNC_STATE_RECOVERY_ADVICE = "To start afresh, move the state file 
 
 /**
  * The state file cannot be used; it is left as it is. The message says what is wrong with it and ends
- * with how to recover ({@link SYNC_STATE_RECOVERY_ADVICE}).
+ * with how to recover (move the state file away or delete it: the next sync is a full pass).
  */
 export class SyncStateError extends OcfSyncError {
   /** The state file. */

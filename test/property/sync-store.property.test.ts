@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { diffPackageObjects, diffStoredPackages, type PackageObjects } from "../../src/sync/change-set.js";
+import { diffPackageObjects, diffStoredPackages, type PackageObjectMap } from "../../src/sync/change-set.js";
 import { Staging, hashRaw, mergeStaged, readShard, recordKey, shardOf, type PackageHeadFile, type StoredRecord } from "../../src/sync/store.js";
 
 const HEAD: Omit<PackageHeadFile, "withdrawn"> = {
@@ -27,8 +27,8 @@ function record(id: string, v: number, salt: number, mapped: boolean): StoredRec
   return { key: recordKey("restrictedStockAward", id, h), header: { k: "restrictedStockAward", i: id, h, m: `2025-01-01T00:00:${String(v % 60).padStart(2, "0")}.000000Z` }, mapped: mapped ? JSON.stringify(mapping) : "", raw };
 }
 
-function objectsOf(records: Iterable<StoredRecord>, withdrawn: ReadonlySet<string>): PackageObjects {
-  const objects: PackageObjects = new Map([["ISSUER\u0000issuer", HEAD.issuer as unknown as Record<string, unknown>]]);
+function objectsOf(records: Iterable<StoredRecord>, withdrawn: ReadonlySet<string>): PackageObjectMap {
+  const objects: PackageObjectMap = new Map([["ISSUER\u0000issuer", HEAD.issuer as unknown as Record<string, unknown>]]);
   for (const r of records) {
     if (withdrawn.has(r.key)) continue;
     const mapped = JSON.parse(r.mapped) as { transactions: Record<string, unknown>[]; vestingTerms: Record<string, unknown>[] };
@@ -55,7 +55,7 @@ describe("the sync's record store", () => {
         let kept = new Map<string, StoredRecord>(); // the model of the store
         let shards: number[] | undefined;
         let salt = 0;
-        let previousPackage: { shards: number[]; head: PackageHeadFile; objects: PackageObjects } | undefined;
+        let previousPackage: { shards: number[]; head: PackageHeadFile; objects: PackageObjectMap } | undefined;
         for (const [index, pass] of passes.entries()) {
           const generation = index + 1;
           for (const { id, v } of pass.writes) source.set(`r${id}`, v);

@@ -56,6 +56,7 @@ const VALUES = [
   "createRateLimiter",
   "declaredLineage",
   "checkLineage",
+  "LEDGER_PROBLEM_CODES",
   "LINEAGE_READINGS",
   "ZipTooLargeError",
   "diffPackageObjects",

@@ -7,7 +7,7 @@ import { createApiClient, type ApiClient } from "../../../src/client/create-clie
 import { exportIssuer } from "../../../src/export/export-issuer.js";
 import { packageNameFor } from "../../../src/ocf/package-folder.js";
 import { loadSampleData, startSampleServer, type SampleData, type SampleServer, type WireRecord } from "../../../src/sample-server/server.js";
-import type { PackageObjects } from "../../../src/sync/change-set.js";
+import type { PackageObjectMap } from "../../../src/sync/change-set.js";
 import { sync, type SyncEvent, type SyncOptions } from "../../../src/sync/sync.js";
 
 export const GENERATED_AT = "2025-07-01T00:00:00Z";
@@ -59,8 +59,8 @@ export async function folderStats(folder: string): Promise<Map<string, { ino: nu
 }
 
 /** Every OCF object of a package folder, read from its files (the test's own reader). */
-export async function packageObjects(folder: string): Promise<PackageObjects> {
-  const objects: PackageObjects = new Map();
+export async function packageObjects(folder: string): Promise<PackageObjectMap> {
+  const objects: PackageObjectMap = new Map();
   const add = (item: Record<string, unknown>): void => {
     objects.set(`${String(item.object_type)}\u0000${String(item.id)}`, item);
   };

@@ -6,7 +6,7 @@ import { mapGrant } from "../../../src/mapping/accumulator.js";
 import { loadSampleData } from "../../../src/sample-server/data.js";
 import { parseRecord } from "../../../src/source/parse.js";
 import type { ParsedRecord } from "../../../src/source/records.js";
-import { diffPackageObjects, diffStoredPackages, jsonEqual, type PackageObjects } from "../../../src/sync/change-set.js";
+import { diffPackageObjects, diffStoredPackages, jsonEqual, type PackageObjectMap } from "../../../src/sync/change-set.js";
 import { Staging, hashRaw, mergeStaged, recordKey, shardOf, type PackageHeadFile, type StoredRecord } from "../../../src/sync/store.js";
 import type { IssuerSyncState } from "../../../src/sync/state.js";
 import { planPass } from "../../../src/sync/sync.js";
@@ -44,7 +44,7 @@ describe("planPass", () => {
   });
 });
 
-function objects(...items: Record<string, unknown>[]): PackageObjects {
+function objects(...items: Record<string, unknown>[]): PackageObjectMap {
   return new Map(items.map((o) => [`${String(o.object_type)}\u0000${String(o.id)}`, o]));
 }
 
