@@ -107,6 +107,10 @@ export async function runCli(typed: readonly string[], io: CliIo): Promise<numbe
   const guarded = guardStderr({ ...io, redact: (text) => (secrets.length === 0 ? text : redactSecrets(text, secrets)) }, secrets);
   try {
     const run = await entry.load();
+    // A signal while the command loaded: it does not start (a server would listen, an export begin,
+    // after the signal's line said the run is stopping).
+    const stopped = interruptedExitCode(io.signal);
+    if (stopped !== undefined) return stopped;
     const code = await run(rest, guarded.io);
     return interruptedExitCode(io.signal) ?? code;
   } catch (error) {

@@ -4,9 +4,13 @@
  * process of the built CLI's sources with a module hook that records every module loaded.
  */
 import { execFile } from "node:child_process";
+import { tmpdir } from "node:os";
 import { resolve } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
+import { runCli } from "../../../src/cli/main.js";
+import { InterruptedError } from "../../../src/errors.js";
+import { captureIo } from "../../helpers/capture.js";
 
 const run = promisify(execFile);
 const ROOT = resolve(import.meta.dirname, "../../..");
@@ -47,5 +51,17 @@ describe("commands are loaded when they run", () => {
     expect(loaded).toContain("ocf/validate-package.ts");
     expect(loaded.filter((m) => m.startsWith("cli/commands/") && m !== "cli/commands/validate.ts")).toEqual([]);
     expect(loaded.filter((m) => m.startsWith("client/create-client") || m.startsWith("mapping/map-issuer"))).toEqual([]);
+  });
+
+  it("a signal while the command loads: the command does not start, and the status is the signal's", async () => {
+    // runCli runs up to the command's import, then waits for it: the signal comes while it loads.
+    const controller = new AbortController();
+    const io = captureIo(tmpdir(), {}, controller.signal);
+    const status = runCli(["serve-samples", "--port", "0"], io);
+    controller.abort(new InterruptedError("SIGINT"));
+    expect(await status).toBe(130);
+    // Not started: no server listening, nothing said after the signal's one line (printed by the handler).
+    expect(io.stdout.text).toBe("");
+    expect(io.stderr.text).toBe("");
   });
 });
