@@ -256,7 +256,9 @@ export interface PackageReading {
    * Check only that the files are the ones the manifest describes, and what each file is as a whole:
    * the manifest, the files listed (present, readable, of their list's file type, with their MD5,
    * JSON, none unlisted), not the objects in them (no schema, reference, id or quantity check, so the
-   * first pass is the only one). For a reader whose own reading of the objects decides the rest.
+   * first pass is the only one). For a reader whose own reading of the objects decides the rest. The
+   * report then lists only such problems, and of its counts only `files` and `objects` are filled
+   * (`valid` says nothing of the objects).
    */
   readonly integrityOnly?: boolean;
 }
