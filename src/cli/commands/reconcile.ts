@@ -79,6 +79,8 @@ ${CLIENT_FLAGS_HELP}
 
 Every package read is first checked against its manifest (each listed file present, of its list's
 file type, with the manifest's MD5, and no unlisted OCF file): one that does not match is refused.
+The objects themselves are not checked against the schemas there: what is wrong in them shows as
+differences; 'ocf-sync validate' reports a package's own problems.
 
 Exit status: 0 everything agrees, 1 differences found, the API failed (unreachable, refused, an
 error status) or the --deadline passed, 2 unusable input (no package, a package that does not match
