@@ -14,6 +14,7 @@ import { Ajv, type AnySchemaObject, type ValidateFunction } from "ajv";
 import addFormatsImport from "ajv-formats";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readManifest } from "./validate-floor-child.js";
 
 const addFormats = ((addFormatsImport as unknown as { default?: unknown }).default ?? addFormatsImport) as typeof addFormatsImport.default;
 const OCF_BASE = "https://schema.opencaptablecoalition.com/v/1.2.0/";
@@ -46,18 +47,15 @@ function officialValidator(schemaDir: string): { manifest: ValidateFunction; byO
 /** Validates the package in `packageDir` the official way; returns the number of items and of invalid ones. */
 export function officialValidate(schemaDir: string, packageDir: string): { items: number; invalid: number } {
   const { manifest: validateManifest, byObjectType } = officialValidator(schemaDir);
-  const manifest = JSON.parse(readFileSync(join(packageDir, "Manifest.ocf.json"), "utf8")) as Record<string, unknown>;
+  const { manifest, listed } = readManifest(packageDir);
   let invalid = validateManifest(manifest) ? 0 : 1;
   let items = 0;
-  for (const [key, list] of Object.entries(manifest)) {
-    if (!key.endsWith("_files") || !Array.isArray(list)) continue;
-    for (const entry of list as { filepath: string }[]) {
-      const file = JSON.parse(readFileSync(join(packageDir, entry.filepath), "utf8")) as { items: { object_type: string }[] };
-      for (const item of file.items) {
-        items += 1;
-        const fn = byObjectType.get(item.object_type);
-        if (fn === undefined || !fn(item)) invalid += 1;
-      }
+  for (const path of listed) {
+    const file = JSON.parse(readFileSync(path, "utf8")) as { items: { object_type: string }[] };
+    for (const item of file.items) {
+      items += 1;
+      const fn = byObjectType.get(item.object_type);
+      if (fn === undefined || !fn(item)) invalid += 1;
     }
   }
   return { items, invalid };

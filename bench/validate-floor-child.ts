@@ -13,18 +13,24 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
-const [packageDir = ""] = process.argv.slice(2);
-const started = performance.now();
-const cpu = process.cpuUsage();
-const manifest = JSON.parse(readFileSync(join(packageDir, "Manifest.ocf.json"), "utf8")) as Record<string, unknown>;
-let items = 0;
-for (const [key, list] of Object.entries(manifest)) {
-  if (!key.endsWith("_files") || !Array.isArray(list)) continue;
-  for (const entry of list as { filepath: string }[]) {
-    const file = JSON.parse(readFileSync(join(packageDir, entry.filepath), "utf8")) as { items: unknown[] };
-    items += file.items.length;
+/** The package's manifest and the path of every file it lists (`*_files`), in manifest order. */
+export function readManifest(packageDir: string): { manifest: Record<string, unknown>; listed: string[] } {
+  const manifest = JSON.parse(readFileSync(join(packageDir, "Manifest.ocf.json"), "utf8")) as Record<string, unknown>;
+  const listed: string[] = [];
+  for (const [key, list] of Object.entries(manifest)) {
+    if (!key.endsWith("_files") || !Array.isArray(list)) continue;
+    for (const entry of list as { filepath: string }[]) listed.push(join(packageDir, entry.filepath));
   }
+  return { manifest, listed };
 }
-const seconds = (performance.now() - started) / 1000;
-const used = process.cpuUsage(cpu);
-process.stdout.write(`${JSON.stringify({ seconds, cpuSeconds: (used.user + used.system) / 1e6, items })}\n`);
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [packageDir = ""] = process.argv.slice(2);
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  let items = 0;
+  for (const path of readManifest(packageDir).listed) items += (JSON.parse(readFileSync(path, "utf8")) as { items: unknown[] }).items.length;
+  const seconds = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
+  process.stdout.write(`${JSON.stringify({ seconds, cpuSeconds: (used.user + used.system) / 1e6, items })}\n`);
+}

@@ -466,6 +466,8 @@ class PackageChecker {
   private ordinal = 0;
 
   readonly maxValueBytes: number | undefined;
+  /** Only the files as wholes are checked (`PackageReading.integrityOnly`), not their objects. */
+  private readonly integrityOnly: boolean;
 
   /** `reading`: given each element and each file's end as the first pass reads them (`validateOpenedPackage`). */
   constructor(
@@ -474,6 +476,7 @@ class PackageChecker {
     private readonly reading?: PackageReading,
   ) {
     this.maxValueBytes = options.maxValueBytes;
+    this.integrityOnly = reading?.integrityOnly === true;
     this.fileRank.set(pkg.manifestPath, 0);
     const declared = declaredLineage(pkg.manifest);
     this.lineage =
@@ -663,7 +666,7 @@ class PackageChecker {
     // Items read before the file said its type were checked as the type the manifest expects.
     const itemsType = isRecord(skeleton) ? this.itemsTypeOf(file, skeleton.file_type) : undefined;
     // Read as a whole only: nothing of the items to check again.
-    if (result.itemsArray && itemsType !== result.itemsCheckedAs && this.reading?.integrityOnly !== true) this.recheckSchema.set(path, itemsType);
+    if (result.itemsArray && itemsType !== result.itemsCheckedAs && !this.integrityOnly) this.recheckSchema.set(path, itemsType);
   }
 
   /** The item schema a file's items are checked against, from what is known of it so far. */
@@ -687,13 +690,10 @@ class PackageChecker {
 
   /** One element of a file's `items` (first pass). */
   item(file: ListedFile, index: number, value: unknown, schemaType: OcfItemsFileType | undefined): void {
-    const reading = this.reading;
-    if (reading !== undefined) {
-      reading.item(file.path, value);
-      if (reading.integrityOnly === true) {
-        if (isRecord(value)) this.objects += 1;
-        return;
-      }
+    this.reading?.item(file.path, value);
+    if (this.integrityOnly) {
+      if (isRecord(value)) this.objects += 1;
+      return;
     }
     this.itemRead(file, index, itemFacts(value, schemaType));
   }

@@ -1,7 +1,7 @@
 /**
  * The CLI loads a command's modules only when that command runs: `--version`, `--help` and usage
  * errors load none, and `validate` loads neither the HTTP client nor the mapping. Checked in a child
- * process of the built CLI's sources with a module hook that records every module loaded.
+ * process that runs the CLI's sources (through tsx) with a module hook that records every module loaded.
  */
 import { execFile } from "node:child_process";
 import { tmpdir } from "node:os";
