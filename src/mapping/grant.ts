@@ -57,6 +57,11 @@ export function grantBasics(issuerId: string, kind: RecordKind, record: GrantFie
   const sourceStakeholderId = ctx.required(record.stakeholderId, "stakeholderId", "the issuance's stakeholder_id");
   if (sourceStakeholderId === "") ctx.fail("MAPPING_MISSING_VALUE", "stakeholderId", "is empty, but OCF requires it for the issuance's stakeholder_id");
   checkNotNegative(ctx, record);
+  const quantity = ctx.numeric(ctx.required(record.quantity, "quantity", "the issuance's quantity"), "quantity");
+  // A grant of 0 keeps its issuance, of 0: it is the one OCF object that carries the grant (holder,
+  // plan, dates, source ids in its comments), and every later transaction of the grant and every
+  // reader matching grants by security id needs it. It adds nothing to anyone's holdings.
+  if (isZeroDecimal(quantity)) ctx.warn("ZERO_QUANTITY", "quantity", "is 0: the grant's issuance is written with quantity 0, so that the grant and its facts are in the package; it holds nothing");
   return {
     ctx,
     security,
@@ -64,7 +69,7 @@ export function grantBasics(issuerId: string, kind: RecordKind, record: GrantFie
     sourceStakeholderId,
     stakeholderId: stakeholderIdOf(sourceStakeholderId),
     issueDate: ctx.required(record.issueDate, "issueDate", "the issuance's date"),
-    quantity: ctx.numeric(ctx.required(record.quantity, "quantity", "the issuance's quantity"), "quantity"),
+    quantity,
   };
 }
 

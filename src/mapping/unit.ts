@@ -22,7 +22,7 @@ import {
 import { stockClassIdOf } from "./ids.js";
 import { buildGrantChain } from "./lineage.js";
 import type { RecordContext } from "./record-context.js";
-import { mapSettlements } from "./settlement.js";
+import { checkReleasedBeforeVested, distinctSettlements, mapSettlements, type IndexedSettlement } from "./settlement.js";
 import { NO_AWARD_NAMES, unitClassUse } from "./share-classes.js";
 import type { MappedRecord } from "./types.js";
 
@@ -46,13 +46,15 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
   const stockClassId = stockClass === undefined || stockClass === "deferred" ? undefined : stockClassIdOf(stockClass.key);
   const plan = planOf(record);
   const { vesting, comments: vestingNotes } = vestingOf(basics, record);
+  const distinct = distinctSettlements(ctx, record.settlements);
   const settlements = mapSettlements(
     ctx,
     { security, stakeholderId: basics.stakeholderId, settlementStockClassId: stockClassId, releasePricePerShare: record.releasePricePerShare },
-    record.settlements,
+    distinct,
   );
+  checkReleasedBeforeVested(ctx, settlements, record.vestingEvents);
   const end = planGrantEnd(ctx, "equityCompensation", grantEndOf(plan, record));
-  checkUnitCounters(ctx, record, end.cancellation?.quantity ?? "0");
+  checkUnitCounters(ctx, record, distinct, end.cancellation?.quantity ?? "0");
   const sourceComments = [...sourceFactComments("restrictedStockUnit", context.issuerId, record), ...unitCounterComments(record)];
 
   const chain = buildGrantChain({
@@ -93,13 +95,15 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
 /**
  * The unit's totals against its settlements and quantity (source-api.md §9.10, §9.11); reported,
  * never fixed. "Canceled + released exceeds the grant" is checked on the source's counters and on
- * what the package cancels and releases, so a package that over-cancels is never silent.
+ * what the package cancels and releases, so a package that over-cancels is never silent. The
+ * settlements are the distinct ones (`distinctSettlements`): one sent twice counts once, as it is
+ * released once.
  */
-function checkUnitCounters(ctx: RecordContext, record: RestrictedStockUnit, cancelledInPackage: DecimalString): void {
+function checkUnitCounters(ctx: RecordContext, record: RestrictedStockUnit, settlements: readonly IndexedSettlement[], cancelledInPackage: DecimalString): void {
   const { releasedQuantity, netSettledQuantity, vestedQuantity, canceledQuantity, quantity } = record;
   const gross: DecimalString[] = [];
   const net: DecimalString[] = [];
-  for (const s of record.settlements) {
+  for (const { settlement: s } of settlements) {
     gross.push(s.releaseQuantity ?? "0");
     net.push(s.netSettlementQuantity ?? "0");
   }
