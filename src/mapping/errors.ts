@@ -118,6 +118,11 @@ export const MAPPING_WARNING_CODES = [
   "DUPLICATE_SETTLEMENT",
   /** Two settlements that share a certificate id but differ: both are kept. */
   "SETTLEMENT_CERTIFICATE_REUSED",
+  /**
+   * A performance event paid above its target and the grant's quantity does not hold it: the payout
+   * above target is a new issuance to the holder on the event's vest date (`payout.ts`).
+   */
+  "PERFORMANCE_ABOVE_TARGET",
   /** A grant of quantity 0 (its issuance is kept, of 0), or a settlement that releases and delivers nothing (nothing written). */
   "ZERO_QUANTITY",
   /** Canceled plus released exceeds the grant's quantity. */

@@ -5,7 +5,7 @@
  */
 import type { CalendarDate } from "../dates.js";
 import { describeValue } from "../errors.js";
-import { isZeroDecimal } from "../decimal.js";
+import { isZeroDecimal, type DecimalString } from "../decimal.js";
 import type { RecordKind } from "../source/kinds.js";
 import type { GrantFields, PrecededBy, Settlement } from "../source/records.js";
 import { compact, type Money } from "../source/wire.js";
@@ -231,6 +231,8 @@ export interface GrantParts {
   plan: { stockPlanId: string; planName: string } | undefined;
   /** Some settlement issued shares sold to cover taxes. */
   soldToCover?: boolean;
+  /** What the grant takes from its plan, when more than its quantity (its payouts above target: `payout.ts`). */
+  granted?: DecimalString | undefined;
 }
 
 /**
@@ -254,7 +256,7 @@ export function finishGrant(basics: GrantBasics, record: GrantFields & { settlem
     uses: compact({
       stakeholderId: basics.sourceStakeholderId,
       stockClasses: stockClass === undefined ? [] : [stockClass],
-      plan: plan === undefined ? undefined : compact({ name: plan.planName, quantity: basics.quantity, stockClassKey: stockClass?.key }),
+      plan: plan === undefined ? undefined : compact({ name: plan.planName, quantity: parts.granted ?? basics.quantity, stockClassKey: stockClass?.key }),
       soldToCover: parts.soldToCover === true ? true : undefined,
       earliestDate: earliestGrantDate(record),
       lastModifiedDatetime: record.lastModifiedDatetime,
