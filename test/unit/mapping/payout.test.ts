@@ -115,12 +115,17 @@ describe("a performance event paid above target", () => {
   it.each(readings)("reads right to the independent reader (%s): every holder's shares and units, the total, every grant's vested figure", async (reading, lineage) => {
     // A unit cancelled too: the 250 still to vest forfeited on 2022-01-05 after a termination.
     const cancelledUnit: RestrictedStockUnit = { ...performanceUnit(), id: "9101", terminationDate: "2021-12-15", canceledDate: "2022-01-05", canceledQuantity: "250", forfeitedQuantity: "250" };
-    const source = { awards: [performanceAward()], units: [performanceUnit(), cancelledUnit] };
+    // And one cancelled in part: only the first settlement made, the 250 to vest forfeited, the 750
+    // paid on p1 left to settle (500 on the grant's balance, 250 on the payout).
+    const first = performanceUnit().settlements.slice(0, 1);
+    const partlyCancelled: RestrictedStockUnit = { ...cancelledUnit, id: "9102", settlements: first, releasedQuantity: "250", netSettledQuantity: "200" };
+    const source = { awards: [performanceAward()], units: [performanceUnit(), cancelledUnit, partlyCancelled] };
     const mapped = mapIssuer({ issuerId: ISSUER_ID, ...source }, { asOf: "2023-01-01", lineage, settlementStockClassName: "Common" });
     const { files } = buildPackageFiles(mapped, { generatedAt: "2023-01-01T00:00:00Z" });
     // ocf-sync's validate finds nothing wrong either, read by the lineage the package declares.
     expect(validateOcfPackage(await readOcfPackageFromFiles(files)).problems).toEqual([]);
     const pkg = await packageFromTexts(files);
+    if (lineage === "documents") expect(mapped.transactions.map((tx) => tx.id)).toContain("rsu-9102-balance-issuance");
     const dates = [...new Set([...source.awards, ...source.units].flatMap(grantDates))].sort();
     expect(disagreements(source, pkg, reading, dates)).toEqual([]);
   });
