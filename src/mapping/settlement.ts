@@ -115,6 +115,10 @@ export function mapSettlements(ctx: RecordContext, unit: UnitSettlementContext, 
       ctx.warn("ZERO_QUANTITY", path, `releases 0 units and delivers no share (${considerationText(settlement)}): no release or share issuance is written for it`);
       continue;
     }
+    if (settlement.releaseQuantity !== undefined && isZeroDecimal(settlement.releaseQuantity)) {
+      // The shares were issued: they are written, and so is the release of 0 that names them.
+      ctx.warn("ZERO_QUANTITY", `${path}.releaseQuantity`, `is 0, but the settlement issues shares (${considerationText(settlement)}): they are written, with a release of 0 units that names them`);
+    }
     mapped.push(mapSettlement(ctx, unit, settlement, mapped.length + 1, path));
   }
   return mapped;

@@ -97,6 +97,14 @@ describe("zero quantities", () => {
     expect(codes(mapped)).toContainEqual(["ZERO_QUANTITY", "settlements[3]"]);
   });
 
+  it("a settlement of 0 units that still delivers shares writes them, and the release of 0 that names them, with a ZERO_QUANTITY warning", () => {
+    const unit = baseUnit();
+    const odd: Settlement = { settlementDate: "2017-01-05", releaseQuantity: "0", netSettlementQuantity: "10", settlementPrice: { currency: "USD", amount: "1" }, certificateId: "c-0" };
+    const mapped = map({ ...unit, settlements: [...unit.settlements, odd] });
+    expect(releases(mapped).find((r) => r.date === "2017-01-05")).toMatchObject({ quantity: "0", resulting_security_ids: ["rsu-8550-settlement-2"] });
+    expect(codes(mapped)).toContainEqual(["ZERO_QUANTITY", "settlements[3].releaseQuantity"]);
+  });
+
   it("a grant of 0 keeps its issuance, of 0, with a ZERO_QUANTITY warning naming its quantity", () => {
     const award = { ...baseAward(), quantity: "0", vestedQuantity: "0", vestingEvents: [], canceledQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" };
     const mapped = mapAward(award, { issuerId: ISSUER_ID });
