@@ -56,6 +56,11 @@ export interface GrantVesting {
   neverEarned?: ReadonlySet<VestingEvent>;
   /** Check the source's own sums (vestedQuantity, quantity). @default true */
   checkSums?: boolean;
+  /**
+   * The events as the source sent them, when `events` vests some of them otherwise (a payout above
+   * target vests its target here: `payout.ts`): the source's sums are checked on these. @default events
+   */
+  sumsOf?: readonly VestingEvent[];
   quantity: DecimalString;
   vestedQuantity?: DecimalString | undefined;
   issueDate: CalendarDate;
@@ -129,7 +134,7 @@ function eventPath(index: number): string {
  */
 export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesting {
   const all = planEvents(ctx, grant.events);
-  if (grant.checkSums !== false) checkVestingSums(ctx, grant, all);
+  if (grant.checkSums !== false) checkVestingSums(ctx, grant, grant.sumsOf ?? all.map((p) => p.event));
   const never = grant.neverEarned;
   const planned = never === undefined || never.size === 0 ? all : all.filter((p) => !never.has(p.event));
   checkVestingTotal(ctx, grant, planned);
@@ -252,11 +257,11 @@ function checkVestingTotal(ctx: RecordContext, grant: GrantVesting, planned: rea
 }
 
 /** The source's own totals, checked and reported, never corrected (source-api.md §9.11). */
-function checkVestingSums(ctx: RecordContext, grant: GrantVesting, planned: readonly PlannedEvent[]): void {
-  if (planned.length === 0) return;
+function checkVestingSums(ctx: RecordContext, grant: GrantVesting, events: readonly VestingEvent[]): void {
+  if (events.length === 0) return;
   const targets: DecimalString[] = [];
   const vested: DecimalString[] = [];
-  for (const { event } of planned) {
+  for (const event of events) {
     targets.push(event.targetQuantity ?? event.quantity ?? "0");
     if (event.vested) vested.push(event.vestedQuantity ?? "0");
   }

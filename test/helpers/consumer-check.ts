@@ -3,7 +3,9 @@
  * (`source-truth.ts`): every holder's shares and units, the sell-to-cover holder, the issuer's total
  * shares, and every grant's vested figure, as of each of `dates`. Returns the disagreements in words
  * (none: the package reads right). The only link between the two sides is the id scheme documented
- * in mappings/README.md: `stakeholder-<id>`, `rsa-<id>`, `rsu-<id>`, `market-sell-to-cover`.
+ * in mappings/README.md: `stakeholder-<id>`, `rsa-<id>`, `rsu-<id>`, `market-sell-to-cover`, and a
+ * grant's payouts above target `<rsa-or-rsu>-<id>-payout-<event>` (issued to the same holder, so a
+ * holder's figures need no link at all): a grant's vested figure is that of its chain plus its payouts.
  */
 import type { Decimal } from "./independent-reader.js";
 import { readPackage, type Reader, type ReaderPackage, type Reading } from "./independent-reader.js";
@@ -70,7 +72,9 @@ function compareHoldings(source: SourceRecords, reader: Reader, date: string, ou
 }
 
 function compareVested(reader: Reader, root: string, expected: Decimal, date: string, out: string[]): void {
-  differs(out, `${date} ${root} vested`, expected, reader.grantVested(root, date));
+  let vested = reader.grantVested(root, date);
+  for (const payout of reader.securityIds.filter((id) => id.startsWith(`${root}-payout-`))) vested = vested.plus(reader.grantVested(payout, date));
+  differs(out, `${date} ${root} vested`, expected, vested);
 }
 
 function differs(out: string[], what: string, expected: Decimal, actual: Decimal | undefined): void {

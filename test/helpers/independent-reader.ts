@@ -118,6 +118,8 @@ export interface Reader {
   totalShares: Decimal;
   /** The chain of securities of a grant, from its first issuance. */
   chainOf(rootSecurityId: string): string[];
+  /** Every security issued, in the order of their issuances. */
+  securityIds: string[];
   /** The grant's vested figure as of `date` (see the module comment). */
   grantVested(rootSecurityId: string, date: string): Decimal;
   /** Transactions this reading cannot accept (an act on an ended security, a balance that does not add up, …). */
@@ -253,7 +255,7 @@ export function readPackage(pkg: ReaderPackage, reading: Reading, asOf?: string)
     });
     return total;
   };
-  return { reading, holdings, totalShares, chainOf, grantVested, problems };
+  return { reading, holdings, totalShares, chainOf, securityIds: [...securities.keys()], grantVested, problems };
 }
 
 const sorted = new WeakMap<ReaderPackage, { tx: Json; index: number }[]>();
