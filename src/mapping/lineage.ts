@@ -12,6 +12,14 @@
  * - every later transaction of the grant (releases after the cancellation, vesting events of the
  *   tranches still to vest, a late acceptance) acts on the balance security; the return to pool
  *   stays on the cancelled security (the documented exception).
+ * - OCF orders nothing within a day (consumer-true-ocf.md, "Order within a day"), so nothing else of
+ *   the grant dated the cancellation day acts on the security it ends: a settlement that day is
+ *   released from the balance, which holds its units too (when the grant ends in full that day, the
+ *   balance holds exactly the units released that day); an acceptance that day goes on the balance,
+ *   and with no balance (cancelled in full) it is left out with a warning, as is an acceptance after
+ *   a full cancellation (it carries no quantity); a milestone met that day is written with its date,
+ *   not a `TX_VESTING_EVENT` (`GrantVesting.endsOn`), and a vesting start that day that vests nothing
+ *   on the security is left out.
  * - releases do not end a security: OCF 1.2.0 gives `TX_EQUITY_COMPENSATION_RELEASE` no
  *   `balance_security_id`, so the unreleased units stay on the unit's security (said once in the
  *   manifest's comments).
@@ -22,9 +30,9 @@
  * Either way, what a partial cancellation leaves reads as vested as the source says (see
  * `tranchesAfterCancellation`), and a chain that cannot be written as valid OCF, or whose vesting the
  * source leaves open, is a `MappingError` naming the field: a settlement or cancellation dated before
- * the issue date, more released or cancelled than is outstanding, a transaction after the grant has
- * ended in full, tranches still to vest that do not fit in the balance, a cancellation of some of the
- * tranches to come. Quantities are never trimmed to fit.
+ * the issue date, more released or cancelled than is outstanding, a settlement or vesting after the
+ * grant has ended in full, tranches still to vest that do not fit in the balance, a cancellation of
+ * some of the tranches to come. Quantities are never trimmed to fit.
  */
 import { compareDecimalStrings, isZeroDecimal, subtractDecimalStrings, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
@@ -110,9 +118,13 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   const acceptOn = (on: string): void => {
     if (input.acceptance !== undefined) transactions.push({ object_type: input.acceptance.type, id: txIds.acceptance(on), date: input.acceptance.date, security_id: on });
   };
-  /** The grant's own issuance, vesting what `vesting` holds (less `after`, the events past its end). */
-  const issueOriginal = (after?: { events: readonly VestingEvent[]; comment: string }): void => {
-    const grantVesting = after === undefined || after.events.length === 0 ? input.vesting : { ...input.vesting, neverEarned: new Set([...(input.vesting.neverEarned ?? []), ...after.events]) };
+  /**
+   * The grant's own issuance, vesting what `vesting` holds (less `after`, the events past its end);
+   * `endsOn`, the day it ends (documents), keeps every vesting transaction off that day.
+   */
+  const issueOriginal = (after?: { events: readonly VestingEvent[]; comment: string }, endsOn?: CalendarDate): void => {
+    const withEnd = endsOn === undefined ? input.vesting : { ...input.vesting, endsOn };
+    const grantVesting = after === undefined || after.events.length === 0 ? withEnd : { ...withEnd, neverEarned: new Set([...(input.vesting.neverEarned ?? []), ...after.events]) };
     const vesting = mapVesting(ctx, grantVesting);
     for (const tx of vesting.transactions) {
       // A vesting start may precede the grant (the commencement date, OCF §7.3); a milestone met may not.
@@ -121,6 +133,12 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     if (vesting.terms !== undefined) vestingTerms.push(vesting.terms);
     const comments = after === undefined || after.events.length === 0 ? [] : [after.comment];
     transactions.push(input.issuance({ txId: txIds.issuance(security), security, date: issueDate, customId: basics.customId, quantity, vesting, comments }), ...vesting.transactions);
+    // A vesting start on the day the security ends starts nothing there when no condition of it vests
+    // a share: left out, so that no order within the day makes it act on the ended security.
+    if (endsOn !== undefined && !vestsAny(vesting.terms)) {
+      const start = transactions.findIndex((tx) => tx.object_type === "TX_VESTING_START" && tx.date === endsOn);
+      if (start >= 0) transactions.splice(start, 1);
+    }
   };
 
   if (cancellation === undefined) {
@@ -135,9 +153,14 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   }
 
   const d = cancellation.date;
-  const before = settlements.filter((s) => s.date <= d);
+  // The settlements before the cancellation's day, on it, and after it. What a day holds has no order
+  // in OCF (consumer-true-ocf.md, "Order within a day"), so the documents lineage releases the units of
+  // a settlement on the cancellation day from the balance security, never from the security that ends.
+  const before = settlements.filter((s) => s.date < d);
+  const onDay = settlements.filter((s) => s.date === d);
   const after = settlements.filter((s) => s.date > d);
-  const releasedBefore = sumDecimalStrings(before.map((s) => s.gross));
+  const releasedOnDay = sumDecimalStrings(onDay.map((s) => s.gross));
+  const releasedBefore = sumDecimalStrings([...before, ...onDay].map((s) => s.gross));
   const outstanding = subtractDecimalStrings(quantity, releasedBefore);
   if (outstanding.startsWith("-")) {
     ctx.fail("MAPPING_CONFLICT", "settlements", `up to the cancellation on ${d} release ${releasedBefore} units, more than the ${quantity} of the grant`, { value: releasedBefore });
@@ -161,7 +184,9 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     );
   }
   const ended = isZeroDecimal(remainder);
-  const balance = lineage === "documents" && !ended ? balanceSecurityIdOf(security) : undefined;
+  // Documents: what the cancellation leaves, the units released on its day included, is the balance.
+  const kept = sumDecimalStrings([remainder, releasedOnDay]);
+  const balance = lineage === "documents" && !isZeroDecimal(kept) ? balanceSecurityIdOf(security) : undefined;
   const cancelled = cancellationTransaction(kind, security, cancellation, balance);
   const pool: OcfStockPlanReturnToPool[] =
     end.returnToPool === undefined
@@ -195,29 +220,42 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     const vestedAfter = toCome.find((e) => e.vested && !isZeroDecimal(plannedAmountOf(e) ?? "0"));
     if (vestedAfter !== undefined) afterEnd(basics, d, `an event vested on ${vestedAfter.vestDate ?? "(no date)"}`, "vestingEvents");
     if (after.length > 0) afterEnd(basics, d, `a settlement on ${(after[0] as MappedSettlement).date}`, "settlements");
-    if (input.acceptance !== undefined && input.acceptance.date > d) afterEnd(basics, d, `the acceptance on ${input.acceptance.date}`, "stakeholderAcceptanceDate");
-    issueOriginal({ events: toCome, comment: `Not vested when the grant was cancelled in full on ${d}, so never earned and left out of the vesting: ${describeEvents(toCome)}.` });
+    const endsOn = lineage === "documents" ? d : undefined;
+    issueOriginal({ events: toCome, comment: `Not vested when the grant was cancelled in full on ${d}, so never earned and left out of the vesting: ${describeEvents(toCome)}.` }, endsOn);
     const start = transactions.find((tx) => tx.object_type === "TX_VESTING_START");
     if (start !== undefined && start.date > d) afterEnd(basics, d, `its vesting start on ${start.date}`, "vestingStartDate");
     transactions.push(cancelled, ...pool);
     for (const s of settlements) releaseOn(s, security);
-    acceptOn(security);
+    // The documents end the security at the cancellation, whatever its day holds; the same-security
+    // reading ends it once the day is over.
+    const acceptance = input.acceptance;
+    if (acceptance !== undefined && (acceptance.date > d || (endsOn !== undefined && acceptance.date === d))) {
+      ctx.warn(
+        "ACCEPTANCE_AFTER_END",
+        "stakeholderAcceptanceDate",
+        `is ${acceptance.date}, ${acceptance.date === d ? "the day" : "after"} the grant was cancelled in full on ${d}: nothing may act on an ended security, so the acceptance is left out (it carries no quantity)`,
+      );
+    } else {
+      acceptOn(security);
+    }
     return { transactions, vestingTerms, lineage };
   }
 
   // Documents: the remainder lives on a new issuance from the cancellation date on, and so do the
-  // tranches still to vest; the grant's own security vests up to its end only.
+  // tranches still to vest, the releases of the cancellation's day and later, and an acceptance from
+  // that day on; the grant's own security vests up to its end only.
   const balanceCustomId = `${basics.customId}-balance`;
-  const left = tranchesAfterCancellation(input, toCome, cancellation.quantity, d, remainder, releasedBefore);
+  const releasedEarlier = subtractDecimalStrings(releasedBefore, releasedOnDay);
+  const left = tranchesAfterCancellation(input, toCome, cancellation.quantity, d, kept, releasedEarlier);
   const leftOut = [
     ...(left.ended.length === 0 ? [] : [endedComment(noun, cancellation.quantity, d, left.ended)]),
     ...(left.toCome.length === 0 ? [] : [`Tranches still to vest after the cancellation on ${d} vest on the balance security ${balance}: ${describeEvents(left.toCome)}.`]),
   ];
-  issueOriginal({ events: [...left.ended, ...left.toCome], comment: leftOut.join(" ") });
+  issueOriginal({ events: [...left.ended, ...left.toCome], comment: leftOut.join(" ") }, d);
   // A vesting start after the end has nothing left to start on this security.
   const lateStart = transactions.findIndex((tx) => tx.object_type === "TX_VESTING_START" && tx.date > d);
   if (lateStart >= 0) transactions.splice(lateStart, 1);
-  const balanceVesting = balanceVestingOf(input, left.toCome, d, remainder, left.carried, balance);
+  const balanceVesting = balanceVestingOf(input, left.toCome, d, kept, left.carried, balance);
   const { carried, neverVest } = left;
   if (balanceVesting.terms !== undefined) vestingTerms.push(balanceVesting.terms);
   const balanceIssuance = input.issuance({
@@ -225,10 +263,12 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     security: balance,
     date: d,
     customId: balanceCustomId,
-    quantity: remainder,
+    quantity: kept,
     vesting: balanceVesting,
     comments: [
-      `Balance of ${security}: the ${remainder} ${noun} left outstanding by the cancellation of ${cancellation.quantity} on ${d} (${cancelled.id}, balance_security_id), as OCF's documents require; every later transaction of the grant acts on this security.`,
+      `Balance of ${security}: the ${kept} ${noun} left outstanding by the cancellation of ${cancellation.quantity} on ${d} (${cancelled.id}, balance_security_id), as OCF's documents require; every later transaction of the grant acts on this security${
+        isZeroDecimal(releasedOnDay) ? "" : `, and so do the releases of ${releasedOnDay} ${noun} that day (OCF orders nothing within a day: none may act on ${security} after its end)`
+      }.`,
       balanceVesting.vestings === undefined && balanceVesting.terms === undefined
         ? "Fully vested: no tranche of the grant is still to vest."
         : `${carried} carried over as vested on ${d}${left.toCome.length === 0 ? "" : "; the tranches of the grant still to vest follow"}.${isZeroDecimal(neverVest) ? "" : ` The other ${neverVest} ${noun} neither vested nor are to vest, as the source says.`}`,
@@ -236,9 +276,14 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   });
   transactions.push(cancelled, ...pool, balanceIssuance, ...balanceVesting.transactions);
   for (const s of before) releaseOn(s, security);
-  for (const s of after) releaseOn(s, balance);
-  acceptOn(input.acceptance !== undefined && input.acceptance.date > d ? balance : security);
+  for (const s of [...onDay, ...after]) releaseOn(s, balance);
+  acceptOn(input.acceptance !== undefined && input.acceptance.date >= d ? balance : security);
   return { transactions, vestingTerms, lineage };
+}
+
+/** Whether VestingTerms vest a share on some condition (the start vests none). */
+function vestsAny(terms: OcfVestingTerms | undefined): boolean {
+  return terms !== undefined && terms.vesting_conditions.some((c) => !isZeroDecimal(c.quantity ?? "0"));
 }
 
 /** The earned events still to vest after `d`: dated later, or milestones not yet met (no date). */

@@ -61,6 +61,12 @@ export interface GrantVesting {
   issueDate: CalendarDate;
   vestingStartDate?: CalendarDate | undefined;
   schedule?: VestingSchedule | undefined;
+  /**
+   * The day the security ends (its cancellation, in the documents lineage). OCF orders nothing within
+   * a day, so a `TX_VESTING_EVENT` that day could be read after the end: a performance condition met
+   * that day is written with its date (`VESTING_SCHEDULE_ABSOLUTE`) instead, and its description says so.
+   */
+  endsOn?: CalendarDate | undefined;
 }
 
 /** The vesting of one grant in OCF form. */
@@ -358,10 +364,14 @@ function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readon
     const p = ordered[index] as PlannedEvent;
     const { event } = p;
     const conditionId = conditionIds[index] as string;
-    const scheduled = !event.performanceCondition && event.vestDate !== undefined;
+    // Met on the day the security ends: dated, so no transaction acts on it that day.
+    const metOnEnd = event.performanceCondition && event.vested && event.vestDate !== undefined && event.vestDate === grant.endsOn;
+    const scheduled = (!event.performanceCondition || metOnEnd) && event.vestDate !== undefined;
     conditions.push({
       id: conditionId,
-      description: describeEvent(p),
+      description: metOnEnd
+        ? `${describeEvent(p)} Written with the date it was met (VESTING_SCHEDULE_ABSOLUTE), not a TX_VESTING_EVENT: the security ends that day, and OCF orders nothing within a day.`
+        : describeEvent(p),
       quantity: amountNumeric(ctx, p),
       trigger: scheduled ? { type: "VESTING_SCHEDULE_ABSOLUTE", date: event.vestDate as CalendarDate } : { type: "VESTING_EVENT" },
       next_condition_ids: conditionIds.slice(index + 1, index + 2),
