@@ -25,7 +25,9 @@
  *   manifest's comments).
  *
  * Lineage `"same-security"` (OCF #531): no balance security; the remainder stays on the grant's own
- * security, outstanding = issued − released − cancelled.
+ * security, outstanding = issued − released − cancelled. That reading ends the security once nothing
+ * of it is outstanding (after that day's transactions, so their order within it does not matter): an
+ * acceptance dated later is left out with a warning.
  *
  * Either way, what a partial cancellation leaves reads as vested as the source says (see
  * `tranchesAfterCancellation`), and a chain that cannot be written as valid OCF, or whose vesting the
@@ -51,7 +53,7 @@ import type { GrantBasics } from "./grant.js";
 import { balanceSecurityIdOf, txIds } from "./ids.js";
 import type { MappedSettlement } from "./settlement.js";
 import type { Lineage } from "./types.js";
-import { compareVestingEvents, sortIfNeeded } from "./order.js";
+import { compareText, compareVestingEvents, sortIfNeeded } from "./order.js";
 import { mapVesting, plannedAmountOf, type GrantVesting, type MappedVesting } from "./vesting.js";
 
 /** The identity, quantity and vesting of one issuance of the chain (the grant's own, or its balance). */
@@ -115,8 +117,28 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   const releaseOn = (s: MappedSettlement, on: string): void => {
     transactions.push(on === s.release.security_id ? s.release : { ...s.release, security_id: on }, ...s.issuances);
   };
-  const acceptOn = (on: string): void => {
-    if (input.acceptance !== undefined) transactions.push({ object_type: input.acceptance.type, id: txIds.acceptance(on), date: input.acceptance.date, security_id: on });
+  /**
+   * The acceptance, on `on`; left out with a warning when it comes after `ended`, the end of that
+   * security (or on its day, when `ended.sameDay`: the documents end it at the cancellation, whatever
+   * else its day holds). It carries no quantity, so no figure changes.
+   */
+  const acceptOn = (on: string, ended?: { date: CalendarDate; sameDay: boolean; how: string }): void => {
+    const acceptance = input.acceptance;
+    if (acceptance === undefined) return;
+    if (ended !== undefined && (acceptance.date > ended.date || (ended.sameDay && acceptance.date === ended.date))) {
+      ctx.warn(
+        "ACCEPTANCE_AFTER_END",
+        "stakeholderAcceptanceDate",
+        `is ${acceptance.date}, ${acceptance.date === ended.date ? "the day" : "after"} ${ended.how}: nothing may act on an ended security, so the acceptance is left out (it carries no quantity)`,
+      );
+      return;
+    }
+    transactions.push({ object_type: acceptance.type, id: txIds.acceptance(on), date: acceptance.date, security_id: on });
+  };
+  /** Same-security: the security ends once nothing of it is outstanding (released or cancelled). */
+  const consumed = (): { date: CalendarDate; sameDay: false; how: string } | undefined => {
+    const date = consumedOn(quantity, [...settlements.map((s) => ({ date: s.date, quantity: s.gross })), ...(cancellation === undefined ? [] : [cancellation])]);
+    return date === undefined ? undefined : { date, sameDay: false, how: `nothing of the grant was left outstanding on ${date} (released or cancelled), which ends its security in the same-security reading` };
   };
   /**
    * The grant's own issuance, vesting what `vesting` holds (less `after`, the events past its end);
@@ -148,7 +170,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     }
     issueOriginal();
     for (const s of settlements) releaseOn(s, security);
-    acceptOn(security);
+    acceptOn(security, lineage === "same-security" ? consumed() : undefined);
     return { transactions, vestingTerms, lineage };
   }
 
@@ -210,7 +232,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     issueOriginal(left.ended.length === 0 ? undefined : { events: left.ended, comment: endedComment(noun, cancellation.quantity, d, left.ended) });
     transactions.push(cancelled, ...pool);
     for (const s of settlements) releaseOn(s, security);
-    acceptOn(security);
+    acceptOn(security, consumed());
     return { transactions, vestingTerms, lineage };
   }
 
@@ -226,18 +248,9 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     if (start !== undefined && start.date > d) afterEnd(basics, d, `its vesting start on ${start.date}`, "vestingStartDate");
     transactions.push(cancelled, ...pool);
     for (const s of settlements) releaseOn(s, security);
-    // The documents end the security at the cancellation, whatever its day holds; the same-security
-    // reading ends it once the day is over.
-    const acceptance = input.acceptance;
-    if (acceptance !== undefined && (acceptance.date > d || (endsOn !== undefined && acceptance.date === d))) {
-      ctx.warn(
-        "ACCEPTANCE_AFTER_END",
-        "stakeholderAcceptanceDate",
-        `is ${acceptance.date}, ${acceptance.date === d ? "the day" : "after"} the grant was cancelled in full on ${d}: nothing may act on an ended security, so the acceptance is left out (it carries no quantity)`,
-      );
-    } else {
-      acceptOn(security);
-    }
+    // The documents end the security at the cancellation, whatever else its day holds; the
+    // same-security reading once nothing is outstanding, after the day's releases.
+    acceptOn(security, { date: d, sameDay: endsOn !== undefined, how: `the grant was cancelled in full on ${d}` });
     return { transactions, vestingTerms, lineage };
   }
 
@@ -279,6 +292,17 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   for (const s of [...onDay, ...after]) releaseOn(s, balance);
   acceptOn(input.acceptance !== undefined && input.acceptance.date >= d ? balance : security);
   return { transactions, vestingTerms, lineage };
+}
+
+/** The first date by which `changes` (releases, the cancellation) take all of `quantity`, if any. */
+function consumedOn(quantity: DecimalString, changes: readonly { date: CalendarDate; quantity: DecimalString }[]): CalendarDate | undefined {
+  const byDate = [...changes].sort((a, b) => compareText(a.date, b.date));
+  let taken: DecimalString = "0";
+  for (const change of byDate) {
+    taken = sumDecimalStrings([taken, change.quantity]);
+    if (compareDecimalStrings(taken, quantity) >= 0) return change.date;
+  }
+  return undefined;
 }
 
 /** Whether VestingTerms vest a share on some condition (the start vests none). */

@@ -100,6 +100,17 @@ describe("an acceptance", () => {
     expect(same.warnings.filter((w) => w.code === "ACCEPTANCE_AFTER_END")).toEqual([]);
   });
 
+  it("after the releases and a cancellation took every unit is left out in the same-security lineage, which ends the security then", async () => {
+    // 2,500 released, 5,000 forfeited on DAY, the last 2,500 released on 2022-09-01; accepted later still.
+    const record = settled([["2021-02-01", "2500"], ["2022-09-01", "2500"]], { stakeholderAcceptanceDate: "2023-01-01" });
+    const same = await readsTheSameInEveryOrder({ units: [record] }, "same-security");
+    expect(same.transactions.filter((tx) => tx.object_type === "TX_EQUITY_COMPENSATION_ACCEPTANCE")).toEqual([]);
+    expect(same.warnings.find((w) => w.code === "ACCEPTANCE_AFTER_END")?.message).toContain("is 2023-01-01, after nothing of the grant was left outstanding on 2022-09-01");
+    // The documents end a security at a cancellation only: the balance, all released, takes the acceptance.
+    const documents = await readsTheSameInEveryOrder({ units: [record] }, "documents");
+    expect(txById(documents, "rsu-8550-balance-acceptance")).toMatchObject({ date: "2023-01-01" });
+  });
+
   it("on the day of a partial cancellation acts on the balance security", async () => {
     const mapped = await readsTheSameInEveryOrder({ units: [unit({ stakeholderAcceptanceDate: DAY })] }, "documents");
     expect(txById(mapped, "rsu-8550-balance-acceptance")).toMatchObject({ date: DAY, security_id: "rsu-8550-balance" });
