@@ -6,7 +6,8 @@
  * late settlement) or full, with and without a termination. Settlements fall before, on and after the
  * cancellation day (on the day of a partial cancellation, and on the day of one that, with them, ends
  * the grant in full); acceptances come at the issue, on or after the cancellation day (after a full
- * cancellation too), or not at all; awards are of two share classes, and units deliver one of them;
+ * cancellation too), or not at all; milestones are met on the day the grant ends too; awards are of
+ * two share classes, and units deliver one of them;
  * amounts have up to 6 decimal places; some records leave out the optional fields (acceptance,
  * vesting start, label, certificate, a settlement's price when the unit has one, zero quantities).
  * Every counter agrees with the events, so every record can become valid OCF; what a reader computes
@@ -57,7 +58,8 @@ interface GrantPlan {
   startOffset: number;
   tranches: string[];
   intervalMonths: number;
-  milestone: "none" | "met" | "pending";
+  /** A milestone: none, met some days after the issue, met on the day the grant ends (its termination or cancellation), or not yet met. */
+  milestone: "none" | "met" | "met-on-end" | "pending";
   milestoneAmount: string;
   milestoneMetAfterDays: number;
   stakeholder: string;
@@ -98,13 +100,14 @@ const grantPlan: fc.Arbitrary<GrantPlan> = fc.record({
   startOffset: fc.integer({ min: 0, max: 30 }),
   tranches: fc.array(amount, { minLength: 1, maxLength: 8 }),
   intervalMonths: fc.constantFrom(3, 6, 12),
-  milestone: fc.constantFrom("none", "none", "met", "pending"),
+  milestone: fc.constantFrom("none", "none", "met", "met-on-end", "pending"),
   milestoneAmount: amount,
   milestoneMetAfterDays: fc.integer({ min: 30, max: 900 }),
   stakeholder: fc.constantFrom("s1", "s2", "s3", "s4"),
   end: fc.constantFrom("none", "none", "terminated", "terminated", "partial-cancel", "partial-cancel-listed"),
   endAfterDays: fc.integer({ min: 1, max: 1500 }),
-  cancelDelay: fc.integer({ min: 0, max: 20 }),
+  // Often none: a cancellation on the termination day, where a milestone met that day falls too.
+  cancelDelay: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 20 })),
   poolShare: fc.constantFrom(0, 0.5, 1),
   taxes: fc.constantFrom("withhold", "sell", "both", "none"),
   unsettled: fc.constantFrom("expire", "keep", "half"),
@@ -146,8 +149,8 @@ function shape(plan: GrantPlan): Shaped {
     };
   });
   if (plan.milestone !== "none") {
-    const metOn = addDays(plan.issueDate, plan.milestoneMetAfterDays);
-    const met = plan.milestone === "met" && metOn <= cutoff;
+    const metOn = plan.milestone === "met-on-end" && ends ? endDate : addDays(plan.issueDate, plan.milestoneMetAfterDays);
+    const met = plan.milestone !== "pending" && metOn <= cutoff;
     events.push({
       id: "m1",
       ...(met ? { vestDate: metOn, vestedQuantity: plan.milestoneAmount } : {}),
