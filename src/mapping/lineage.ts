@@ -18,8 +18,8 @@
  *   balance holds exactly the units released that day); an acceptance that day goes on the balance,
  *   and with no balance (cancelled in full) it is left out with a warning, as is an acceptance after
  *   a full cancellation (it carries no quantity); a milestone met that day is written with its date,
- *   not a `TX_VESTING_EVENT` (`GrantVesting.endsOn`), and a vesting start that day that vests nothing
- *   on the security is left out.
+ *   not a `TX_VESTING_EVENT` (`GrantVesting.endsOn`); a vesting that starts that day is a `vestings`
+ *   list (every event on the security is dated), or, when it vests nothing there, its start is left out.
  * - releases do not end a security: OCF 1.2.0 gives `TX_EQUITY_COMPENSATION_RELEASE` no
  *   `balance_security_id`, so the unreleased units stay on the unit's security (said once in the
  *   manifest's comments).

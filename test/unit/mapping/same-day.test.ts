@@ -53,6 +53,23 @@ async function readsTheSameInEveryOrder(records: { awards?: RestrictedStockAward
 
 const LINEAGES: Lineage[] = ["documents", "same-security"];
 
+/**
+ * An award of 4,000 whose vesting starts on its cancellation day, 2019-01-10 (no termination): `first`
+ * (2,000) then a tranche of 2,000 on 2020-08-20 not vested; `canceled` shares cancelled, all to the pool.
+ */
+function startingOnItsCancellation(first: VestingEvent, canceled: string): RestrictedStockAward {
+  const { terminationDate: _t, ...base } = baseAward();
+  return {
+    ...base,
+    vestingStartDate: "2019-01-10",
+    vestedQuantity: first.vested ? (first.vestedQuantity as string) : "0",
+    vestingEvents: [first, timeEvent("e2", "2020-08-20", "2000", false)],
+    canceledQuantity: canceled,
+    returnedToPoolQuantity: canceled,
+    returnedToTreasuryQuantity: "0",
+  };
+}
+
 describe("a settlement on the cancellation day", () => {
   it("with a partial cancellation, is released from the balance security, which holds its units too", async () => {
     // 2,500 released before; on DAY 5,000 forfeited and 1,000 released; 1,500 released later.
@@ -138,18 +155,24 @@ describe("vesting on the cancellation day", () => {
     }
   });
 
+  it("a vesting that starts that day and vests on the ended security that day is a vestings list, with no TX_VESTING_START", async () => {
+    // A milestone met on the vesting start, which is the cancellation day; the tranche still to come, not vested, is cancelled.
+    const award = startingOnItsCancellation({ ...timeEvent("m1", "2019-01-10", "2000", true), performanceCondition: true }, "2000");
+    const mapped = await readsTheSameInEveryOrder({ awards: [award] }, "documents");
+    expect(mapped.transactions.filter((tx) => tx.object_type === "TX_VESTING_START" || tx.object_type === "TX_VESTING_EVENT")).toEqual([]);
+    const issuance = txById(mapped, "rsa-1191-issuance");
+    expect(issuance).toMatchObject({ vestings: [{ date: "2019-01-10", amount: "2000" }] });
+    expect(issuance.comments).toContain(
+      "Written as a vestings list, not VestingTerms: the vesting starts on 2019-01-10, the day this security ends, and OCF orders nothing within a day, so a TX_VESTING_START that day could be read after the end; every event vesting on it has a date.",
+    );
+    // The same-security lineage ends nothing that day: VestingTerms, started and met by transactions.
+    const same = await readsTheSameInEveryOrder({ awards: [award] }, "same-security");
+    expect(same.transactions.filter((tx) => tx.object_type === "TX_VESTING_START" || tx.object_type === "TX_VESTING_EVENT").map((tx) => tx.date)).toEqual(["2019-01-10", "2019-01-10"]);
+  });
+
   it.each(LINEAGES)("a vesting start that day, of a grant cancelled in full, that vests nothing, is left out of the documents (%s)", async (lineage) => {
     // Nothing vested: every tranche comes after the start, which is the cancellation day.
-    const { terminationDate: _t, ...base } = baseAward();
-    const award: RestrictedStockAward = {
-      ...base,
-      vestingStartDate: "2019-01-10",
-      vestedQuantity: "0",
-      vestingEvents: [{ ...timeEvent("e1", "2019-08-20", "2000", false), performanceCondition: true }, timeEvent("e2", "2020-08-20", "2000", false)],
-      canceledQuantity: "4000",
-      returnedToPoolQuantity: "4000",
-      returnedToTreasuryQuantity: "0",
-    };
+    const award = startingOnItsCancellation({ ...timeEvent("e1", "2019-08-20", "2000", false), performanceCondition: true }, "4000");
     const mapped = await readsTheSameInEveryOrder({ awards: [award] }, lineage);
     const starts = mapped.transactions.filter((tx) => tx.object_type === "TX_VESTING_START").map((tx) => tx.date);
     expect(starts).toEqual(lineage === "documents" ? [] : ["2019-01-10"]);
