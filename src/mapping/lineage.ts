@@ -181,17 +181,19 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   const before = settlements.filter((s) => s.date < d);
   const onDay = settlements.filter((s) => s.date === d);
   const after = settlements.filter((s) => s.date > d);
+  const releasedBefore = sumDecimalStrings(before.map((s) => s.gross));
   const releasedOnDay = sumDecimalStrings(onDay.map((s) => s.gross));
-  const releasedBefore = sumDecimalStrings([...before, ...onDay].map((s) => s.gross));
-  const outstanding = subtractDecimalStrings(quantity, releasedBefore);
+  /** Released up to the cancellation's day, that day included. */
+  const releasedByDay = sumDecimalStrings([releasedBefore, releasedOnDay]);
+  const outstanding = subtractDecimalStrings(quantity, releasedByDay);
   if (outstanding.startsWith("-")) {
-    ctx.fail("MAPPING_CONFLICT", "settlements", `up to the cancellation on ${d} release ${releasedBefore} units, more than the ${quantity} of the grant`, { value: releasedBefore });
+    ctx.fail("MAPPING_CONFLICT", "settlements", `up to the cancellation on ${d} release ${releasedByDay} units, more than the ${quantity} of the grant`, { value: releasedByDay });
   }
   if (compareDecimalStrings(cancellation.quantity, outstanding) > 0) {
     ctx.fail(
       "MAPPING_CONFLICT",
       cancellation.path,
-      `cancels ${cancellation.quantity} ${noun} on ${d}, but only ${outstanding} are outstanding then (quantity ${quantity}${isZeroDecimal(releasedBefore) ? "" : ` less ${releasedBefore} released`})`,
+      `cancels ${cancellation.quantity} ${noun} on ${d}, but only ${outstanding} are outstanding then (quantity ${quantity}${isZeroDecimal(releasedByDay) ? "" : ` less ${releasedByDay} released`})`,
       { value: cancellation.quantity },
     );
   }
@@ -228,7 +230,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   if (balance === undefined && !ended) {
     // Same security for what remains (OCF #531): its vesting goes on as the source says, less the
     // tranches the cancellation ended.
-    const left = tranchesAfterCancellation(input, eventsAfter(input.vesting, d), cancellation.quantity, d, remainder, releasedBefore);
+    const left = tranchesAfterCancellation(input, eventsAfter(input.vesting, d), cancellation.quantity, d, remainder, releasedByDay);
     issueOriginal(left.ended.length === 0 ? undefined : { events: left.ended, comment: endedComment(noun, cancellation.quantity, d, left.ended) });
     transactions.push(cancelled, ...pool);
     for (const s of settlements) releaseOn(s, security);
@@ -258,8 +260,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   // tranches still to vest, the releases of the cancellation's day and later, and an acceptance from
   // that day on; the grant's own security vests up to its end only.
   const balanceCustomId = `${basics.customId}-balance`;
-  const releasedEarlier = subtractDecimalStrings(releasedBefore, releasedOnDay);
-  const left = tranchesAfterCancellation(input, toCome, cancellation.quantity, d, kept, releasedEarlier);
+  const left = tranchesAfterCancellation(input, toCome, cancellation.quantity, d, kept, releasedBefore);
   const leftOut = [
     ...(left.ended.length === 0 ? [] : [endedComment(noun, cancellation.quantity, d, left.ended)]),
     ...(left.toCome.length === 0 ? [] : [`Tranches still to vest after the cancellation on ${d} vest on the balance security ${balance}: ${describeEvents(left.toCome)}.`]),
