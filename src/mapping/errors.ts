@@ -137,6 +137,12 @@ export const MAPPING_WARNING_CODES = [
    * cancelled (the rest stays vested).
    */
   "BALANCE_VESTING_MISMATCH",
+  /**
+   * A `stakeholderAcceptanceDate` on or after the day the grant ended in full (cancelled with nothing
+   * left on any security): no transaction may act on an ended security, so the acceptance is left out
+   * of the package (it carries no quantity: no figure changes).
+   */
+  "ACCEPTANCE_AFTER_END",
   /** A share class is known only by its `shareClassId`: no award or profile names it (a placeholder name is used). */
   "PLACEHOLDER_STOCK_CLASS",
   /** One share class name stands for two different `shareClassId`s (they become one OCF stock class). */

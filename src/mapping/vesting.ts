@@ -66,6 +66,14 @@ export interface GrantVesting {
   issueDate: CalendarDate;
   vestingStartDate?: CalendarDate | undefined;
   schedule?: VestingSchedule | undefined;
+  /**
+   * The day the security ends (its cancellation, in the documents lineage). OCF orders nothing within
+   * a day, so a `TX_VESTING_EVENT` that day could be read after the end: a performance condition met
+   * that day is written with its date (`VESTING_SCHEDULE_ABSOLUTE`) instead, and its description says so;
+   * VestingTerms that would start that day (a `TX_VESTING_START` on it) become a `vestings` list when
+   * every event has a date, and the issuance's comments say why.
+   */
+  endsOn?: CalendarDate | undefined;
 }
 
 /** The vesting of one grant in OCF form. */
@@ -163,7 +171,26 @@ export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesti
     }
   }
   if (allScheduled) return asVestingsList(ctx, grant, planned);
+  if (grant.endsOn !== undefined && planned.every((p) => p.event.vestDate !== undefined) && startDateOf(grant, chainOrder(planned)) === grant.endsOn) {
+    // VestingTerms would need a TX_VESTING_START on the day the security ends, which some order
+    // within the day reads after the end; every event has its date, so a vestings list says it all.
+    const list = asVestingsList(ctx, grant, planned);
+    list.issuanceComments.push(
+      `Written as a vestings list, not VestingTerms: the vesting starts on ${grant.endsOn}, the day this security ends, and OCF orders nothing within a day, so a TX_VESTING_START that day could be read after the end; every event vesting on it has a date.`,
+    );
+    return list;
+  }
   return asVestingTerms(ctx, grant, planned);
+}
+
+/**
+ * The date VestingTerms start on: the vesting start (else the issue date), or the first dated event of
+ * the chain (`ordered`, in `chainOrder`) when the source dates it earlier, so that it vests on its own date.
+ */
+function startDateOf(grant: GrantVesting, ordered: readonly PlannedEvent[]): CalendarDate {
+  const stated = grant.vestingStartDate ?? grant.issueDate;
+  const first = ordered.find((p) => p.event.vestDate !== undefined)?.event.vestDate;
+  return first !== undefined && first < stated ? first : stated;
 }
 
 /**
@@ -312,7 +339,9 @@ function eventsComment(planned: readonly PlannedEvent[]): string {
     if (differs(event.maxQuantity, amount)) extra.push(`maxQuantity ${event.maxQuantity}`);
     if (differs(event.quantity, amount)) extra.push(`quantity (deprecated) ${event.quantity}`);
     const id = event.id === undefined ? `(no id, ${p.key})` : quoted(event.id);
-    entries.push(`${id} ${event.vested ? "vested" : "not vested"}${extra.length === 0 ? "" : ` (${extra.join(", ")})`}`);
+    // A list holds performance conditions only when VestingTerms could not (see `mapVesting`): said so.
+    const kind = event.performanceCondition ? "performance condition " : "";
+    entries.push(`${id} ${kind}${event.vested ? "vested" : "not vested"}${extra.length === 0 ? "" : ` (${extra.join(", ")})`}`);
   }
   return `Vesting events in the order of vestings (time-based; other quantities equal to the tranche amount unless shown): ${entries.join(", ")}.`;
 }
@@ -338,8 +367,7 @@ function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readon
   // A condition in the chain fires no earlier than the start: a tranche the source dates before the
   // vesting start (or the issue date) moves the start back to it, so that it vests on its own date.
   const stated = grant.vestingStartDate ?? grant.issueDate;
-  const firstTranche = ordered.find((p) => p.event.vestDate !== undefined)?.event.vestDate;
-  const startDate = firstTranche !== undefined && firstTranche < stated ? firstTranche : stated;
+  const startDate = startDateOf(grant, ordered);
   const startSaid = grant.vestingStartDate === undefined ? `no vestingStartDate; the issue date ${grant.issueDate}` : `vestingStartDate ${grant.vestingStartDate}`;
   const conditions: OcfVestingCondition[] = [
     {
@@ -363,10 +391,14 @@ function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readon
     const p = ordered[index] as PlannedEvent;
     const { event } = p;
     const conditionId = conditionIds[index] as string;
-    const scheduled = !event.performanceCondition && event.vestDate !== undefined;
+    // Met on the day the security ends: dated, so no transaction acts on it that day.
+    const metOnEnd = event.performanceCondition && event.vested && event.vestDate !== undefined && event.vestDate === grant.endsOn;
+    const scheduled = (!event.performanceCondition || metOnEnd) && event.vestDate !== undefined;
     conditions.push({
       id: conditionId,
-      description: describeEvent(p),
+      description: metOnEnd
+        ? `${describeEvent(p)} Written with the date it was met (VESTING_SCHEDULE_ABSOLUTE), not a TX_VESTING_EVENT: the security ends that day, and OCF orders nothing within a day.`
+        : describeEvent(p),
       quantity: amountNumeric(ctx, p),
       trigger: scheduled ? { type: "VESTING_SCHEDULE_ABSOLUTE", date: event.vestDate as CalendarDate } : { type: "VESTING_EVENT" },
       next_condition_ids: conditionIds.slice(index + 1, index + 2),

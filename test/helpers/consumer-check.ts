@@ -1,23 +1,25 @@
 /**
  * Compares what the independent reader computes from a package with what the source says
  * (`source-truth.ts`): every holder's shares and units, the sell-to-cover holder, the issuer's total
- * shares, and every grant's vested figure, as of each of `dates`. Returns the disagreements in words
+ * shares, and every grant's vested figure, as of each of `dates`, each day's transactions read in
+ * `order` (the reader's `DayOrder`; every problem the reader finds under it is a disagreement too).
+ * Returns the disagreements in words
  * (none: the package reads right). The only link between the two sides is the id scheme documented
  * in mappings/README.md: `stakeholder-<id>`, `rsa-<id>`, `rsu-<id>`, `market-sell-to-cover`, and a
  * grant's payouts above target `<rsa-or-rsu>-<id>-payout-<event>` (issued to the same holder, so a
  * holder's figures need no link at all): a grant's vested figure is that of its chain plus its payouts.
  */
 import type { Decimal } from "./independent-reader.js";
-import { readPackage, type Reader, type ReaderPackage, type Reading } from "./independent-reader.js";
+import { dayOrderName, readPackage, type DayOrder, type Reader, type ReaderPackage, type Reading } from "./independent-reader.js";
 import { sourceHoldings, sourceVested, type SourceRecords } from "./source-truth.js";
 
 const MARKET = "market-sell-to-cover";
 
-export function disagreements(source: SourceRecords, pkg: ReaderPackage, reading: Reading, dates: readonly string[]): string[] {
+export function disagreements(source: SourceRecords, pkg: ReaderPackage, reading: Reading, dates: readonly string[], order: DayOrder = "file"): string[] {
   const out: string[] = [];
-  const full = readPackage(pkg, reading);
-  for (const p of full.problems) out.push(`reader ${reading}: ${p}`);
-  for (const date of dates) compareHoldings(source, readPackage(pkg, reading, date), date, out);
+  const full = readPackage(pkg, reading, undefined, order);
+  for (const p of full.problems) out.push(`reader ${reading}, ${dayOrderName(order)} order: ${p}`);
+  for (const date of dates) compareHoldings(source, readPackage(pkg, reading, date, order), date, out);
   // Each grant on `dates` that fall within its own life, and on the dates its own figures change.
   const grants = [...source.awards.map((r) => ({ record: r, root: `rsa-${r.id}` })), ...source.units.map((r) => ({ record: r, root: `rsu-${r.id}` }))];
   for (const { record, root } of grants) {

@@ -186,6 +186,38 @@ export function termsUnit(): RestrictedStockUnit {
   return { ...unit, id: "8551", vestingEvents: [{ ...(first as VestingEvent), performanceCondition: true }, ...rest] };
 }
 
+/**
+ * A unit of 10,000 in four tranches of 2,500, the first two vested; nothing released yet; not
+ * terminated; the 5,000 not vested forfeited on 2022-06-01 (a partial cancellation).
+ */
+export function forfeitingUnit(change: Partial<RestrictedStockUnit>): RestrictedStockUnit {
+  const { terminationDate: _t, ...base } = baseUnit();
+  return {
+    ...base,
+    quantity: "10000",
+    vestedQuantity: "5000",
+    releasedQuantity: "0",
+    netSettledQuantity: "0",
+    vestingEvents: [
+      timeEvent("v1", "2021-01-01", "2500", true),
+      timeEvent("v2", "2022-01-01", "2500", true),
+      timeEvent("v3", "2023-01-01", "2500", false),
+      timeEvent("v4", "2024-01-01", "2500", false),
+    ],
+    issueDate: "2020-01-01",
+    vestingStartDate: "2020-01-01",
+    stakeholderAcceptanceDate: "2020-01-02",
+    settlements: [],
+    canceledDate: "2022-06-01",
+    canceledQuantity: "5000",
+    forfeitedQuantity: "5000",
+    expiredQuantity: "0",
+    returnedToPoolQuantity: "0",
+    returnedToTreasuryQuantity: "0",
+    ...change,
+  };
+}
+
 /** Maps awards and units of `ISSUER_ID` with `onInvalid: "fail"`. */
 export function mapRecords(
   records: { awards?: RestrictedStockAward[]; units?: RestrictedStockUnit[] },
