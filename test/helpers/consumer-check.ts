@@ -10,7 +10,7 @@
  * holder's figures need no link at all): a grant's vested figure is that of its chain plus its payouts.
  */
 import type { Decimal } from "./independent-reader.js";
-import { dayOrderName, readPackage, type DayOrder, type Reader, type ReaderPackage, type Reading } from "./independent-reader.js";
+import { dayOrderName, readHoldingsAsOf, readPackage, type DayOrder, type HoldingsAsOf, type Reader, type ReaderPackage, type Reading } from "./independent-reader.js";
 import { sourceHoldings, sourceVested, type SourceRecords } from "./source-truth.js";
 
 const MARKET = "market-sell-to-cover";
@@ -19,12 +19,15 @@ export function disagreements(source: SourceRecords, pkg: ReaderPackage, reading
   const out: string[] = [];
   const full = readPackage(pkg, reading, undefined, order);
   for (const p of full.problems) out.push(`reader ${reading}, ${dayOrderName(order)} order: ${p}`);
-  for (const date of dates) compareHoldings(source, readPackage(pkg, reading, date, order), date, out);
+  const asOf = readHoldingsAsOf(pkg, reading, dates, order);
+  for (const date of dates) compareHoldings(source, asOf.get(date) as HoldingsAsOf, date, out);
   // Each grant on `dates` that fall within its own life, and on the dates its own figures change.
   const grants = [...source.awards.map((r) => ({ record: r, root: `rsa-${r.id}` })), ...source.units.map((r) => ({ record: r, root: `rsu-${r.id}` }))];
+  const everyVestedDate = dates.filter((_, i) => i % 17 === 0);
   for (const { record, root } of grants) {
-    for (const date of [...new Set([...grantDates(record), ...dates.filter((_, i) => i % 17 === 0)])].sort()) {
-      compareVested(full, root, sourceVested(record, date), date, out);
+    const payouts = full.securityIds.filter((id) => id.startsWith(`${root}-payout-`));
+    for (const date of [...new Set([...grantDates(record), ...everyVestedDate])].sort()) {
+      compareVested(full, root, payouts, sourceVested(record, date), date, out);
     }
   }
   return out;
@@ -54,8 +57,19 @@ export function dayBefore(date: string): string {
   return day.toISOString().slice(0, 10);
 }
 
-function compareHoldings(source: SourceRecords, reader: Reader, date: string, out: string[]): void {
-  const truth = sourceHoldings(source, date);
+/** The source's holdings per date, kept per source so that reading one package in many orders states them once. */
+const truths = new WeakMap<SourceRecords, Map<string, ReturnType<typeof sourceHoldings>>>();
+
+function sourceHoldingsOn(source: SourceRecords, date: string): ReturnType<typeof sourceHoldings> {
+  let byDate = truths.get(source);
+  if (byDate === undefined) truths.set(source, (byDate = new Map()));
+  let truth = byDate.get(date);
+  if (truth === undefined) byDate.set(date, (truth = sourceHoldings(source, date)));
+  return truth;
+}
+
+function compareHoldings(source: SourceRecords, reader: HoldingsAsOf, date: string, out: string[]): void {
+  const truth = sourceHoldingsOn(source, date);
   const seen = new Set<string>();
   for (const [holder, { shares, units }] of truth.holders) {
     const id = `stakeholder-${holder}`;
@@ -73,9 +87,9 @@ function compareHoldings(source: SourceRecords, reader: Reader, date: string, ou
   differs(out, `${date} total shares`, truth.totalShares, reader.totalShares);
 }
 
-function compareVested(reader: Reader, root: string, expected: Decimal, date: string, out: string[]): void {
+function compareVested(reader: Reader, root: string, payouts: readonly string[], expected: Decimal, date: string, out: string[]): void {
   let vested = reader.grantVested(root, date);
-  for (const payout of reader.securityIds.filter((id) => id.startsWith(`${root}-payout-`))) vested = vested.plus(reader.grantVested(payout, date));
+  for (const payout of payouts) vested = vested.plus(reader.grantVested(payout, date));
   differs(out, `${date} ${root} vested`, expected, vested);
 }
 

@@ -206,14 +206,41 @@ export interface Reader {
  * transactions taken in `order` (see `DayOrder`).
  */
 export function readPackage(pkg: ReaderPackage, reading: Reading, asOf?: string, order: DayOrder = "file"): Reader {
+  return replay(pkg, reading, asOf, order, [], new Map());
+}
+
+/** What a reader holds as of one date: shares and units per stakeholder, and the issuer's outstanding shares. */
+export interface HoldingsAsOf {
+  holdings: Map<string, { shares: Decimal; units: Decimal }>;
+  totalShares: Decimal;
+}
+
+/**
+ * The holdings as of each of `dates` (sorted), from one pass over the package: the same figures as
+ * `readPackage(pkg, reading, date, order)` gives for each date, without a pass per date.
+ */
+export function readHoldingsAsOf(pkg: ReaderPackage, reading: Reading, dates: readonly string[], order: DayOrder = "file"): Map<string, HoldingsAsOf> {
+  const out = new Map<string, HoldingsAsOf>();
+  replay(pkg, reading, undefined, order, [...dates].sort(), out);
+  return out;
+}
+
+function replay(pkg: ReaderPackage, reading: Reading, asOf: string | undefined, order: DayOrder, snapshotDates: readonly string[], snapshots: Map<string, HoldingsAsOf>): Reader {
   const problems: string[] = [];
   const securities = new Map<string, Security>();
   const terminalCount = new Map<string, number>();
   /** Vesting starts read before their security's issuance (a commencement may precede the grant, OCF §7.3). */
   const early = new Map<string, Map<string, string>>();
+  let nextSnapshot = 0;
+  const snapshotBefore = (date: string | undefined): void => {
+    for (; nextSnapshot < snapshotDates.length && (date === undefined || (snapshotDates[nextSnapshot] as string) < date); nextSnapshot++) {
+      snapshots.set(snapshotDates[nextSnapshot] as string, holdingsOf(securities));
+    }
+  };
   for (const tx of inOrder(pkg, order)) {
     const date = tx.date as string;
     if (asOf !== undefined && date > asOf) break;
+    snapshotBefore(date);
     const type = tx.object_type as string;
     const id = tx.security_id as string;
     if (type === "TX_STOCK_ISSUANCE" || type === "TX_EQUITY_COMPENSATION_ISSUANCE" || type === "TX_PLAN_SECURITY_ISSUANCE") {
@@ -286,20 +313,10 @@ export function readPackage(pkg: ReaderPackage, reading: Reading, asOf?: string,
       else if (!balance.quantity.equals(remainder)) problems.push(`${tx.id as string}: its balance ${balanceId} holds ${balance.quantity.toString()}, not the ${remainder.toString()} left`);
     }
   }
+  snapshotBefore(undefined);
   if (asOf === undefined) for (const id of early.keys()) problems.push(`a vesting start of ${id}, which is never issued`);
 
-  const holdings = new Map<string, { shares: Decimal; units: Decimal }>();
-  let totalShares = new Decimal(0);
-  for (const s of securities.values()) {
-    const entry = holdings.get(s.stakeholderId) ?? { shares: new Decimal(0), units: new Decimal(0) };
-    if (s.stock) {
-      entry.shares = entry.shares.plus(s.outstanding);
-      totalShares = totalShares.plus(s.outstanding);
-    } else {
-      entry.units = entry.units.plus(s.outstanding);
-    }
-    holdings.set(s.stakeholderId, entry);
-  }
+  const { holdings, totalShares } = holdingsOf(securities);
 
   const terms = new Map(pkg.vestingTerms.map((t) => [t.id as string, t]));
   const vestedOn = (s: Security, date: string): Decimal => {
@@ -329,6 +346,22 @@ export function readPackage(pkg: ReaderPackage, reading: Reading, asOf?: string,
     return total;
   };
   return { reading, holdings, totalShares, chainOf, securityIds: [...securities.keys()], grantVested, problems };
+}
+
+function holdingsOf(securities: ReadonlyMap<string, Security>): HoldingsAsOf {
+  const holdings = new Map<string, { shares: Decimal; units: Decimal }>();
+  let totalShares = new Decimal(0);
+  for (const s of securities.values()) {
+    const entry = holdings.get(s.stakeholderId) ?? { shares: new Decimal(0), units: new Decimal(0) };
+    if (s.stock) {
+      entry.shares = entry.shares.plus(s.outstanding);
+      totalShares = totalShares.plus(s.outstanding);
+    } else {
+      entry.units = entry.units.plus(s.outstanding);
+    }
+    holdings.set(s.stakeholderId, entry);
+  }
+  return { holdings, totalShares };
 }
 
 const ISSUANCES = new Set(["TX_STOCK_ISSUANCE", "TX_EQUITY_COMPENSATION_ISSUANCE", "TX_PLAN_SECURITY_ISSUANCE"]);
