@@ -1,13 +1,17 @@
 /**
  * Payouts above target in reconcile (mappings/README.md: `<security>-payout-<event key>`, a new issuance
  * to the grant's holder of what a performance event paid above its target): the replay counts a payout
- * in its grant's figures, and the source states a grant's figures and holdings with its payouts.
+ * in its grant's figures, the source states a grant's figures and holdings with its payouts, and the
+ * source's own consistency checks take the payouts as granted. End to end: the integration test of the
+ * same name.
  */
 import { describe, expect, it } from "vitest";
 import type { PackageObjects } from "../../../src/reconcile/package-objects.js";
+import { checkRecord } from "../../../src/reconcile/consistency.js";
 import { replayPackage } from "../../../src/reconcile/replay.js";
 import { recordHolding, sourceGrant } from "../../../src/reconcile/source-figures.js";
-import { performanceAward, performanceUnit } from "../mapping/fixtures.js";
+import type { RestrictedStockAward, RestrictedStockUnit } from "../../../src/source/records.js";
+import { performanceAward, performanceEvents, performanceUnit } from "../mapping/fixtures.js";
 
 type Json = Record<string, unknown>;
 
@@ -87,5 +91,34 @@ describe("the source's figures of a grant paid above target", () => {
     const unit = { kind: "restrictedStockUnit" as const, record: { ...performanceUnit(), quantity: "1250" } };
     expect(sourceGrant(unit).figures).toMatchObject({ issued: "1250", outstanding: "250" });
     expect(recordHolding(unit, "2021-06-01")?.units).toBe("1000");
+  });
+});
+
+describe("the source's consistency of a grant paid above target", () => {
+  /** Every event vested, the last (a time event of 250) paid `last`: `vestedQuantity` in all. */
+  const allVested = (last: string, vestedQuantity: string): RestrictedStockAward => ({
+    ...performanceAward(),
+    vestedQuantity,
+    vestingEvents: performanceEvents().map((e) => (e.id === "t2" ? { ...e, vested: true, vestedQuantity: last } : e)),
+  });
+  const cancelled = (canceledQuantity: string): RestrictedStockUnit => ({
+    ...performanceUnit(),
+    terminationDate: "2021-12-15",
+    canceledDate: "2022-01-05",
+    canceledQuantity,
+    forfeitedQuantity: canceledQuantity,
+    returnedToTreasuryQuantity: canceledQuantity,
+  });
+
+  it("takes the payouts as granted: vested and released + canceled may pass the quantity by them", () => {
+    expect(checkRecord("7", { kind: "restrictedStockAward", record: allVested("250", "1250") })).toEqual([]);
+    expect(checkRecord("7", { kind: "restrictedStockUnit", record: cancelled("250") })).toEqual([]);
+  });
+
+  it("still reports what passes the quantity and the payouts", () => {
+    const award = checkRecord("7", { kind: "restrictedStockAward", record: allVested("300", "1300") });
+    expect(award.map((d) => d.message)).toEqual(['award "2300": vestedQuantity is 1300, but that is more than the quantity 1000 and the 250 its events paid above target']);
+    const unit = checkRecord("7", { kind: "restrictedStockUnit", record: cancelled("300") });
+    expect(unit.map((d) => d.message)).toEqual(['unit "9100": quantity is 1000, but released 1000 + canceled 300 is 1300, more than was granted (the quantity 1000 and the 250 its events paid above target)']);
   });
 });
