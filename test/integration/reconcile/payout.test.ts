@@ -16,6 +16,7 @@ import type { OcfTransaction } from "../../../src/ocf/schemas.js";
 import { loadPackageObjects } from "../../../src/reconcile/load.js";
 import { reconcileOcfWithOcf } from "../../../src/reconcile/ocf-vs-ocf.js";
 import type { PackageObjects } from "../../../src/reconcile/package-objects.js";
+import { reportAgrees } from "../../../src/reconcile/render.js";
 import { reconcileSourceWithOcf } from "../../../src/reconcile/source-vs-ocf.js";
 import type { Difference, ReconcileOptions, ReconciliationReport, SourceIssuer } from "../../../src/reconcile/types.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../../../src/source/records.js";
@@ -74,6 +75,8 @@ function expectAgreement(report: ReconciliationReport): void {
   const { forfeited: _f, expired: _e, ...comparable } = report.totals.expected;
   expect(comparable).toEqual(report.totals.actual);
   expect(report.holders.filter((h) => h.expected.shares !== h.actual.shares || h.expected.units !== h.actual.units)).toEqual([]);
+  // What the exit status is: no difference, and no holder whose shares or units differ.
+  expect(reportAgrees(report)).toBe(true);
 }
 
 describe("reconcile, source against OCF, of grants paid above target", () => {
