@@ -54,9 +54,52 @@ export interface PlannedPayouts {
   payouts: Payout[];
 }
 
+const PAYOUT_INFIX = "-payout-";
+
 /** The security of a payout above target (`<security>-payout-<event key>`). */
 export function payoutSecurityIdOf(security: string, eventKey: string): string {
-  return `${security}-payout-${eventKey}`;
+  return `${security}${PAYOUT_INFIX}${eventKey}`;
+}
+
+/**
+ * The security whose payout above target `securityId` is (`<security>-payout-<event key>`), among the
+ * securities `isGrant` accepts: the longest such prefix, or undefined when `securityId` names none.
+ * Reconcile links a payout to its grant so (OCF has no field for the link).
+ */
+export function payoutOwnerOf(securityId: string, isGrant: (id: string) => boolean): string | undefined {
+  for (let at = securityId.lastIndexOf(PAYOUT_INFIX); at > 0; at = securityId.lastIndexOf(PAYOUT_INFIX, at - 1)) {
+    const owner = securityId.slice(0, at);
+    if (isGrant(owner)) return owner;
+  }
+  return undefined;
+}
+
+/** A performance event paid above its target: its vest date, its target and what it paid above it (`vestedQuantity − targetQuantity`). */
+export interface PaidAboveTarget {
+  event: VestingEvent;
+  date: CalendarDate;
+  target: DecimalString;
+  excess: DecimalString;
+}
+
+/**
+ * The events, in the order given, that a grant of `quantity` pays out as new issuances (see the module
+ * comment): vested performance events whose `vestedQuantity` is above their `targetQuantity`, when the
+ * events, each as paid, add up to more than the quantity (`asPaid`); none otherwise. What the mapping
+ * issues, and what reconcile reads a record to have issued.
+ */
+export function eventsPaidAboveTarget(events: readonly VestingEvent[], quantity: DecimalString): { asPaid: DecimalString; paid: PaidAboveTarget[] } {
+  // Every event counts, those never earned too: the quantity is the grant's plan, not what is left of it.
+  const asPaid = sumDecimalStrings(events.map((e) => plannedAmountOf(e) ?? "0"));
+  const paid: PaidAboveTarget[] = [];
+  if (compareDecimalStrings(asPaid, quantity) <= 0) return { asPaid, paid };
+  for (const event of events) {
+    const { vestedQuantity, targetQuantity, vestDate } = event;
+    if (!event.performanceCondition || !event.vested || vestedQuantity === undefined || targetQuantity === undefined || vestDate === undefined) continue;
+    if (compareDecimalStrings(vestedQuantity, targetQuantity) <= 0) continue;
+    paid.push({ event, date: vestDate, target: targetQuantity, excess: subtractDecimalStrings(vestedQuantity, targetQuantity) });
+  }
+  return { asPaid, paid };
 }
 
 /**
@@ -64,21 +107,20 @@ export function payoutSecurityIdOf(security: string, eventKey: string): string {
  * the module comment), each with a `PERFORMANCE_ABOVE_TARGET` warning; none otherwise.
  */
 export function planPayouts(basics: GrantBasics, vesting: GrantVesting): PlannedPayouts {
-  // Every event counts, those never earned too: the quantity is the grant's plan, not what is left of it.
-  const asPaid = sumDecimalStrings(vesting.events.map((e) => plannedAmountOf(e) ?? "0"));
-  if (compareDecimalStrings(asPaid, basics.quantity) <= 0) return { vesting, payouts: [] };
+  const { asPaid, paid } = eventsPaidAboveTarget(vesting.events, basics.quantity);
+  if (paid.length === 0) return { vesting, payouts: [] };
+  const paidOf = new Map(paid.map((p) => [p.event, p]));
   const payouts: Payout[] = [];
   const ordered = sortIfNeeded([...vesting.events], compareVestingEvents);
   ordered.forEach((event, position) => {
-    const { vestedQuantity, targetQuantity, vestDate } = event;
-    if (!event.performanceCondition || !event.vested || vestedQuantity === undefined || targetQuantity === undefined || vestDate === undefined) return;
-    if (compareDecimalStrings(vestedQuantity, targetQuantity) <= 0) return;
+    const found = paidOf.get(event);
+    if (found === undefined) return;
     const key = event.id ?? `index-${position + 1}`;
-    const payout = { event, key, security: payoutSecurityIdOf(basics.security, key), date: vestDate, excess: subtractDecimalStrings(vestedQuantity, targetQuantity), target: targetQuantity };
+    const payout = { event, key, security: payoutSecurityIdOf(basics.security, key), date: found.date, excess: found.excess, target: found.target };
     basics.ctx.warn(
       "PERFORMANCE_ABOVE_TARGET",
       `vestingEvents[${vesting.events.indexOf(event)}].vestedQuantity`,
-      `is ${vestedQuantity}, above the targetQuantity ${targetQuantity} (maxQuantity ${event.maxQuantity ?? "not reported"}), and the grant's tranches as paid add up to ${asPaid}, more than its quantity ${basics.quantity}: the event vests its target on ${basics.security}, and the ${payout.excess} above it are a new issuance to the holder, ${payout.security}, on ${vestDate}`,
+      `is ${event.vestedQuantity}, above the targetQuantity ${found.target} (maxQuantity ${event.maxQuantity ?? "not reported"}), and the grant's tranches as paid add up to ${asPaid}, more than its quantity ${basics.quantity}: the event vests its target on ${basics.security}, and the ${payout.excess} above it are a new issuance to the holder, ${payout.security}, on ${payout.date}`,
     );
     payouts.push(payout);
   });

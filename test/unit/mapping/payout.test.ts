@@ -12,53 +12,14 @@ import { buildPackageFiles } from "../../../src/ocf/package-files.js";
 import { readOcfPackageFromFiles } from "../../../src/ocf/package-reader.js";
 import { validateOcfPackage } from "../../../src/ocf/validate-package.js";
 import type { OcfEquityCompensationIssuance, OcfStockIssuance } from "../../../src/ocf/schemas.js";
-import type { RestrictedStockAward, RestrictedStockUnit, VestingEvent } from "../../../src/source/records.js";
+import type { RestrictedStockUnit } from "../../../src/source/records.js";
 import { disagreements, grantDates } from "../../helpers/consumer-check.js";
 import { packageFromTexts, type Reading } from "../../helpers/independent-reader.js";
 import { expectOcfSyncValidObjects } from "../../helpers/ocf-verdicts.js";
-import { ISSUER_ID, baseAward, baseUnit, mappingErrorOf, timeEvent, txById, txOfType } from "./fixtures.js";
+import { ISSUER_ID, mappingErrorOf, performanceAward, performanceEvents, performanceUnit, timeEvent, txById, txOfType } from "./fixtures.js";
 
 const COMMON_ID = "4519cc18-ee7f-4fb7-8a4b-b70a063de4f5";
 const awardsName: ShareClassDirectory = { nameOf: (id) => (id === COMMON_ID ? "Common" : undefined), complete: true };
-
-/** Paid 750 against a target of 500 (max 1000) on 2021-06-01: 250 above target; the grant's quantity 1000 is the sum of the targets. */
-function paidAbove(overrides: Partial<VestingEvent> = {}): VestingEvent {
-  return { id: "p1", vestDate: "2021-06-01", performanceCondition: true, vested: true, targetQuantity: "500", maxQuantity: "1000", vestedQuantity: "750", quantity: "500", ...overrides };
-}
-const events = (): VestingEvent[] => [timeEvent("t1", "2021-01-01", "250", true), paidAbove(), timeEvent("t2", "2022-01-01", "250", false)];
-
-/** A unit of 1000 (targets), vested 1000 (250 + 750), released 1000 in two settlements, 250 to vest. */
-function performanceUnit(): RestrictedStockUnit {
-  const { canceledDate: _c, terminationDate: _t, ...unit } = baseUnit();
-  return {
-    ...unit,
-    id: "9100",
-    issueDate: "2020-01-01",
-    vestingStartDate: "2020-01-01",
-    boardApprovalDate: "2019-12-20",
-    stakeholderAcceptanceDate: "2020-01-10",
-    quantity: "1000",
-    vestedQuantity: "1000",
-    releasedQuantity: "1000",
-    netSettledQuantity: "800",
-    canceledQuantity: "0",
-    forfeitedQuantity: "0",
-    expiredQuantity: "0",
-    returnedToPoolQuantity: "0",
-    returnedToTreasuryQuantity: "0",
-    vestingEvents: events(),
-    settlements: [
-      { settlementDate: "2021-01-05", releaseQuantity: "250", saleQuantity: "0", withholdingQuantity: "50", netSettlementQuantity: "200", settlementPrice: { currency: "USD", amount: "2" }, certificateId: "c-1", certificateLabel: "CS-1" },
-      { settlementDate: "2021-07-01", releaseQuantity: "750", saleQuantity: "0", withholdingQuantity: "150", netSettlementQuantity: "600", settlementPrice: { currency: "USD", amount: "3" }, certificateId: "c-2", certificateLabel: "CS-2" },
-    ],
-  };
-}
-
-/** An award of 1000 (targets), 250 paid above target, not cancelled. */
-function performanceAward(): RestrictedStockAward {
-  const { canceledDate: _c, terminationDate: _t, ...award } = baseAward();
-  return { ...award, id: "2300", issueDate: "2020-01-01", vestingStartDate: "2020-01-01", boardApprovalDate: "2019-12-20", stakeholderAcceptanceDate: "2020-01-10", quantity: "1000", vestedQuantity: "1000", canceledQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0", vestingEvents: events() };
-}
 
 const mapU = (unit: RestrictedStockUnit) => mapUnit(unit, { issuerId: ISSUER_ID, shareClasses: awardsName });
 
@@ -104,7 +65,7 @@ describe("a performance event paid above target", () => {
   });
 
   it("still refuses tranches beyond the grant that no payout above target explains", () => {
-    const award = { ...performanceAward(), vestingEvents: [...events(), timeEvent("t3", "2023-01-01", "100", false)] };
+    const award = { ...performanceAward(), vestingEvents: [...performanceEvents(), timeEvent("t3", "2023-01-01", "100", false)] };
     expect(mappingErrorOf(() => mapAward(award, { issuerId: ISSUER_ID })).code).toBe("MAPPING_CONFLICT");
   });
 
