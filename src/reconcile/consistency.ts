@@ -121,7 +121,10 @@ function checkEvents(
   const events = record.vestingEvents;
   if (events.length === 0) return;
   const planned = sum(events.map((e) => e.targetQuantity ?? e.quantity));
-  if (record.quantity !== undefined && differs(record.quantity, planned)) {
+  // A cancellation may take its tranches off the list (the service then lists the grant that remains):
+  // the events plus what was cancelled make the quantity then.
+  const listedAfterCancellation = record.canceledQuantity === undefined ? undefined : sum([planned, record.canceledQuantity]);
+  if (record.quantity !== undefined && differs(record.quantity, planned) && (listedAfterCancellation === undefined || differs(record.quantity, listedAfterCancellation))) {
     report("quantity", record.quantity, planned, `the vesting events' targetQuantity (else quantity) add up to ${planned}`);
   }
   const vested = sum(events.filter((e) => e.vested).map((e) => e.vestedQuantity));
