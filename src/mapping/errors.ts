@@ -126,6 +126,11 @@ export const MAPPING_WARNING_CODES = [
   "BALANCE_VESTING_MISMATCH",
   /** A share class is known only by its `shareClassId`: no award or profile names it (a placeholder name is used). */
   "PLACEHOLDER_STOCK_CLASS",
+  /**
+   * Units without `shareClassId` deliver shares by their settlements, and no `settlementStockClassName`
+   * was given: the shares go to the issuer's one class, else to a placeholder class (once per issuer).
+   */
+  "SETTLEMENT_CLASS_ASSUMED",
   /** One share class name stands for two different `shareClassId`s (they become one OCF stock class). */
   "STOCK_CLASS_IDS_MERGED",
   /**

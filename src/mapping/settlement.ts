@@ -35,8 +35,8 @@ export interface UnitSettlementContext {
   security: string;
   stakeholderId: string;
   /**
-   * The stock class the issued shares belong to; `undefined` when the source does not say, which is
-   * a `MappingError` as soon as a settlement issues shares (no class is invented).
+   * The stock class the issued shares belong to (the unit's, or the one chosen for it: see
+   * `share-classes.ts`); `undefined` only for a unit whose settlements issue no shares.
    */
   settlementStockClassId: string | undefined;
   /** The unit's `releasePricePerShare`, the fallback price. */
@@ -68,7 +68,8 @@ export function mapSettlements(ctx: RecordContext, unit: UnitSettlementContext, 
   return numberSettlements(settlements).map(({ settlement, n, index }) => mapSettlement(ctx, unit, settlement, n, `settlements[${index}]`));
 }
 
-function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settlement: Settlement, n: number, path: string): MappedSettlement {
+/** Maps one settlement, the `n`-th of its unit in canonical order, found at `path` in the record. */
+export function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settlement: Settlement, n: number, path: string): MappedSettlement {
   const date = ctx.required(settlement.settlementDate, `${path}.settlementDate`, "the date and settlement_date of the release");
   const gross = ctx.required(settlement.releaseQuantity, `${path}.releaseQuantity`, "the quantity of the release");
   const { price, priceSource } = releasePrice(ctx, unit, settlement, path);
@@ -87,13 +88,8 @@ function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settleme
   const releaseId = txIds.release(unit.security, n);
   const issued = (field: "netSettlementQuantity" | "saleQuantity", quantity: DecimalString): OcfStockIssuance => {
     const stockClassId = unit.settlementStockClassId;
-    if (stockClassId === undefined) {
-      ctx.fail(
-        "MAPPING_MISSING_VALUE",
-        "shareClassId",
-        `is absent, but settlement ${n} (${path}) issues ${quantity} shares (${field}) and OCF needs their stock class; no class is invented: give the unit's class with --settlement-class NAME (option settlementStockClassName)`,
-      );
-    }
+    // unitClassUse gives a class to every unit whose settlements issue shares.
+    if (stockClassId === undefined) throw new Error(`settlement ${n} of ${unit.security} issues shares, but the unit was given no stock class`);
     const delivered = field === "netSettlementQuantity";
     const security = delivered ? settlementSecurityIdOf(unit.security, n) : soldSecurityIdOf(unit.security, n);
     const label = settlement.certificateLabel ?? settlement.certificateId;
