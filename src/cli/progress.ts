@@ -121,13 +121,18 @@ export function formatDuration(ms: number): string {
 /**
  * The issuer-level warnings a person should see at once rather than only in the report: a package
  * read as of its as-of date states more vested than the source (`UNVESTED_BEFORE_AS_OF`; its message
- * names the latest as-of date the source's vesting status fits). Logged as warnings by export and sync.
+ * names the latest as-of date the source's vesting status fits), and the class ocf-sync chose for the
+ * shares of units that name none (`SETTLEMENT_CLASS_ASSUMED`, naming --settlement-class). Logged as
+ * warnings by export and sync.
  */
 export function logNotableWarnings(reporter: Reporter, warnings: readonly { code: string; issuerId?: string; message: string }[]): void {
   for (const w of warnings) {
-    if (w.code === "UNVESTED_BEFORE_AS_OF" && !("record" in w && w.record !== undefined)) reporter.log("warn", w.message, { issuerId: w.issuerId, code: w.code });
+    if (!NOTABLE_WARNINGS.has(w.code) || ("record" in w && w.record !== undefined)) continue;
+    reporter.log("warn", w.message, { issuerId: w.issuerId, code: w.code });
   }
 }
+
+const NOTABLE_WARNINGS: ReadonlySet<string> = new Set(["UNVESTED_BEFORE_AS_OF", "SETTLEMENT_CLASS_ASSUMED"]);
 
 /** System codes of a connection that found no server: refused, or a host name that does not resolve. */
 const NO_SERVER = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN)\b/;

@@ -97,6 +97,8 @@ describe("units that name no share class", () => {
     const warning = (await reportOf(plain.outDir)).warnings.find((w) => w.code === "SETTLEMENT_CLASS_ASSUMED");
     expect(warning?.message).toContain('2 units (restrictedStockUnit "8801", "8802")');
     expect(warning?.message).toContain("--settlement-class NAME");
+    // Said on standard error too, not only in the report.
+    expect(plain.err).toContain(warning?.message);
     expect((await manifestOf(folder)).comments.filter((c) => c.startsWith("Settlement class chosen, not a fact") && c.includes("--settlement-class NAME"))).toHaveLength(1);
     // mapIssuer in memory writes the very same package.
     expect(await filesOf(folder)).toEqual(inMemory());
