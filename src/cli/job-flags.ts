@@ -39,10 +39,12 @@ export const CHOICES_HELP = `  --settlement-class NAME  the stock class of the s
                            go to the one class the issuer's records name, else to a placeholder class,
                            with a SETTLEMENT_CLASS_ASSUMED warning and a line in the manifest's comments
   --strict                 make every choice ocf-sync makes where the source leaves a fact out an error
-                           naming the record and the option that settles it (the class of the shares of
-                           a unit without shareClassId; a placeholder class for a shareClassId no award
-                           and no --issuer-profile names): the issuer fails, or with --on-invalid
-                           quarantine the record is left out and listed in the report`;
+                           naming the record and what settles it: the class of the shares of a unit
+                           without shareClassId (--settlement-class); a placeholder class for a
+                           shareClassId no award names (--issuer-profile); a cancellation dated with
+                           terminationDate (no canceledDate); no shares for a settlement without
+                           netSettlementQuantity. The issuer fails, or with --on-invalid quarantine the
+                           record is left out and listed in the report`;
 
 export interface JobSettings {
   issuers: string[];

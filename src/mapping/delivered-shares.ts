@@ -37,7 +37,8 @@ export function keepDeliveredShares(record: RestrictedStockUnit, context: Record
     [s.netSettlementQuantity, s.saleQuantity].some((q) => q !== undefined && isPositiveDecimal(q)),
   );
   if (delivering.length === 0) return undefined;
-  const ctx = new RecordContext(context.issuerId, "restrictedStockUnit", record.id);
+  const strict = { strict: context.options?.strict };
+  const ctx = new RecordContext(context.issuerId, "restrictedStockUnit", record.id, strict);
   const lost = (why: string): KeptDeliveredShares => ({ mapped: undefined, delivered: { kept: [], notKept: [why] } });
   if (record.issuerId !== undefined && record.issuerId !== context.issuerId) return lost("the unit names another issuer: its shares are not this issuer's");
   if (record.stakeholderId === undefined || record.stakeholderId === "") return lost("the unit has no stakeholderId: the holder of the shares its settlements delivered is not known");
@@ -45,13 +46,11 @@ export function keepDeliveredShares(record: RestrictedStockUnit, context: Record
   const stockClass = resolved === "deferred" ? unitClassUse(record, context.options, NO_AWARD_NAMES) : resolved;
   if (stockClass === undefined || stockClass === "deferred") return undefined;
   const assumed = stockClass.key === UNSTATED_SETTLEMENT_CLASS_KEY && record.shareClassId === undefined;
-  if (context.options?.strict === true) {
-    try {
-      refuseChosenClass(ctx, stockClass, assumed);
-    } catch (error) {
-      if (!isMappingError(error)) throw error;
-      return lost(`their class is a choice --strict refuses (${error.message})`);
-    }
+  try {
+    refuseChosenClass(ctx, stockClass, assumed);
+  } catch (error) {
+    if (!isMappingError(error)) throw error;
+    return lost(`their class is a choice --strict refuses (${error.message})`);
   }
   const security = securityIdOf("restrictedStockUnit", record.id);
   const unit = { security, stakeholderId: stakeholderIdOf(record.stakeholderId), settlementStockClassId: stockClassIdOf(stockClass.key), releasePricePerShare: record.releasePricePerShare };
@@ -59,7 +58,7 @@ export function keepDeliveredShares(record: RestrictedStockUnit, context: Record
   const notKept: string[] = [];
   for (const { settlement, n, index } of delivering) {
     try {
-      const mapped = mapSettlement(new RecordContext(context.issuerId, "restrictedStockUnit", record.id), unit, settlement, n, `settlements[${index}]`);
+      const mapped = mapSettlement(new RecordContext(context.issuerId, "restrictedStockUnit", record.id, strict), unit, settlement, n, `settlements[${index}]`);
       for (const issuance of mapped.issuances) {
         issuances.push({
           ...issuance,

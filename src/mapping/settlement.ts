@@ -77,6 +77,7 @@ export function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, s
 
   const net = settlement.netSettlementQuantity;
   if (net === undefined) {
+    ctx.choose(`${path}.netSettlementQuantity`, "is absent: no share issuance would be emitted for the net shares of this settlement", "the source must give netSettlementQuantity");
     ctx.warn("SETTLEMENT_NET_MISSING", `${path}.netSettlementQuantity`, "is absent: no share issuance is emitted for the net shares of this settlement, and none is derived from the other quantities");
   }
   const sold = settlement.saleQuantity;

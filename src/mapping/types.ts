@@ -102,8 +102,10 @@ export interface MappingOptions {
    * Turns every choice the mapping makes where the source leaves a fact out into a `MappingError`
    * naming the issuer, record, field, value and the option that settles it; the record then fails its
    * issuer or is quarantined, as `onInvalid` says. The choices: the class of the shares delivered by
-   * a unit without `shareClassId` (settled by `settlementStockClassName`), and a placeholder class for
-   * a `shareClassId` no award and no issuer profile names (settled by `issuerProfile.shareClasses`).
+   * a unit without `shareClassId` (settled by `settlementStockClassName`); a placeholder class for a
+   * `shareClassId` no award and no issuer profile names (settled by `issuerProfile.shareClasses`); a
+   * cancellation dated with `terminationDate` for want of `canceledDate`, and no issuance for the net
+   * shares of a settlement without `netSettlementQuantity` (only the source can settle those two).
    * Placeholder figures the API never gives (issuer name, stakeholder names, class terms, plan
    * reserves) are not choices about a record: they stay placeholders, listed in the manifest.
    * @default false

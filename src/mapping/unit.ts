@@ -41,13 +41,13 @@ import type { MappedRecord, StockClassUse } from "./types.js";
  * const mapped = mapUnit(unit, { issuerId: "7", options: { settlementStockClassName: "Common Stock" } });
  */
 export function mapUnit(record: RestrictedStockUnit, context: RecordMappingContext): MappedRecord {
-  const basics = grantBasics(context.issuerId, "restrictedStockUnit", record);
+  const basics = grantBasics(context.issuerId, "restrictedStockUnit", record, context.options);
   const { ctx, security } = basics;
   const resolved = unitClassUse(record, context.options, context.shareClasses ?? NO_AWARD_NAMES);
   // A caller that resolves classes later (the accumulator) never maps a deferred unit.
   const stockClass = resolved === "deferred" ? unitClassUse(record, context.options, NO_AWARD_NAMES) : resolved;
   const assumed = stockClass !== undefined && stockClass !== "deferred" && stockClass.key === UNSTATED_SETTLEMENT_CLASS_KEY && record.shareClassId === undefined;
-  if (context.options?.strict === true && stockClass !== undefined && stockClass !== "deferred") refuseChosenClass(ctx, stockClass, assumed);
+  if (stockClass !== undefined && stockClass !== "deferred") refuseChosenClass(ctx, stockClass, assumed);
   const stockClassId = stockClass === undefined || stockClass === "deferred" ? undefined : stockClassIdOf(stockClass.key);
   const plan = planOf(record);
   const { vesting, comments: vestingNotes } = vestingOf(basics, record);
@@ -105,22 +105,23 @@ export const ASSUMED_CLASS_COMMENT =
   "The unit names no share class (shareClassId) and none was given (--settlement-class, option settlementStockClassName): the shares its settlements deliver are in the class the manifest's comments name, a choice of ocf-sync, not a fact of the source.";
 
 /**
- * `strict`: a class the source does not give is a `MappingError` naming the option that settles it:
- * the settled shares of a unit without `shareClassId`, or a class id no award and no profile names.
+ * The choices of a unit's class (`RecordContext.choose`: errors under `strict`): the class of the
+ * settled shares of a unit without `shareClassId`, and a placeholder for a class id no award and no
+ * profile names.
  */
 export function refuseChosenClass(ctx: RecordContext, stockClass: StockClassUse, assumed: boolean): void {
   if (assumed) {
-    ctx.fail(
-      "MAPPING_MISSING_VALUE",
+    ctx.choose(
       "shareClassId",
-      "is absent, and the unit's settlements deliver shares whose stock class OCF needs; --strict refuses to choose one: give it with --settlement-class NAME (option settlementStockClassName)",
+      "is absent, and the unit's settlements deliver shares whose stock class OCF needs",
+      "give it with --settlement-class NAME (option settlementStockClassName)",
     );
   }
   if (stockClass.name === undefined && stockClass.id !== undefined) {
-    ctx.fail(
-      "MAPPING_MISSING_VALUE",
+    ctx.choose(
       "shareClassId",
-      `is ${quoted(stockClass.id)}, a class no award of the issuer and no issuer profile names; --strict refuses a placeholder class: name it in the issuer profile (--issuer-profile, shareClasses.${stockClass.id}.name)`,
+      `is ${quoted(stockClass.id)}, a class no award of the issuer and no issuer profile names (its class would be a placeholder)`,
+      `name it in the issuer profile (--issuer-profile, shareClasses.${stockClass.id}.name)`,
       { value: stockClass.id },
     );
   }

@@ -194,6 +194,30 @@ describe("the class of the shares delivered by a unit that names none", () => {
   });
 });
 
+describe("--strict refuses the mapping's other choices", () => {
+  it("a cancellation dated with terminationDate, for want of canceledDate (awards and units)", () => {
+    const { canceledDate: _a, ...award } = baseAward();
+    const { canceledDate: _u, ...unit } = baseUnit();
+    // Without strict: mapped, dated with the termination, and said in a comment.
+    expect(mapRecords({ awards: [award], units: [unit] }, OPTIONS).transactions.some((tx) => tx.comments?.includes("Dated with terminationDate: the record has no canceledDate."))).toBe(true);
+    for (const records of [{ awards: [award] }, { awards: [baseAward()], units: [unit] }]) {
+      const error = mappingErrorOf(() => mapRecords(records, { ...OPTIONS, strict: true }));
+      expect(error.code).toBe("MAPPING_MISSING_VALUE");
+      expect(error.path).toBe("canceledDate");
+      expect(error.message).toContain("--strict refuses this choice: the source must give canceledDate");
+    }
+  });
+
+  it("a settlement without netSettlementQuantity (no shares issued for it)", () => {
+    const settlements = baseUnit().settlements.map((s, i) => (i === 0 ? (({ netSettlementQuantity: _n, ...rest }) => rest)(s) : s));
+    const unit = { ...baseUnit(), settlements };
+    expect(mapRecords({ awards: [baseAward()], units: [unit] }, OPTIONS).warnings.map((w) => w.code)).toContain("SETTLEMENT_NET_MISSING");
+    const error = mappingErrorOf(() => mapRecords({ awards: [baseAward()], units: [unit] }, { ...OPTIONS, strict: true }));
+    expect(error.path).toBe("settlements[0].netSettlementQuantity");
+    expect(error.message).toContain("--strict refuses this choice: the source must give netSettlementQuantity");
+  });
+});
+
 describe("a quarantined unit's delivered shares", () => {
   // quantity 1400: the cancellation of 500 on 2018-07-01 takes more than the 400 left: the unit cannot be written.
   const broken = (): RestrictedStockUnit => ({ ...baseUnit(), quantity: "1400" });
