@@ -44,7 +44,8 @@ export const CHOICES_HELP = `  --settlement-class NAME  the stock class of the s
                            shareClassId no award names (--issuer-profile); a cancellation dated with
                            terminationDate (no canceledDate); no shares for a settlement without
                            netSettlementQuantity. The issuer fails, or with --on-invalid quarantine the
-                           record is left out and listed in the report`;
+                           record is left out and listed in the report. One name chosen for a
+                           shareClassId the records name two ways fails the whole issuer`;
 
 export interface JobSettings {
   issuers: string[];

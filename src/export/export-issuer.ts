@@ -373,7 +373,7 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
       });
     }
     // The files reach the disk (fsync) while they are re-read, and before anything is put in place.
-    const { files, transactions } = await out.finish(head, { generatedAt, durable: false });
+    const { files, transactions } = await out.finish(head, { generatedAt, durable: false, restamp: head.restamped });
     writer = undefined;
     durable = makeDurable(temporary, files);
 

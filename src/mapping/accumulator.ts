@@ -31,8 +31,9 @@ import { CountedMap, UsesTally, compactUses, type IssuerUses } from "./uses-tall
 import { mapStockPlans } from "./stock-plans.js";
 import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses, StockClassUse, UnvestedTranche } from "./types.js";
 import { unvestedIssuerWarning, unvestedRecordWarning } from "./unvested.js";
-import { assumesSettlementClass, chooseSettlementClass, rebindSettlementClass, unitClassUse, UNSTATED_SETTLEMENT_CLASS_KEY, type ShareClassDirectory } from "./share-classes.js";
+import { assumesSettlementClass, chooseSettlementClass, movedUses, rebindSettlementClass, unitClassUse, UNSTATED_SETTLEMENT_CLASS_KEY, type ShareClassDirectory } from "./share-classes.js";
 import { keepDeliveredShares } from "./delivered-shares.js";
+import { settleClassNames, type SettledClassNames } from "./class-names.js";
 import { mapUnit } from "./unit.js";
 import { assertValidOcf } from "./validate.js";
 
@@ -159,6 +160,13 @@ export interface AccumulatedIssuer {
    * `recordsComplete()` chose one: a mapping marked `assumedSettlementClass` is rebound to it.
    */
   settlementClass?: StockClassUse;
+  /** Class ids the records name two ways → the name chosen (`class-names.ts`); every record of such an id is moved to it. */
+  classNames?: Record<string, string>;
+  /**
+   * The records already added whose class was moved that way (key → the `stock_class_id` their
+   * objects have, and the one they get): the caller restamps their objects when it writes them.
+   */
+  restamped?: Map<string, { from: string; to: string }>;
   quarantined: QuarantinedMapping[];
   warnings: MappingWarning[];
 }
@@ -218,6 +226,8 @@ export class IssuerMappingAccumulator {
   private settlementClass: StockClassUse | undefined;
   /** How many classes the records named when the settlement class was chosen. */
   private namedClasses = 0;
+  /** Records moved to the class chosen for their class id (see `AccumulatedIssuer.restamped`). */
+  private restamped = new Map<string, { from: string; to: string }>();
   private tally = new UsesTally();
   /** How many kept records count for each day (the default `asOf` is the latest). */
   private days = new CountedMap<string>();
@@ -474,6 +484,30 @@ export class IssuerMappingAccumulator {
     this.classNames.clear();
   }
 
+  /**
+   * Class ids the kept records name two ways: the name the rule gives each (`class-names.ts`), and
+   * every record of such an id moved to it in the tally (`restamped` says which, for their objects).
+   * Under `strict` nothing is settled: `issuerObjectsOf` refuses the conflict.
+   */
+  private settleClassNames(): SettledClassNames | undefined {
+    if (this.options.strict === true) return undefined;
+    const inOrder = (): [RecordKind, string, number][] => [...this.kept.entries()].sort(byKindThenId);
+    const settled = settleClassNames(this.issuerId, this.options.issuerProfile, this.tally.summary().stockClasses, () =>
+      inOrder().map(([kind, recordId, handle]) => [kind, recordId, this.lineOf(handle)[2]] as const),
+    );
+    if (settled === undefined) return undefined;
+    for (const [kind, recordId, handle] of inOrder()) {
+      const uses = this.lineOf(handle)[2];
+      const [use] = uses.stockClasses;
+      const name = use?.id === undefined ? undefined : settled.names.get(use.id);
+      if (use === undefined || name === undefined || name === use.key) continue;
+      this.tally.remove(uses);
+      this.tally.add(movedUses(uses, { key: name, name, labels: [] }));
+      this.restamped.set(grantKey(kind, recordId), { from: stockClassIdOf(use.key), to: stockClassIdOf(name) });
+    }
+    return settled;
+  }
+
   private settle(): AccumulatedIssuer {
     const issuerId = this.issuerId;
     const withdrawn: string[] = [];
@@ -549,7 +583,8 @@ export class IssuerMappingAccumulator {
     const assumed = new AssumedRecords();
     for (const [, recordId, handle] of this.kept.entries()) if (this.assumedFlags.at(handle) === 1) assumed.add(recordId);
     const settlement = this.settlementClass === undefined ? undefined : assumed.statement(this.settlementClass, this.namedClasses);
-    const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, this.options, this.tally.summary(), asOf, settlement);
+    const classNames = this.settleClassNames();
+    const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, this.options, this.tally.summary(), asOf, { settlement, classNames });
     const quarantined = [...this.quarantinedByKey.values()].sort(
       (a, b) => compareText(a.kind, b.kind) || compareText(a.recordId, b.recordId),
     );
@@ -562,6 +597,7 @@ export class IssuerMappingAccumulator {
       manifestComments,
       withdrawn,
       ...(this.settlementClass === undefined ? {} : { settlementClass: this.settlementClass }),
+      ...(classNames === undefined ? {} : { classNames: Object.fromEntries(classNames.names), restamped: this.restamped }),
       quarantined,
       warnings: [...headWarnings, ...(unvestedLate.size === 0 ? [] : [unvestedIssuerWarning(issuerId, unvestedLate.size, dayOfNumber(earliestUnvested), asOf)]), ...recordWarnings],
     };
@@ -584,7 +620,14 @@ export interface IssuerObjects {
  * "usa", …), and the manifest's comments: the lineage convention and every placeholder figure.
  * Shared by `mapIssuer` and the accumulator so that both build them the same way.
  */
-export function issuerObjectsOf(issuerId: string, options: MappingOptions, uses: IssuerUses, asOf: CalendarDate, settlement?: SettlementClassStatement): IssuerObjects {
+export function issuerObjectsOf(
+  issuerId: string,
+  options: MappingOptions,
+  uses: IssuerUses,
+  asOf: CalendarDate,
+  chosen: { settlement?: SettlementClassStatement | undefined; classNames?: SettledClassNames | undefined } = {},
+): IssuerObjects {
+  const { settlement, classNames } = chosen;
   checkClassKeys(issuerId, uses.stockClasses);
   const { issuer, warnings: issuerWarnings } = mapIssuerObject(issuerId, options.issuerProfile, uses.earliestDate === undefined ? [] : [uses.earliestDate], asOf);
   const { soldToCover } = uses;
@@ -595,11 +638,12 @@ export function issuerObjectsOf(issuerId: string, options: MappingOptions, uses:
   assertValidOcf({ issuerId, path: "options.stakeholders" }, stakeholders);
   assertValidOcf({ issuerId, path: "options.issuerProfile" }, [...classes.stockClasses, ...plans.stockPlans]);
   const statement = settlement === undefined ? undefined : settlementClassWords(issuerId, settlement);
-  const warnings = [...issuerWarnings, ...stakeholderWarnings, ...classes.warnings, ...(statement === undefined ? [] : [statement.warning])];
+  const warnings = [...issuerWarnings, ...stakeholderWarnings, ...classes.warnings, ...(statement === undefined ? [] : [statement.warning]), ...(classNames?.warnings ?? [])];
   const manifestComments = [
     LINEAGE_COMMENT[options.lineage ?? "documents"],
     ...(soldToCover ? [SELL_TO_COVER_COMMENT] : []),
     ...(statement === undefined ? [] : [statement.comment]),
+    ...(classNames?.manifestComments ?? []),
     ...placeholderComment(warnings, classes.placeholders, plans.placeholderReserves),
   ];
   return { issuer, stakeholders, stockClasses: classes.stockClasses, stockPlans: plans.stockPlans, manifestComments, warnings };

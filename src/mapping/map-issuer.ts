@@ -14,7 +14,8 @@ import { mapAward } from "./award.js";
 import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
 import { compareById, compareText, sortIfNeeded, sortTransactions } from "./order.js";
 import { quoted } from "./quote.js";
-import { chooseSettlementClass, rebindSettlementClass, type ShareClassDirectory } from "./share-classes.js";
+import { chooseSettlementClass, rebindSettlementClass, renameClass, type ShareClassDirectory } from "./share-classes.js";
+import { settleClassNames } from "./class-names.js";
 import type { MapIssuerOptions, MappedIssuer, MappedRecord, QuarantinedMapping, RecordUses } from "./types.js";
 import { mapUnit } from "./unit.js";
 import { tallyUses } from "./uses-tally.js";
@@ -81,6 +82,12 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
     settlement = assumed.statement(choice, new Set(classUses.map((use) => use.key)).size);
     for (const [index, m] of mapped.entries()) mapped[index] = rebindSettlementClass(m, choice);
   }
+  // A class id the records name two ways: one name, by the stated rule (class-names.ts); strict refuses it.
+  const chosenNames =
+    options.strict === true
+      ? undefined
+      : settleClassNames(issuerId, options.issuerProfile, tallyUses(mapped.map((m) => m.uses)).stockClasses, () => mapped.map((m) => [m.kind, m.recordId, m.uses] as const));
+  if (chosenNames !== undefined) for (const [index, m] of mapped.entries()) mapped[index] = renameClass(m, chosenNames.names);
 
   const uses: RecordUses[] = [];
   const transactions: OcfTransaction[] = [];
@@ -96,7 +103,7 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   if (asOf === undefined) {
     throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
   }
-  const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, options, tallyUses(uses), asOf, settlement);
+  const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, options, tallyUses(uses), asOf, { settlement, classNames: chosenNames });
   // The records' warnings, with theirs of tranches the package vests by date on or before its as-of
   // date that the source has not vested (see unvested.ts).
   const recordWarnings: MappingWarning[] = [];

@@ -22,7 +22,7 @@
 import { isPositiveDecimal } from "../decimal.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import { stockClassIdOf } from "./ids.js";
-import type { MappedRecord, MappingOptions, StockClassUse } from "./types.js";
+import type { MappedRecord, MappingOptions, RecordUses, StockClassUse } from "./types.js";
 
 /** The key (so `stock-class-unstated-settlement-class`) of the placeholder class of settled shares. */
 export const UNSTATED_SETTLEMENT_CLASS_KEY = "unstated-settlement-class";
@@ -98,16 +98,39 @@ export function chooseSettlementClass(classUses: readonly StockClassUse[]): Stoc
  * they are.
  */
 export function rebindSettlementClass(mapped: MappedRecord, choice: StockClassUse): MappedRecord {
+  return mapped.assumedSettlementClass === true ? moveClass(mapped, choice) : mapped;
+}
+
+/**
+ * A mapping whose class is a source class id that the issuer's records name two ways, moved to the
+ * name the rule gives that id (`names`: class id → class name, see `class-names.ts`). Others are
+ * returned as they are.
+ */
+export function renameClass(mapped: MappedRecord, names: ReadonlyMap<string, string>): MappedRecord {
+  if (names.size === 0) return mapped;
+  const id = mapped.uses.stockClasses[0]?.id;
+  const name = id === undefined ? undefined : names.get(id);
+  return name === undefined ? mapped : moveClass(mapped, { key: name, name, labels: [] });
+}
+
+/**
+ * A record's mapping moved to the class `to`: its issuances' `stock_class_id` and its uses (a grant
+ * uses one class at most). Nothing else of a grant's mapping depends on the class.
+ */
+function moveClass(mapped: MappedRecord, to: StockClassUse): MappedRecord {
   const [current] = mapped.uses.stockClasses;
-  if (mapped.assumedSettlementClass !== true || current === undefined || current.key === choice.key) return mapped;
+  if (current === undefined || current.key === to.key) return mapped;
   const from = stockClassIdOf(current.key);
-  const to = stockClassIdOf(choice.key);
-  const transactions = mapped.transactions.map((tx) => ("stock_class_id" in tx && tx.stock_class_id === from ? { ...tx, stock_class_id: to } : tx));
-  const use: StockClassUse = { key: choice.key, ...(choice.name === undefined ? {} : { name: choice.name }), labels: current.labels };
-  const { plan } = mapped.uses;
-  return {
-    ...mapped,
-    transactions,
-    uses: { ...mapped.uses, stockClasses: [use], ...(plan === undefined ? {} : { plan: { ...plan, stockClassKey: choice.key } }) },
-  };
+  const toId = stockClassIdOf(to.key);
+  const transactions = mapped.transactions.map((tx) => ("stock_class_id" in tx && tx.stock_class_id === from ? { ...tx, stock_class_id: toId } : tx));
+  return { ...mapped, transactions, uses: movedUses(mapped.uses, to) };
+}
+
+/** A record's uses moved to the class `to` (the source class id, if any, stays: the class lists it). */
+export function movedUses(uses: RecordUses, to: StockClassUse): RecordUses {
+  const [current] = uses.stockClasses;
+  if (current === undefined || current.key === to.key) return uses;
+  const use: StockClassUse = { key: to.key, ...(to.name === undefined ? {} : { name: to.name }), ...(current.id === undefined ? {} : { id: current.id }), labels: current.labels };
+  const { plan } = uses;
+  return { ...uses, stockClasses: [use], ...(plan === undefined ? {} : { plan: { ...plan, stockClassKey: to.key } }) };
 }

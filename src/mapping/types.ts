@@ -103,7 +103,9 @@ export interface MappingOptions {
    * naming the issuer, record, field, value and the option that settles it; the record then fails its
    * issuer or is quarantined, as `onInvalid` says. The choices: the class of the shares delivered by
    * a unit without `shareClassId` (settled by `settlementStockClassName`); a placeholder class for a
-   * `shareClassId` no award and no issuer profile names (settled by `issuerProfile.shareClasses`); a
+   * `shareClassId` no award and no issuer profile names, and the one name of a `shareClassId` the
+   * records name two ways (both settled by `issuerProfile.shareClasses`; the second fails the issuer
+   * with `MAPPING_CONFLICT`, being no one record's fault); a
    * cancellation dated with `terminationDate` for want of `canceledDate`, and no issuance for the net
    * shares of a settlement without `netSettlementQuantity` (only the source can settle those two).
    * Placeholder figures the API never gives (issuer name, stakeholder names, class terms, plan

@@ -7,7 +7,7 @@
  * objects, so only the shards that differ between the store the previous package was written from and
  * the current one are compared, record by record, plus the issuer-level objects kept beside them.
  */
-import { rebindSettlementClass } from "../mapping/share-classes.js";
+import { rebindSettlementClass, renameClass } from "../mapping/share-classes.js";
 import type { MappedRecord, StockClassUse } from "../mapping/types.js";
 import { readShardMappings, shardOf, type PackageHeadFile, type ShardGenerations, type StoredRecord } from "./store.js";
 
@@ -105,14 +105,24 @@ function recordObjects(record: StoredRecord | undefined, withdrawn: ReadonlySet<
   return record === undefined || withdrawn.has(record.key) ? "" : record.mapped;
 }
 
+/** The classes a package's head chose (`PackageHeadFile`), which stored mappings are moved to. */
+interface ChosenClasses {
+  settlement: StockClassUse | undefined;
+  names: ReadonlyMap<string, string>;
+}
+
+function chosenClassesOf(head: PackageHeadFile | undefined): ChosenClasses {
+  return { settlement: head?.settlementClass, names: new Map(Object.entries(head?.classNames ?? {})) };
+}
+
 /**
- * Adds a record's objects. A mapping made with an assumed settlement class is read as the package has
- * it: moved to the class its head names (`rebindSettlementClass`).
+ * Adds a record's objects, read as the package has them: a mapping made with an assumed settlement
+ * class, or of a class id named two ways, moved to the class its head chose.
  */
-function addObjects(into: PackageObjectMap, mappedJson: string, settlementClass: StockClassUse | undefined): void {
+function addObjects(into: PackageObjectMap, mappedJson: string, chosen: ChosenClasses): void {
   if (mappedJson === "") return;
   const stored = JSON.parse(mappedJson) as MappedRecord;
-  const mapped = settlementClass === undefined ? stored : rebindSettlementClass(stored, settlementClass);
+  const mapped = renameClass(chosen.settlement === undefined ? stored : rebindSettlementClass(stored, chosen.settlement), chosen.names);
   for (const item of [...mapped.transactions, ...mapped.vestingTerms] as unknown as { object_type: string; id: string }[]) {
     into.set(keyOf(item.object_type, item.id), item as unknown as Readonly<Record<string, unknown>>);
   }
@@ -158,10 +168,11 @@ export async function diffStoredPackages(
   const withdrawnBefore = new Set(before?.head.withdrawn ?? []);
   const withdrawnAfter = new Set(after.head.withdrawn);
   const recheck = new Set<number>();
-  const classBefore = before?.head.settlementClass;
-  const classAfter = after.head.settlementClass;
-  // Another settlement class moves every record that took it: no group is the same on both sides.
-  const classMoved = canonicalJson(classBefore ?? null) !== canonicalJson(classAfter ?? null);
+  const classBefore = chosenClassesOf(before?.head);
+  const classAfter = chosenClassesOf(after.head);
+  // Another class chosen moves every record that took it: no group is the same on both sides.
+  const classMoved =
+    canonicalJson([before?.head.settlementClass ?? null, before?.head.classNames ?? null]) !== canonicalJson([after.head.settlementClass ?? null, after.head.classNames ?? null]);
   for (const key of [...withdrawnBefore, ...withdrawnAfter]) {
     if (withdrawnBefore.has(key) !== withdrawnAfter.has(key)) recheck.add(shardOf(key, groups));
   }

@@ -520,6 +520,7 @@ export async function* syncIssuer(
       stockPlans: head.stockPlans,
       withdrawn: head.withdrawn,
       ...(head.settlementClass === undefined ? {} : { settlementClass: head.settlementClass }),
+      ...(head.classNames === undefined ? {} : { classNames: head.classNames }),
     };
     await writeHead(storeDir, built, headFile);
     const { changes, objects } = await diffStoredPackages(storeDir, before, { shards: nextStore.shards, head: headFile }, priorPackage?.objects ?? 0, { signal });

@@ -496,6 +496,8 @@ export interface PackageHeadFile {
   withdrawn: string[];
   /** The class stored mappings marked `assumedSettlementClass` were moved to in the package. */
   settlementClass?: AccumulatedIssuer["settlementClass"];
+  /** Class ids named two ways → the name stored mappings of them were moved to in the package. */
+  classNames?: AccumulatedIssuer["classNames"];
 }
 
 export async function writeHead(storeDir: string, generation: number, head: PackageHeadFile): Promise<void> {

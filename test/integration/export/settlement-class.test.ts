@@ -155,6 +155,35 @@ describe("units that name no share class", () => {
   });
 });
 
+describe("a share class id named two ways", () => {
+  it("export settles it by the stated rule, says so, and writes what mapIssuer and sync write; --strict fails it", async () => {
+    // The last award in canonical order names issuer 7's one class id otherwise: "Common" (the first award's) is kept.
+    const renamed = (records: { awards: Wire[] }): void => {
+      const last = [...records.awards].sort((a, b) => (String(a.id) < String(b.id) ? -1 : 1)).at(-1) as Wire;
+      last.shareClassName = "Common Stock";
+    };
+    serve(renamed);
+    const plain = await exportTo();
+    expect(plain.code, plain.err).toBe(0);
+    const folder = join(plain.outDir, "7");
+    const warning = (await reportOf(plain.outDir)).warnings.find((w) => w.code === "STOCK_CLASS_NAME_CHOSEN");
+    expect(warning?.message).toContain('"Common Stock" by restrictedStockAward');
+    expect(warning?.message).toContain('all its shares are put in "Common"');
+    expect((await manifestOf(folder)).comments.some((c) => c.startsWith("Class name chosen, not a fact"))).toBe(true);
+    const classes = JSON.parse(await readFile(join(folder, "StockClasses.ocf.json"), "utf8")) as { items: { id: string }[] };
+    expect(classes.items.map((c) => c.id)).toEqual(["stock-class-Common"]);
+    expect(await filesOf(folder)).toEqual(inMemory());
+    const syncOut = join(dir, `sync-${++run}`);
+    const synced = await cli("sync", "--base-url", server.url, "--issuer", "7", "--out", syncOut, "--state", join(dir, `state-${run}.json`), "--generated-at", GENERATED_AT, "--log", "plain");
+    expect(synced.code, synced.err).toBe(0);
+    expect(await filesOf(join(syncOut, "7"))).toEqual(await filesOf(folder));
+
+    const strict = await exportTo("--strict");
+    expect(strict.code).toBe(1);
+    expect((JSON.parse(strict.out) as { issuers: { error: { code: string } }[] }).issuers[0]?.error.code).toBe("MAPPING_CONFLICT");
+  });
+});
+
 describe("a quarantined unit", () => {
   it("keeps the shares its settlements delivered: the issuer's total is the source's, and the report says so", async () => {
     // 3000 units released of a grant of 2500: the unit's chain cannot be written.

@@ -14,7 +14,7 @@ import { buildPackageFiles } from "../../../src/ocf/package-files.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../../../src/source/records.js";
 import { packageFromTexts, readPackage } from "../../helpers/independent-reader.js";
 import { sourceHoldings } from "../../helpers/source-truth.js";
-import { ISSUER_ID, baseAward, baseUnit, mapRecords, mappingErrorOf, txOfType } from "./fixtures.js";
+import { ISSUER_ID, baseAward, baseUnit, mapRecords, mappingErrorOf, termsAward, txOfType } from "./fixtures.js";
 
 const PLACEHOLDER_ID = "stock-class-unstated-settlement-class";
 
@@ -61,6 +61,10 @@ function streamed(records: { awards?: RestrictedStockAward[]; units?: Restricted
   for (const grant of waiting.records.splice(0)) take(grant);
   const head = accumulator.finish();
   for (const key of head.withdrawn) written.delete(key);
+  // What the package writer does with `restamped` (package-writer.ts), on objects instead of texts.
+  for (const [key, { from, to }] of head.restamped ?? []) {
+    written.set(key, (written.get(key) ?? []).map((tx) => ("stock_class_id" in tx && tx.stock_class_id === from ? { ...tx, stock_class_id: to } : tx)));
+  }
   return { head, transactions: [...written.values()].flat() };
 }
 
@@ -215,6 +219,43 @@ describe("--strict refuses the mapping's other choices", () => {
     const error = mappingErrorOf(() => mapRecords({ awards: [baseAward()], units: [unit] }, { ...OPTIONS, strict: true }));
     expect(error.path).toBe("settlements[0].netSettlementQuantity");
     expect(error.message).toContain("--strict refuses this choice: the source must give netSettlementQuantity");
+  });
+});
+
+describe("a share class id named two ways", () => {
+  const CLASS_ID = "4519cc18-ee7f-4fb7-8a4b-b70a063de4f5";
+  // Listed first, but 2209 comes after 1191 in canonical order: the rule is the order, not the arrival.
+  const classB = (): RestrictedStockAward => ({ ...termsAward(), shareClassName: "Class B" });
+  const classOf = (mapped: MappedIssuer, security: string) => (mapped.transactions.find((tx) => tx.id === `${security}-issuance`) as { stock_class_id?: string }).stock_class_id;
+
+  it("puts every record of the id in the first award's class in canonical order, says so, and names the records and the names", () => {
+    const records = { awards: [classB(), baseAward()], units: [baseUnit()] };
+    const mapped = mapRecords(records, OPTIONS);
+    expect(mapped.stockClasses.map((c) => c.id)).toEqual(["stock-class-Common"]);
+    expect([classOf(mapped, "rsa-1191"), classOf(mapped, "rsa-2209"), classOf(mapped, "rsu-8550")]).toEqual(Array(3).fill("stock-class-Common"));
+    const warning = mapped.warnings.find((w) => w.code === "STOCK_CLASS_NAME_CHOSEN");
+    expect(warning?.message).toContain(`share class id "${CLASS_ID}" is named "Common" by restrictedStockAward "1191"; "Class B" by restrictedStockAward "2209"`);
+    expect(warning?.message).toContain('put in "Common", the name of the first award in canonical order (restrictedStockAward "1191")');
+    expect(warning?.message).toContain(`shareClasses.${CLASS_ID}.name (--issuer-profile) settles it; --strict refuses the choice`);
+    expect(mapped.manifestComments).toContain(`Class name chosen, not a fact: ${warning?.message.replace(/^issuer "7", [^:]+: /, "")}`);
+    expectSameAsMapIssuer(mapped, records, OPTIONS);
+  });
+
+  it("takes the issuer profile's name for the id when it gives one", () => {
+    const options = { ...OPTIONS, issuerProfile: { shareClasses: { [CLASS_ID]: { name: "Class B" } } } };
+    const records = { awards: [baseAward(), classB()], units: [baseUnit()] };
+    const mapped = mapRecords(records, options);
+    expect([classOf(mapped, "rsa-1191"), classOf(mapped, "rsa-2209"), classOf(mapped, "rsu-8550")]).toEqual(Array(3).fill("stock-class-Class B"));
+    expect(mapped.warnings.find((w) => w.code === "STOCK_CLASS_NAME_CHOSEN")?.message).toContain('"Class B", the name the issuer profile gives it');
+    expectSameAsMapIssuer(mapped, records, options);
+  });
+
+  it("stays a failure of the issuer under --strict", () => {
+    const error = mappingErrorOf(() => mapRecords({ awards: [baseAward(), classB()] }, { ...OPTIONS, strict: true }));
+    expect(error.code).toBe("MAPPING_CONFLICT");
+    const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { ...OPTIONS, strict: true });
+    for (const record of [classB(), baseAward()]) accumulator.add({ kind: "restrictedStockAward", record });
+    expect(mappingErrorOf(() => accumulator.finish()).code).toBe("MAPPING_CONFLICT");
   });
 });
 
