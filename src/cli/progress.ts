@@ -122,7 +122,8 @@ export function formatDuration(ms: number): string {
  * The issuer-level warnings a person should see at once rather than only in the report: a package
  * read as of its as-of date states more vested than the source (`UNVESTED_BEFORE_AS_OF`; its message
  * names the latest as-of date the source's vesting status fits), and the class ocf-sync chose for the
- * shares of units that name none (`SETTLEMENT_CLASS_ASSUMED`, naming --settlement-class). Logged as
+ * shares of units that name none (`SETTLEMENT_CLASS_ASSUMED`, naming --settlement-class) and the one
+ * name it chose for a class id named two ways (`STOCK_CLASS_NAME_CHOSEN`). Logged as
  * warnings by export and sync.
  */
 export function logNotableWarnings(reporter: Reporter, warnings: readonly { code: string; issuerId?: string; message: string }[]): void {
@@ -132,7 +133,7 @@ export function logNotableWarnings(reporter: Reporter, warnings: readonly { code
   }
 }
 
-const NOTABLE_WARNINGS: ReadonlySet<string> = new Set(["UNVESTED_BEFORE_AS_OF", "SETTLEMENT_CLASS_ASSUMED"]);
+const NOTABLE_WARNINGS: ReadonlySet<string> = new Set(["UNVESTED_BEFORE_AS_OF", "SETTLEMENT_CLASS_ASSUMED", "STOCK_CLASS_NAME_CHOSEN"]);
 
 /** System codes of a connection that found no server: refused, or a host name that does not resolve. */
 const NO_SERVER = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN)\b/;

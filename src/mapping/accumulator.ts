@@ -28,7 +28,7 @@ import { mapStockClasses, type MappedStockClasses } from "./stock-classes.js";
 import { stockClassIdOf } from "./ids.js";
 import { FileLines, MemoryLines, NumberList, type RecordLines } from "./record-lines.js";
 import { CountedMap, UsesTally, compactUses, type IssuerUses } from "./uses-tally.js";
-import { mapStockPlans } from "./stock-plans.js";
+import { mapStockPlans, plansWithoutClass } from "./stock-plans.js";
 import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses, StockClassUse, UnvestedTranche } from "./types.js";
 import { unvestedIssuerWarning, unvestedRecordWarning } from "./unvested.js";
 import { assumesSettlementClass, chooseSettlementClass, movedUses, rebindSettlementClass, unitClassUse, UNSTATED_SETTLEMENT_CLASS_KEY, type ShareClassDirectory } from "./share-classes.js";
@@ -632,17 +632,30 @@ export function issuerObjectsOf(
   const { issuer, warnings: issuerWarnings } = mapIssuerObject(issuerId, options.issuerProfile, uses.earliestDate === undefined ? [] : [uses.earliestDate], asOf);
   const { soldToCover } = uses;
   const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.stakeholderIds, options.stakeholders, { soldToCover });
-  const classes = mapStockClasses(issuerId, uses.stockClasses, options.issuerProfile);
-  const plans = mapStockPlans(issuerId, uses.plans, options.issuerProfile);
+  // A plan whose grants name no class (units without shareClassId that deliver nothing): the class
+  // chosen as for settled shares, stated; strict refuses it (mapStockPlans throws).
+  const planClass = options.strict === true || plansWithoutClass(uses.plans).length === 0 ? undefined : chooseSettlementClass(uses.stockClasses);
+  const classUses = planClass === undefined || uses.stockClasses.some((use) => use.key === planClass.key) ? uses.stockClasses : [...uses.stockClasses, planClass];
+  const classes = mapStockClasses(issuerId, classUses, options.issuerProfile);
+  const plans = mapStockPlans(issuerId, uses.plans, options.issuerProfile, planClass?.key);
+  const planWords = planClass === undefined ? undefined : planClassWords(issuerId, plans.classChosenFor, planClass);
   assertValidOcf({ issuerId, path: "options.issuerProfile" }, [issuer]);
   assertValidOcf({ issuerId, path: "options.stakeholders" }, stakeholders);
   assertValidOcf({ issuerId, path: "options.issuerProfile" }, [...classes.stockClasses, ...plans.stockPlans]);
   const statement = settlement === undefined ? undefined : settlementClassWords(issuerId, settlement);
-  const warnings = [...issuerWarnings, ...stakeholderWarnings, ...classes.warnings, ...(statement === undefined ? [] : [statement.warning]), ...(classNames?.warnings ?? [])];
+  const warnings = [
+    ...issuerWarnings,
+    ...stakeholderWarnings,
+    ...classes.warnings,
+    ...(statement === undefined ? [] : [statement.warning]),
+    ...(planWords === undefined ? [] : [planWords.warning]),
+    ...(classNames?.warnings ?? []),
+  ];
   const manifestComments = [
     LINEAGE_COMMENT[options.lineage ?? "documents"],
     ...(soldToCover ? [SELL_TO_COVER_COMMENT] : []),
     ...(statement === undefined ? [] : [statement.comment]),
+    ...(planWords === undefined ? [] : [planWords.comment]),
     ...(classNames?.manifestComments ?? []),
     ...placeholderComment(warnings, classes.placeholders, plans.placeholderReserves),
   ];
@@ -700,6 +713,14 @@ function settlementClassWords(issuerId: string, { choice, classes, count, exampl
     ),
     comment: `Settlement class chosen, not a fact: the shares delivered by the settlements of ${units}, which name no share class, are in ${where}. ${settle}.`,
   };
+}
+
+/** The `SETTLEMENT_CLASS_ASSUMED` warning of plans whose grants name no class, and its manifest line. */
+function planClassWords(issuerId: string, planIds: readonly string[], choice: StockClassUse): { warning: MappingWarning; comment: string } {
+  const id = stockClassIdOf(choice.key);
+  const where = choice.key === UNSTATED_SETTLEMENT_CLASS_KEY ? `the placeholder class ${quoted(id)} (the issuer's records name no one class)` : `${quoted(id)}, the one class the issuer's records name`;
+  const problem = `stock plan${planIds.length === 1 ? "" : "s"} ${planIds.map(quoted).join(", ")}: no grant under ${planIds.length === 1 ? "it" : "them"} names a share class (units without shareClassId), and OCF needs a plan's stock_class_ids; ${where} is given. --settlement-class NAME (library option settlementStockClassName) settles it; --strict refuses the choice.`;
+  return { warning: mappingWarning("SETTLEMENT_CLASS_ASSUMED", { issuerId, path: "options.settlementStockClassName" }, problem), comment: `Plan class chosen, not a fact: ${problem}` };
 }
 
 /**

@@ -90,7 +90,7 @@ export interface MappingOptions {
   stakeholders?: ReadonlyMap<string, StakeholderEntry>;
   /**
    * The share class name of the shares a unit's settlements deliver, for units that carry no
-   * `shareClassId`. A unit with a `shareClassId` delivers shares of that class (named by an award
+   * `shareClassId` (and the class of a plan none of whose grants names one). A unit with a `shareClassId` delivers shares of that class (named by an award
    * of the issuer with the same class id, else by `issuerProfile.shareClasses`). Without either, the
    * shares a unit's settlements deliver go to the one class the issuer's records name, else to a
    * labelled placeholder class; either way with a `SETTLEMENT_CLASS_ASSUMED` warning and a manifest

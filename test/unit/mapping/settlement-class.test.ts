@@ -160,6 +160,24 @@ describe("the class of the shares delivered by a unit that names none", () => {
     expect(mapped.manifestComments.some((c) => c.startsWith("Settlement class chosen"))).toBe(false);
   });
 
+  it("gives a plan whose grants name no class (units that deliver nothing) the same class, stated; --strict refuses", () => {
+    const nothing = { ...classless(), settlements: [], releasedQuantity: "0", netSettledQuantity: "0", quantity: "2000" };
+    const plan2015 = (mapped: MappedIssuer) => mapped.stockPlans.find((p) => p.id === "stock-plan-2015 Equity Incentive Plan")?.stock_class_ids;
+    const withAward = mapRecords({ awards: [baseAward()], units: [nothing] }, OPTIONS);
+    expect(plan2015(withAward)).toEqual(["stock-class-Common"]);
+    const warning = withAward.warnings.find((w) => w.code === "SETTLEMENT_CLASS_ASSUMED");
+    expect(warning?.message).toContain('stock plan "stock-plan-2015 Equity Incentive Plan": no grant under it names a share class');
+    expect(warning?.message).toContain("--settlement-class NAME");
+    expect(withAward.manifestComments.some((c) => c.startsWith("Plan class chosen, not a fact"))).toBe(true);
+    expectSameAsMapIssuer(withAward, { awards: [baseAward()], units: [nothing] }, OPTIONS);
+    // No class at all: the placeholder class, which the package then holds.
+    const alone = mapRecords({ units: [nothing] }, OPTIONS);
+    expect(plan2015(alone)).toEqual([PLACEHOLDER_ID]);
+    expect(alone.stockClasses.map((c) => c.id)).toEqual([PLACEHOLDER_ID]);
+    expectSameAsMapIssuer(alone, { units: [nothing] }, OPTIONS);
+    expect(mappingErrorOf(() => mapRecords({ units: [nothing] }, { ...OPTIONS, strict: true })).message).toContain("--settlement-class NAME");
+  });
+
   it("rebinds a stored mapping exactly as a fresh one: only class ids and uses change", () => {
     const provisional = mapUnit(classless(), { issuerId: ISSUER_ID });
     const chosen = { key: "Common", name: "Common", labels: [] };
