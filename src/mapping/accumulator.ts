@@ -157,7 +157,8 @@ export interface AccumulatedIssuer {
   withdrawn: string[];
   /**
    * The class the shares of units that name none go to (`chooseSettlementClass`), when
-   * `recordsComplete()` chose one: a mapping marked `assumedSettlementClass` is rebound to it.
+   * `recordsComplete()` chose one and some record took it: a mapping marked
+   * `assumedSettlementClass` is rebound to it.
    */
   settlementClass?: StockClassUse;
   /** Class ids the records name two ways → the name chosen (`class-names.ts`); every record of such an id is moved to it. */
@@ -596,7 +597,8 @@ export class IssuerMappingAccumulator {
       stockPlans,
       manifestComments,
       withdrawn,
-      ...(this.settlementClass === undefined ? {} : { settlementClass: this.settlementClass }),
+      // Only when some record took it: a sync's change set compares it between packages.
+      ...(this.settlementClass === undefined || assumed.count === 0 ? {} : { settlementClass: this.settlementClass }),
       ...(classNames === undefined ? {} : { classNames: Object.fromEntries(classNames.names), restamped: this.restamped }),
       quarantined,
       warnings: [...headWarnings, ...(unvestedLate.size === 0 ? [] : [unvestedIssuerWarning(issuerId, unvestedLate.size, dayOfNumber(earliestUnvested), asOf)]), ...recordWarnings],
