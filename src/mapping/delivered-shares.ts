@@ -6,21 +6,19 @@
  * the unit's own mapping writes (same ids, same class), each saying why it stands alone; a settlement
  * that cannot be mapped (no date, no quantity, no price) cannot be kept, and the report says so.
  */
+import type { OcfStockIssuance } from "../ocf/schemas.js";
+import type { RestrictedStockUnit } from "../source/records.js";
 import { isMappingError } from "./errors.js";
 import type { RecordMappingContext } from "./grant.js";
-import { securityIdOf, stakeholderIdOf } from "./ids.js";
+import { securityIdOf, stakeholderIdOf, stockClassIdOf } from "./ids.js";
 import { compareTransactions, sortIfNeeded } from "./order.js";
 import { quoted } from "./quote.js";
 import { RecordContext } from "./record-context.js";
 import { mapSettlement, numberSettlements } from "./settlement.js";
-import { NO_AWARD_NAMES, UNSTATED_SETTLEMENT_CLASS_KEY, unitClassUse } from "./share-classes.js";
-import { stockClassIdOf } from "./ids.js";
-import type { RestrictedStockUnit } from "../source/records.js";
-import type { OcfStockIssuance } from "../ocf/schemas.js";
+import { NO_AWARD_NAMES, deliversShares, isAssumedClass, unitClassUse } from "./share-classes.js";
 import type { DeliveredShares, MappedRecord } from "./types.js";
 import { refuseChosenClass } from "./unit.js";
 import { assertValidOcf } from "./validate.js";
-import { isPositiveDecimal } from "../decimal.js";
 
 /** What is kept of a quarantined unit: its delivered shares as a mapped record (if any), and the account of them. */
 export interface KeptDeliveredShares {
@@ -33,9 +31,7 @@ export interface KeptDeliveredShares {
  * delivered none.
  */
 export function keepDeliveredShares(record: RestrictedStockUnit, context: RecordMappingContext): KeptDeliveredShares | undefined {
-  const delivering = numberSettlements(record.settlements).filter(({ settlement: s }) =>
-    [s.netSettlementQuantity, s.saleQuantity].some((q) => q !== undefined && isPositiveDecimal(q)),
-  );
+  const delivering = numberSettlements(record.settlements).filter(({ settlement }) => deliversShares(settlement));
   if (delivering.length === 0) return undefined;
   const strict = { strict: context.options?.strict };
   const ctx = new RecordContext(context.issuerId, "restrictedStockUnit", record.id, strict);
@@ -45,7 +41,7 @@ export function keepDeliveredShares(record: RestrictedStockUnit, context: Record
   const resolved = unitClassUse(record, context.options, context.shareClasses ?? NO_AWARD_NAMES);
   const stockClass = resolved === "deferred" ? unitClassUse(record, context.options, NO_AWARD_NAMES) : resolved;
   if (stockClass === undefined || stockClass === "deferred") return undefined;
-  const assumed = stockClass.key === UNSTATED_SETTLEMENT_CLASS_KEY && record.shareClassId === undefined;
+  const assumed = isAssumedClass(record, stockClass);
   try {
     refuseChosenClass(ctx, stockClass, assumed);
   } catch (error) {

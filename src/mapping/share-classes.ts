@@ -20,7 +20,7 @@
  * until then a unit whose id no award has named yet waits (the accumulator defers it).
  */
 import { isPositiveDecimal } from "../decimal.js";
-import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
+import type { RestrictedStockAward, RestrictedStockUnit, Settlement } from "../source/records.js";
 import { stockClassIdOf } from "./ids.js";
 import type { MappedRecord, MappingOptions, RecordUses, StockClassUse } from "./types.js";
 
@@ -76,7 +76,17 @@ export function unitClassUse(record: RestrictedStockUnit, options: MappingOption
  */
 export function assumesSettlementClass(record: RestrictedStockUnit, options: MappingOptions | undefined): boolean {
   if (record.shareClassId !== undefined || options?.settlementStockClassName !== undefined) return false;
-  return record.settlements.some((s) => [s.netSettlementQuantity, s.saleQuantity].some((q) => q !== undefined && isPositiveDecimal(q)));
+  return record.settlements.some(deliversShares);
+}
+
+/** Whether a settlement issued shares: net shares to the holder, or shares sold to cover taxes. */
+export function deliversShares(settlement: Settlement): boolean {
+  return [settlement.netSettlementQuantity, settlement.saleQuantity].some((q) => q !== undefined && isPositiveDecimal(q));
+}
+
+/** Whether a unit's class `use` is the placeholder its mapping takes until the issuer's choice is known. */
+export function isAssumedClass(record: RestrictedStockUnit, use: StockClassUse | undefined | "deferred"): boolean {
+  return use !== undefined && use !== "deferred" && use.key === UNSTATED_SETTLEMENT_CLASS_KEY && record.shareClassId === undefined;
 }
 
 /**

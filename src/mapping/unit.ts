@@ -23,7 +23,7 @@ import { stockClassIdOf } from "./ids.js";
 import { buildGrantChain } from "./lineage.js";
 import type { RecordContext } from "./record-context.js";
 import { mapSettlements } from "./settlement.js";
-import { NO_AWARD_NAMES, UNSTATED_SETTLEMENT_CLASS_KEY, unitClassUse } from "./share-classes.js";
+import { NO_AWARD_NAMES, isAssumedClass, unitClassUse } from "./share-classes.js";
 import { quoted } from "./quote.js";
 import type { MappedRecord, StockClassUse } from "./types.js";
 
@@ -46,7 +46,7 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
   const resolved = unitClassUse(record, context.options, context.shareClasses ?? NO_AWARD_NAMES);
   // A caller that resolves classes later (the accumulator) never maps a deferred unit.
   const stockClass = resolved === "deferred" ? unitClassUse(record, context.options, NO_AWARD_NAMES) : resolved;
-  const assumed = stockClass !== undefined && stockClass !== "deferred" && stockClass.key === UNSTATED_SETTLEMENT_CLASS_KEY && record.shareClassId === undefined;
+  const assumed = isAssumedClass(record, stockClass);
   if (stockClass !== undefined && stockClass !== "deferred") refuseChosenClass(ctx, stockClass, assumed);
   const stockClassId = stockClass === undefined || stockClass === "deferred" ? undefined : stockClassIdOf(stockClass.key);
   const plan = planOf(record);
