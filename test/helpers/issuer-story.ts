@@ -7,7 +7,8 @@
  * cancellation day (on the day of a partial cancellation, and on the day of one that, with them, ends
  * the grant in full); acceptances come at the issue, on or after the cancellation day (after a full
  * cancellation too), or not at all; milestones are met on the day the grant ends too; awards are of
- * two share classes, and units deliver one of them; a met milestone of a grant that does not end may
+ * two share classes, and units deliver one of them or name none (the default options then choose the
+ * class, stated); a met milestone of a grant that does not end may
  * pay twice its target (its maximum: a payout above target);
  * amounts have up to 6 decimal places; some records leave out the optional fields (acceptance,
  * vesting start, label, certificate, a settlement's price when the unit has one, zero quantities).
@@ -90,6 +91,8 @@ interface GrantPlan {
   acceptDelay: number;
   /** The share class: of the award, or the one the unit delivers. */
   shareClass: 0 | 1;
+  /** Units only: whether the unit names its class (`shareClassId`), or names none (the default options then choose one, stated). */
+  unitClass: "named" | "none";
   /** Leave out the optional fields: vesting start, label, the certificate, price and zero quantities of a settlement. */
   sparse: boolean;
 }
@@ -124,6 +127,7 @@ const grantPlan: fc.Arbitrary<GrantPlan> = fc.record({
   acceptance: fc.constantFrom("issue", "issue", "after-end", "on-end", "none"),
   acceptDelay: fc.integer({ min: 1, max: 400 }),
   shareClass: fc.constantFrom(0 as const, 1 as const),
+  unitClass: fc.constantFrom("named", "named", "none"),
   sparse: fc.boolean(),
 });
 
@@ -261,7 +265,10 @@ function settle(gross: Decimal, date: string, plan: GrantPlan, n: number, index:
 }
 
 function unit(plan: GrantPlan, index: number): RestrictedStockUnit {
-  return accepted(plan, unitStory(plan, index));
+  const record = accepted(plan, unitStory(plan, index));
+  if (plan.unitClass === "named") return record;
+  const { shareClassId: _none, ...classless } = record;
+  return classless;
 }
 
 function unitStory(plan: GrantPlan, index: number): RestrictedStockUnit {
