@@ -133,6 +133,7 @@ export function vestingOf(basics: GrantBasics, record: GrantFields): { vesting: 
       neverEarned: never.events,
       quantity: basics.quantity,
       vestedQuantity: record.vestedQuantity,
+      canceledQuantity: record.canceledQuantity,
       issueDate: basics.issueDate,
       vestingStartDate: record.vestingStartDate,
       schedule: record.vestingSchedule,
