@@ -8,8 +8,8 @@
  * the grant in full); acceptances come at the issue, on or after the cancellation day (after a full
  * cancellation too), or not at all; milestones are met on the day the grant ends too; awards are of
  * two share classes, and units deliver one of them or name none (the default options then choose the
- * class, stated); a met milestone of a grant that does not end may
- * pay twice its target (its maximum: a payout above target);
+ * class, stated); a met milestone of a grant that does not end may pay half its target (below
+ * target) or twice it (its maximum: a payout above target);
  * amounts have up to 6 decimal places; some records leave out the optional fields (acceptance,
  * vesting start, label, certificate, a settlement's price when the unit has one, zero quantities).
  * Every counter agrees with the events, so every record can become valid OCF; what a reader computes
@@ -65,10 +65,11 @@ interface GrantPlan {
   milestoneAmount: string;
   milestoneMetAfterDays: number;
   /**
-   * What a met milestone pays: its target, or twice it (its maximum, a payout above target) on a grant
-   * that does not end (the counters of an ended grant are stated against targets here).
+   * What a met milestone pays, on a grant that does not end (the counters of an ended grant are
+   * stated against targets here): its target, half of it (met below target: the rest stays
+   * outstanding, never to vest), or twice it (its maximum, a payout above target).
    */
-  milestonePaid: "target" | "double";
+  milestonePaid: "target" | "half" | "double";
   stakeholder: string;
   end: "none" | "terminated" | "partial-cancel" | "partial-cancel-listed";
   endAfterDays: number;
@@ -112,7 +113,7 @@ const grantPlan: fc.Arbitrary<GrantPlan> = fc.record({
   milestone: fc.constantFrom("none", "none", "met", "met-on-end", "pending"),
   milestoneAmount: amount,
   milestoneMetAfterDays: fc.integer({ min: 30, max: 900 }),
-  milestonePaid: fc.constantFrom("target", "target", "double"),
+  milestonePaid: fc.constantFrom("target", "target", "half", "double"),
   stakeholder: fc.constantFrom("s1", "s2", "s3", "s4"),
   end: fc.constantFrom("none", "none", "terminated", "terminated", "partial-cancel", "partial-cancel-listed"),
   endAfterDays: fc.integer({ min: 1, max: 1500 }),
@@ -163,9 +164,10 @@ function shape(plan: GrantPlan): Shaped {
     const metOn = plan.milestone === "met-on-end" && ends ? endDate : addDays(plan.issueDate, plan.milestoneMetAfterDays);
     const met = plan.milestone !== "pending" && metOn <= cutoff;
     const maximum = plan.milestonePaid === "double" && plan.end === "none" ? text(new Decimal(plan.milestoneAmount).times(2)) : plan.milestoneAmount;
+    const paid = plan.milestonePaid === "half" && plan.end === "none" ? text(new Decimal(plan.milestoneAmount).div(2)) : maximum;
     events.push({
       id: "m1",
-      ...(met ? { vestDate: metOn, vestedQuantity: maximum } : {}),
+      ...(met ? { vestDate: metOn, vestedQuantity: paid } : {}),
       // The deprecated quantity is the maximum until the condition is met, the target afterwards (§9.8).
       quantity: met ? plan.milestoneAmount : maximum,
       performanceCondition: true,
