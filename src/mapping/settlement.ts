@@ -72,13 +72,9 @@ export interface IndexedSettlement {
  * Settlements without a certificate id are never taken for one another.
  */
 export function distinctSettlements(ctx: RecordContext, settlements: readonly Settlement[]): IndexedSettlement[] {
-  const indexed = settlements.map((settlement, index) => ({ settlement, index }));
-  const byCertificate = new Map<string, IndexedSettlement[]>();
   const kept: IndexedSettlement[] = [];
-  for (const entry of indexed) {
+  for (const { entry, same, other } of settlementRepeats(settlements)) {
     const certificate = entry.settlement.certificateId;
-    const earlier = certificate === undefined ? undefined : byCertificate.get(certificate);
-    const same = earlier?.find((e) => compareSettlements(e.settlement, entry.settlement) === 0);
     if (same !== undefined) {
       ctx.warn(
         "DUPLICATE_SETTLEMENT",
@@ -87,7 +83,6 @@ export function distinctSettlements(ctx: RecordContext, settlements: readonly Se
       );
       continue;
     }
-    const other = earlier?.[0];
     if (other !== undefined) {
       ctx.warn(
         "SETTLEMENT_CERTIFICATE_REUSED",
@@ -95,10 +90,38 @@ export function distinctSettlements(ctx: RecordContext, settlements: readonly Se
         `has the certificate id ${quoted(certificate ?? "")} of settlements[${other.index}], but differs from it (${entry.settlement.settlementDate ?? "no date"}: ${considerationText(entry.settlement)}; against ${other.settlement.settlementDate ?? "no date"}: ${considerationText(other.settlement)}): both are released and issued`,
       );
     }
-    if (certificate !== undefined) byCertificate.set(certificate, [...(earlier ?? []), entry]);
     kept.push(entry);
   }
   return sortIfNeeded(kept, (a, b) => compareSettlements(a.settlement, b.settlement));
+}
+
+/**
+ * Each settlement in the source's order, with the earlier one it repeats exactly (`same`: same
+ * certificate id, every field alike) or the first earlier one that shares its certificate id but differs
+ * (`other`).
+ */
+function settlementRepeats(settlements: readonly Settlement[]): { entry: IndexedSettlement; same?: IndexedSettlement; other?: IndexedSettlement }[] {
+  const byCertificate = new Map<string, IndexedSettlement[]>();
+  return settlements.map((settlement, index) => {
+    const entry = { settlement, index };
+    const certificate = settlement.certificateId;
+    const earlier = certificate === undefined ? undefined : byCertificate.get(certificate);
+    const same = earlier?.find((e) => compareSettlements(e.settlement, settlement) === 0);
+    if (same !== undefined) return { entry, same };
+    if (certificate !== undefined) byCertificate.set(certificate, [...(earlier ?? []), entry]);
+    const other = earlier?.[0];
+    return other === undefined ? { entry } : { entry, other };
+  });
+}
+
+/**
+ * A unit's settlements less those sent twice (`distinctSettlements`' rule, without its warnings), in the
+ * source's order: what the source settled, for readers of its figures such as `reconcile`.
+ */
+export function settlementsSentOnce(settlements: readonly Settlement[]): Settlement[] {
+  const once: Settlement[] = [];
+  for (const { entry, same } of settlementRepeats(settlements)) if (same === undefined) once.push(entry.settlement);
+  return once;
 }
 
 /**

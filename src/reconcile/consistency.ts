@@ -7,6 +7,7 @@
  */
 import { compareIso, type CalendarDate } from "../dates.js";
 import { compareDecimalStrings, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { settlementsSentOnce } from "../mapping/settlement.js";
 import type { GrantFields, ParsedRecord } from "../source/records.js";
 import { recordLabel, type Difference, type QuarantinedSourceRecord, type SourceIssuer } from "./types.js";
 import { paidAboveTargetBy } from "./source-figures.js";
@@ -89,11 +90,13 @@ export function checkRecord(issuerId: string, parsed: ParsedRecord): Difference[
         report(`settlements[${n}].releaseQuantity`, s.releaseQuantity, parts, `net ${s.netSettlementQuantity ?? "0"} + withheld ${s.withholdingQuantity ?? "0"} + sold ${s.saleQuantity ?? "0"} is ${parts}`);
       }
     });
-    const releases = sum(unit.settlements.map((s) => s.releaseQuantity));
+    // A settlement sent twice was settled once (the mapping's rule, `distinctSettlements`).
+    const once = settlementsSentOnce(unit.settlements);
+    const releases = sum(once.map((s) => s.releaseQuantity));
     if (unit.releasedQuantity !== undefined && differs(unit.releasedQuantity, releases)) {
       report("releasedQuantity", unit.releasedQuantity, releases, `the settlements' releaseQuantity add up to ${releases}`);
     }
-    const nets = sum(unit.settlements.map((s) => s.netSettlementQuantity));
+    const nets = sum(once.map((s) => s.netSettlementQuantity));
     if (unit.netSettledQuantity !== undefined && differs(unit.netSettledQuantity, nets)) {
       report("netSettledQuantity", unit.netSettledQuantity, nets, `the settlements' netSettlementQuantity add up to ${nets}`);
     }
