@@ -724,7 +724,7 @@ function settlementClassWords(issuerId: string, { choice, classes, count, exampl
     warning: mappingWarning(
       "SETTLEMENT_CLASS_ASSUMED",
       { issuerId, path: "shareClassId" },
-      `${units} name no share class (shareClassId) and their settlements deliver shares; the source does not give the class of those shares, so they are put in ${where}. ${settle}.`,
+      `${units} ${count === 1 ? "names no share class (shareClassId) and its" : "name no share class (shareClassId) and their"} settlements deliver shares; the source does not give the class of those shares, so they are put in ${where}. ${settle}.`,
     ),
     comment: `Settlement class chosen, not a fact: the shares delivered by the settlements of ${units}, which name no share class, are in ${where}. ${settle}.`,
   };
