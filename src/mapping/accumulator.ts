@@ -32,7 +32,7 @@ import { CountedMap, UsesTally, compactUses, type IssuerUses } from "./uses-tall
 import { mapStockPlans, plansWithoutClass } from "./stock-plans.js";
 import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses, StockClassUse, UnvestedTranche } from "./types.js";
 import { unvestedIssuerWarning, unvestedRecordWarning } from "./unvested.js";
-import { assumesSettlementClass, chooseSettlementClass, movedUses, rebindSettlementClass, unitClassUse, UNSTATED_SETTLEMENT_CLASS_KEY, type ShareClassDirectory } from "./share-classes.js";
+import { assumesSettlementClass, awardClassUse, chooseSettlementClass, movedUses, rebindSettlementClass, unitClassUse, UNSTATED_SETTLEMENT_CLASS_KEY, type ShareClassDirectory } from "./share-classes.js";
 import { keepDeliveredShares } from "./delivered-shares.js";
 import { settleClassNames, type SettledClassNames } from "./class-names.js";
 import { mapUnit } from "./unit.js";
@@ -136,10 +136,11 @@ export type AddOutcome =
   /** An older copy of a record already mapped: nothing to write. */
   | { status: "stale"; key: string; repeated: true }
   /**
-   * A unit whose class cannot be told yet (see `share-classes.ts`); until then nothing of it is kept.
-   * `until: "awards"`: its share class id no award has named yet: add it again after
-   * `awardsComplete()`. `until: "records"`: it names no class and its settlements deliver shares: add
-   * it again after `recordsComplete()`, when the class they go to is chosen.
+   * A record whose class cannot be told yet (see `share-classes.ts`); until then nothing of it is kept.
+   * `until: "awards"`: a unit, or an award without `shareClassName`, whose share class id no award has
+   * named yet: add it again after `awardsComplete()`. `until: "records"`: a unit that names no class
+   * and whose settlements deliver shares: add it again after `recordsComplete()`, when the class its
+   * shares go to is chosen.
    */
   | { status: "deferred"; key: string; until: "awards" | "records" }
   /**
@@ -334,8 +335,9 @@ export class IssuerMappingAccumulator {
   }
 
   /**
-   * Says that every award of the issuer has been added: a unit whose class id no award names is now
-   * mapped with the id as its class key (a placeholder class), instead of being deferred.
+   * Says that every award of the issuer has been added: a unit (or an award without `shareClassName`)
+   * whose class id no award names is now mapped with the id as its class key (a placeholder class),
+   * instead of being deferred.
    */
   awardsComplete(): void {
     this.allAwardsSeen = true;
@@ -377,6 +379,9 @@ export class IssuerMappingAccumulator {
       if (unitClassUse(grant.record, this.options, shareClasses) === "deferred") return { status: "deferred", key, until: "awards" };
       // Under strict, mapped now: the choice is refused whatever it would be.
       if (this.settlementClass === undefined && this.options.strict !== true && assumesSettlementClass(grant.record, this.options)) return { status: "deferred", key, until: "records" };
+    } else {
+      // An award that names no class: as a unit, by its class id.
+      if (awardClassUse(grant.record, this.options, shareClasses) === "deferred") return { status: "deferred", key, until: "awards" };
     }
     const context: RecordMappingContext = { issuerId: this.issuerId, options: this.options, shareClasses };
     const salvage = grant.kind === "restrictedStockUnit" ? () => keepDeliveredShares(grant.record, context) : undefined;

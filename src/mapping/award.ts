@@ -11,12 +11,16 @@ import { finishGrant, grantBasics, issuanceHead, planOf, sourceFactComments, ves
 import { stockClassIdOf } from "./ids.js";
 import { buildGrantChain, type IssuancePart } from "./lineage.js";
 import { grantedWithPayouts, payoutComment, payoutPart, planPayouts } from "./payout.js";
-import { awardClassUse } from "./share-classes.js";
-import type { MappedRecord } from "./types.js";
+import { quoted } from "./quote.js";
+import type { RecordContext } from "./record-context.js";
+import { NO_AWARD_NAMES, awardClassUse } from "./share-classes.js";
+import type { MappedRecord, StockClassUse } from "./types.js";
 
 /**
- * Maps one award. `share_price` comes from `pricePerShare` and `stock_class_id` from
- * `shareClassName`; either absent is a `MappingError` (OCF requires both and neither is invented).
+ * Maps one award. `share_price` comes from `pricePerShare` (absent: a `MappingError`, no price is
+ * invented) and `stock_class_id` from `shareClassName`. Without a name, the class its `shareClassId`
+ * names (through the issuer profile or another award of the issuer, else a placeholder class known by
+ * the id, which `strict` refuses); without either, a `MappingError`.
  *
  * @throws {MappingError} naming the record and field when the award cannot become valid OCF.
  * @example
@@ -26,8 +30,16 @@ import type { MappedRecord } from "./types.js";
 export function mapAward(record: RestrictedStockAward, context: RecordMappingContext): MappedRecord {
   const basics = grantBasics(context.issuerId, "restrictedStockAward", record, context.options);
   const { ctx } = basics;
-  const className = ctx.required(record.shareClassName, "shareClassName", "the issuance's stock_class_id");
-  const stockClass = awardClassUse(record, className);
+  const directory = context.shareClasses ?? NO_AWARD_NAMES;
+  const resolved = awardClassUse(record, context.options, directory);
+  // A caller that resolves classes later (the accumulator) never maps a deferred award.
+  const stockClass = ctx.required(resolved === "deferred" ? awardClassUse(record, context.options, NO_AWARD_NAMES) : resolved, "shareClassName", "the issuance's stock_class_id (and there is no shareClassId)") as StockClassUse;
+  // A class id nothing names: its class is a placeholder known by the id (a choice, as for a unit).
+  const unnamedId =
+    record.shareClassName === undefined && record.shareClassId !== undefined && context.options?.issuerProfile?.shareClasses?.[record.shareClassId]?.name === undefined && directory.nameOf(record.shareClassId) === undefined
+      ? record.shareClassId
+      : undefined;
+  refuseChosenAwardClass(ctx, unnamedId);
   const price = ctx.monetary(ctx.required(record.pricePerShare, "pricePerShare", "the issuance's share_price (no price is invented)"), "pricePerShare");
   const plan = planOf(record);
   const { vesting: asSent, comments: vestingNotes } = vestingOf(basics, record);
@@ -64,4 +76,19 @@ export function mapAward(record: RestrictedStockAward, context: RecordMappingCon
   });
   for (const payout of payouts) chain.transactions.push(issuance(payoutPart(basics, payout)));
   return finishGrant(basics, record, { chain, stockClass, plan, granted: grantedWithPayouts(basics, payouts) });
+}
+
+/**
+ * The choice of an award's class (`RecordContext.choose`: an error under `strict`): a placeholder for
+ * a class id no award and no profile names.
+ */
+function refuseChosenAwardClass(ctx: RecordContext, unnamedId: string | undefined): void {
+  if (unnamedId !== undefined) {
+    ctx.choose(
+      "shareClassName",
+      `is absent, and shareClassId ${quoted(unnamedId)} is a class no other award of the issuer and no issuer profile names (its class would be a placeholder)`,
+      `name it in the issuer profile (--issuer-profile, shareClasses.${unnamedId}.name)`,
+      { value: unnamedId },
+    );
+  }
 }

@@ -61,7 +61,8 @@ export function mapStockClasses(issuerId: string, classUses: readonly StockClass
     const id = stockClassIdOf(key);
     const fields: string[] = [];
     const comments: string[] = [];
-    const resolvedName = name ?? given.name;
+    // An award that gives only a class id does not name the class (share-classes.ts): the profile may, by the id.
+    const resolvedName = name ?? given.name ?? sourceIds.map((id) => profile?.shareClasses?.[id]?.name).find((n) => n !== undefined);
     const unstated = key === UNSTATED_SETTLEMENT_CLASS_KEY;
     if (unstated) {
       // The whole class stands for a fact the source leaves out (share-classes.ts).

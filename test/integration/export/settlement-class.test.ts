@@ -155,6 +155,35 @@ describe("units that name no share class", () => {
   });
 });
 
+describe("awards that name no share class", () => {
+  /** Award 2207 gives only its class id (listed before the awards that name it). */
+  const nameless = (records: { awards: Wire[] }): void => {
+    for (const award of records.awards) if (award.id === "2207") delete award.shareClassName;
+  };
+  const classOf = async (folder: string, security: string): Promise<string | undefined> => {
+    const transactions = JSON.parse(await readFile(join(folder, "Transactions.ocf.json"), "utf8")) as { items: { id: string; stock_class_id?: string }[] };
+    return transactions.items.find((tx) => tx.id === `${security}-issuance`)?.stock_class_id;
+  };
+
+  it("export with default options: the class the id names; mapIssuer and sync write the same package", async () => {
+    serve(nameless);
+    const plain = await exportTo();
+    expect(plain.code, plain.err).toBe(0);
+    const folder = join(plain.outDir, "7");
+    expect(await classOf(folder, "rsa-2207")).toBe("stock-class-Common");
+    expect((await reportOf(plain.outDir)).warnings.map((w) => w.code)).not.toContain("PLACEHOLDER_STOCK_CLASS");
+    expect(await filesOf(folder)).toEqual(inMemory());
+
+    const state = join(dir, `state-${++run}.json`);
+    const syncOut = join(dir, `sync-${run}`);
+    const synced = await cli("sync", "--base-url", server.url, "--issuer", "7", "--out", syncOut, "--state", state, "--generated-at", GENERATED_AT, "--log", "plain");
+    expect(synced.code, synced.err).toBe(0);
+    expect(await filesOf(join(syncOut, "7"))).toEqual(await filesOf(folder));
+    // Named by the other awards: nothing chosen, nothing for --strict to refuse.
+    expect((await exportTo("--strict")).code).toBe(0);
+  });
+});
+
 describe("a share class id named two ways", () => {
   it("export settles it by the stated rule, says so, and writes what mapIssuer and sync write; --strict fails it", async () => {
     // The last award in canonical order names issuer 7's one class id otherwise: "Common" (the first award's) is kept.

@@ -330,3 +330,71 @@ describe("a quarantined unit's delivered shares", () => {
     expectSameAsMapIssuer(mapped, records, { ...OPTIONS, onInvalid: "quarantine" });
   });
 });
+
+describe("an award that names no share class (no shareClassName)", () => {
+  const CLASS_ID = "4519cc18-ee7f-4fb7-8a4b-b70a063de4f5";
+  /** baseAward without a class name; id "0500" comes before baseAward's "1191" in canonical order. */
+  const nameless = (id = "0500"): RestrictedStockAward => {
+    const { shareClassName: _, ...award } = baseAward();
+    return { ...award, id, securityLabel: `RSA-${id}` };
+  };
+  const classOf = (mapped: { transactions: readonly OcfTransaction[] }, security: string) =>
+    (mapped.transactions.find((tx) => tx.id === `${security}-issuance`) as { stock_class_id?: string } | undefined)?.stock_class_id;
+  const codes = (mapped: MappedIssuer) => mapped.warnings.map((w) => w.code);
+
+  it("with a shareClassId is in the class another award names by it, listed before or after it; nothing is chosen", () => {
+    const records = { awards: [nameless(), baseAward()], units: [baseUnit()] };
+    const mapped = mapRecords(records, OPTIONS);
+    expect([classOf(mapped, "rsa-0500"), classOf(mapped, "rsa-1191"), classOf(mapped, "rsu-8550")]).toEqual(Array(3).fill("stock-class-Common"));
+    expect(mapped.stockClasses.map((c) => [c.id, c.name])).toEqual([["stock-class-Common", "Common"]]);
+    expect(codes(mapped)).not.toContain("PLACEHOLDER_STOCK_CLASS");
+    expect(codes(mapped)).not.toContain("SETTLEMENT_CLASS_ASSUMED");
+    expect(mapRecords(records, { ...OPTIONS, strict: true }).quarantined).toEqual([]);
+    expectSameAsMapIssuer(mapped, records, OPTIONS);
+    expectSameAsMapIssuer(mapped, { awards: [baseAward(), nameless()], units: [baseUnit()] }, OPTIONS);
+  });
+
+  it("with a shareClassId takes the issuer profile's name for it", () => {
+    const options = { ...OPTIONS, issuerProfile: { shareClasses: { [CLASS_ID]: { name: "Common Stock" } } } };
+    const records = { awards: [nameless()] };
+    const mapped = mapRecords(records, options);
+    expect(classOf(mapped, "rsa-0500")).toBe("stock-class-Common Stock");
+    expect(mapped.stockClasses.map((c) => [c.id, c.name])).toEqual([["stock-class-Common Stock", "Common Stock"]]);
+    expect(codes(mapped)).not.toContain("PLACEHOLDER_STOCK_CLASS");
+    expectSameAsMapIssuer(mapped, records, options);
+    // The profile's terms for the class by its name, its name by the id: both hold.
+    const both = { ...OPTIONS, issuerProfile: { shareClasses: { "Common Stock": { classType: "PREFERRED" as const }, [CLASS_ID]: { name: "Common Stock" } } } };
+    const split = mapRecords(records, both);
+    expect(split.stockClasses.map((c) => [c.id, c.name, c.class_type])).toEqual([["stock-class-Common Stock", "Common Stock", "PREFERRED"]]);
+    expect(split.warnings.map((w) => w.code)).not.toContain("PLACEHOLDER_STOCK_CLASS");
+    expectSameAsMapIssuer(split, records, both);
+  });
+
+  it("with a shareClassId nothing names is in a placeholder class known by the id, as a unit of that id; --strict refuses it", () => {
+    const records = { awards: [nameless()], units: [baseUnit()] };
+    const mapped = mapRecords(records, OPTIONS);
+    expect([classOf(mapped, "rsa-0500"), classOf(mapped, "rsu-8550")]).toEqual(Array(2).fill(`stock-class-${CLASS_ID}`));
+    expect(mapped.stockClasses.map((c) => c.name)).toEqual([`Share class ${CLASS_ID}`]);
+    expect(mapped.warnings.filter((w) => w.code === "PLACEHOLDER_STOCK_CLASS")).toHaveLength(1);
+    expectSameAsMapIssuer(mapped, records, OPTIONS);
+    const error = mappingErrorOf(() => mapRecords({ awards: [nameless()] }, { ...OPTIONS, strict: true }));
+    expect([error.code, error.path, error.value]).toEqual(["MAPPING_MISSING_VALUE", "shareClassName", CLASS_ID]);
+    expect(error.record).toEqual({ kind: "restrictedStockAward", recordId: "0500" });
+    expect(error.message).toContain(`--strict refuses this choice: name it in the issuer profile (--issuer-profile, shareClasses.${CLASS_ID}.name)`);
+    const strict = { ...OPTIONS, strict: true, onInvalid: "quarantine" } as const;
+    const quarantined = mapRecords({ awards: [nameless(), preferredAward()] }, strict);
+    expect(quarantined.quarantined.map((q) => q.recordId)).toEqual(["0500"]);
+    expectSameAsMapIssuer(quarantined, { awards: [nameless(), preferredAward()] }, strict);
+  });
+
+  it("is not counted among the awards that name an id two ways, and is moved with them", () => {
+    const classB = (): RestrictedStockAward => ({ ...termsAward(), shareClassName: "Class B", shareClassId: CLASS_ID });
+    const records = { awards: [classB(), nameless(), baseAward()] };
+    const mapped = mapRecords(records, OPTIONS);
+    expect([classOf(mapped, "rsa-0500"), classOf(mapped, "rsa-1191"), classOf(mapped, "rsa-2209")]).toEqual(Array(3).fill("stock-class-Common"));
+    const warning = mapped.warnings.find((w) => w.code === "STOCK_CLASS_NAME_CHOSEN");
+    expect(warning?.message).toContain(`share class id "${CLASS_ID}" is named "Common" by restrictedStockAward "1191"; "Class B" by restrictedStockAward "2209";`);
+    expect(warning?.message).not.toContain('"0500"');
+    expectSameAsMapIssuer(mapped, records, OPTIONS);
+  });
+});
