@@ -85,10 +85,10 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
       quarantined.push(quarantine(entry, error, { issuerId, options, shareClasses }, claimed, mapped));
     }
   }
-  // The shares of units that name no class go to the class the other records name, if one
+  // The shares of units and awards that name no class go to the class the other records name, if one
   // (share-classes.ts); the mappings were made with the placeholder and are moved to it now.
   const assumed = new AssumedRecords();
-  for (const m of mapped) if (m.assumedSettlementClass === true) assumed.add(m.recordId);
+  for (const m of mapped) if (m.assumedSettlementClass === true) assumed.add(m.kind, m.recordId);
   let settlement: SettlementClassStatement | undefined;
   if (assumed.count > 0) {
     const classUses = tallyUses(mapped.filter((m) => m.assumedSettlementClass !== true).map((m) => m.uses)).stockClasses;

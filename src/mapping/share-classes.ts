@@ -5,7 +5,8 @@
  * one class share one OCF stock class:
  *
  * - an award: its `shareClassName`; without one, as a unit (below): the class its `shareClassId` names
- *   (but the award does not name the class: its use has no `name`);
+ *   (but the award does not name the class: its use has no `name`), else, without an id either, the
+ *   class chosen for units that name none (`assumesAwardClass`);
  * - a unit with a `shareClassId`: the name the issuer profile gives that id, else the name an award of
  *   the issuer with the same `shareClassId` gives it, else the id itself (a class known only by id:
  *   its StockClass gets a placeholder name, with a warning);
@@ -30,6 +31,8 @@ import type { MappedRecord, MappingOptions, RecordUses, StockClassUse } from "./
 export const UNSTATED_SETTLEMENT_CLASS_KEY = "unstated-settlement-class";
 /** The name of the placeholder class of settled shares: it says what it is. */
 export const UNSTATED_SETTLEMENT_CLASS_NAME = "Placeholder class: shares delivered by settlements whose class the source does not give";
+/** The name of the placeholder class when awards that name no class are in it too: it says what it is. */
+export const UNSTATED_CLASS_NAME = "Placeholder class: shares whose class the source does not give";
 
 /** The names the issuer's awards give class ids. */
 export interface ShareClassDirectory {
@@ -47,19 +50,33 @@ export const NO_AWARD_NAMES: ShareClassDirectory = { nameOf: () => undefined, co
  * unit's (the issuer profile's name for the id, else the name another award gives it, else the id
  * itself: a placeholder class), with no `name` of its own: the award does not name the class, so it
  * is not counted among the awards that name an id (`class-names.ts`) and names no id for others.
- * `undefined` without either; `"deferred"` when the award's class id may still be named by an award
- * not yet seen.
+ * Without either: the caller's `settlementStockClassName`, else the placeholder class of
+ * `chooseSettlementClass`, which `mapIssuer` and the accumulator rebind (`assumesAwardClass`).
+ * `"deferred"` when the award's class id may still be named by an award not yet seen.
  */
-export function awardClassUse(record: RestrictedStockAward, options: MappingOptions | undefined, directory: ShareClassDirectory): StockClassUse | undefined | "deferred" {
+export function awardClassUse(record: RestrictedStockAward, options: MappingOptions | undefined, directory: ShareClassDirectory): StockClassUse | "deferred" {
   const labels = record.securityLabel === undefined ? [] : [record.securityLabel];
   const id = record.shareClassId;
   const own = record.shareClassName;
   if (own !== undefined) return { key: own, name: own, ...(id === undefined ? {} : { id }), labels };
-  if (id === undefined) return undefined;
+  if (id === undefined) {
+    const given = options?.settlementStockClassName;
+    if (given !== undefined) return { key: given, name: given, labels };
+    return { key: UNSTATED_SETTLEMENT_CLASS_KEY, name: UNSTATED_SETTLEMENT_CLASS_NAME, labels };
+  }
   const name = options?.issuerProfile?.shareClasses?.[id]?.name ?? directory.nameOf(id);
   if (name !== undefined) return { key: name, id, labels };
   if (!directory.complete) return "deferred";
   return { key: id, id, labels };
+}
+
+/**
+ * Whether an award's shares are in a class neither the award (`shareClassName`, `shareClassId`) nor
+ * the options (`settlementStockClassName`) give: a class the mapping chooses, as for a unit's settled
+ * shares (`chooseSettlementClass`).
+ */
+export function assumesAwardClass(record: RestrictedStockAward, options: MappingOptions | undefined): boolean {
+  return record.shareClassName === undefined && record.shareClassId === undefined && options?.settlementStockClassName === undefined;
 }
 
 /**
