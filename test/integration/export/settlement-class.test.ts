@@ -186,6 +186,21 @@ describe("awards that name no share class", () => {
     expect(synced.code, synced.err).toBe(0);
     expect(await filesOf(join(syncOut, "7"))).toEqual(await filesOf(folder));
 
+    // An award of a second class arrives: 2208 now goes to the placeholder class, on the next pass too.
+    serve((records) => {
+      nameless(records);
+      const award = structuredClone(records.awards[0] as Wire);
+      records.awards.push({ ...award, id: "2999", shareClassName: "Series A Preferred", shareClassId: "9b0f2c55-0000-4000-8000-00000000000a", lastModifiedDatetime: { value: "2025-06-01T00:00:00.000000Z" } });
+    });
+    const second = await cli("sync", "--base-url", server.url, "--issuer", "7", "--out", syncOut, "--state", state, "--generated-at", GENERATED_AT, "--log", "plain", "--json");
+    expect(second.code, second.err).toBe(0);
+    expect([await classOf(join(syncOut, "7"), "rsa-2207"), await classOf(join(syncOut, "7"), "rsa-2208")]).toEqual(["stock-class-Common", "stock-class-unstated-settlement-class"]);
+    expect(await filesOf(join(syncOut, "7"))).toEqual(inMemory());
+    expect(await filesOf(join(syncOut, "7"))).toEqual(await filesOf(join((await exportTo()).outDir, "7")));
+    const changes = JSON.parse(second.out) as { issuers: { objects: { changed: { id: string; fields: string[] }[] } }[] };
+    expect(changes.issuers[0]?.objects.changed.find((c) => c.id === "rsa-2208-issuance")?.fields).toEqual(["stock_class_id"]);
+    serve(nameless);
+
     const strict = await exportTo("--strict");
     expect(strict.code).toBe(1);
     const failed = JSON.parse(strict.out) as { issuers: { error: { code: string; message: string } }[] };
