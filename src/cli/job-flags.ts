@@ -35,14 +35,16 @@ export const DEADLINE_HELP = `  --deadline DURATION      stop the whole job afte
 
 /** Help of `--settlement-class` and `--strict`, shared by `export` and `sync`. */
 export const CHOICES_HELP = `  --settlement-class NAME  the stock class of the shares a unit's settlements deliver, for units that
-                           name no shareClassId (a unit that does delivers that class), and of a plan
+                           name no shareClassId (a unit that does delivers that class), of the shares
+                           of awards that name neither shareClassName nor shareClassId, and of a plan
                            whose grants name none. Without it they go to the one class the issuer's
                            records name, else to a placeholder class, with a SETTLEMENT_CLASS_ASSUMED
                            warning and a line in the manifest's comments
   --strict                 make every choice ocf-sync makes where the source leaves a fact out an error
                            naming the record and what settles it: the class of the shares of a unit
-                           without shareClassId (--settlement-class); a placeholder class for a
-                           shareClassId no award names (--issuer-profile); a cancellation dated with
+                           without shareClassId or of an award without shareClassName and
+                           shareClassId (--settlement-class); a placeholder class for a shareClassId
+                           no award names (--issuer-profile); a cancellation dated with
                            terminationDate (no canceledDate); no shares for a settlement without
                            netSettlementQuantity. The issuer fails, or with --on-invalid quarantine the
                            record is left out and listed in the report. One name chosen for a

@@ -122,7 +122,7 @@ export function formatDuration(ms: number): string {
  * The warnings a person should see at once rather than only in the report: a package read as of its
  * as-of date states more vested than the source (`UNVESTED_BEFORE_AS_OF` of the issuer; its message
  * names the latest as-of date the source's vesting status fits), the class ocf-sync chose for the
- * shares of units that name none (`SETTLEMENT_CLASS_ASSUMED`, naming --settlement-class), the one name
+ * shares of units and awards that name none (`SETTLEMENT_CLASS_ASSUMED`, naming --settlement-class), the one name
  * it chose for a class id named two ways (`STOCK_CLASS_NAME_CHOSEN`), and a record listed twice in one
  * pass (`DUPLICATE_RECORD`, which `pull` logs too). Logged as warnings by export and sync.
  */

@@ -32,7 +32,7 @@ import { CountedMap, UsesTally, compactUses, type IssuerUses } from "./uses-tall
 import { mapStockPlans, plansWithoutClass } from "./stock-plans.js";
 import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses, StockClassUse, UnvestedTranche } from "./types.js";
 import { unvestedIssuerWarning, unvestedRecordWarning } from "./unvested.js";
-import { assumesSettlementClass, chooseSettlementClass, movedUses, rebindSettlementClass, unitClassUse, UNSTATED_SETTLEMENT_CLASS_KEY, type ShareClassDirectory } from "./share-classes.js";
+import { assumesAwardClass, assumesSettlementClass, awardClassUse, chooseSettlementClass, movedUses, rebindSettlementClass, unitClassUse, UNSTATED_SETTLEMENT_CLASS_KEY, type ShareClassDirectory } from "./share-classes.js";
 import { keepDeliveredShares } from "./delivered-shares.js";
 import { settleClassNames, type SettledClassNames } from "./class-names.js";
 import { mapUnit } from "./unit.js";
@@ -136,10 +136,11 @@ export type AddOutcome =
   /** An older copy of a record already mapped: nothing to write. */
   | { status: "stale"; key: string; repeated: true }
   /**
-   * A unit whose class cannot be told yet (see `share-classes.ts`); until then nothing of it is kept.
-   * `until: "awards"`: its share class id no award has named yet: add it again after
-   * `awardsComplete()`. `until: "records"`: it names no class and its settlements deliver shares: add
-   * it again after `recordsComplete()`, when the class they go to is chosen.
+   * A record whose class cannot be told yet (see `share-classes.ts`); until then nothing of it is kept.
+   * `until: "awards"`: a unit, or an award without `shareClassName`, whose share class id no award has
+   * named yet: add it again after `awardsComplete()`. `until: "records"`: a unit that names no class
+   * and whose settlements deliver shares, or an award that names none: add it again after
+   * `recordsComplete()`, when the class its shares go to is chosen.
    */
   | { status: "deferred"; key: string; until: "awards" | "records" }
   /**
@@ -334,18 +335,19 @@ export class IssuerMappingAccumulator {
   }
 
   /**
-   * Says that every award of the issuer has been added: a unit whose class id no award names is now
-   * mapped with the id as its class key (a placeholder class), instead of being deferred.
+   * Says that every award of the issuer has been added: a unit (or an award without `shareClassName`)
+   * whose class id no award names is now mapped with the id as its class key (a placeholder class),
+   * instead of being deferred.
    */
   awardsComplete(): void {
     this.allAwardsSeen = true;
   }
 
   /**
-   * Says that every record of the issuer has been added (the units deferred until the awards were
-   * complete too): the class of the shares delivered by units that name none is chosen now, from
-   * the classes the records kept name (`chooseSettlementClass`), and such units, added again, are
-   * mapped into it.
+   * Says that every record of the issuer has been added (the records deferred until the awards were
+   * complete too): the class of the shares delivered by units that name none, and of awards that name
+   * none, is chosen now, from the classes the records kept name (`chooseSettlementClass`), and such
+   * records, added again, are mapped into it.
    */
   recordsComplete(): void {
     this.allAwardsSeen = true;
@@ -377,6 +379,10 @@ export class IssuerMappingAccumulator {
       if (unitClassUse(grant.record, this.options, shareClasses) === "deferred") return { status: "deferred", key, until: "awards" };
       // Under strict, mapped now: the choice is refused whatever it would be.
       if (this.settlementClass === undefined && this.options.strict !== true && assumesSettlementClass(grant.record, this.options)) return { status: "deferred", key, until: "records" };
+    } else {
+      // An award that names no class: as a unit, by its class id, else by the class chosen for the issuer.
+      if (awardClassUse(grant.record, this.options, shareClasses) === "deferred") return { status: "deferred", key, until: "awards" };
+      if (this.settlementClass === undefined && this.options.strict !== true && assumesAwardClass(grant.record, this.options)) return { status: "deferred", key, until: "records" };
     }
     const context: RecordMappingContext = { issuerId: this.issuerId, options: this.options, shareClasses };
     const salvage = grant.kind === "restrictedStockUnit" ? () => keepDeliveredShares(grant.record, context) : undefined;
@@ -595,7 +601,7 @@ export class IssuerMappingAccumulator {
     warned.sort(byKindThenId);
     const recordWarnings = warned.flatMap(([, , warnings]) => warnings);
     const assumed = new AssumedRecords();
-    for (const [, recordId, handle] of this.kept.entries()) if (this.assumedFlags.at(handle) === 1) assumed.add(recordId);
+    for (const [kind, recordId, handle] of this.kept.entries()) if (this.assumedFlags.at(handle) === 1) assumed.add(kind, recordId);
     const settlement = this.settlementClass === undefined ? undefined : assumed.statement(this.settlementClass, this.namedClasses);
     const classNames = this.settleClassNames();
     const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, this.options, this.tally.summary(), asOf, { settlement, classNames });
@@ -651,7 +657,7 @@ export function issuerObjectsOf(
   // chosen as for settled shares, stated; strict refuses it (mapStockPlans throws).
   const planClass = options.strict === true || plansWithoutClass(uses.plans).length === 0 ? undefined : chooseSettlementClass(uses.stockClasses);
   const classUses = planClass === undefined || uses.stockClasses.some((use) => use.key === planClass.key) ? uses.stockClasses : [...uses.stockClasses, planClass];
-  const classes = mapStockClasses(issuerId, classUses, options.issuerProfile);
+  const classes = mapStockClasses(issuerId, classUses, options.issuerProfile, { holdsAwards: settlement?.awards !== undefined && settlement.choice.key === UNSTATED_SETTLEMENT_CLASS_KEY });
   const plans = mapStockPlans(issuerId, uses.plans, options.issuerProfile, planClass?.key);
   const planWords = planClass === undefined ? undefined : planClassWords(issuerId, plans.classChosenFor, planClass);
   assertValidOcf({ issuerId, path: "options.issuerProfile" }, [issuer]);
@@ -677,22 +683,32 @@ export function issuerObjectsOf(
   return { issuer, stakeholders, stockClasses: classes.stockClasses, stockPlans: plans.stockPlans, manifestComments, warnings };
 }
 
-/** How many units took the chosen settlement class, a few of their ids, and the class. */
-export interface SettlementClassStatement {
-  choice: StockClassUse;
-  /** How many classes the other records name (1: the choice is that class; else the placeholder). */
-  classes: number;
+/** How many records of a kind took the chosen class, and the first few ids in canonical order. */
+export interface AssumedIds {
   count: number;
   /** The first ids in canonical order. */
   examples: string[];
 }
 
-/** The ids of the units whose settled shares are in a chosen class: how many, and the first few in canonical order. */
-export class AssumedRecords {
-  count = 0;
-  private readonly first: string[] = [];
+/** How many units (and awards) took the chosen settlement class, a few of their ids, and the class. */
+export interface SettlementClassStatement {
+  choice: StockClassUse;
+  /** How many classes the other records name (1: the choice is that class; else the placeholder). */
+  classes: number;
+  /** The units whose settled shares are in the class. */
+  count: number;
+  /** The first ids in canonical order. */
+  examples: string[];
+  /** The awards (no `shareClassName`, no `shareClassId`) whose shares are in the class, when any are. */
+  awards?: AssumedIds;
+}
 
-  constructor(private readonly shown = 5) {}
+/** Ids in canonical order: how many, and the first few. */
+class FirstIds {
+  count = 0;
+  readonly first: string[] = [];
+
+  constructor(private readonly shown: number) {}
 
   add(recordId: string): void {
     this.count += 1;
@@ -704,22 +720,63 @@ export class AssumedRecords {
     this.first.splice(at, 0, recordId);
     if (this.first.length > this.shown) this.first.pop();
   }
+}
 
-  /** The statement for the issuer, `undefined` when no unit took a chosen class. */
+/** The ids of the records whose shares are in a chosen class, per kind: how many, and the first few in canonical order. */
+export class AssumedRecords {
+  private readonly units: FirstIds;
+  private readonly awards: FirstIds;
+
+  constructor(shown = 5) {
+    this.units = new FirstIds(shown);
+    this.awards = new FirstIds(shown);
+  }
+
+  get count(): number {
+    return this.units.count + this.awards.count;
+  }
+
+  add(kind: RecordKind, recordId: string): void {
+    (kind === "restrictedStockAward" ? this.awards : this.units).add(recordId);
+  }
+
+  /** The statement for the issuer, `undefined` when no record took a chosen class. */
   statement(choice: StockClassUse, classes: number): SettlementClassStatement | undefined {
-    return this.count === 0 ? undefined : { choice, classes, count: this.count, examples: [...this.first] };
+    if (this.count === 0) return undefined;
+    const { units, awards } = this;
+    return { choice, classes, count: units.count, examples: [...units.first], ...(awards.count === 0 ? {} : { awards: { count: awards.count, examples: [...awards.first] } }) };
   }
 }
 
+/** `2 units (restrictedStockUnit "1", "2")`: how many records of a kind, and the first ids. */
+function recordsWords(word: string, kind: RecordKind, { count, examples }: AssumedIds): string {
+  return `${count} ${word}${count === 1 ? "" : "s"} (${kind} ${examples.map(quoted).join(", ")}${count > examples.length ? ` and ${count - examples.length} more` : ""})`;
+}
+
 /** The issuer's `SETTLEMENT_CLASS_ASSUMED` warning and the manifest line that says the same. */
-function settlementClassWords(issuerId: string, { choice, classes, count, examples }: SettlementClassStatement): { warning: MappingWarning; comment: string } {
-  const units = `${count} unit${count === 1 ? "" : "s"} (restrictedStockUnit ${examples.map(quoted).join(", ")}${count > examples.length ? ` and ${count - examples.length} more` : ""})`;
+function settlementClassWords(issuerId: string, { choice, classes, count, examples, awards }: SettlementClassStatement): { warning: MappingWarning; comment: string } {
+  const units = recordsWords("unit", "restrictedStockUnit", { count, examples });
   const id = stockClassIdOf(choice.key);
   const where =
     choice.key === UNSTATED_SETTLEMENT_CLASS_KEY
       ? `the placeholder class ${quoted(id)} (the issuer's records name ${classes} classes: none to choose)`
       : `${quoted(id)}, the one class the issuer's records name`;
   const settle = "--settlement-class NAME (library option settlementStockClassName) settles it; --strict refuses the choice";
+  if (awards !== undefined) {
+    // Awards that name no class (shareClassName, shareClassId) take the same choice as such units.
+    const named = recordsWords("award", "restrictedStockAward", awards);
+    const verb = (n: number): string => (n === 1 ? "names" : "name");
+    const alsoUnits = count === 0 ? "" : `, and ${units} ${verb(count)} none (shareClassId) and ${count === 1 ? "its" : "their"} settlements deliver shares`;
+    const alsoUnitsShares = count === 0 ? "" : ` and the shares delivered by the settlements of ${units}, which ${verb(count)} none,`;
+    return {
+      warning: mappingWarning(
+        "SETTLEMENT_CLASS_ASSUMED",
+        { issuerId, path: "shareClassName" },
+        `${named} ${verb(awards.count)} no share class (shareClassName, shareClassId)${alsoUnits}; the source does not give the class of those shares, so they are put in ${where}. ${settle}.`,
+      ),
+      comment: `Share class chosen, not a fact: the shares of ${named}, which ${verb(awards.count)} no share class,${alsoUnitsShares} are in ${where}. ${settle}.`,
+    };
+  }
   return {
     warning: mappingWarning(
       "SETTLEMENT_CLASS_ASSUMED",

@@ -11,12 +11,18 @@ import { finishGrant, grantBasics, issuanceHead, planOf, sourceFactComments, ves
 import { stockClassIdOf } from "./ids.js";
 import { buildGrantChain, type IssuancePart } from "./lineage.js";
 import { grantedWithPayouts, payoutComment, payoutPart, planPayouts } from "./payout.js";
-import { awardClassUse } from "./share-classes.js";
-import type { MappedRecord } from "./types.js";
+import { quoted } from "./quote.js";
+import type { RecordContext } from "./record-context.js";
+import { NO_AWARD_NAMES, assumesAwardClass, awardClassUse } from "./share-classes.js";
+import type { MappedRecord, StockClassUse } from "./types.js";
 
 /**
- * Maps one award. `share_price` comes from `pricePerShare` and `stock_class_id` from
- * `shareClassName`; either absent is a `MappingError` (OCF requires both and neither is invented).
+ * Maps one award. `share_price` comes from `pricePerShare` (absent: a `MappingError`, no price is
+ * invented) and `stock_class_id` from `shareClassName`. Without a name, the class its `shareClassId`
+ * names (through the issuer profile or another award of the issuer, else a placeholder class known by
+ * the id); without either, the caller's `settlementStockClassName`, else the placeholder class the
+ * issuer's choice replaces, marked `assumedSettlementClass` (`mapIssuer` and the accumulator rebind
+ * it, as for a unit: see `share-classes.ts`). Under `strict` both choices are errors.
  *
  * @throws {MappingError} naming the record and field when the award cannot become valid OCF.
  * @example
@@ -26,14 +32,23 @@ import type { MappedRecord } from "./types.js";
 export function mapAward(record: RestrictedStockAward, context: RecordMappingContext): MappedRecord {
   const basics = grantBasics(context.issuerId, "restrictedStockAward", record, context.options);
   const { ctx } = basics;
-  const className = ctx.required(record.shareClassName, "shareClassName", "the issuance's stock_class_id");
-  const stockClass = awardClassUse(record, className);
+  const directory = context.shareClasses ?? NO_AWARD_NAMES;
+  const resolved = awardClassUse(record, context.options, directory);
+  // A caller that resolves classes later (the accumulator) never maps a deferred award.
+  const stockClass = resolved === "deferred" ? (awardClassUse(record, context.options, NO_AWARD_NAMES) as StockClassUse) : resolved;
+  const assumed = assumesAwardClass(record, context.options);
+  // A class id nothing names: its class is a placeholder known by the id (a choice, as for a unit).
+  const unnamedId =
+    record.shareClassName === undefined && record.shareClassId !== undefined && context.options?.issuerProfile?.shareClasses?.[record.shareClassId]?.name === undefined && directory.nameOf(record.shareClassId) === undefined
+      ? record.shareClassId
+      : undefined;
+  refuseChosenAwardClass(ctx, assumed, unnamedId);
   const price = ctx.monetary(ctx.required(record.pricePerShare, "pricePerShare", "the issuance's share_price (no price is invented)"), "pricePerShare");
   const plan = planOf(record);
   const { vesting: asSent, comments: vestingNotes } = vestingOf(basics, record);
   const { vesting, payouts } = planPayouts(basics, asSent);
   const end = planGrantEnd(ctx, "stock", grantEndOf(plan, record));
-  const sourceComments = [...sourceFactComments("restrictedStockAward", context.issuerId, record), ...payoutComment(basics, payouts)];
+  const sourceComments = [...sourceFactComments("restrictedStockAward", context.issuerId, record), ...payoutComment(basics, payouts), ...(assumed ? [ASSUMED_AWARD_CLASS_COMMENT] : [])];
   const issuance = (part: IssuancePart): OcfStockIssuance => {
     const original = part.security === basics.security;
     return compact({
@@ -63,5 +78,32 @@ export function mapAward(record: RestrictedStockAward, context: RecordMappingCon
     issuance,
   });
   for (const payout of payouts) chain.transactions.push(issuance(payoutPart(basics, payout)));
-  return finishGrant(basics, record, { chain, stockClass, plan, granted: grantedWithPayouts(basics, payouts) });
+  const mapped = finishGrant(basics, record, { chain, stockClass, plan, granted: grantedWithPayouts(basics, payouts) });
+  return assumed ? { ...mapped, assumedSettlementClass: true } : mapped;
+}
+
+/** Said on the issuance of an award whose shares are in a class the mapping chose (it holds for any choice). */
+export const ASSUMED_AWARD_CLASS_COMMENT =
+  "The award names no share class (shareClassName, shareClassId) and none was given (--settlement-class, option settlementStockClassName): its shares are in the class the manifest's comments name, a choice of ocf-sync, not a fact of the source.";
+
+/**
+ * The choices of an award's class (`RecordContext.choose`: errors under `strict`): the class of an
+ * award that names none, and a placeholder for a class id no award and no profile names.
+ */
+function refuseChosenAwardClass(ctx: RecordContext, assumed: boolean, unnamedId: string | undefined): void {
+  if (assumed) {
+    ctx.choose(
+      "shareClassName",
+      "is absent, and so is shareClassId: the award's shares need a stock class in OCF",
+      "give it with --settlement-class NAME (option settlementStockClassName)",
+    );
+  }
+  if (unnamedId !== undefined) {
+    ctx.choose(
+      "shareClassName",
+      `is absent, and shareClassId ${quoted(unnamedId)} is a class no other award of the issuer and no issuer profile names (its class would be a placeholder)`,
+      `name it in the issuer profile (--issuer-profile, shareClasses.${unnamedId}.name)`,
+      { value: unnamedId },
+    );
+  }
 }

@@ -48,7 +48,8 @@ export function settleClassNames(
   for (const [kind, recordId, uses] of records()) {
     if (kind !== "restrictedStockAward") continue;
     for (const use of uses.stockClasses) {
-      const byName = use.id === undefined ? undefined : awardsOf.get(use.id);
+      // An award that gives only the id does not name the class (share-classes.ts): it is moved, not counted.
+      const byName = use.id === undefined || use.name === undefined ? undefined : awardsOf.get(use.id);
       if (byName === undefined) continue;
       let entry = byName.get(use.key);
       if (entry === undefined) byName.set(use.key, (entry = { count: 0, first: [] }));

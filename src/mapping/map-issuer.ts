@@ -55,15 +55,29 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   const mapped: MappedRecord[] = [];
   const quarantined: QuarantinedMapping[] = [];
   const claimed: ClaimedIds = { transaction: new Map(), security: new Map(), vestingTerms: new Map() };
-  // Awards come first, so every unit's share class id meets every award that names it.
+  // Awards come first, so every unit's share class id meets every award that names it. An award that
+  // gives only a class id takes the name another award gives it, so those are mapped once every award
+  // that names its class is; all are then claimed (or set aside) in canonical order.
   const classNames = new Map<string, string>();
   const shareClasses: ShareClassDirectory = { nameOf: (id) => classNames.get(id), complete: true };
-  for (const entry of records) {
+  const awardMappings = new Map<AnyRecord, MappedRecord | MappingError>();
+  const mapAwardOf = (entry: AnyRecord): void => {
     try {
       const result = mapOne(entry, issuerId, options, shareClasses);
-      if (entry.kind === "restrictedStockAward") {
-        for (const use of result.uses.stockClasses) if (use.id !== undefined && use.name !== undefined && !classNames.has(use.id)) classNames.set(use.id, use.name);
-      }
+      for (const use of result.uses.stockClasses) if (use.id !== undefined && use.name !== undefined && !classNames.has(use.id)) classNames.set(use.id, use.name);
+      awardMappings.set(entry, result);
+    } catch (error) {
+      if (!isMappingError(error)) throw error;
+      awardMappings.set(entry, error);
+    }
+  };
+  for (const entry of records) if (entry.kind === "restrictedStockAward" && !takesClassName(entry.record, options)) mapAwardOf(entry);
+  for (const entry of records) if (entry.kind === "restrictedStockAward" && takesClassName(entry.record, options)) mapAwardOf(entry);
+  for (const entry of records) {
+    try {
+      const early = awardMappings.get(entry);
+      if (early instanceof MappingError) throw early;
+      const result = early ?? mapOne(entry, issuerId, options, shareClasses);
       claimIds(claimed, result, issuerId);
       mapped.push(result);
     } catch (error) {
@@ -71,10 +85,10 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
       quarantined.push(quarantine(entry, error, { issuerId, options, shareClasses }, claimed, mapped));
     }
   }
-  // The shares of units that name no class go to the class the other records name, if one
+  // The shares of units and awards that name no class go to the class the other records name, if one
   // (share-classes.ts); the mappings were made with the placeholder and are moved to it now.
   const assumed = new AssumedRecords();
-  for (const m of mapped) if (m.assumedSettlementClass === true) assumed.add(m.recordId);
+  for (const m of mapped) if (m.assumedSettlementClass === true) assumed.add(m.kind, m.recordId);
   let settlement: SettlementClassStatement | undefined;
   if (assumed.count > 0) {
     const classUses = tallyUses(mapped.filter((m) => m.assumedSettlementClass !== true).map((m) => m.uses)).stockClasses;
@@ -124,8 +138,13 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
 
 function mapOne(entry: AnyRecord, issuerId: string, options: MapIssuerOptions, shareClasses: ShareClassDirectory): MappedRecord {
   return entry.kind === "restrictedStockAward"
-    ? mapAward(entry.record, { issuerId, options })
+    ? mapAward(entry.record, { issuerId, options, shareClasses })
     : mapUnit(entry.record, { issuerId, options, shareClasses });
+}
+
+/** An award that gives a class id but no name, which the issuer profile does not name: it takes the name other awards give the id. */
+function takesClassName(record: RestrictedStockAward, options: MapIssuerOptions): boolean {
+  return record.shareClassName === undefined && record.shareClassId !== undefined && options.issuerProfile?.shareClasses?.[record.shareClassId]?.name === undefined;
 }
 
 /**

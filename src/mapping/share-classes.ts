@@ -4,7 +4,9 @@
  * §9.11, §10). A class is keyed by its name whenever the name can be known, so that awards and units of
  * one class share one OCF stock class:
  *
- * - an award: its `shareClassName`;
+ * - an award: its `shareClassName`; without one, as a unit (below): the class its `shareClassId` names
+ *   (but the award does not name the class: its use has no `name`), else, without an id either, the
+ *   class chosen for units that name none (`assumesAwardClass`);
  * - a unit with a `shareClassId`: the name the issuer profile gives that id, else the name an award of
  *   the issuer with the same `shareClassId` gives it, else the id itself (a class known only by id:
  *   its StockClass gets a placeholder name, with a warning);
@@ -16,8 +18,9 @@
  *   accumulator rebind it (`rebindSettlementClass`): only class ids change, so a sync's stored mapping
  *   is rebound exactly as a fresh one.
  *
- * A unit can only be resolved once every award of the issuer is known (`ShareClassDirectory.complete`);
- * until then a unit whose id no award has named yet waits (the accumulator defers it).
+ * A unit (or an award without `shareClassName`) can only be resolved once every award of the issuer
+ * is known (`ShareClassDirectory.complete`); until then one whose id no award has named yet waits (the
+ * accumulator defers it, `mapIssuer` maps such awards after the others, a sync after the pull).
  */
 import { isPositiveDecimal } from "../decimal.js";
 import type { RestrictedStockAward, RestrictedStockUnit, Settlement } from "../source/records.js";
@@ -28,6 +31,8 @@ import type { MappedRecord, MappingOptions, RecordUses, StockClassUse } from "./
 export const UNSTATED_SETTLEMENT_CLASS_KEY = "unstated-settlement-class";
 /** The name of the placeholder class of settled shares: it says what it is. */
 export const UNSTATED_SETTLEMENT_CLASS_NAME = "Placeholder class: shares delivered by settlements whose class the source does not give";
+/** The name of the placeholder class when awards that name no class are in it too: it says what it is. */
+export const UNSTATED_CLASS_NAME = "Placeholder class: shares whose class the source does not give";
 
 /** The names the issuer's awards give class ids. */
 export interface ShareClassDirectory {
@@ -40,14 +45,38 @@ export interface ShareClassDirectory {
 /** A directory that knows no names and is complete: only the issuer profile names ids. */
 export const NO_AWARD_NAMES: ShareClassDirectory = { nameOf: () => undefined, complete: true };
 
-/** The class of an award (its name is required, checked by the caller). */
-export function awardClassUse(record: RestrictedStockAward, name: string): StockClassUse {
-  return {
-    key: name,
-    name,
-    ...(record.shareClassId === undefined ? {} : { id: record.shareClassId }),
-    labels: record.securityLabel === undefined ? [] : [record.securityLabel],
-  };
+/**
+ * The class of an award: its `shareClassName`. Without one, the class its `shareClassId` names, as a
+ * unit's (the issuer profile's name for the id, else the name another award gives it, else the id
+ * itself: a placeholder class), with no `name` of its own: the award does not name the class, so it
+ * is not counted among the awards that name an id (`class-names.ts`) and names no id for others.
+ * Without either: the caller's `settlementStockClassName`, else the placeholder class of
+ * `chooseSettlementClass`, which `mapIssuer` and the accumulator rebind (`assumesAwardClass`).
+ * `"deferred"` when the award's class id may still be named by an award not yet seen.
+ */
+export function awardClassUse(record: RestrictedStockAward, options: MappingOptions | undefined, directory: ShareClassDirectory): StockClassUse | "deferred" {
+  const labels = record.securityLabel === undefined ? [] : [record.securityLabel];
+  const id = record.shareClassId;
+  const own = record.shareClassName;
+  if (own !== undefined) return { key: own, name: own, ...(id === undefined ? {} : { id }), labels };
+  if (id === undefined) {
+    const given = options?.settlementStockClassName;
+    if (given !== undefined) return { key: given, name: given, labels };
+    return { key: UNSTATED_SETTLEMENT_CLASS_KEY, name: UNSTATED_SETTLEMENT_CLASS_NAME, labels };
+  }
+  const name = options?.issuerProfile?.shareClasses?.[id]?.name ?? directory.nameOf(id);
+  if (name !== undefined) return { key: name, id, labels };
+  if (!directory.complete) return "deferred";
+  return { key: id, id, labels };
+}
+
+/**
+ * Whether an award's shares are in a class neither the award (`shareClassName`, `shareClassId`) nor
+ * the options (`settlementStockClassName`) give: a class the mapping chooses, as for a unit's settled
+ * shares (`chooseSettlementClass`).
+ */
+export function assumesAwardClass(record: RestrictedStockAward, options: MappingOptions | undefined): boolean {
+  return record.shareClassName === undefined && record.shareClassId === undefined && options?.settlementStockClassName === undefined;
 }
 
 /**

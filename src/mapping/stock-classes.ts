@@ -11,7 +11,7 @@ import { compact } from "../source/wire.js";
 import { mappingWarning, type MappingWarning } from "./errors.js";
 import { stockClassIdOf } from "./ids.js";
 import { compareText } from "./order.js";
-import { UNSTATED_SETTLEMENT_CLASS_KEY } from "./share-classes.js";
+import { UNSTATED_CLASS_NAME, UNSTATED_SETTLEMENT_CLASS_KEY } from "./share-classes.js";
 import type { IssuerProfile, ShareClassProfile, StockClassUse } from "./types.js";
 
 /** The certificate prefix used when the labels do not agree on one. */
@@ -44,7 +44,7 @@ export interface MappedStockClasses {
 }
 
 /** One StockClass per class key of the records' class uses (see `UsesTally`), sorted by id. */
-export function mapStockClasses(issuerId: string, classUses: readonly StockClassUse[], profile: IssuerProfile | undefined): MappedStockClasses {
+export function mapStockClasses(issuerId: string, classUses: readonly StockClassUse[], profile: IssuerProfile | undefined, unstated_: { holdsAwards?: boolean } = {}): MappedStockClasses {
   const byKey = new Map<string, { name: string | undefined; ids: Set<string>; labels: string[] }>();
   for (const { key, name, id, labels } of classUses) {
     let entry = byKey.get(key);
@@ -61,13 +61,16 @@ export function mapStockClasses(issuerId: string, classUses: readonly StockClass
     const id = stockClassIdOf(key);
     const fields: string[] = [];
     const comments: string[] = [];
-    const resolvedName = name ?? given.name;
+    // An award that gives only a class id does not name the class (share-classes.ts): the profile may, by the id.
+    const resolvedName = name ?? given.name ?? sourceIds.map((id) => profile?.shareClasses?.[id]?.name).find((n) => n !== undefined);
     const unstated = key === UNSTATED_SETTLEMENT_CLASS_KEY;
     if (unstated) {
       // The whole class stands for a fact the source leaves out (share-classes.ts).
       fields.push("name");
       comments.push(
-        "Placeholder class, not a fact: the source does not give the class of the shares delivered by the settlements of units that name no share class (shareClassId), and the issuer's records name no one class to put them in. --settlement-class NAME (option settlementStockClassName) settles it.",
+        unstated_.holdsAwards === true
+          ? "Placeholder class, not a fact: the source does not give the class of the shares of awards that name no share class (shareClassName, shareClassId) or of those delivered by the settlements of units that name none (shareClassId), and the issuer's records name no one class to put them in. --settlement-class NAME (option settlementStockClassName) settles it."
+          : "Placeholder class, not a fact: the source does not give the class of the shares delivered by the settlements of units that name no share class (shareClassId), and the issuer's records name no one class to put them in. --settlement-class NAME (option settlementStockClassName) settles it.",
       );
     }
     if (resolvedName === undefined) {
@@ -104,7 +107,7 @@ export function mapStockClasses(issuerId: string, classUses: readonly StockClass
     return compact({
       object_type: "STOCK_CLASS" as const,
       id,
-      name: resolvedName ?? `Share class ${key}`,
+      name: unstated && unstated_.holdsAwards === true ? UNSTATED_CLASS_NAME : (resolvedName ?? `Share class ${key}`),
       class_type: given.classType ?? ("COMMON" as const),
       default_id_prefix: given.idPrefix ?? idPrefixOf(labels),
       initial_shares_authorized: given.authorizedShares ?? "NOT APPLICABLE",

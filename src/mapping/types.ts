@@ -63,8 +63,8 @@ export interface IssuerProfile {
   countrySubdivisionOfFormation?: string;
   /**
    * Share classes, keyed by the source's `shareClassId` (a UUID) or by the class name awards give
-   * (`shareClassName`). A unit names its class only by id; its `name` here is how such a class gets
-   * its name when no award of the issuer names it.
+   * (`shareClassName`). A unit, and an award without `shareClassName`, names its class only by id; its
+   * `name` here is how such a class gets its name (else the name an award of the issuer gives the id).
    */
   shareClasses?: Readonly<Record<string, ShareClassProfile>>;
   /** Equity incentive plans, keyed by `equityIncentivePlanName`. */
@@ -90,10 +90,11 @@ export interface MappingOptions {
   stakeholders?: ReadonlyMap<string, StakeholderEntry>;
   /**
    * The share class name of the shares a unit's settlements deliver, for units that carry no
-   * `shareClassId` (and the class of a plan none of whose grants names one). A unit with a `shareClassId` delivers shares of that class (named by an award
+   * `shareClassId`, of the shares of awards that carry neither `shareClassName` nor `shareClassId`
+   * (and the class of a plan none of whose grants names one). A unit with a `shareClassId` delivers shares of that class (named by an award
    * of the issuer with the same class id, else by `issuerProfile.shareClasses`). Without either, the
-   * shares a unit's settlements deliver go to the one class the issuer's records name, else to a
-   * labelled placeholder class; either way with a `SETTLEMENT_CLASS_ASSUMED` warning and a manifest
+   * shares a unit's settlements deliver (and an award's shares) go to the one class the issuer's
+   * records name, else to a labelled placeholder class; either way with a `SETTLEMENT_CLASS_ASSUMED` warning and a manifest
    * comment (`strict` refuses the choice).
    * @example "Common Stock"
    */
@@ -102,8 +103,9 @@ export interface MappingOptions {
    * Turns every choice the mapping makes where the source leaves a fact out into a `MappingError`
    * naming the issuer, record, field, value and the option that settles it; the record then fails its
    * issuer or is quarantined, as `onInvalid` says. The choices: the class of the shares delivered by
-   * a unit without `shareClassId` (settled by `settlementStockClassName`); a placeholder class for a
-   * `shareClassId` no award and no issuer profile names, and the one name of a `shareClassId` the
+   * a unit without `shareClassId`, and of an award without `shareClassName` and `shareClassId` (settled
+   * by `settlementStockClassName`); a placeholder class for a `shareClassId` no award and no issuer
+   * profile names (a unit's, or that of an award without `shareClassName`), and the one name of a `shareClassId` the
    * records name two ways (both settled by `issuerProfile.shareClasses`; the second fails the issuer
    * with `MAPPING_CONFLICT`, being no one record's fault); a
    * cancellation dated with `terminationDate` for want of `canceledDate`, and no issuance for the net
@@ -149,6 +151,8 @@ export type { Lineage };
  * A share class a record uses. `key` identifies it within the issuer: the class name when one is
  * known (an award's `shareClassName`, or the name an award or the profile gives the record's
  * `shareClassId`), else the `shareClassId` itself. `id` is the source's class id, when given.
+ * An award without `shareClassName` has no `name` here (it does not name its class; see
+ * `share-classes.ts`).
  */
 export interface StockClassUse {
   key: string;
@@ -194,9 +198,9 @@ export interface MappedRecord {
    */
   unvested?: UnvestedTranche;
   /**
-   * The unit names no share class and no `settlementStockClassName` was given: the shares its
-   * settlements deliver are in a class the mapping chose. `mapUnit` alone writes the placeholder
-   * class; `mapIssuer` and the accumulator rebind it to the issuer's choice once every record is known
+   * The unit (or award) names no share class and no `settlementStockClassName` was given: the shares
+   * its settlements deliver (the award's shares) are in a class the mapping chose. `mapUnit` and
+   * `mapAward` alone write the placeholder class; `mapIssuer` and the accumulator rebind it to the issuer's choice once every record is known
    * (`rebindSettlementClass`).
    */
   assumedSettlementClass?: true;

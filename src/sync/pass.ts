@@ -322,8 +322,11 @@ export async function* syncIssuer(
   const classNames = new Map<string, string>(plan.pass === "full" ? [] : Object.entries(store?.classNames ?? {}));
   const shareClasses: ShareClassDirectory = { nameOf: (id) => classNames.get(id), complete: true };
   const context = { issuerId, options: mappingOptions, shareClasses };
+  // So does an award that gives a class id but no name.
   const waitsForAwards = (parsed: ParsedRecord): boolean =>
-    parsed.kind === "restrictedStockUnit" && parsed.record.shareClassId !== undefined && mappingOptions.issuerProfile?.shareClasses?.[parsed.record.shareClassId]?.name === undefined;
+    (parsed.kind === "restrictedStockUnit" || parsed.record.shareClassName === undefined) &&
+    parsed.record.shareClassId !== undefined &&
+    mappingOptions.issuerProfile?.shareClasses?.[parsed.record.shareClassId]?.name === undefined;
   const staging = await Staging.open(storeDir);
   let pulled = 0;
   let pages = 0;

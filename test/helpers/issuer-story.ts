@@ -94,6 +94,8 @@ interface GrantPlan {
   shareClass: 0 | 1;
   /** Units only: whether the unit names its class (`shareClassId`), or names none (the default options then choose one, stated). */
   unitClass: "named" | "none";
+  /** Awards only: whether the award names its class (`shareClassName`), gives only its `shareClassId`, or neither (the default options then choose one, stated). */
+  awardClass: "named" | "id" | "none";
   /** Leave out the optional fields: vesting start, label, the certificate, price and zero quantities of a settlement. */
   sparse: boolean;
 }
@@ -129,6 +131,7 @@ const grantPlan: fc.Arbitrary<GrantPlan> = fc.record({
   acceptDelay: fc.integer({ min: 1, max: 400 }),
   shareClass: fc.constantFrom(0 as const, 1 as const),
   unitClass: fc.constantFrom("named", "named", "none"),
+  awardClass: fc.constantFrom("named", "named", "named", "id", "none"),
   sparse: fc.boolean(),
 });
 
@@ -224,7 +227,12 @@ function cancellationCounters(canceled: Decimal, poolShare: number) {
 }
 
 function award(plan: GrantPlan, index: number): RestrictedStockAward {
-  return accepted(plan, awardStory(plan, index));
+  const record = accepted(plan, awardStory(plan, index));
+  if (plan.awardClass === "named") return record;
+  const { shareClassName: _name, ...idOnly } = record;
+  if (plan.awardClass === "id") return idOnly;
+  const { shareClassId: _id, ...classless } = idOnly;
+  return classless;
 }
 
 function awardStory(plan: GrantPlan, index: number): RestrictedStockAward {

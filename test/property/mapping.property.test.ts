@@ -159,7 +159,8 @@ function commonFields(c: Common, events: VestingEvent[], room: DecimalString) {
 }
 
 const award: fc.Arbitrary<RestrictedStockAward> = fc
-  .record({ common: grantCommon, className: name, price: decimal, currency: fc.constantFrom("USD", "EUR", "JPY") })
+  // An award may name no class: the default options then choose one, stated (README, "Settlements").
+  .record({ common: grantCommon, className: fc.option(name, { nil: undefined, freq: 4 }), price: decimal, currency: fc.constantFrom("USD", "EUR", "JPY") })
   .map(({ common, className, price, currency }) => {
     const events = buildEvents(common.events, common.issueDate);
     // The pool never gets more than is cancelled (that could not be written); an inconsistent record
@@ -168,7 +169,7 @@ const award: fc.Arbitrary<RestrictedStockAward> = fc
     const fields = commonFields(common, events, canceled);
     return {
       ...fields,
-      shareClassName: className,
+      ...(className === undefined ? {} : { shareClassName: className }),
       pricePerShare: { currency, amount: price },
       canceledQuantity: canceled,
       returnedToPoolQuantity: common.pool,

@@ -155,6 +155,61 @@ describe("units that name no share class", () => {
   });
 });
 
+describe("awards that name no share class", () => {
+  /** Award 2207 gives only its class id; 2208 neither name nor id. */
+  const nameless = (records: { awards: Wire[] }): void => {
+    for (const award of records.awards) {
+      if (award.id === "2207" || award.id === "2208") delete award.shareClassName;
+      if (award.id === "2208") delete award.shareClassId;
+    }
+  };
+  const classOf = async (folder: string, security: string): Promise<string | undefined> => {
+    const transactions = JSON.parse(await readFile(join(folder, "Transactions.ocf.json"), "utf8")) as { items: { id: string; stock_class_id?: string }[] };
+    return transactions.items.find((tx) => tx.id === `${security}-issuance`)?.stock_class_id;
+  };
+
+  it("export with default options: the class the id names, else the one class, said; mapIssuer and sync write the same package; --strict fails it", async () => {
+    serve(nameless);
+    const plain = await exportTo();
+    expect(plain.code, plain.err).toBe(0);
+    const folder = join(plain.outDir, "7");
+    expect([await classOf(folder, "rsa-2207"), await classOf(folder, "rsa-2208")]).toEqual(["stock-class-Common", "stock-class-Common"]);
+    const warning = (await reportOf(plain.outDir)).warnings.find((w) => w.code === "SETTLEMENT_CLASS_ASSUMED");
+    expect(warning?.message).toContain('1 award (restrictedStockAward "2208") names no share class (shareClassName, shareClassId)');
+    expect(warning?.message).toContain("--settlement-class NAME");
+    expect((await manifestOf(folder)).comments.filter((c) => c.startsWith("Share class chosen, not a fact"))).toHaveLength(1);
+    expect(await filesOf(folder)).toEqual(inMemory());
+
+    const state = join(dir, `state-${++run}.json`);
+    const syncOut = join(dir, `sync-${run}`);
+    const synced = await cli("sync", "--base-url", server.url, "--issuer", "7", "--out", syncOut, "--state", state, "--generated-at", GENERATED_AT, "--log", "plain");
+    expect(synced.code, synced.err).toBe(0);
+    expect(await filesOf(join(syncOut, "7"))).toEqual(await filesOf(folder));
+
+    // An award of a second class arrives: 2208 now goes to the placeholder class, on the next pass too.
+    serve((records) => {
+      nameless(records);
+      const award = structuredClone(records.awards[0] as Wire);
+      records.awards.push({ ...award, id: "2999", shareClassName: "Series A Preferred", shareClassId: "9b0f2c55-0000-4000-8000-00000000000a", lastModifiedDatetime: { value: "2025-06-01T00:00:00.000000Z" } });
+    });
+    const second = await cli("sync", "--base-url", server.url, "--issuer", "7", "--out", syncOut, "--state", state, "--generated-at", GENERATED_AT, "--log", "plain", "--json");
+    expect(second.code, second.err).toBe(0);
+    expect([await classOf(join(syncOut, "7"), "rsa-2207"), await classOf(join(syncOut, "7"), "rsa-2208")]).toEqual(["stock-class-Common", "stock-class-unstated-settlement-class"]);
+    expect(await filesOf(join(syncOut, "7"))).toEqual(inMemory());
+    expect(await filesOf(join(syncOut, "7"))).toEqual(await filesOf(join((await exportTo()).outDir, "7")));
+    const changes = JSON.parse(second.out) as { issuers: { objects: { changed: { id: string; fields: string[] }[] } }[] };
+    expect(changes.issuers[0]?.objects.changed.find((c) => c.id === "rsa-2208-issuance")?.fields).toEqual(["stock_class_id"]);
+    serve(nameless);
+
+    const strict = await exportTo("--strict");
+    expect(strict.code).toBe(1);
+    const failed = JSON.parse(strict.out) as { issuers: { error: { code: string; message: string } }[] };
+    expect(failed.issuers[0]?.error.code).toBe("MAPPING_MISSING_VALUE");
+    expect(failed.issuers[0]?.error.message).toMatch(/^restrictedStockAward "2208" of issuer "7", shareClassName: /);
+    expect(failed.issuers[0]?.error.message).toContain("--settlement-class NAME");
+  });
+});
+
 describe("a share class id named two ways", () => {
   it("export settles it by the stated rule, says so, and writes what mapIssuer and sync write; --strict fails it", async () => {
     // The last award in canonical order names issuer 7's one class id otherwise: "Common" (the first award's) is kept.

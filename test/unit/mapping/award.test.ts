@@ -196,7 +196,6 @@ describe("mapAward", () => {
 
   it.each([
     ["pricePerShare", "share_price"],
-    ["shareClassName", "stock_class_id"],
     ["issueDate", "date"],
     ["quantity", "quantity"],
     ["stakeholderId", "stakeholder_id"],

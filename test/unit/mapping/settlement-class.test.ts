@@ -7,7 +7,8 @@
 import { describe, expect, it } from "vitest";
 import { IssuerMappingAccumulator, type AccumulatedIssuer } from "../../../src/mapping/accumulator.js";
 import { mapUnit, ASSUMED_CLASS_COMMENT } from "../../../src/mapping/unit.js";
-import { rebindSettlementClass, UNSTATED_SETTLEMENT_CLASS_NAME } from "../../../src/mapping/share-classes.js";
+import { rebindSettlementClass, UNSTATED_CLASS_NAME, UNSTATED_SETTLEMENT_CLASS_NAME } from "../../../src/mapping/share-classes.js";
+import { ASSUMED_AWARD_CLASS_COMMENT, mapAward } from "../../../src/mapping/award.js";
 import type { MapIssuerOptions, MappedIssuer, QuarantinedMapping } from "../../../src/mapping/types.js";
 import type { OcfStockIssuance, OcfTransaction } from "../../../src/ocf/schemas.js";
 import { buildPackageFiles } from "../../../src/ocf/package-files.js";
@@ -328,5 +329,144 @@ describe("a quarantined unit's delivered shares", () => {
     expect(delivered?.notKept).toHaveLength(1);
     expect(delivered?.notKept[0]).toMatch(/^settlement 1 \(settlements\[0\]\) cannot be mapped, so its shares are not in the package: .*settlementDate/);
     expectSameAsMapIssuer(mapped, records, { ...OPTIONS, onInvalid: "quarantine" });
+  });
+});
+
+describe("an award that names no share class (no shareClassName)", () => {
+  const CLASS_ID = "4519cc18-ee7f-4fb7-8a4b-b70a063de4f5";
+  /** baseAward without a class name; id "0500" comes before baseAward's "1191" in canonical order. */
+  const nameless = (id = "0500"): RestrictedStockAward => {
+    const { shareClassName: _, ...award } = baseAward();
+    return { ...award, id, securityLabel: `RSA-${id}` };
+  };
+  /** Without shareClassId either. */
+  const bare = (id = "0600"): RestrictedStockAward => {
+    const { shareClassId: _, ...award } = nameless(id);
+    return award;
+  };
+  const classOf = (mapped: { transactions: readonly OcfTransaction[] }, security: string) =>
+    (mapped.transactions.find((tx) => tx.id === `${security}-issuance`) as { stock_class_id?: string } | undefined)?.stock_class_id;
+  const codes = (mapped: MappedIssuer) => mapped.warnings.map((w) => w.code);
+
+  it("with a shareClassId is in the class another award names by it, listed before or after it; nothing is chosen", () => {
+    const records = { awards: [nameless(), baseAward()], units: [baseUnit()] };
+    const mapped = mapRecords(records, OPTIONS);
+    expect([classOf(mapped, "rsa-0500"), classOf(mapped, "rsa-1191"), classOf(mapped, "rsu-8550")]).toEqual(Array(3).fill("stock-class-Common"));
+    expect(mapped.stockClasses.map((c) => [c.id, c.name])).toEqual([["stock-class-Common", "Common"]]);
+    expect(codes(mapped)).not.toContain("PLACEHOLDER_STOCK_CLASS");
+    expect(codes(mapped)).not.toContain("SETTLEMENT_CLASS_ASSUMED");
+    expect(mapRecords(records, { ...OPTIONS, strict: true }).quarantined).toEqual([]);
+    expectSameAsMapIssuer(mapped, records, OPTIONS);
+    expectSameAsMapIssuer(mapped, { awards: [baseAward(), nameless()], units: [baseUnit()] }, OPTIONS);
+  });
+
+  it("with a shareClassId takes the issuer profile's name for it", () => {
+    const options = { ...OPTIONS, issuerProfile: { shareClasses: { [CLASS_ID]: { name: "Common Stock" } } } };
+    const records = { awards: [nameless()] };
+    const mapped = mapRecords(records, options);
+    expect(classOf(mapped, "rsa-0500")).toBe("stock-class-Common Stock");
+    expect(mapped.stockClasses.map((c) => [c.id, c.name])).toEqual([["stock-class-Common Stock", "Common Stock"]]);
+    expect(codes(mapped)).not.toContain("PLACEHOLDER_STOCK_CLASS");
+    expectSameAsMapIssuer(mapped, records, options);
+    // The profile's terms for the class by its name, its name by the id: both hold.
+    const both = { ...OPTIONS, issuerProfile: { shareClasses: { "Common Stock": { classType: "PREFERRED" as const }, [CLASS_ID]: { name: "Common Stock" } } } };
+    const split = mapRecords(records, both);
+    expect(split.stockClasses.map((c) => [c.id, c.name, c.class_type])).toEqual([["stock-class-Common Stock", "Common Stock", "PREFERRED"]]);
+    expect(split.warnings.map((w) => w.code)).not.toContain("PLACEHOLDER_STOCK_CLASS");
+    expectSameAsMapIssuer(split, records, both);
+  });
+
+  it("with a shareClassId nothing names is in a placeholder class known by the id, as a unit of that id; --strict refuses it", () => {
+    const records = { awards: [nameless()], units: [baseUnit()] };
+    const mapped = mapRecords(records, OPTIONS);
+    expect([classOf(mapped, "rsa-0500"), classOf(mapped, "rsu-8550")]).toEqual(Array(2).fill(`stock-class-${CLASS_ID}`));
+    expect(mapped.stockClasses.map((c) => c.name)).toEqual([`Share class ${CLASS_ID}`]);
+    expect(mapped.warnings.filter((w) => w.code === "PLACEHOLDER_STOCK_CLASS")).toHaveLength(1);
+    expectSameAsMapIssuer(mapped, records, OPTIONS);
+    const error = mappingErrorOf(() => mapRecords({ awards: [nameless()] }, { ...OPTIONS, strict: true }));
+    expect([error.code, error.path, error.value]).toEqual(["MAPPING_MISSING_VALUE", "shareClassName", CLASS_ID]);
+    expect(error.record).toEqual({ kind: "restrictedStockAward", recordId: "0500" });
+    expect(error.message).toContain(`--strict refuses this choice: name it in the issuer profile (--issuer-profile, shareClasses.${CLASS_ID}.name)`);
+    const strict = { ...OPTIONS, strict: true, onInvalid: "quarantine" } as const;
+    const quarantined = mapRecords({ awards: [nameless(), preferredAward()] }, strict);
+    expect(quarantined.quarantined.map((q) => q.recordId)).toEqual(["0500"]);
+    expectSameAsMapIssuer(quarantined, { awards: [nameless(), preferredAward()] }, strict);
+  });
+
+  it("is not counted among the awards that name an id two ways, and is moved with them", () => {
+    const classB = (): RestrictedStockAward => ({ ...termsAward(), shareClassName: "Class B", shareClassId: CLASS_ID });
+    const records = { awards: [classB(), nameless(), baseAward()] };
+    const mapped = mapRecords(records, OPTIONS);
+    expect([classOf(mapped, "rsa-0500"), classOf(mapped, "rsa-1191"), classOf(mapped, "rsa-2209")]).toEqual(Array(3).fill("stock-class-Common"));
+    const warning = mapped.warnings.find((w) => w.code === "STOCK_CLASS_NAME_CHOSEN");
+    expect(warning?.message).toContain(`share class id "${CLASS_ID}" is named "Common" by restrictedStockAward "1191"; "Class B" by restrictedStockAward "2209";`);
+    expect(warning?.message).not.toContain('"0500"');
+    expectSameAsMapIssuer(mapped, records, OPTIONS);
+  });
+
+  it("without a shareClassId either: mapAward alone puts it in the placeholder class and marks the mapping; --strict refuses", () => {
+    const mapped = mapAward(bare(), { issuerId: ISSUER_ID });
+    expect(mapped.assumedSettlementClass).toBe(true);
+    expect(classOf(mapped, "rsa-0600")).toBe(PLACEHOLDER_ID);
+    expect(mapped.transactions.find((tx) => tx.id === "rsa-0600-issuance")?.comments).toContain(ASSUMED_AWARD_CLASS_COMMENT);
+    const error = mappingErrorOf(() => mapAward(bare(), { issuerId: ISSUER_ID, options: { strict: true } }));
+    expect([error.code, error.path]).toEqual(["MAPPING_MISSING_VALUE", "shareClassName"]);
+    expect(error.message).toContain('restrictedStockAward "0600" of issuer "7"');
+    expect(error.message).toContain("--strict refuses this choice: give it with --settlement-class NAME (option settlementStockClassName)");
+    // The class given: no choice, no mark, nothing to refuse.
+    const given = mapAward(bare(), { issuerId: ISSUER_ID, options: { strict: true, settlementStockClassName: "Common" } });
+    expect([given.assumedSettlementClass, classOf(given, "rsa-0600")]).toEqual([undefined, "stock-class-Common"]);
+  });
+
+  it("without a shareClassId either: the one class the issuer's records name, stated with the units that name none", () => {
+    const records = { awards: [bare(), baseAward()], units: [classless()] };
+    const mapped = mapRecords(records, OPTIONS);
+    expect([classOf(mapped, "rsa-0600"), classOf(mapped, "rsu-8550")]).toEqual(Array(2).fill("stock-class-Common"));
+    expect(mapped.stockClasses.map((c) => c.id)).toEqual(["stock-class-Common"]);
+    const warnings = mapped.warnings.filter((w) => w.code === "SETTLEMENT_CLASS_ASSUMED");
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]?.message).toContain(
+      '1 award (restrictedStockAward "0600") names no share class (shareClassName, shareClassId), and 1 unit (restrictedStockUnit "8550") names none (shareClassId) and its settlements deliver shares;',
+    );
+    expect(warnings[0]?.message).toContain('"stock-class-Common", the one class the issuer\'s records name. --settlement-class NAME (library option settlementStockClassName) settles it; --strict refuses the choice.');
+    expect(mapped.manifestComments.filter((c) => c.startsWith("Share class chosen, not a fact: the shares of 1 award"))).toHaveLength(1);
+    expect(mapped.transactions.find((tx) => tx.id === "rsa-0600-issuance")?.comments).toContain(ASSUMED_AWARD_CLASS_COMMENT);
+    expectSameAsMapIssuer(mapped, records, OPTIONS);
+    const alone = { awards: [bare(), baseAward()] };
+    const awardsOnly = mapRecords(alone, OPTIONS);
+    expect(awardsOnly.warnings.find((w) => w.code === "SETTLEMENT_CLASS_ASSUMED")?.message).toMatch(/^issuer "7", shareClassName: 1 award \(restrictedStockAward "0600"\) names no share class \(shareClassName, shareClassId\); the source/);
+    expectSameAsMapIssuer(awardsOnly, alone, OPTIONS);
+  });
+
+  it("without a shareClassId either: a placeholder class that says it holds awards' shares when the records name several classes, or none", () => {
+    for (const awards of [[bare("1"), bare("2"), baseAward(), preferredAward()], [bare("1"), bare("2")]]) {
+      const records = { awards, units: [classless()] };
+      const mapped = mapRecords(records, OPTIONS);
+      expect([classOf(mapped, "rsa-1"), classOf(mapped, "rsa-2"), classOf(mapped, "rsu-8550")]).toEqual(Array(3).fill(PLACEHOLDER_ID));
+      const placeholder = mapped.stockClasses.find((c) => c.id === PLACEHOLDER_ID);
+      expect(placeholder?.name).toBe(UNSTATED_CLASS_NAME);
+      expect(placeholder?.comments?.[0]).toContain("the shares of awards that name no share class (shareClassName, shareClassId)");
+      const warning = mapped.warnings.find((w) => w.code === "SETTLEMENT_CLASS_ASSUMED");
+      expect(warning?.message).toContain('2 awards (restrictedStockAward "1", "2") name no share class');
+      expect(warning?.message).toContain(`the placeholder class "${PLACEHOLDER_ID}" (the issuer's records name ${awards.length - 2} classes`);
+      expectSameAsMapIssuer(mapped, records, OPTIONS);
+    }
+  });
+
+  it("without a shareClassId either: --settlement-class settles it; --strict fails it, or quarantines it and the rest exports", () => {
+    const records = { awards: [bare(), baseAward(), preferredAward()] };
+    const given = mapRecords(records, { ...OPTIONS, settlementStockClassName: "Series A Preferred" });
+    expect(classOf(given, "rsa-0600")).toBe("stock-class-Series A Preferred");
+    expect(codes(given)).not.toContain("SETTLEMENT_CLASS_ASSUMED");
+    expect(given.manifestComments.some((c) => c.includes("chosen, not a fact"))).toBe(false);
+    expectSameAsMapIssuer(given, records, { ...OPTIONS, settlementStockClassName: "Series A Preferred" });
+    const error = mappingErrorOf(() => mapRecords(records, { ...OPTIONS, strict: true }));
+    expect([error.code, error.path, error.record?.recordId]).toEqual(["MAPPING_MISSING_VALUE", "shareClassName", "0600"]);
+    expect(error.message).toContain("--settlement-class NAME");
+    const strict = { ...OPTIONS, strict: true, onInvalid: "quarantine" } as const;
+    const quarantined = mapRecords(records, strict);
+    expect(quarantined.quarantined.map((q) => q.recordId)).toEqual(["0600"]);
+    expect(quarantined.transactions.some((tx) => tx.id.startsWith("rsa-1191"))).toBe(true);
+    expectSameAsMapIssuer(quarantined, records, strict);
   });
 });
