@@ -219,8 +219,13 @@ function reportLine(io: CliIo, argv: readonly string[], message: string, code: s
   if (typedValue(argv, "log") === "json") {
     createReporter(io.stderr, "json", { env: io.env }).log("error", message, { code: code ?? USAGE_ERROR_CODE });
   } else {
-    writeLine(io.stderr, `${message}${code === undefined ? "" : ` [${code}]`}`);
+    writeLine(io.stderr, linesSafe(`${message}${code === undefined ? "" : ` [${code}]`}`));
   }
+}
+
+/** `text` with the control characters of each of its lines escaped (`terminalSafe`), its own line breaks kept. */
+function linesSafe(text: string): string {
+  return text.split("\n").map(terminalSafe).join("\n");
 }
 
 /** Prints why the command failed and returns its exit status (see `runCli`). */
@@ -244,7 +249,7 @@ function reportFailure(command: string, error: unknown, io: CliIo, argv: readonl
   if (typedValue(argv, "log") === "json") {
     reportLine(io, argv, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it): ${detail}`, UNEXPECTED_ERROR_CODE);
   } else {
-    writeLine(io.stderr, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it with what follows):\n${detail}`);
+    writeLine(io.stderr, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it with what follows):\n${linesSafe(detail)}`);
   }
   return 70;
 }

@@ -123,3 +123,12 @@ describe("server text with escape sequences, CR, LF and bidi overrides", () => {
     expect(`${result.stdout}${result.stderr}`).toContain(SHOWN);
   });
 });
+
+describe("a failure line", () => {
+  it("shows the C1 and bidi characters of a value it quotes escaped, its own line breaks kept", async () => {
+    // JSON.stringify, which quotes the value, escapes C0 but not these.
+    const result = await run("export", "--base-url", hostile.url, "--issuer", "7", "--out", "o", "--as-of", "\u009b2J\u202e");
+    expect(result.code).toBe(2);
+    expect(result.stderr).toBe(`ocf-sync export: --as-of takes a real date YYYY-MM-DD, got "\\u009b2J\\u202e"\nRun 'ocf-sync export --help' for the options.\n`);
+  });
+});
