@@ -61,12 +61,28 @@ export function describeValue(value: unknown, max = 80): string {
 }
 
 /**
- * Text safe to print on a terminal: control characters and bidirectional overrides (which could hide
- * or reorder what a reader sees) are shown as `\uXXXX` escapes. For ids and messages that came from
- * the API or a file.
+ * Text safe to print on a terminal: control characters (C0 with CR and LF, DEL, C1), line and paragraph
+ * separators and bidirectional overrides, which could retitle or clear a terminal, forge a log line,
+ * or hide or reorder what a reader sees, are shown as `\uXXXX` escapes (ESC as `\u001b`). For ids and
+ * messages that came from the API or a file: the one function every printed line of such text goes
+ * through (log lines, tables, reports, error lines).
  */
 export function terminalSafe(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, escapeCharacter);
+}
+
+/**
+ * `JSON.stringify(value, null, space)` safe to print on a terminal, and the same JSON: JSON.stringify
+ * escapes C0 in strings but leaves DEL, C1 (U+009B is a CSI to many terminals), U+2028/2029 and the
+ * bidirectional overrides raw; they can only be in strings, where `\uXXXX` is the same character. The
+ * C0 characters left are the document's own line breaks.
+ */
+export function terminalSafeJson(value: unknown, space?: number): string {
+  return (JSON.stringify(value, null, space) ?? "null").replace(/[\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, escapeCharacter);
+}
+
+function escapeCharacter(c: string): string {
+  return `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`;
 }
 
 /**

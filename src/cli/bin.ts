@@ -7,14 +7,11 @@ import { exitBySignal, stopOnSignals } from "./signals.js";
 // Before any work: memory that stays flat as issuers grow (see heap.ts).
 boundHeapGrowth();
 
-// A reader of standard output that goes away (`ocf-sync pull ... | head`) ends the process as SIGPIPE
-// ends other tools: at once, quietly, with status 141 (128 + 13), not with an unhandled EPIPE error
-// and its stack trace. Standard output is written only where nothing is left to clean up (the
-// records of a pull to standard output, the summaries once the outputs are in place).
-process.stdout.on("error", (error: NodeJS.ErrnoException) => {
-  if (error.code !== "EPIPE") throw error;
-  process.exit(141);
-});
+// Standard output that fails (a reader gone, `| head`; a full disk, `> /dev/full`) is runCli's to
+// report (see guardStdout in main.ts): the job stops and cleans up, then ends with one line (status
+// 1), or quietly with 141 for a reader gone, as SIGPIPE ends other tools. Listened to here too, so that
+// the error is never an uncaught exception, whenever it comes.
+process.stdout.on("error", () => {});
 // A reader of standard error that goes away: nothing can be said any more, and the job goes on (its
 // results are files and standard output), silently, instead of crashing with status 1.
 process.stderr.on("error", (error: NodeJS.ErrnoException) => {

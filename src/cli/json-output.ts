@@ -3,7 +3,7 @@
  * whatever happens. The job's own document when it runs (its summary, its change set); when the job
  * cannot run or fails as a whole, a document of the same shape that says why.
  */
-import { errnoOf, isInterruptedError, isOcfSyncError } from "../errors.js";
+import { errnoOf, isInterruptedError, isOcfSyncError, terminalSafeJson } from "../errors.js";
 import { typedFlag } from "./args.js";
 import type { CommandName } from "./command-options.js";
 import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, usageErrorMessage, writeLine, type CliIo } from "./io.js";
@@ -35,7 +35,7 @@ export function failedIssuers(issuers: readonly string[], failure: JsonFailure):
 
 /** Prints `document` as the command's one JSON document on standard output. */
 export function writeJsonDocument(io: CliIo, document: unknown): void {
-  writeLine(io.stdout, JSON.stringify(document, null, 2));
+  writeLine(io.stdout, terminalSafeJson(document, 2));
 }
 
 /**

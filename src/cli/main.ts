@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import { redactSecrets, urlSecrets } from "../client/auth.js";
-import { errnoOf, isInterruptedError, isOcfSyncError, terminalSafe } from "../errors.js";
+import { errnoOf, fileSystemError, FileSystemError, isFileSystemError, isInterruptedError, isOcfSyncError, terminalSafe } from "../errors.js";
 import { closest } from "../closest.js";
 import { typedValue } from "./args.js";
 import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, usageErrorMessage, writeLine, type CliIo } from "./io.js";
@@ -76,6 +76,65 @@ function commandsLine(): string {
  * environment), in the forms `redactSecrets` knows, whatever part of the code printed it.
  */
 export async function runCli(typed: readonly string[], io: CliIo): Promise<number> {
+  const stdout = guardStdout(io);
+  try {
+    const code = await runCommand(typed, { ...io, signal: stdout.signal }, () => stdout.failure() !== undefined);
+    await stdout.flushed();
+    const interrupted = interruptedExitCode(io.signal);
+    const failure = stdout.failure();
+    if (interrupted !== undefined || failure === undefined) return interrupted ?? code;
+    if (failure.errno === "EPIPE") return 141;
+    reportLine(io, typed, `ocf-sync${firstWord(typed)}: ${failure.message}`, failure.code);
+    return 1;
+  } finally {
+    stdout.dispose();
+  }
+}
+
+/** ` COMMAND` for the line of a failure, as typed (after any global options), or nothing. */
+function firstWord(typed: readonly string[]): string {
+  const { first } = splitGlobalOptions(typed);
+  return first !== undefined && Object.hasOwn(COMMANDS, first) ? ` ${first}` : "";
+}
+
+/**
+ * Standard output that fails (a full disk, `> /dev/full`; a reader gone, `| head -1`): the first
+ * error stops the command through the signal it is given, as an interrupt does, so that it cleans up
+ * as after a failure (a pull's part files, a temporary package), and nothing more is printed; the run
+ * then ends with one line on standard error and status 1, or quietly with 141 for a reader gone
+ * (EPIPE), as SIGPIPE ends other tools. Without this, the error was an uncaught exception.
+ */
+function guardStdout(io: CliIo): { signal: AbortSignal; failure(): FileSystemError | undefined; flushed(): Promise<void>; dispose(): void } {
+  const stopped = new AbortController();
+  let failure: FileSystemError | undefined;
+  const fail = (error: unknown): void => {
+    if (failure !== undefined) return;
+    const errno = errnoOf(error);
+    const why = fileSystemError("write to", "standard output", error);
+    failure = isFileSystemError(why) ? why : new FileSystemError("write to", "standard output", error instanceof Error ? error.message : String(error), { errno, cause: error });
+    stopped.abort(failure);
+  };
+  io.stdout.on("error", fail);
+  return {
+    signal: io.signal === undefined ? stopped.signal : AbortSignal.any([io.signal, stopped.signal]),
+    failure: () => failure,
+    // Every write handed to the system (or failed): an error comes as the callback of the last one.
+    flushed: () =>
+      new Promise<void>((resolveFlushed) => {
+        io.stdout.write("", (error?: Error | null) => {
+          if (error !== undefined && error !== null) fail(error);
+          resolveFlushed();
+        });
+      }),
+    dispose: () => {
+      // A failure after the command (none is written then) must not be an uncaught error either.
+      io.stdout.removeListener("error", fail);
+      io.stdout.on("error", () => {});
+    },
+  };
+}
+
+async function runCommand(typed: readonly string[], io: CliIo, stdoutFailed: () => boolean): Promise<number> {
   const { globals, first, afterFirst } = splitGlobalOptions(typed);
   // `ocf-sync help export` is `ocf-sync export --help`.
   const [command, ...given] = first === "help" && afterFirst[0] !== undefined ? [afterFirst[0], "--help"] : [first, ...afterFirst];
@@ -104,7 +163,7 @@ export async function runCli(typed: readonly string[], io: CliIo): Promise<numbe
     return 2;
   }
   const secrets = secretsOf(rest, io.env);
-  const guarded = guardStderr({ ...io, redact: (text) => (secrets.length === 0 ? text : redactSecrets(text, secrets)) }, secrets);
+  const guarded = guardStderr({ ...io, redact: (text) => (secrets.length === 0 ? text : redactSecrets(text, secrets)) }, secrets, stdoutFailed);
   try {
     const run = await entry.load();
     // A signal while the command loaded: it does not start (a server would listen, an export begin,
@@ -160,8 +219,13 @@ function reportLine(io: CliIo, argv: readonly string[], message: string, code: s
   if (typedValue(argv, "log") === "json") {
     createReporter(io.stderr, "json", { env: io.env }).log("error", message, { code: code ?? USAGE_ERROR_CODE });
   } else {
-    writeLine(io.stderr, `${message}${code === undefined ? "" : ` [${code}]`}`);
+    writeLine(io.stderr, linesSafe(`${message}${code === undefined ? "" : ` [${code}]`}`));
   }
+}
+
+/** `text` with the control characters of each of its lines escaped (`terminalSafe`), its own line breaks kept. */
+function linesSafe(text: string): string {
+  return text.split("\n").map(terminalSafe).join("\n");
 }
 
 /** Prints why the command failed and returns its exit status (see `runCli`). */
@@ -185,7 +249,7 @@ function reportFailure(command: string, error: unknown, io: CliIo, argv: readonl
   if (typedValue(argv, "log") === "json") {
     reportLine(io, argv, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it): ${detail}`, UNEXPECTED_ERROR_CODE);
   } else {
-    writeLine(io.stderr, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it with what follows):\n${detail}`);
+    writeLine(io.stderr, `ocf-sync ${command}: unexpected error (a bug in ocf-sync; please report it with what follows):\n${linesSafe(detail)}`);
   }
   return 70;
 }
@@ -210,9 +274,10 @@ function secretsOf(argv: readonly string[], env: CliIo["env"]): string[] {
 
 /**
  * `io` with a stderr that redacts `secrets` from every write and falls silent once `io.signal` fires
- * for a signal (the signal's one line has been printed by then).
+ * for a signal (the signal's one line has been printed by then) or for standard output that failed
+ * (whose one line `runCli` prints at the end).
  */
-function guardStderr(io: CliIo, secrets: readonly string[]): { io: CliIo; dispose(): void } {
+function guardStderr(io: CliIo, secrets: readonly string[], stdoutFailed: () => boolean): { io: CliIo; dispose(): void } {
   let muted = false;
   const target = io.stderr;
   const stderr = new Writable({
@@ -228,7 +293,7 @@ function guardStderr(io: CliIo, secrets: readonly string[]): { io: CliIo; dispos
   Object.defineProperty(stderr, "isTTY", { get: () => target.isTTY });
   Object.defineProperty(stderr, "columns", { get: () => target.columns });
   const onAbort = (): void => {
-    if (isInterruptedError(io.signal?.reason)) muted = true;
+    if (isInterruptedError(io.signal?.reason) || stdoutFailed()) muted = true;
   };
   if (io.signal?.aborted === true) onAbort();
   else io.signal?.addEventListener("abort", onAbort, { once: true });

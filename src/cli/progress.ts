@@ -10,6 +10,7 @@ import { isApiError, isNetworkError } from "../client/errors.js";
 import { isMappingError } from "../mapping/errors.js";
 import type { OnInvalid } from "../pull/pull-issuer.js";
 import { isSourceRecordError } from "../source/errors.js";
+import { terminalSafe, terminalSafeJson } from "../errors.js";
 import { failureCodeOf, writeLine } from "./io.js";
 
 export type LogMode = "auto" | "plain" | "json";
@@ -87,13 +88,14 @@ export function createReporter(
   return {
     log(level, message, fields = {}) {
       if (json) {
-        writeLine(stream, JSON.stringify({ time: new Date(now()).toISOString(), level, msg: message, ...fields }));
+        writeLine(stream, terminalSafeJson({ time: new Date(now()).toISOString(), level, msg: message, ...fields }));
         return;
       }
       clearBar();
       // A failure line ends with its stable code in brackets (in JSON it is the field `code`).
       const code = level === "error" && typeof fields["code"] === "string" ? ` [${fields["code"]}]` : "";
-      writeLine(stream, level === "info" ? message : `${level}: ${message}${code}`);
+      // One line, whatever the server put in an id or a message: its control characters escaped.
+      writeLine(stream, terminalSafe(level === "info" ? message : `${level}: ${message}${code}`));
       drawBar();
     },
     update(state) {

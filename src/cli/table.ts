@@ -1,4 +1,5 @@
 /** Plain-text tables for terminal summaries: right-aligned numbers, no colours, no dependencies. */
+import { terminalSafe } from "../errors.js";
 
 export interface Column<Row> {
   header: string;
@@ -6,8 +7,9 @@ export interface Column<Row> {
   align?: "left" | "right";
 }
 
+/** A table of `rows`; every cell and header shown terminal-safe (an id or a message may come from the server). */
 export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<Row>[]): string {
-  const cells = rows.map((row) => columns.map((column) => column.value(row)));
+  const cells = rows.map((row) => columns.map((column) => terminalSafe(column.value(row))));
   const widths = columns.map((column, i) => Math.max(column.header.length, ...cells.map((r) => (r[i] ?? "").length)));
   const line = (values: readonly string[]): string =>
     values
@@ -17,5 +19,5 @@ export function renderTable<Row>(rows: readonly Row[], columns: readonly Column<
       })
       .join("  ")
       .trimEnd();
-  return [line(columns.map((c) => c.header)), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
+  return [line(columns.map((c) => terminalSafe(c.header))), line(widths.map((w) => "-".repeat(w))), ...cells.map(line)].join("\n");
 }

@@ -3,7 +3,7 @@
  * service sent it, tagged with its kind and issuer. Invalid records are kept too, marked quarantined
  * with their issues, so a backup never loses anything the service returned.
  */
-import { OcfSyncError, fileSystemError, isOcfSyncError } from "../errors.js";
+import { OcfSyncError, fileSystemError, isOcfSyncError, terminalSafeJson } from "../errors.js";
 import { openToRead } from "../io/lines.js";
 import { LatestCopies, type IssuerRecordSink } from "./latest-copy.js";
 import type { SourceIssue } from "../source/errors.js";
@@ -22,10 +22,13 @@ export interface NdjsonRecordLine {
   record: unknown;
 }
 
-/** The NDJSON line (ending in `\n`) of a valid record. */
+/**
+ * The NDJSON line (ending in `\n`) of a valid record: the same JSON as the service sent, with the
+ * characters a terminal obeys escaped (`terminalSafeJson`), as the line may be printed on one.
+ */
 export function recordLine(kind: RecordKind, issuerId: string, id: string, raw: unknown): string {
   const line: NdjsonRecordLine = { kind, issuerId, id, record: raw };
-  return `${JSON.stringify(line)}\n`;
+  return `${terminalSafeJson(line)}\n`;
 }
 
 /** The NDJSON line (ending in `\n`) of a quarantined record: marked, with its issues. */
@@ -38,7 +41,7 @@ export function quarantinedLine(q: QuarantinedRecord): string {
     issues: q.error.issues,
     record: q.raw,
   };
-  return `${JSON.stringify(line)}\n`;
+  return `${terminalSafeJson(line)}\n`;
 }
 
 /** The NDJSON lines (each ending in `\n`) of one pulled issuer: valid records, then quarantined ones. */

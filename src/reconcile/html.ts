@@ -8,6 +8,7 @@
  * Chart coordinates are computed with decimals (share counts are never JS numbers); only pixel
  * positions and day offsets are numbers.
  */
+import { terminalSafe } from "../errors.js";
 import { compareIso, parseUtcDateTime, utcDateTimeToEpochMs, type CalendarDate } from "../dates.js";
 import { Dec, formatDecimal } from "../decimal.js";
 import { FIGURE_LABELS, differingHolders, readingSentence, reportAgrees } from "./render.js";
@@ -15,7 +16,8 @@ import { FIGURE_NAMES, type ReconciliationReport, type VestingPoint } from "./ty
 
 /** Escapes text for HTML element content and double-quoted attribute values. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  // Control characters and bidirectional overrides of an id or a message, shown rather than obeyed.
+  return terminalSafe(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 const WIDTH = 760;

@@ -254,7 +254,7 @@ export async function runExport(
 export function exportSummaryText({ results, outDir, durationMs }: ExportRun): string {
   const failed = results.filter((r) => !r.ok).length;
   const table = renderTable(results, [
-    { header: "issuer", value: (r) => terminalSafe(r.issuerId) },
+    { header: "issuer", value: (r) => r.issuerId },
     { header: "awards", value: (r) => (r.ok ? String(r.export.awards) : "-"), align: "right" },
     { header: "units", value: (r) => (r.ok ? String(r.export.units) : "-"), align: "right" },
     { header: "transactions", value: (r) => (r.ok ? String(r.export.transactions) : "-"), align: "right" },

@@ -214,20 +214,13 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   return failed > 0 ? 1 : 0;
 }
 
-/** Writes to a stream such as standard output, waiting while it is full (memory stays flat when the reader is slow). */
+/**
+ * Writes to a stream such as standard output and waits until the system has taken the chunk: memory
+ * stays flat when the reader is slow, and a stream that failed (a full disk, a reader gone) rejects the
+ * write instead of leaving it waiting for a `drain` that never comes.
+ */
 async function writeToStream(stream: NodeJS.WritableStream, chunk: Uint8Array): Promise<void> {
-  if (stream.write(chunk)) return;
-  await new Promise<void>((resolveDrain, reject) => {
-    const done = (error?: unknown): void => {
-      stream.removeListener("drain", onDrain);
-      stream.removeListener("close", onDrain);
-      stream.removeListener("error", done);
-      if (error === undefined) resolveDrain();
-      else reject(error instanceof Error ? error : new Error(String(error)));
-    };
-    const onDrain = (): void => done();
-    stream.once("drain", onDrain);
-    stream.once("close", onDrain);
-    stream.once("error", done);
+  await new Promise<void>((resolveWrite, reject) => {
+    stream.write(chunk, (error?: Error | null) => (error === undefined || error === null ? resolveWrite() : reject(error)));
   });
 }

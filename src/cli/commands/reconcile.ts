@@ -192,7 +192,7 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
       const message = error instanceof Error ? error.message : String(error);
       const code = isOcfSyncError(error) ? error.code : ((error as { code?: unknown }).code ?? "UNUSABLE_INPUT");
       if (values.json === true) printJson({ agree: false, unusable: { code, message } });
-      else writeLine(io.stderr, `ocf-sync reconcile: ${message} [${String(code)}]`);
+      else writeLine(io.stderr, `ocf-sync reconcile: ${terminalSafe(message)} [${String(code)}]`);
       return 2;
     }
 

@@ -1,6 +1,6 @@
 import { stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { errnoOf, fileSystemError } from "../../errors.js";
+import { errnoOf, fileSystemError, terminalSafe } from "../../errors.js";
 import { SAMPLES_AS_OF } from "../../sample-server/data.js";
 import { FAULT_KINDS, startSampleServer, type FaultKind } from "../../sample-server/server.js";
 import { parseCommandArgs, parseFraction, parseInteger } from "../args.js";
@@ -80,7 +80,7 @@ export async function serveSamplesCommand(argv: readonly string[], io: CliIo): P
     throw new UsageError(`--port ${port}: 127.0.0.1:${port} is in use (another serve-samples?); pick another port, or --port 0 for a free one`, { code: "EADDRINUSE", cause: error });
   });
   writeLine(io.stdout, `listening on ${server.url}`);
-  writeLine(io.stdout, `issuers: ${server.issuers.join(",")}`);
+  writeLine(io.stdout, `issuers: ${terminalSafe(server.issuers.join(","))}`);
   await new Promise<void>((resolveStop) => {
     if (io.signal === undefined) return; // runs until the process is killed
     if (io.signal.aborted) resolveStop();

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
-import { isDeadlineExceededError } from "../../errors.js";
+import { isDeadlineExceededError, terminalSafe } from "../../errors.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
@@ -115,18 +115,18 @@ const SHOWN_PER_LIST = 20;
 
 /** The human summary: a table, then the objects of each issuer that changed. */
 export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
-  const lines = [
-    renderTable(results, [
-      { header: "issuer", value: (r) => r.issuerId },
-      { header: "pass", value: (r) => (r.ok ? (r.pass === "full" ? `full (${r.reason})` : "incremental") : "-") },
-      { header: "pulled", value: (r) => (r.ok ? String(r.pulled) : "-"), align: "right" },
-      { header: "created", value: (r) => (r.ok ? String(r.changes.created.length) : "-"), align: "right" },
-      { header: "changed", value: (r) => (r.ok ? String(r.changes.changed.length) : "-"), align: "right" },
-      { header: "removed", value: (r) => (r.ok ? String(r.changes.removed.length) : "-"), align: "right" },
-      { header: "unchanged", value: (r) => (r.ok ? String(r.changes.unchanged) : "-"), align: "right" },
-      { header: "status", value: (r) => (r.ok ? "ok" : `FAILED ${r.error.code}`) },
-    ]),
-  ];
+  const table = renderTable(results, [
+    { header: "issuer", value: (r) => r.issuerId },
+    { header: "pass", value: (r) => (r.ok ? (r.pass === "full" ? `full (${r.reason})` : "incremental") : "-") },
+    { header: "pulled", value: (r) => (r.ok ? String(r.pulled) : "-"), align: "right" },
+    { header: "created", value: (r) => (r.ok ? String(r.changes.created.length) : "-"), align: "right" },
+    { header: "changed", value: (r) => (r.ok ? String(r.changes.changed.length) : "-"), align: "right" },
+    { header: "removed", value: (r) => (r.ok ? String(r.changes.removed.length) : "-"), align: "right" },
+    { header: "unchanged", value: (r) => (r.ok ? String(r.changes.unchanged) : "-"), align: "right" },
+    { header: "status", value: (r) => (r.ok ? "ok" : `FAILED ${r.error.code}`) },
+  ]);
+  // One entry a line; ids and messages come from the server, so each is shown terminal-safe.
+  const lines: string[] = [];
   for (const r of results) {
     if (!r.ok) {
       lines.push("", `${r.issuerId}: failed: ${r.error instanceof Error ? r.error.message : String(r.error)} [${failureCodeOf(r.error)}]`);
@@ -147,7 +147,7 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
     list("~", changed);
     list("-", removed);
   }
-  return lines.join("\n");
+  return [table, ...lines.map(terminalSafe)].join("\n");
 }
 
 /**

@@ -132,10 +132,10 @@ export function renderReport(path: string, report: PackageValidationReport): str
   const lineage = `lineage read as ${reading} (${from === "declared" ? "declared in Manifest.comments" : from === "option" ? "--reader" : "the default: the manifest declares none"})`;
   if (report.valid) return `valid: ${terminalSafe(path)}\n${contents}${uncheckedLine}\n${lineage}`;
   const table = renderTable(problems, [
-    { header: "file", value: (p) => terminalSafe(p.file) },
-    { header: "item", value: (p) => (p.itemId === undefined ? "-" : terminalSafe(p.itemId)) },
-    { header: "path", value: (p) => terminalSafe(p.jsonPath) },
-    { header: "problem", value: (p) => `${terminalSafe(p.message)} [${p.code}]` },
+    { header: "file", value: (p) => p.file },
+    { header: "item", value: (p) => p.itemId ?? "-" },
+    { header: "path", value: (p) => p.jsonPath },
+    { header: "problem", value: (p) => `${p.message} [${p.code}]` },
   ]);
   return `${table}\n\nINVALID: ${plural(problems.length, "problem", "problems")} in ${terminalSafe(path)}\n${contents}${uncheckedLine}\n${lineage}`;
 }
