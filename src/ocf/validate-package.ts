@@ -41,6 +41,7 @@ import {
   LEDGER_PROBLEM_CODES,
   LINEAGE_READINGS,
   SecurityChain,
+  applyChain,
   balanceFinding,
   declaredLineage,
   kindFinding,
@@ -81,6 +82,8 @@ export const PACKAGE_PROBLEM_CODES = {
   NEGATIVE_QUANTITY: LEDGER_PROBLEM_CODES.NEGATIVE_QUANTITY,
   VESTING_AMOUNT_NOT_POSITIVE: LEDGER_PROBLEM_CODES.VESTING_AMOUNT_NOT_POSITIVE,
   VESTING_SUM: LEDGER_PROBLEM_CODES.VESTING_SUM,
+  SAME_DAY_ORDER: LEDGER_PROBLEM_CODES.SAME_DAY_ORDER,
+  RELEASED_BEFORE_VESTED: LEDGER_PROBLEM_CODES.RELEASED_BEFORE_VESTED,
 } as const;
 /** A stable problem code, e.g. `"OVER_CONSUMED"`; see `PACKAGE_PROBLEM_CODES`. */
 export type PackageProblemCode = keyof typeof PACKAGE_PROBLEM_CODES;
@@ -775,6 +778,7 @@ class PackageChecker {
       date: entry.date,
       quantity: entry.quantity,
       vestingTermsId: facts.vestingTermsId,
+      vestings: facts.vestings,
       file: location.file,
       itemIndex: location.index,
     });
@@ -824,12 +828,14 @@ class PackageChecker {
     if (!this.securityChecks(entry, facts, location, security, true)) this.later.set(ordinal, "condition");
     if (this.deferred.has(entry.securityId)) return;
     const chain = this.securities.chain(index, this.lineage.reading);
-    if (!chain.inOrder(entry)) {
-      // Not in (date, kind) order in the package: followed again in the second pass, from all its transactions.
+    let unsettled = !chain.inOrder(entry);
+    if (!unsettled) chain.apply(entry, this.chainSink(location, entry.securityId, () => (unsettled = true)));
+    if (unsettled) {
+      // Not in (date, kind) order in the package, or a day whose end came after what acted on it that
+      // day: followed again in the second pass, from all its transactions.
       this.deferred.add(entry.securityId);
       return;
     }
-    chain.apply(entry, this.chainSink(location, entry.securityId));
     this.securities.save(index, chain);
   }
 
@@ -873,8 +879,9 @@ class PackageChecker {
     return true;
   }
 
-  private chainSink(location: Location, security: string): ChainSink {
+  private chainSink(location: Location, security: string, sameDayUnsettled?: () => void): ChainSink {
     return {
+      ...(sameDayUnsettled === undefined ? {} : { sameDayUnsettled }),
       problem: (finding: LedgerFinding) => this.addAt(finding.code, location, finding.path, finding.message, PHASE.securities, SECURITY_STEP.chain, security),
       balance: (balance, remainder) => {
         if (this.securities.has(balance)) this.checkBalance(location, balance, remainder, security);
@@ -907,7 +914,7 @@ class PackageChecker {
         entries.map((_, i) => i),
         entries,
       );
-      for (const i of positions) chain.apply(entries[i] as LedgerEntry, this.chainSink(locations[i] as Location, securityId));
+      applyChain(chain, positions, entries, (i) => this.chainSink(locations[i] as Location, securityId));
     }
     this.deferredChains.clear();
     this.settlePendingBalances();

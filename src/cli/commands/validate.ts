@@ -32,6 +32,13 @@ the zip root). Reports every problem, not only the first, each with its file, ob
         outstanding, at a retraction, or when a balance security is named.
     A package declares its reading with a Manifest comments line "Lineage: documents" or
     "Lineage: same-security"; the report says which reading it used.
+  - the order within a day: OCF 1.2.0 orders transactions by date only, and readers order a day
+    differently (file order, OCF-Tools by type), so nothing may act on a security that another
+    transaction of the same day ends (documents: a cancellation, ...; same-security: a retraction or
+    a move to a balance security), a return to pool excepted (SAME_DAY_ORDER);
+  - releases after vesting: what is released of an equity compensation security by a date is at
+    most what its vestings list has vested by then (RELEASED_BEFORE_VESTED; a security vesting by
+    VestingTerms is not checked here, one with neither is fully vested).
 
 Files are read object by object, so a package of any size is checked with the same memory.
 
