@@ -153,6 +153,34 @@ describe("ocf-sync validate", () => {
     }
   });
 
+  it("reports a release on its security's cancellation day (SAME_DAY_ORDER) and a release before vesting (RELEASED_BEFORE_VESTED)", async () => {
+    // Issue 24: the release on the day the rest is cancelled, before the cancellation in the file.
+    const sameDay = validFixture();
+    itemOf(sameDay, "rsu-8550-release-1").date = "2016-09-01";
+    itemOf(sameDay, "rsu-8550-release-1").settlement_date = "2016-09-01";
+    const text = await validate(await writePackageFolder(fresh(), fixtureBytes(sameDay)));
+    expect(text.code).toBe(1);
+    const release = locate(sameDay, "rsu-8550-release-1", "date");
+    const line = text.stdout.split("\n").find((l) => l.includes("[SAME_DAY_ORDER]"));
+    expect(line?.split(/ {2,}/).slice(0, 3)).toEqual([release.file, release.itemId, release.jsonPath]);
+    expect(line).toContain('is 2016-09-01, the day TX_EQUITY_COMPENSATION_CANCELLATION "rsu-8550-cancellation" ends security "rsu-8550"');
+    expect(text.stdout).toContain("INVALID: 1 problem in");
+
+    // Vested on 2016-07-01, released on 2016-06-01.
+    const early = validFixture();
+    itemOf(early, "rsu-8550-issuance").vestings = [{ date: "2016-07-01", amount: "1500" }];
+    const json = await validate(await writePackageFolder(fresh(), fixtureBytes(early)), "--json");
+    expect(json.code).toBe(1);
+    const report = JSON.parse(json.stdout) as { problems: PackageProblem[] };
+    expect(report.problems).toEqual([
+      {
+        code: "RELEASED_BEFORE_VESTED",
+        ...locate(early, "rsu-8550-release-1", "quantity"),
+        message: 'releases 375 of security "rsu-8550" on 2016-06-01, which brings what is released of it to 375, but its vestings have vested only 0 by then',
+      },
+    ]);
+  });
+
   it("exits 2 on a truncated zip, a folder without a manifest and a manifest that is not JSON", async () => {
     const files = fixtureBytes(validFixture());
     const zip = zipBytes(files);
