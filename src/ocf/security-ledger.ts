@@ -22,7 +22,7 @@
  * matter. Quantities are exact decimals. Every problem names the transaction and the field.
  */
 import { compareDecimalStrings, isPositiveDecimal, normalizeSourceDecimal, plainNumeric, sumDecimalStrings, type DecimalString } from "../decimal.js";
-import { isCalendarDate, type CalendarDate } from "../dates.js";
+import { dayNumber, isCalendarDate, type CalendarDate } from "../dates.js";
 import { describeValue } from "../errors.js";
 import { TRANSACTION_KIND_ORDER } from "../mapping/order.js";
 import { LEGACY_OBJECT_TYPES, OCF_NUMERIC_PATTERN } from "./schemas.js";
@@ -220,16 +220,19 @@ export interface LedgerIssuance {
 
 /**
  * The `vestings` of an equity compensation issuance (what its releases may take, and when) as one
- * string, `"2021-01-01 250;2021-04-01 250"`: the valid tranches (a date, a positive OCF Numeric in
- * plain form) in date order. `undefined` for any other transaction, and for an issuance without such a
- * list (its VestingTerms are not walked here; with neither, everything is vested at issuance).
- * One string rather than an object per tranche: a streaming check keeps it for every grant.
+ * short string: its valid tranches (a date, a positive OCF Numeric in plain form) in date order, each
+ * `<day>[ <amount>]` joined by `;`, where the first day is a `dayNumber` (`20210101`) and each later one
+ * what is added to the one before (`100` a month on), and an amount is left out when it is the one
+ * before: `"20210101 250;100;100;8900 300"`. About 4 bytes a tranche, since a streaming check keeps it
+ * for every grant until its releases have walked it. `undefined` for any other transaction, and for an
+ * issuance without such a list (its VestingTerms are not walked here; with neither, everything is
+ * vested at issuance).
  */
 export function vestingSchedule(value: Readonly<Record<string, unknown>>, entry: LedgerEntry): string | undefined {
   if (entry.type !== "TX_EQUITY_COMPENSATION_ISSUANCE") return undefined;
   const vestings = value.vestings;
   if (!Array.isArray(vestings) || vestings.length === 0) return undefined;
-  const tranches: string[] = [];
+  const tranches: { day: number; amount: DecimalString }[] = [];
   let sorted = true;
   for (const vesting of vestings as unknown[]) {
     if (typeof vesting !== "object" || vesting === null) continue;
@@ -237,14 +240,19 @@ export function vestingSchedule(value: Readonly<Record<string, unknown>>, entry:
     if (typeof date !== "string" || !isCalendarDate(date) || typeof amount !== "string") continue;
     const plain = isPositiveWhole(amount) ? amount : OCF_NUMERIC_PATTERN.test(amount) ? plainNumeric(amount) : undefined;
     if (plain === undefined || !isPositiveDecimal(plain)) continue;
-    const tranche = `${date} ${plain}`;
-    if (tranches.length > 0 && tranche < (tranches[tranches.length - 1] as string)) sorted = false;
-    tranches.push(tranche);
+    const day = dayNumber(date);
+    if (tranches.length > 0 && day < (tranches[tranches.length - 1] as { day: number }).day) sorted = false;
+    tranches.push({ day, amount: plain });
   }
   if (tranches.length === 0) return undefined;
-  // "YYYY-MM-DD " first: the text order of the tranches is their date order.
-  if (!sorted) tranches.sort((a, b) => (a.slice(0, 10) < b.slice(0, 10) ? -1 : a.slice(0, 10) > b.slice(0, 10) ? 1 : 0));
-  return tranches.join(";");
+  if (!sorted) tranches.sort((a, b) => a.day - b.day);
+  let previous = { day: 0, amount: "" };
+  const parts = tranches.map((t) => {
+    const part = t.amount === previous.amount ? String(t.day - previous.day) : `${t.day - previous.day} ${t.amount}`;
+    previous = t;
+    return part;
+  });
+  return parts.join(";");
 }
 
 /** A problem about one object, relative to it: `path` is `".quantity"`, `".vestings[2].amount"`, … */
@@ -351,6 +359,25 @@ export interface ChainSink {
   sameDayUnsettled?(): void;
 }
 
+/**
+ * The tranches of `schedule` (`vestingSchedule`'s form) from offset `at` on, the first one's day made
+ * whole again (`day`: that of the tranche before it) and its amount said (`amount`: the one before).
+ */
+function rest(schedule: string, at: number, day: number, amount: DecimalString): string {
+  if (at >= schedule.length) return "";
+  const first = trancheAt(schedule, at);
+  return `${day + first.delta} ${first.amount ?? amount}${schedule.slice(first.stop)}`;
+}
+
+/** The tranche of `schedule` at offset `at`: where it stops, what its day adds to the one before, its amount when said. */
+function trancheAt(schedule: string, at: number): { stop: number; delta: number; amount: DecimalString | undefined } {
+  const next = schedule.indexOf(";", at);
+  const stop = next === -1 ? schedule.length : next;
+  const space = schedule.indexOf(" ", at);
+  const explicit = space !== -1 && space < stop;
+  return { stop, delta: Number(schedule.slice(at, explicit ? space : stop)), amount: explicit ? schedule.slice(space + 1, stop) : undefined };
+}
+
 /** A sink that hears nothing (a trial run). */
 const SILENT: ChainSink = { problem: () => undefined, balance: () => undefined };
 
@@ -410,10 +437,14 @@ export interface ChainState {
   dayActed: boolean;
   /** Whether a transaction that ends the security whatever the order of its day did so on `lastDate`. */
   dayEnded: boolean;
-  /** With `vestings`: released so far, what the tranches up to `vestedAt` (an offset in the packed schedule) have vested. */
+  /**
+   * With `vestings`: released so far, what the tranches walked have vested, and the tranches still to
+   * walk (`vestingSchedule`'s form, its first day a `dayNumber`); `undefined` before the first release
+   * (the issuance's `vestings`), `""` once every tranche is walked.
+   */
   released: DecimalString;
   vested: DecimalString;
-  vestedAt: number;
+  toVest: string | undefined;
 }
 
 /** The state of a security before any transaction on it. */
@@ -431,7 +462,7 @@ export function freshChainState(): ChainState {
     dayEnded: false,
     released: "0",
     vested: "0",
-    vestedAt: 0,
+    toVest: undefined,
   };
 }
 
@@ -527,22 +558,26 @@ export class SecurityChain {
    * chain (its releases come in date order).
    */
   private checkVested(entry: LedgerEntry, date: CalendarDate, quantity: DecimalString, sink: ChainSink): void {
-    const schedule = this.issuance.vestings;
-    if (schedule === undefined) return;
     const state = this.state;
+    const schedule = state.toVest ?? this.issuance.vestings;
+    if (schedule === undefined) return;
     state.released = sumDecimalStrings([state.released, quantity]);
-    let at = state.vestedAt;
+    const until = dayNumber(date);
     const amounts: DecimalString[] = [state.vested];
-    // Each tranche is "YYYY-MM-DD amount", tranches joined by ";".
-    while (at < schedule.length && schedule.slice(at, at + 10) <= date) {
-      const next = schedule.indexOf(";", at);
-      const stop = next === -1 ? schedule.length : next;
-      amounts.push(schedule.slice(at + 11, stop));
-      at = stop + 1;
+    let at = 0;
+    let day = 0;
+    let amount = "";
+    while (at < schedule.length) {
+      const tranche = trancheAt(schedule, at);
+      if (day + tranche.delta > until) break;
+      day += tranche.delta;
+      amount = tranche.amount ?? amount;
+      amounts.push(amount);
+      at = tranche.stop + 1;
     }
     if (amounts.length > 1) {
       state.vested = sumDecimalStrings(amounts);
-      state.vestedAt = at;
+      state.toVest = rest(schedule, at, day, amount);
     }
     if (state.overConsumed || compareDecimalStrings(state.released, state.vested) <= 0) return;
     sink.problem({

@@ -74,6 +74,7 @@ class IssuanceView implements TabledIssuance {
   get vestingTermsId(): string | undefined {
     return this.table.optional("terms", this.index);
   }
+  /** The tranches not walked yet (see `SecurityTable`); a chain that starts again needs the issuance's own. */
   get vestings(): string | undefined {
     return this.table.vestingsOf(this.index);
   }
@@ -106,14 +107,14 @@ export class SecurityTable {
   private used = new Uint32Array(this.chainCapacity);
   private returnable = new Uint32Array(this.chainCapacity);
   private returned = new Uint32Array(this.chainCapacity);
-  // Of a security with `vestings`: released so far and vested so far (codes), how far its tranches are walked.
+  // Of a security with `vestings`: released so far and vested so far (codes).
   private released = new Uint32Array(this.chainCapacity);
   private vested = new Uint32Array(this.chainCapacity);
-  private vestedAt = new Uint32Array(this.chainCapacity);
   private readonly ends = new Map<number, ChainEnd>();
   /**
    * The `vestings` of the equity compensation issuances that have them (a release is checked against
-   * them), by security index: one string each, the one item of a grant the table keeps whole.
+   * them), by security index, in `vestingSchedule`'s short form: the tranches not walked yet (a chain
+   * walks them as its releases come, and `save` keeps what is left: `""` once they all are).
    */
   private readonly vestings = new Map<number, string>();
 
@@ -200,7 +201,7 @@ export class SecurityTable {
         dayEnded: (flags & DAY_ENDED) !== 0,
         released: this.codes.value(this.released[slot] as number),
         vested: this.codes.value(this.vested[slot] as number),
-        vestedAt: this.vestedAt[slot] as number,
+        toVest: undefined,
       };
     }
     return new SecurityChain(this.issuance(index), reading, state);
@@ -223,7 +224,7 @@ export class SecurityTable {
     this.returned[slot] = this.codes.code(state.returned);
     this.released[slot] = this.codes.code(state.released);
     this.vested[slot] = this.codes.code(state.vested);
-    this.vestedAt[slot] = state.vestedAt;
+    if (state.toVest !== undefined) this.vestings.set(index, state.toVest);
     if (state.end !== undefined) this.ends.set(index, state.end);
   }
 
@@ -249,7 +250,6 @@ export class SecurityTable {
     this.returned = grown(this.returned, capacity);
     this.released = grown(this.released, capacity);
     this.vested = grown(this.vested, capacity);
-    this.vestedAt = grown(this.vestedAt, capacity);
     this.chainCapacity = capacity;
   }
 }

@@ -466,6 +466,8 @@ class PackageChecker {
   private suspects: Set<number> | undefined;
   private readonly suspectIds: { id: string; type: string | undefined; location: Location }[] = [];
   private readonly deferredChains = new Map<string, { entries: LedgerEntry[]; locations: Location[] }>();
+  /** The `vestings` of the securities followed again, as issued: the table holds only what their first pass left to walk. */
+  private readonly deferredVestings = new Map<string, string>();
   private ordinal = 0;
 
   readonly maxValueBytes: number | undefined;
@@ -731,6 +733,10 @@ class PackageChecker {
     const ordinal = this.ordinal++;
     if (id !== undefined && this.suspects?.has(idHash(id)) === true) this.suspectIds.push({ id, type, location });
     this.checkReferences(facts, location, true);
+    if (entry !== undefined && facts.vestings !== undefined && entry.securityId !== undefined && this.deferred.has(entry.securityId)) {
+      const issued = this.securities.issuance(this.securities.indexOf(entry.securityId));
+      if (issued.file === location.file && issued.itemIndex === index) this.deferredVestings.set(entry.securityId, facts.vestings);
+    }
     if (entry === undefined || ISSUANCE_TYPES.has(entry.type)) return;
     const later = this.later.get(ordinal);
     const security = entry.securityId === undefined ? -1 : this.securities.indexOf(entry.securityId);
@@ -909,7 +915,8 @@ class PackageChecker {
     for (const [securityId, { entries, locations }] of this.deferredChains) {
       const index = this.securities.indexOf(securityId);
       if (index === -1) continue;
-      const chain = new SecurityChain(this.securities.issuance(index), this.lineage.reading);
+      const { securityId: id, type, date, quantity } = this.securities.issuance(index);
+      const chain = new SecurityChain({ securityId: id, type, date, quantity, vestings: this.deferredVestings.get(securityId) }, this.lineage.reading);
       const positions = sortChain(
         entries.map((_, i) => i),
         entries,
@@ -917,6 +924,7 @@ class PackageChecker {
       applyChain(chain, positions, entries, (i) => this.chainSink(locations[i] as Location, securityId));
     }
     this.deferredChains.clear();
+    this.deferredVestings.clear();
     this.settlePendingBalances();
     // Ids with one hash: the same id (reported at every object after the first), or a rare collision.
     const byId = new Map<string, { type: string | undefined; location: Location }[]>();
