@@ -19,7 +19,14 @@
  * Either way the transactions of a security are taken in the order date, kind, position (the
  * project's canonical kind order, `TRANSACTION_KIND_ORDER`: issuance, acceptance, vesting start,
  * vesting event, release, cancellation, return to pool), so that a package's file order does not
- * matter. Quantities are exact decimals. Every problem names the transaction and the field.
+ * matter. That order is the project's, not OCF's: OCF 1.2.0 orders by date only, and readers take a
+ * day in file order, by type (OCF-Tools) or otherwise (consumer-true-ocf.md, "Order within a day"). So
+ * nothing may act on a security that another transaction of the same day ends (`SAME_DAY_ORDER`; a
+ * return to pool excepted): by the documents, a terminal transaction; on the same security, a
+ * retraction or a move to a balance security (an end by consumption comes out the same in every order).
+ * A release may not take more than the security's `vestings` have vested by its date
+ * (`RELEASED_BEFORE_VESTED`). Quantities are exact decimals. Every problem names the transaction and
+ * the field.
  */
 import { compareDecimalStrings, isPositiveDecimal, normalizeSourceDecimal, plainNumeric, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import { dayNumber, isCalendarDate, type CalendarDate } from "../dates.js";

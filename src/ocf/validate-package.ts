@@ -12,7 +12,8 @@
  * legends and vesting terms, and a few fields per security. A package in date order (every package
  * ocf-sync writes) is checked in that one pass. What one pass cannot settle (a reference to an object
  * that comes later and never appears, two ids with one hash, a security whose transactions are not in
- * date order in the file, a transaction before its security's issuance) is settled by a second pass
+ * date order in the file or whose end on a day comes after something else acted on it that day, a
+ * transaction before its security's issuance) is settled by a second pass
  * over the files, which looks only at what is in question; problems come out the same either way.
  */
 import { createHash, type Hash } from "node:crypto";
