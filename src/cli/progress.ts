@@ -119,13 +119,15 @@ export function formatDuration(ms: number): string {
 }
 
 /**
- * The issuer-level warnings a person should see at once rather than only in the report: a package
- * read as of its as-of date states more vested than the source (`UNVESTED_BEFORE_AS_OF`; its message
- * names the latest as-of date the source's vesting status fits). Logged as warnings by export and sync.
+ * The warnings a person should see at once rather than only in the report: a package read as of its
+ * as-of date states more vested than the source (`UNVESTED_BEFORE_AS_OF` of the issuer; its message
+ * names the latest as-of date the source's vesting status fits), and a record listed twice in one pass
+ * (`DUPLICATE_RECORD`, which `pull` logs too). Logged as warnings by export and sync.
  */
 export function logNotableWarnings(reporter: Reporter, warnings: readonly { code: string; issuerId?: string; message: string }[]): void {
   for (const w of warnings) {
-    if (w.code === "UNVESTED_BEFORE_AS_OF" && !("record" in w && w.record !== undefined)) reporter.log("warn", w.message, { issuerId: w.issuerId, code: w.code });
+    const notable = w.code === "DUPLICATE_RECORD" || (w.code === "UNVESTED_BEFORE_AS_OF" && !("record" in w && w.record !== undefined));
+    if (notable) reporter.log("warn", w.message, { issuerId: w.issuerId, code: w.code });
   }
 }
 

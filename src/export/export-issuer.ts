@@ -26,7 +26,7 @@ import { checkKnownKeys, checkNumber, checkOneOf, checkPath, checkWholeNumber, o
 import { isRfc3339DateTime } from "../ocf/primitives.js";
 import { pausePoint } from "../pause-point.js";
 import type { PullEvent } from "../pull/events.js";
-import { checkPullOptions, streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
+import { checkPullOptions, duplicateRecordWarning, streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
 import { DeferredRecords } from "./deferred-records.js";
 import { exportDigest } from "./resume.js";
 import type { SourceIssue, SourceWarning } from "../source/errors.js";
@@ -289,6 +289,9 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
       } else {
         outcome = mapper.add(item.kind === "restrictedStockAward" ? { kind: item.kind, record: item.record } : { kind: item.kind, record: item.record });
       }
+      if (outcome.status !== "deferred" && outcome.repeated === true) {
+        warnings.push(item.type === "mapped" ? duplicateRecordWarning(issuerId, item.mapped.kind, item.mapped.recordId) : duplicateRecordWarning(issuerId, item.kind, item.record.id));
+      }
       if (outcome.status === "stale") return;
       if (outcome.status === "deferred") {
         if (item.type !== "mapped") await deferred.push(item);
@@ -327,6 +330,7 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
         }
         // The newest copy of a record counts, valid or not: an invalid newer copy withdraws an older valid one.
         const outcome = mapper.addInvalid(item.kind, item.recordId, rawLastModified(item.raw));
+        if (outcome.repeated === true) warnings.push(duplicateRecordWarning(issuerId, item.kind, item.recordId));
         if (outcome.status === "stale") continue;
         if (outcome.replaces !== undefined) {
           out.retract(outcome.replaces);

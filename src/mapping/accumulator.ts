@@ -7,6 +7,7 @@
  * order `mapIssuer` uses, so a streamed package and an in-memory one are identical:
  *
  * - a record listed twice (the service changed while we paged) keeps its most recently modified copy;
+ *   the outcome of each later copy says `repeated`, for the caller's `DUPLICATE_RECORD` warning;
  * - two records whose OCF ids collide: the later one in canonical order (kind, then id) is quarantined,
  *   or, with `onInvalid: "fail"`, fails the issuer.
  */
@@ -122,19 +123,22 @@ function claimHash(space: ClaimSpace, id: string): number {
   return hash30(`${space}\u0000${id}`);
 }
 
-/** The result of adding one record. */
+/**
+ * The result of adding one record. `repeated` says that a copy of the record (valid or not) was
+ * added before: the record was listed twice (a `stale` copy always is).
+ */
 export type AddOutcome =
   /** Mapped: write its objects. `replaces` is the key of an earlier copy whose objects must be withdrawn. */
-  | { status: "mapped"; key: string; mapped: MappedRecord; replaces?: string }
+  | { status: "mapped"; key: string; mapped: MappedRecord; replaces?: string; repeated?: true }
   /** An older copy of a record already mapped: nothing to write. */
-  | { status: "stale"; key: string }
+  | { status: "stale"; key: string; repeated: true }
   /**
    * A unit whose share class id no award has named yet: add it again after `awardsComplete()`
    * (until then nothing of it is kept; see `share-classes.ts`).
    */
   | { status: "deferred"; key: string }
   /** Could not be mapped (quarantine mode): nothing to write; `replaces` as above. */
-  | { status: "quarantined"; key: string; quarantined: QuarantinedMapping; replaces?: string };
+  | { status: "quarantined"; key: string; quarantined: QuarantinedMapping; replaces?: string; repeated?: true };
 
 /** The issuer-level objects and the final verdicts, from `finish`. */
 export interface AccumulatedIssuer {
@@ -270,10 +274,11 @@ export class IssuerMappingAccumulator {
    * Whether a copy modified at `lastModified` is not older than the copy of the same record that
    * counts so far (mapped, or set aside as invalid); the caller then makes it the one that counts.
    */
-  private claimNewest(kind: RecordKind, recordId: string, lastModified: string): boolean {
+  private claimNewest(kind: RecordKind, recordId: string, lastModified: string): "first" | "newer" | "stale" {
     const handle = this.kept.get(kind, recordId);
     const prior = handle === undefined ? this.newestInvalid.get(kind, recordId) : this.lineOf(handle)[0];
-    return prior === undefined || prior <= lastModified;
+    if (prior === undefined) return "first";
+    return prior <= lastModified ? "newer" : "stale";
   }
 
   /** Takes a kept record out (a newer copy replaces it, or it lost an id collision). */
@@ -282,6 +287,12 @@ export class IssuerMappingAccumulator {
     this.tally.remove(uses);
     this.days.change(day, () => day, -1);
     this.warningsOf.delete(handle);
+  }
+
+  /** Takes out the earlier copy of a record that a newer one replaces: what the outcome says of it. */
+  private takePrior(kind: RecordKind, recordId: string, claim: "first" | "newer"): { replaces?: string; repeated?: true } {
+    const replaces = this.drop(kind, recordId) ? { replaces: grantKey(kind, recordId) } : {};
+    return claim === "newer" ? { ...replaces, repeated: true } : replaces;
   }
 
   /** Takes out the kept copy of a record, if there is one; whether there was. */
@@ -333,8 +344,9 @@ export class IssuerMappingAccumulator {
 
   private keep(kind: RecordKind, recordId: string, lastModified: string, map: () => MappedRecord): AddOutcome {
     const key = grantKey(kind, recordId);
-    if (!this.claimNewest(kind, recordId, lastModified)) return { status: "stale", key };
-    const replaces = this.drop(kind, recordId) ? { replaces: key } : {};
+    const claim = this.claimNewest(kind, recordId, lastModified);
+    if (claim === "stale") return { status: "stale", key, repeated: true };
+    const prior = this.takePrior(kind, recordId, claim);
     this.newestInvalid.delete(kind, recordId);
     this.quarantinedByKey.delete(key);
     let mapped: MappedRecord;
@@ -345,7 +357,7 @@ export class IssuerMappingAccumulator {
       const quarantined: QuarantinedMapping = { kind, recordId, error };
       this.newestInvalid.set(kind, recordId, lastModified);
       this.quarantinedByKey.set(key, quarantined);
-      return { status: "quarantined", key, quarantined, ...replaces };
+      return { status: "quarantined", key, quarantined, ...prior };
     }
     const claims: [ClaimSpace, string][] = [];
     let day = mapped.uses.lastModifiedDatetime?.slice(0, 10) ?? "";
@@ -368,7 +380,7 @@ export class IssuerMappingAccumulator {
     this.days.change(day, () => day, 1);
     if (mapped.warnings.length > 0) this.warningsOf.set(handle, mapped.warnings);
     this.kept.set(kind, recordId, handle);
-    return { status: "mapped", key, mapped, ...replaces };
+    return { status: "mapped", key, mapped, ...prior };
   }
 
   /**
@@ -376,14 +388,15 @@ export class IssuerMappingAccumulator {
    * newest copy seen, it replaces an earlier valid copy (whose objects the caller withdraws:
    * `replaces`); if an newer copy is already known, it is `stale` and changes nothing.
    */
-  addInvalid(kind: RecordKind, recordId: string, lastModified: string): { status: "stale"; key: string } | { status: "invalid"; key: string; replaces?: string } {
+  addInvalid(kind: RecordKind, recordId: string, lastModified: string): { status: "stale"; key: string; repeated: true } | { status: "invalid"; key: string; replaces?: string; repeated?: true } {
     this.assertOpen();
     const key = grantKey(kind, recordId);
-    if (!this.claimNewest(kind, recordId, lastModified)) return { status: "stale", key };
-    const replaces = this.drop(kind, recordId) ? { replaces: key } : {};
+    const claim = this.claimNewest(kind, recordId, lastModified);
+    if (claim === "stale") return { status: "stale", key, repeated: true };
+    const prior = this.takePrior(kind, recordId, claim);
     this.newestInvalid.set(kind, recordId, lastModified);
     this.quarantinedByKey.delete(key);
-    return { status: "invalid", key, ...replaces };
+    return { status: "invalid", key, ...prior };
   }
 
   /**

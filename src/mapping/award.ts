@@ -9,7 +9,8 @@ import { compact } from "../source/wire.js";
 import { grantEndOf, planGrantEnd } from "./cancellation.js";
 import { finishGrant, grantBasics, issuanceHead, planOf, sourceFactComments, vestingOf, type RecordMappingContext } from "./grant.js";
 import { stockClassIdOf } from "./ids.js";
-import { buildGrantChain } from "./lineage.js";
+import { buildGrantChain, type IssuancePart } from "./lineage.js";
+import { grantedWithPayouts, payoutComment, payoutPart, planPayouts } from "./payout.js";
 import { awardClassUse } from "./share-classes.js";
 import type { MappedRecord } from "./types.js";
 
@@ -29,9 +30,28 @@ export function mapAward(record: RestrictedStockAward, context: RecordMappingCon
   const stockClass = awardClassUse(record, className);
   const price = ctx.monetary(ctx.required(record.pricePerShare, "pricePerShare", "the issuance's share_price (no price is invented)"), "pricePerShare");
   const plan = planOf(record);
-  const { vesting, comments: vestingNotes } = vestingOf(basics, record);
+  const { vesting: asSent, comments: vestingNotes } = vestingOf(basics, record);
+  const { vesting, payouts } = planPayouts(basics, asSent);
   const end = planGrantEnd(ctx, "stock", grantEndOf(plan, record));
-  const sourceComments = sourceFactComments("restrictedStockAward", context.issuerId, record);
+  const sourceComments = [...sourceFactComments("restrictedStockAward", context.issuerId, record), ...payoutComment(basics, payouts)];
+  const issuance = (part: IssuancePart): OcfStockIssuance => {
+    const original = part.security === basics.security;
+    return compact({
+      object_type: "TX_STOCK_ISSUANCE" as const,
+      ...issuanceHead(basics, record, part),
+      stock_class_id: stockClassIdOf(stockClass.key),
+      stock_plan_id: plan?.stockPlanId,
+      share_price: price,
+      quantity: part.quantity,
+      vesting_terms_id: part.vesting.vestingTermsId,
+      vestings: part.vesting.vestings,
+      stock_legend_ids: [],
+      issuance_type: "RSA" as const,
+      comments: original
+        ? [...sourceComments, ...part.vesting.issuanceComments, ...vestingNotes, ...part.comments, ...end.issuanceComments]
+        : [...part.comments, ...part.vesting.issuanceComments],
+    });
+  };
 
   const chain = buildGrantChain({
     lineage: context.options?.lineage ?? "documents",
@@ -40,24 +60,8 @@ export function mapAward(record: RestrictedStockAward, context: RecordMappingCon
     vesting,
     end,
     ...(record.stakeholderAcceptanceDate === undefined ? {} : { acceptance: { type: "TX_STOCK_ACCEPTANCE" as const, date: record.stakeholderAcceptanceDate } }),
-    issuance: (part): OcfStockIssuance => {
-      const original = part.security === basics.security;
-      return compact({
-        object_type: "TX_STOCK_ISSUANCE" as const,
-        ...issuanceHead(basics, record, part),
-        stock_class_id: stockClassIdOf(stockClass.key),
-        stock_plan_id: plan?.stockPlanId,
-        share_price: price,
-        quantity: part.quantity,
-        vesting_terms_id: part.vesting.vestingTermsId,
-        vestings: part.vesting.vestings,
-        stock_legend_ids: [],
-        issuance_type: "RSA" as const,
-        comments: original
-          ? [...sourceComments, ...part.vesting.issuanceComments, ...vestingNotes, ...part.comments, ...end.issuanceComments]
-          : [...part.comments, ...part.vesting.issuanceComments],
-      });
-    },
+    issuance,
   });
-  return finishGrant(basics, record, { chain, stockClass, plan });
+  for (const payout of payouts) chain.transactions.push(issuance(payoutPart(basics, payout)));
+  return finishGrant(basics, record, { chain, stockClass, plan, granted: grantedWithPayouts(basics, payouts) });
 }

@@ -112,6 +112,19 @@ export const MAPPING_WARNING_CODES = [
   "SETTLEMENT_NET_MISSING",
   /** More units released than vested. */
   "RELEASED_EXCEEDS_VESTED",
+  /** A settlement that brings the units released by its date above what the vesting events had vested by then. */
+  "RELEASED_BEFORE_VESTED",
+  /** A settlement sent twice (same certificate id and every field alike): released and issued once. */
+  "DUPLICATE_SETTLEMENT",
+  /** Two settlements that share a certificate id but differ: both are kept. */
+  "SETTLEMENT_CERTIFICATE_REUSED",
+  /**
+   * A performance event paid above its target and the grant's quantity does not hold it: the payout
+   * above target is a new issuance to the holder on the event's vest date (`payout.ts`).
+   */
+  "PERFORMANCE_ABOVE_TARGET",
+  /** A grant of quantity 0 (its issuance is kept, of 0), or a settlement that releases and delivers nothing (nothing written). */
+  "ZERO_QUANTITY",
   /** Canceled plus released exceeds the grant's quantity. */
   "CANCELED_AND_RELEASED_EXCEED_QUANTITY",
   /** The cancellation counters disagree (canceled ≠ pool + treasury, or ≠ forfeited + expired). */
@@ -124,6 +137,12 @@ export const MAPPING_WARNING_CODES = [
    * cancelled (the rest stays vested).
    */
   "BALANCE_VESTING_MISMATCH",
+  /**
+   * A `stakeholderAcceptanceDate` on or after the day the grant ended in full (cancelled with nothing
+   * left on any security): no transaction may act on an ended security, so the acceptance is left out
+   * of the package (it carries no quantity: no figure changes).
+   */
+  "ACCEPTANCE_AFTER_END",
   /** A share class is known only by its `shareClassId`: no award or profile names it (a placeholder name is used). */
   "PLACEHOLDER_STOCK_CLASS",
   /** One share class name stands for two different `shareClassId`s (they become one OCF stock class). */

@@ -5,7 +5,7 @@
  */
 import type { CalendarDate } from "../dates.js";
 import { describeValue } from "../errors.js";
-import { isZeroDecimal } from "../decimal.js";
+import { isZeroDecimal, type DecimalString } from "../decimal.js";
 import type { RecordKind } from "../source/kinds.js";
 import type { GrantFields, PrecededBy, Settlement } from "../source/records.js";
 import { compact, type Money } from "../source/wire.js";
@@ -57,6 +57,11 @@ export function grantBasics(issuerId: string, kind: RecordKind, record: GrantFie
   const sourceStakeholderId = ctx.required(record.stakeholderId, "stakeholderId", "the issuance's stakeholder_id");
   if (sourceStakeholderId === "") ctx.fail("MAPPING_MISSING_VALUE", "stakeholderId", "is empty, but OCF requires it for the issuance's stakeholder_id");
   checkNotNegative(ctx, record);
+  const quantity = ctx.numeric(ctx.required(record.quantity, "quantity", "the issuance's quantity"), "quantity");
+  // A grant of 0 keeps its issuance, of 0: it is the one OCF object that carries the grant (holder,
+  // plan, dates, source ids in its comments), and every later transaction of the grant and every
+  // reader matching grants by security id needs it. It adds nothing to anyone's holdings.
+  if (isZeroDecimal(quantity)) ctx.warn("ZERO_QUANTITY", "quantity", "is 0: the grant's issuance is written with quantity 0, so that the grant and its facts are in the package; it holds nothing");
   return {
     ctx,
     security,
@@ -64,7 +69,7 @@ export function grantBasics(issuerId: string, kind: RecordKind, record: GrantFie
     sourceStakeholderId,
     stakeholderId: stakeholderIdOf(sourceStakeholderId),
     issueDate: ctx.required(record.issueDate, "issueDate", "the issuance's date"),
-    quantity: ctx.numeric(ctx.required(record.quantity, "quantity", "the issuance's quantity"), "quantity"),
+    quantity,
   };
 }
 
@@ -226,6 +231,8 @@ export interface GrantParts {
   plan: { stockPlanId: string; planName: string } | undefined;
   /** Some settlement issued shares sold to cover taxes. */
   soldToCover?: boolean;
+  /** What the grant takes from its plan, when more than its quantity (its payouts above target: `payout.ts`). */
+  granted?: DecimalString | undefined;
 }
 
 /**
@@ -249,7 +256,7 @@ export function finishGrant(basics: GrantBasics, record: GrantFields & { settlem
     uses: compact({
       stakeholderId: basics.sourceStakeholderId,
       stockClasses: stockClass === undefined ? [] : [stockClass],
-      plan: plan === undefined ? undefined : compact({ name: plan.planName, quantity: basics.quantity, stockClassKey: stockClass?.key }),
+      plan: plan === undefined ? undefined : compact({ name: plan.planName, quantity: parts.granted ?? basics.quantity, stockClassKey: stockClass?.key }),
       soldToCover: parts.soldToCover === true ? true : undefined,
       earliestDate: earliestGrantDate(record),
       lastModifiedDatetime: record.lastModifiedDatetime,

@@ -12,19 +12,29 @@
  * - every later transaction of the grant (releases after the cancellation, vesting events of the
  *   tranches still to vest, a late acceptance) acts on the balance security; the return to pool
  *   stays on the cancelled security (the documented exception).
+ * - OCF orders nothing within a day (consumer-true-ocf.md, "Order within a day"), so nothing else of
+ *   the grant dated the cancellation day acts on the security it ends: a settlement that day is
+ *   released from the balance, which holds its units too (when the grant ends in full that day, the
+ *   balance holds exactly the units released that day); an acceptance that day goes on the balance,
+ *   and with no balance (cancelled in full) it is left out with a warning, as is an acceptance after
+ *   a full cancellation (it carries no quantity); a milestone met that day is written with its date,
+ *   not a `TX_VESTING_EVENT` (`GrantVesting.endsOn`); a vesting that starts that day is a `vestings`
+ *   list (every event on the security is dated), or, when it vests nothing there, its start is left out.
  * - releases do not end a security: OCF 1.2.0 gives `TX_EQUITY_COMPENSATION_RELEASE` no
  *   `balance_security_id`, so the unreleased units stay on the unit's security (said once in the
  *   manifest's comments).
  *
  * Lineage `"same-security"` (OCF #531): no balance security; the remainder stays on the grant's own
- * security, outstanding = issued − released − cancelled.
+ * security, outstanding = issued − released − cancelled. That reading ends the security once nothing
+ * of it is outstanding (after that day's transactions, so their order within it does not matter): an
+ * acceptance dated later is left out with a warning.
  *
  * Either way, what a partial cancellation leaves reads as vested as the source says (see
  * `tranchesAfterCancellation`), and a chain that cannot be written as valid OCF, or whose vesting the
  * source leaves open, is a `MappingError` naming the field: a settlement or cancellation dated before
- * the issue date, more released or cancelled than is outstanding, a transaction after the grant has
- * ended in full, tranches still to vest that do not fit in the balance, a cancellation of some of the
- * tranches to come. Quantities are never trimmed to fit.
+ * the issue date, more released or cancelled than is outstanding, a settlement or vesting after the
+ * grant has ended in full, tranches still to vest that do not fit in the balance, a cancellation of
+ * some of the tranches to come. Quantities are never trimmed to fit.
  */
 import { compareDecimalStrings, isZeroDecimal, subtractDecimalStrings, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
@@ -43,7 +53,7 @@ import type { GrantBasics } from "./grant.js";
 import { balanceSecurityIdOf, txIds } from "./ids.js";
 import type { MappedSettlement } from "./settlement.js";
 import type { Lineage } from "./types.js";
-import { compareVestingEvents, sortIfNeeded } from "./order.js";
+import { compareText, compareVestingEvents, sortIfNeeded } from "./order.js";
 import { mapVesting, plannedAmountOf, type GrantVesting, type MappedVesting } from "./vesting.js";
 
 /** The identity, quantity and vesting of one issuance of the chain (the grant's own, or its balance). */
@@ -107,12 +117,36 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   const releaseOn = (s: MappedSettlement, on: string): void => {
     transactions.push(on === s.release.security_id ? s.release : { ...s.release, security_id: on }, ...s.issuances);
   };
-  const acceptOn = (on: string): void => {
-    if (input.acceptance !== undefined) transactions.push({ object_type: input.acceptance.type, id: txIds.acceptance(on), date: input.acceptance.date, security_id: on });
+  /**
+   * The acceptance, on `on`; left out with a warning when it comes after `ended`, the end of that
+   * security (or on its day, when `ended.sameDay`: the documents end it at the cancellation, whatever
+   * else its day holds). It carries no quantity, so no figure changes.
+   */
+  const acceptOn = (on: string, ended?: { date: CalendarDate; sameDay: boolean; how: string }): void => {
+    const acceptance = input.acceptance;
+    if (acceptance === undefined) return;
+    if (ended !== undefined && (acceptance.date > ended.date || (ended.sameDay && acceptance.date === ended.date))) {
+      ctx.warn(
+        "ACCEPTANCE_AFTER_END",
+        "stakeholderAcceptanceDate",
+        `is ${acceptance.date}, ${acceptance.date === ended.date ? "the day" : "after"} ${ended.how}: nothing may act on an ended security, so the acceptance is left out (it carries no quantity)`,
+      );
+      return;
+    }
+    transactions.push({ object_type: acceptance.type, id: txIds.acceptance(on), date: acceptance.date, security_id: on });
   };
-  /** The grant's own issuance, vesting what `vesting` holds (less `after`, the events past its end). */
-  const issueOriginal = (after?: { events: readonly VestingEvent[]; comment: string }): void => {
-    const grantVesting = after === undefined || after.events.length === 0 ? input.vesting : { ...input.vesting, neverEarned: new Set([...(input.vesting.neverEarned ?? []), ...after.events]) };
+  /** Same-security: the security ends once nothing of it is outstanding (released or cancelled). */
+  const consumed = (): { date: CalendarDate; sameDay: false; how: string } | undefined => {
+    const date = consumedOn(quantity, [...settlements.map((s) => ({ date: s.date, quantity: s.gross })), ...(cancellation === undefined ? [] : [cancellation])]);
+    return date === undefined ? undefined : { date, sameDay: false, how: `nothing of the grant was left outstanding on ${date} (released or cancelled), which ends its security in the same-security reading` };
+  };
+  /**
+   * The grant's own issuance, vesting what `vesting` holds (less `after`, the events past its end);
+   * `endsOn`, the day it ends (documents), keeps every vesting transaction off that day.
+   */
+  const issueOriginal = (after?: { events: readonly VestingEvent[]; comment: string }, endsOn?: CalendarDate): void => {
+    const withEnd = endsOn === undefined ? input.vesting : { ...input.vesting, endsOn };
+    const grantVesting = after === undefined || after.events.length === 0 ? withEnd : { ...withEnd, neverEarned: new Set([...(input.vesting.neverEarned ?? []), ...after.events]) };
     const vesting = mapVesting(ctx, grantVesting);
     for (const tx of vesting.transactions) {
       // A vesting start may precede the grant (the commencement date, OCF §7.3); a milestone met may not.
@@ -121,6 +155,12 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     if (vesting.terms !== undefined) vestingTerms.push(vesting.terms);
     const comments = after === undefined || after.events.length === 0 ? [] : [after.comment];
     transactions.push(input.issuance({ txId: txIds.issuance(security), security, date: issueDate, customId: basics.customId, quantity, vesting, comments }), ...vesting.transactions);
+    // A vesting start on the day the security ends starts nothing there when no condition of it vests
+    // a share: left out, so that no order within the day makes it act on the ended security.
+    if (endsOn !== undefined && !vestsAny(vesting.terms)) {
+      const start = transactions.findIndex((tx) => tx.object_type === "TX_VESTING_START" && tx.date === endsOn);
+      if (start >= 0) transactions.splice(start, 1);
+    }
   };
 
   if (cancellation === undefined) {
@@ -130,23 +170,30 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     }
     issueOriginal();
     for (const s of settlements) releaseOn(s, security);
-    acceptOn(security);
+    acceptOn(security, lineage === "same-security" ? consumed() : undefined);
     return { transactions, vestingTerms, lineage };
   }
 
   const d = cancellation.date;
-  const before = settlements.filter((s) => s.date <= d);
+  // The settlements before the cancellation's day, on it, and after it. What a day holds has no order
+  // in OCF (consumer-true-ocf.md, "Order within a day"), so the documents lineage releases the units of
+  // a settlement on the cancellation day from the balance security, never from the security that ends.
+  const before = settlements.filter((s) => s.date < d);
+  const onDay = settlements.filter((s) => s.date === d);
   const after = settlements.filter((s) => s.date > d);
   const releasedBefore = sumDecimalStrings(before.map((s) => s.gross));
-  const outstanding = subtractDecimalStrings(quantity, releasedBefore);
+  const releasedOnDay = sumDecimalStrings(onDay.map((s) => s.gross));
+  /** Released up to the cancellation's day, that day included. */
+  const releasedByDay = sumDecimalStrings([releasedBefore, releasedOnDay]);
+  const outstanding = subtractDecimalStrings(quantity, releasedByDay);
   if (outstanding.startsWith("-")) {
-    ctx.fail("MAPPING_CONFLICT", "settlements", `up to the cancellation on ${d} release ${releasedBefore} units, more than the ${quantity} of the grant`, { value: releasedBefore });
+    ctx.fail("MAPPING_CONFLICT", "settlements", `up to the cancellation on ${d} release ${releasedByDay} units, more than the ${quantity} of the grant`, { value: releasedByDay });
   }
   if (compareDecimalStrings(cancellation.quantity, outstanding) > 0) {
     ctx.fail(
       "MAPPING_CONFLICT",
       cancellation.path,
-      `cancels ${cancellation.quantity} ${noun} on ${d}, but only ${outstanding} are outstanding then (quantity ${quantity}${isZeroDecimal(releasedBefore) ? "" : ` less ${releasedBefore} released`})`,
+      `cancels ${cancellation.quantity} ${noun} on ${d}, but only ${outstanding} are outstanding then (quantity ${quantity}${isZeroDecimal(releasedByDay) ? "" : ` less ${releasedByDay} released`})`,
       { value: cancellation.quantity },
     );
   }
@@ -161,7 +208,9 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     );
   }
   const ended = isZeroDecimal(remainder);
-  const balance = lineage === "documents" && !ended ? balanceSecurityIdOf(security) : undefined;
+  // Documents: what the cancellation leaves, the units released on its day included, is the balance.
+  const kept = sumDecimalStrings([remainder, releasedOnDay]);
+  const balance = lineage === "documents" && !isZeroDecimal(kept) ? balanceSecurityIdOf(security) : undefined;
   const cancelled = cancellationTransaction(kind, security, cancellation, balance);
   const pool: OcfStockPlanReturnToPool[] =
     end.returnToPool === undefined
@@ -181,11 +230,11 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   if (balance === undefined && !ended) {
     // Same security for what remains (OCF #531): its vesting goes on as the source says, less the
     // tranches the cancellation ended.
-    const left = tranchesAfterCancellation(input, eventsAfter(input.vesting, d), cancellation.quantity, d, remainder, releasedBefore);
+    const left = tranchesAfterCancellation(input, eventsAfter(input.vesting, d), cancellation.quantity, d, remainder, releasedByDay);
     issueOriginal(left.ended.length === 0 ? undefined : { events: left.ended, comment: endedComment(noun, cancellation.quantity, d, left.ended) });
     transactions.push(cancelled, ...pool);
     for (const s of settlements) releaseOn(s, security);
-    acceptOn(security);
+    acceptOn(security, consumed());
     return { transactions, vestingTerms, lineage };
   }
 
@@ -195,29 +244,32 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     const vestedAfter = toCome.find((e) => e.vested && !isZeroDecimal(plannedAmountOf(e) ?? "0"));
     if (vestedAfter !== undefined) afterEnd(basics, d, `an event vested on ${vestedAfter.vestDate ?? "(no date)"}`, "vestingEvents");
     if (after.length > 0) afterEnd(basics, d, `a settlement on ${(after[0] as MappedSettlement).date}`, "settlements");
-    if (input.acceptance !== undefined && input.acceptance.date > d) afterEnd(basics, d, `the acceptance on ${input.acceptance.date}`, "stakeholderAcceptanceDate");
-    issueOriginal({ events: toCome, comment: `Not vested when the grant was cancelled in full on ${d}, so never earned and left out of the vesting: ${describeEvents(toCome)}.` });
+    const endsOn = lineage === "documents" ? d : undefined;
+    issueOriginal({ events: toCome, comment: `Not vested when the grant was cancelled in full on ${d}, so never earned and left out of the vesting: ${describeEvents(toCome)}.` }, endsOn);
     const start = transactions.find((tx) => tx.object_type === "TX_VESTING_START");
     if (start !== undefined && start.date > d) afterEnd(basics, d, `its vesting start on ${start.date}`, "vestingStartDate");
     transactions.push(cancelled, ...pool);
     for (const s of settlements) releaseOn(s, security);
-    acceptOn(security);
+    // The documents end the security at the cancellation, whatever else its day holds; the
+    // same-security reading once nothing is outstanding, after the day's releases.
+    acceptOn(security, { date: d, sameDay: endsOn !== undefined, how: `the grant was cancelled in full on ${d}` });
     return { transactions, vestingTerms, lineage };
   }
 
   // Documents: the remainder lives on a new issuance from the cancellation date on, and so do the
-  // tranches still to vest; the grant's own security vests up to its end only.
+  // tranches still to vest, the releases of the cancellation's day and later, and an acceptance from
+  // that day on; the grant's own security vests up to its end only.
   const balanceCustomId = `${basics.customId}-balance`;
-  const left = tranchesAfterCancellation(input, toCome, cancellation.quantity, d, remainder, releasedBefore);
+  const left = tranchesAfterCancellation(input, toCome, cancellation.quantity, d, kept, releasedBefore);
   const leftOut = [
     ...(left.ended.length === 0 ? [] : [endedComment(noun, cancellation.quantity, d, left.ended)]),
     ...(left.toCome.length === 0 ? [] : [`Tranches still to vest after the cancellation on ${d} vest on the balance security ${balance}: ${describeEvents(left.toCome)}.`]),
   ];
-  issueOriginal({ events: [...left.ended, ...left.toCome], comment: leftOut.join(" ") });
+  issueOriginal({ events: [...left.ended, ...left.toCome], comment: leftOut.join(" ") }, d);
   // A vesting start after the end has nothing left to start on this security.
   const lateStart = transactions.findIndex((tx) => tx.object_type === "TX_VESTING_START" && tx.date > d);
   if (lateStart >= 0) transactions.splice(lateStart, 1);
-  const balanceVesting = balanceVestingOf(input, left.toCome, d, remainder, left.carried, balance);
+  const balanceVesting = balanceVestingOf(input, left.toCome, d, kept, left.carried, balance);
   const { carried, neverVest } = left;
   if (balanceVesting.terms !== undefined) vestingTerms.push(balanceVesting.terms);
   const balanceIssuance = input.issuance({
@@ -225,10 +277,12 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
     security: balance,
     date: d,
     customId: balanceCustomId,
-    quantity: remainder,
+    quantity: kept,
     vesting: balanceVesting,
     comments: [
-      `Balance of ${security}: the ${remainder} ${noun} left outstanding by the cancellation of ${cancellation.quantity} on ${d} (${cancelled.id}, balance_security_id), as OCF's documents require; every later transaction of the grant acts on this security.`,
+      `Balance of ${security}: the ${kept} ${noun} left outstanding by the cancellation of ${cancellation.quantity} on ${d} (${cancelled.id}, balance_security_id), as OCF's documents require; every later transaction of the grant acts on this security${
+        isZeroDecimal(releasedOnDay) ? "" : `, and so do the releases of ${releasedOnDay} ${noun} that day (OCF orders nothing within a day: none may act on ${security} after its end)`
+      }.`,
       balanceVesting.vestings === undefined && balanceVesting.terms === undefined
         ? "Fully vested: no tranche of the grant is still to vest."
         : `${carried} carried over as vested on ${d}${left.toCome.length === 0 ? "" : "; the tranches of the grant still to vest follow"}.${isZeroDecimal(neverVest) ? "" : ` The other ${neverVest} ${noun} neither vested nor are to vest, as the source says.`}`,
@@ -236,9 +290,25 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   });
   transactions.push(cancelled, ...pool, balanceIssuance, ...balanceVesting.transactions);
   for (const s of before) releaseOn(s, security);
-  for (const s of after) releaseOn(s, balance);
-  acceptOn(input.acceptance !== undefined && input.acceptance.date > d ? balance : security);
+  for (const s of [...onDay, ...after]) releaseOn(s, balance);
+  acceptOn(input.acceptance !== undefined && input.acceptance.date >= d ? balance : security);
   return { transactions, vestingTerms, lineage };
+}
+
+/** The first date by which `changes` (releases, the cancellation) take all of `quantity`, if any. */
+function consumedOn(quantity: DecimalString, changes: readonly { date: CalendarDate; quantity: DecimalString }[]): CalendarDate | undefined {
+  const byDate = [...changes].sort((a, b) => compareText(a.date, b.date));
+  let taken: DecimalString = "0";
+  for (const change of byDate) {
+    taken = sumDecimalStrings([taken, change.quantity]);
+    if (compareDecimalStrings(taken, quantity) >= 0) return change.date;
+  }
+  return undefined;
+}
+
+/** Whether VestingTerms vest a share on some condition (the start vests none). */
+function vestsAny(terms: OcfVestingTerms | undefined): boolean {
+  return terms !== undefined && terms.vesting_conditions.some((c) => !isZeroDecimal(c.quantity ?? "0"));
 }
 
 /** The earned events still to vest after `d`: dated later, or milestones not yet met (no date). */

@@ -19,15 +19,16 @@
  *   and label into its `comments`. No quantity is ever derived from the others (Carta's own example
  *   does not add up). Both issuances are the release's `resulting_security_ids`.
  */
-import { isPositiveDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { compareDecimalStrings, isPositiveDecimal, isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type { OcfEquityCompensationRelease, OcfMonetary, OcfStockIssuance } from "../ocf/schemas.js";
-import type { Settlement } from "../source/records.js";
+import type { Settlement, VestingEvent } from "../source/records.js";
 import type { Money } from "../source/wire.js";
 import { SELL_TO_COVER_STAKEHOLDER_ID, settlementSecurityIdOf, soldSecurityIdOf, txIds } from "./ids.js";
 import { compareSettlements, sortIfNeeded } from "./order.js";
 import { quoted } from "./quote.js";
 import type { RecordContext } from "./record-context.js";
+import { plannedAmountOf } from "./vesting.js";
 
 /** What the settlements of one unit are mapped with. */
 export interface UnitSettlementContext {
@@ -55,17 +56,102 @@ export interface MappedSettlement {
   issuances: OcfStockIssuance[];
 }
 
-/** The settlements of a unit in canonical order, each with its 1-based number and source index. */
-export function numberSettlements(settlements: readonly Settlement[]): { settlement: Settlement; n: number; index: number }[] {
-  const numbered = settlements.map((settlement, index) => ({ settlement, n: 0, index }));
-  sortIfNeeded(numbered, (a, b) => compareSettlements(a.settlement, b.settlement));
-  for (let position = 0; position < numbered.length; position++) (numbered[position] as { n: number }).n = position + 1;
-  return numbered;
+/** A settlement of the unit with its index in the source's list (its path is `settlements[index]`). */
+export interface IndexedSettlement {
+  settlement: Settlement;
+  index: number;
 }
 
-/** Maps every settlement of a unit (see the module comment for the policy). */
-export function mapSettlements(ctx: RecordContext, unit: UnitSettlementContext, settlements: readonly Settlement[]): MappedSettlement[] {
-  return numberSettlements(settlements).map(({ settlement, n, index }) => mapSettlement(ctx, unit, settlement, n, `settlements[${index}]`));
+/**
+ * The settlements of a unit in canonical order, a settlement sent twice counted once. Two settlements
+ * with the same certificate id that agree in every field (date, quantities, price, label) are one
+ * settlement sent twice: the first in the source's list is kept, and a `DUPLICATE_SETTLEMENT` warning
+ * names both paths (releasing and issuing it twice would double the units released and the shares
+ * delivered). Two that share a certificate id but differ in anything are both kept, with a
+ * `SETTLEMENT_CERTIFICATE_REUSED` warning: which one is right cannot be told, and neither is dropped.
+ * Settlements without a certificate id are never taken for one another.
+ */
+export function distinctSettlements(ctx: RecordContext, settlements: readonly Settlement[]): IndexedSettlement[] {
+  const indexed = settlements.map((settlement, index) => ({ settlement, index }));
+  const byCertificate = new Map<string, IndexedSettlement[]>();
+  const kept: IndexedSettlement[] = [];
+  for (const entry of indexed) {
+    const certificate = entry.settlement.certificateId;
+    const earlier = certificate === undefined ? undefined : byCertificate.get(certificate);
+    const same = earlier?.find((e) => compareSettlements(e.settlement, entry.settlement) === 0);
+    if (same !== undefined) {
+      ctx.warn(
+        "DUPLICATE_SETTLEMENT",
+        `settlements[${entry.index}]`,
+        `repeats settlements[${same.index}] exactly (certificate id ${quoted(certificate ?? "")}, ${entry.settlement.settlementDate ?? "no date"}, ${considerationText(entry.settlement)}): one settlement sent twice, released and issued once`,
+      );
+      continue;
+    }
+    const other = earlier?.[0];
+    if (other !== undefined) {
+      ctx.warn(
+        "SETTLEMENT_CERTIFICATE_REUSED",
+        `settlements[${entry.index}]`,
+        `has the certificate id ${quoted(certificate ?? "")} of settlements[${other.index}], but differs from it (${entry.settlement.settlementDate ?? "no date"}: ${considerationText(entry.settlement)}; against ${other.settlement.settlementDate ?? "no date"}: ${considerationText(other.settlement)}): both are released and issued`,
+      );
+    }
+    if (certificate !== undefined) byCertificate.set(certificate, [...(earlier ?? []), entry]);
+    kept.push(entry);
+  }
+  return sortIfNeeded(kept, (a, b) => compareSettlements(a.settlement, b.settlement));
+}
+
+/**
+ * Maps the settlements of a unit (`distinctSettlements`; see the module comment for the policy), each
+ * numbered from 1 in canonical order. A settlement that releases no unit and issues no share says
+ * nothing OCF can hold: it writes no transaction (a release of 0 would be a transaction of nothing),
+ * takes no number, and gets a `ZERO_QUANTITY` warning.
+ */
+export function mapSettlements(ctx: RecordContext, unit: UnitSettlementContext, settlements: readonly IndexedSettlement[]): MappedSettlement[] {
+  const mapped: MappedSettlement[] = [];
+  for (const { settlement, index } of settlements) {
+    const path = `settlements[${index}]`;
+    if (releasesNothing(settlement)) {
+      ctx.warn("ZERO_QUANTITY", path, `releases 0 units and delivers no share (${considerationText(settlement)}): no release or share issuance is written for it`);
+      continue;
+    }
+    if (settlement.releaseQuantity !== undefined && isZeroDecimal(settlement.releaseQuantity)) {
+      // The shares were issued: they are written, and so is the release of 0 that names them.
+      ctx.warn("ZERO_QUANTITY", `${path}.releaseQuantity`, `is 0, but the settlement issues shares (${considerationText(settlement)}): they are written, with a release of 0 units that names them`);
+    }
+    mapped.push(mapSettlement(ctx, unit, settlement, mapped.length + 1, path));
+  }
+  return mapped;
+}
+
+/**
+ * Reports each settlement that brings the units released so far (gross, every settlement dated up to
+ * its date) above what the unit's vesting events had vested by that date (`RELEASED_BEFORE_VESTED`,
+ * naming the settlement, the date and both figures): units are released once vested, so the source
+ * contradicts itself, and the package keeps both facts as sent. A vested event counts its
+ * `vestedQuantity` (else its target); a vested event without a date counts from the start, since when
+ * it vested cannot be told. A unit without vesting events is vested in full at issuance.
+ */
+export function checkReleasedBeforeVested(ctx: RecordContext, settlements: readonly MappedSettlement[], events: readonly VestingEvent[]): void {
+  if (events.length === 0) return;
+  const vested = events.filter((e) => e.vested).map((e) => ({ date: e.vestDate ?? "", amount: plannedAmountOf(e) ?? "0" }));
+  for (const s of settlements) {
+    const released = sumDecimalStrings(settlements.filter((o) => o.date <= s.date).map((o) => o.gross));
+    const vestedBy = sumDecimalStrings(vested.filter((v) => v.date <= s.date).map((v) => v.amount));
+    if (compareDecimalStrings(released, vestedBy) > 0) {
+      ctx.warn(
+        "RELEASED_BEFORE_VESTED",
+        s.path,
+        `the settlement on ${s.date} brings the units released by that date to ${released}, but the vesting events have vested only ${vestedBy} by then: units released before they vested (kept as sent)`,
+      );
+    }
+  }
+}
+
+/** A settlement whose gross, net and sold quantities are all 0 (absent net or sold count as 0; an absent gross is an error of its own). */
+function releasesNothing(settlement: Settlement): boolean {
+  const { releaseQuantity, netSettlementQuantity, saleQuantity } = settlement;
+  return releaseQuantity !== undefined && isZeroDecimal(releaseQuantity) && isZeroDecimal(netSettlementQuantity ?? "0") && isZeroDecimal(saleQuantity ?? "0");
 }
 
 function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settlement: Settlement, n: number, path: string): MappedSettlement {

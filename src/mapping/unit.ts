@@ -4,7 +4,7 @@
  * cancellation (with a balance issuance when units remain: `lineage.ts`) and return to pool. The
  * field-level mapping is `mappings/restricted-stock-unit.json`.
  */
-import { compareDecimalStrings, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { compareDecimalStrings, isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { OcfEquityCompensationIssuance } from "../ocf/schemas.js";
 import type { RestrictedStockUnit } from "../source/records.js";
 import { compact } from "../source/wire.js";
@@ -20,9 +20,10 @@ import {
   type RecordMappingContext,
 } from "./grant.js";
 import { stockClassIdOf } from "./ids.js";
-import { buildGrantChain } from "./lineage.js";
+import { buildGrantChain, type IssuancePart } from "./lineage.js";
+import { grantedWithPayouts, payoutComment, payoutPart, planPayouts, splitReleases } from "./payout.js";
 import type { RecordContext } from "./record-context.js";
-import { mapSettlements } from "./settlement.js";
+import { checkReleasedBeforeVested, distinctSettlements, mapSettlements, type IndexedSettlement } from "./settlement.js";
 import { NO_AWARD_NAMES, unitClassUse } from "./share-classes.js";
 import type { MappedRecord } from "./types.js";
 
@@ -45,15 +46,38 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
   const stockClass = resolved === "deferred" ? unitClassUse(record, context.options, NO_AWARD_NAMES) : resolved;
   const stockClassId = stockClass === undefined || stockClass === "deferred" ? undefined : stockClassIdOf(stockClass.key);
   const plan = planOf(record);
-  const { vesting, comments: vestingNotes } = vestingOf(basics, record);
+  const { vesting: asSent, comments: vestingNotes } = vestingOf(basics, record);
+  const { vesting, payouts } = planPayouts(basics, asSent);
+  const distinct = distinctSettlements(ctx, record.settlements);
   const settlements = mapSettlements(
     ctx,
     { security, stakeholderId: basics.stakeholderId, settlementStockClassId: stockClassId, releasePricePerShare: record.releasePricePerShare },
-    record.settlements,
+    distinct,
   );
+  checkReleasedBeforeVested(ctx, settlements, record.vestingEvents);
   const end = planGrantEnd(ctx, "equityCompensation", grantEndOf(plan, record));
-  checkUnitCounters(ctx, record, end.cancellation?.quantity ?? "0");
-  const sourceComments = [...sourceFactComments("restrictedStockUnit", context.issuerId, record), ...unitCounterComments(record)];
+  const cancelled = end.cancellation?.quantity ?? "0";
+  checkUnitCounters(ctx, record, distinct, cancelled, sumDecimalStrings(payouts.map((p) => p.excess)));
+  const sourceComments = [...sourceFactComments("restrictedStockUnit", context.issuerId, record), ...unitCounterComments(record), ...payoutComment(basics, payouts)];
+  const issuance = (part: IssuancePart): OcfEquityCompensationIssuance => {
+    const original = part.security === security;
+    return compact({
+      object_type: "TX_EQUITY_COMPENSATION_ISSUANCE" as const,
+      ...issuanceHead(basics, record, part),
+      stock_plan_id: plan?.stockPlanId,
+      stock_class_id: stockClassId,
+      compensation_type: "RSU" as const,
+      quantity: part.quantity,
+      vesting_terms_id: part.vesting.vestingTermsId,
+      vestings: part.vesting.vestings,
+      expiration_date: null,
+      termination_exercise_windows: [],
+      comments: original
+        ? [...sourceComments, ...part.vesting.issuanceComments, ...vestingNotes, ...part.comments, ...end.issuanceComments]
+        : [...part.comments, ...part.vesting.issuanceComments],
+    });
+  };
+  const { own, onPayouts } = splitReleases(settlements, payouts);
 
   const chain = buildGrantChain({
     lineage: context.options?.lineage ?? "documents",
@@ -61,31 +85,17 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
     basics,
     vesting,
     end,
-    settlements,
+    settlements: own,
     ...(record.stakeholderAcceptanceDate === undefined ? {} : { acceptance: { type: "TX_EQUITY_COMPENSATION_ACCEPTANCE" as const, date: record.stakeholderAcceptanceDate } }),
-    issuance: (part): OcfEquityCompensationIssuance => {
-      const original = part.security === security;
-      return compact({
-        object_type: "TX_EQUITY_COMPENSATION_ISSUANCE" as const,
-        ...issuanceHead(basics, record, part),
-        stock_plan_id: plan?.stockPlanId,
-        stock_class_id: stockClassId,
-        compensation_type: "RSU" as const,
-        quantity: part.quantity,
-        vesting_terms_id: part.vesting.vestingTermsId,
-        vestings: part.vesting.vestings,
-        expiration_date: null,
-        termination_exercise_windows: [],
-        comments: original
-          ? [...sourceComments, ...part.vesting.issuanceComments, ...vestingNotes, ...part.comments, ...end.issuanceComments]
-          : [...part.comments, ...part.vesting.issuanceComments],
-      });
-    },
+    issuance,
   });
+  for (const payout of payouts) chain.transactions.push(issuance(payoutPart(basics, payout)));
+  chain.transactions.push(...onPayouts);
   return finishGrant(basics, record, {
     chain,
     stockClass: stockClass === "deferred" ? undefined : stockClass,
     plan,
+    granted: grantedWithPayouts(basics, payouts),
     soldToCover: settlements.some((s) => s.issuances.length > 1 || s.issuances.some((i) => i.stakeholder_id !== basics.stakeholderId)),
   });
 }
@@ -93,13 +103,15 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
 /**
  * The unit's totals against its settlements and quantity (source-api.md §9.10, §9.11); reported,
  * never fixed. "Canceled + released exceeds the grant" is checked on the source's counters and on
- * what the package cancels and releases, so a package that over-cancels is never silent.
+ * what the package cancels and releases, so a package that over-cancels is never silent. The
+ * settlements are the distinct ones (`distinctSettlements`): one sent twice counts once, as it is
+ * released once.
  */
-function checkUnitCounters(ctx: RecordContext, record: RestrictedStockUnit, cancelledInPackage: DecimalString): void {
+function checkUnitCounters(ctx: RecordContext, record: RestrictedStockUnit, settlements: readonly IndexedSettlement[], cancelledInPackage: DecimalString, paidAboveTarget: DecimalString): void {
   const { releasedQuantity, netSettledQuantity, vestedQuantity, canceledQuantity, quantity } = record;
   const gross: DecimalString[] = [];
   const net: DecimalString[] = [];
-  for (const s of record.settlements) {
+  for (const { settlement: s } of settlements) {
     gross.push(s.releaseQuantity ?? "0");
     net.push(s.netSettlementQuantity ?? "0");
   }
@@ -116,13 +128,15 @@ function checkUnitCounters(ctx: RecordContext, record: RestrictedStockUnit, canc
     ctx.warn("RELEASED_EXCEEDS_VESTED", "releasedQuantity", `${released} units are released (settled), more than the ${vestedQuantity} vested`);
   }
   if (quantity === undefined) return;
+  // A payout above target (payout.ts) adds to what the grant can release and cancel.
+  const granted = sumDecimalStrings([quantity, paidAboveTarget]);
   const bySource = sumDecimalStrings([released, canceledQuantity ?? "0"]);
   const inPackage = sumDecimalStrings([grossTotal, cancelledInPackage]);
-  if (compareDecimalStrings(bySource, quantity) > 0 || compareDecimalStrings(inPackage, quantity) > 0) {
+  if (compareDecimalStrings(bySource, granted) > 0 || compareDecimalStrings(inPackage, granted) > 0) {
     ctx.warn(
       "CANCELED_AND_RELEASED_EXCEED_QUANTITY",
       "canceledQuantity",
-      `canceled ${canceledQuantity ?? "0"} + released ${released} (the package: cancelled ${cancelledInPackage} + released ${grossTotal}) exceeds the grant's quantity ${quantity}`,
+      `canceled ${canceledQuantity ?? "0"} + released ${released} (the package: cancelled ${cancelledInPackage} + released ${grossTotal}) exceeds the grant's quantity ${quantity}${isZeroDecimal(paidAboveTarget) ? "" : ` and the ${paidAboveTarget} paid above target`}`,
     );
   }
 }

@@ -56,11 +56,24 @@ export interface GrantVesting {
   neverEarned?: ReadonlySet<VestingEvent>;
   /** Check the source's own sums (vestedQuantity, quantity). @default true */
   checkSums?: boolean;
+  /**
+   * The events as the source sent them, when `events` vests some of them otherwise (a payout above
+   * target vests its target here: `payout.ts`): the source's sums are checked on these. @default events
+   */
+  sumsOf?: readonly VestingEvent[];
   quantity: DecimalString;
   vestedQuantity?: DecimalString | undefined;
   issueDate: CalendarDate;
   vestingStartDate?: CalendarDate | undefined;
   schedule?: VestingSchedule | undefined;
+  /**
+   * The day the security ends (its cancellation, in the documents lineage). OCF orders nothing within
+   * a day, so a `TX_VESTING_EVENT` that day could be read after the end: a performance condition met
+   * that day is written with its date (`VESTING_SCHEDULE_ABSOLUTE`) instead, and its description says so;
+   * VestingTerms that would start that day (a `TX_VESTING_START` on it) become a `vestings` list when
+   * every event has a date, and the issuance's comments say why.
+   */
+  endsOn?: CalendarDate | undefined;
 }
 
 /** The vesting of one grant in OCF form. */
@@ -129,7 +142,7 @@ function eventPath(index: number): string {
  */
 export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesting {
   const all = planEvents(ctx, grant.events);
-  if (grant.checkSums !== false) checkVestingSums(ctx, grant, all);
+  if (grant.checkSums !== false) checkVestingSums(ctx, grant, grant.sumsOf ?? all.map((p) => p.event));
   const never = grant.neverEarned;
   const planned = never === undefined || never.size === 0 ? all : all.filter((p) => !never.has(p.event));
   checkVestingTotal(ctx, grant, planned);
@@ -158,7 +171,26 @@ export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesti
     }
   }
   if (allScheduled) return asVestingsList(ctx, grant, planned);
+  if (grant.endsOn !== undefined && planned.every((p) => p.event.vestDate !== undefined) && startDateOf(grant, chainOrder(planned)) === grant.endsOn) {
+    // VestingTerms would need a TX_VESTING_START on the day the security ends, which some order
+    // within the day reads after the end; every event has its date, so a vestings list says it all.
+    const list = asVestingsList(ctx, grant, planned);
+    list.issuanceComments.push(
+      `Written as a vestings list, not VestingTerms: the vesting starts on ${grant.endsOn}, the day this security ends, and OCF orders nothing within a day, so a TX_VESTING_START that day could be read after the end; every event vesting on it has a date.`,
+    );
+    return list;
+  }
   return asVestingTerms(ctx, grant, planned);
+}
+
+/**
+ * The date VestingTerms start on: the vesting start (else the issue date), or the first dated event of
+ * the chain (`ordered`, in `chainOrder`) when the source dates it earlier, so that it vests on its own date.
+ */
+function startDateOf(grant: GrantVesting, ordered: readonly PlannedEvent[]): CalendarDate {
+  const stated = grant.vestingStartDate ?? grant.issueDate;
+  const first = ordered.find((p) => p.event.vestDate !== undefined)?.event.vestDate;
+  return first !== undefined && first < stated ? first : stated;
 }
 
 /**
@@ -252,11 +284,11 @@ function checkVestingTotal(ctx: RecordContext, grant: GrantVesting, planned: rea
 }
 
 /** The source's own totals, checked and reported, never corrected (source-api.md §9.11). */
-function checkVestingSums(ctx: RecordContext, grant: GrantVesting, planned: readonly PlannedEvent[]): void {
-  if (planned.length === 0) return;
+function checkVestingSums(ctx: RecordContext, grant: GrantVesting, events: readonly VestingEvent[]): void {
+  if (events.length === 0) return;
   const targets: DecimalString[] = [];
   const vested: DecimalString[] = [];
-  for (const { event } of planned) {
+  for (const event of events) {
     targets.push(event.targetQuantity ?? event.quantity ?? "0");
     if (event.vested) vested.push(event.vestedQuantity ?? "0");
   }
@@ -307,7 +339,9 @@ function eventsComment(planned: readonly PlannedEvent[]): string {
     if (differs(event.maxQuantity, amount)) extra.push(`maxQuantity ${event.maxQuantity}`);
     if (differs(event.quantity, amount)) extra.push(`quantity (deprecated) ${event.quantity}`);
     const id = event.id === undefined ? `(no id, ${p.key})` : quoted(event.id);
-    entries.push(`${id} ${event.vested ? "vested" : "not vested"}${extra.length === 0 ? "" : ` (${extra.join(", ")})`}`);
+    // A list holds performance conditions only when VestingTerms could not (see `mapVesting`): said so.
+    const kind = event.performanceCondition ? "performance condition " : "";
+    entries.push(`${id} ${kind}${event.vested ? "vested" : "not vested"}${extra.length === 0 ? "" : ` (${extra.join(", ")})`}`);
   }
   return `Vesting events in the order of vestings (time-based; other quantities equal to the tranche amount unless shown): ${entries.join(", ")}.`;
 }
@@ -333,8 +367,7 @@ function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readon
   // A condition in the chain fires no earlier than the start: a tranche the source dates before the
   // vesting start (or the issue date) moves the start back to it, so that it vests on its own date.
   const stated = grant.vestingStartDate ?? grant.issueDate;
-  const firstTranche = ordered.find((p) => p.event.vestDate !== undefined)?.event.vestDate;
-  const startDate = firstTranche !== undefined && firstTranche < stated ? firstTranche : stated;
+  const startDate = startDateOf(grant, ordered);
   const startSaid = grant.vestingStartDate === undefined ? `no vestingStartDate; the issue date ${grant.issueDate}` : `vestingStartDate ${grant.vestingStartDate}`;
   const conditions: OcfVestingCondition[] = [
     {
@@ -358,10 +391,14 @@ function asVestingTerms(ctx: RecordContext, grant: GrantVesting, planned: readon
     const p = ordered[index] as PlannedEvent;
     const { event } = p;
     const conditionId = conditionIds[index] as string;
-    const scheduled = !event.performanceCondition && event.vestDate !== undefined;
+    // Met on the day the security ends: dated, so no transaction acts on it that day.
+    const metOnEnd = event.performanceCondition && event.vested && event.vestDate !== undefined && event.vestDate === grant.endsOn;
+    const scheduled = (!event.performanceCondition || metOnEnd) && event.vestDate !== undefined;
     conditions.push({
       id: conditionId,
-      description: describeEvent(p),
+      description: metOnEnd
+        ? `${describeEvent(p)} Written with the date it was met (VESTING_SCHEDULE_ABSOLUTE), not a TX_VESTING_EVENT: the security ends that day, and OCF orders nothing within a day.`
+        : describeEvent(p),
       quantity: amountNumeric(ctx, p),
       trigger: scheduled ? { type: "VESTING_SCHEDULE_ABSOLUTE", date: event.vestDate as CalendarDate } : { type: "VESTING_EVENT" },
       next_condition_ids: conditionIds.slice(index + 1, index + 2),

@@ -11,6 +11,7 @@ import { compareIso, type CalendarDate } from "../dates.js";
 import { compareDecimalStrings, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import type { GrantFields, ParsedRecord, RestrictedStockUnit } from "../source/records.js";
 import { recordLabel, type Difference, type QuarantinedSourceRecord, type SourceIssuer } from "./types.js";
+import { paidAboveTargetBy } from "./source-figures.js";
 
 /** Every broken invariant of every record of `source`, and each quarantined record. */
 export function checkSourceConsistency(source: SourceIssuer): Difference[] {
@@ -61,8 +62,12 @@ export function checkRecord(issuerId: string, parsed: ParsedRecord): Difference[
 
   checkEvents(record, report, sum, differs);
   const { quantity, canceledQuantity, returnedToPoolQuantity: pool, returnedToTreasuryQuantity: treasury } = record;
-  if (quantity !== undefined && record.vestedQuantity !== undefined && compareDecimalStrings(record.vestedQuantity, quantity) > 0) {
-    report("vestedQuantity", record.vestedQuantity, quantity, `that is more than the quantity ${quantity}`);
+  // A grant paid above target has granted its quantity and the payouts (source-figures.ts).
+  const above = paidAboveTargetBy(record);
+  const granted = quantity === undefined ? undefined : sumDecimalStrings([quantity, above]);
+  const grantedText = sameDecimal(above, "0") ? `the quantity ${quantity}` : `the quantity ${quantity} and the ${above} its events paid above target`;
+  if (granted !== undefined && record.vestedQuantity !== undefined && compareDecimalStrings(record.vestedQuantity, granted) > 0) {
+    report("vestedQuantity", record.vestedQuantity, granted, `that is more than ${grantedText}`);
   }
   if (canceledQuantity !== undefined && (pool !== undefined || treasury !== undefined)) {
     const parts = sum([pool, treasury]);
@@ -112,9 +117,9 @@ export function checkRecord(issuerId: string, parsed: ParsedRecord): Difference[
       report("releasedQuantity", released, record.vestedQuantity, `only ${record.vestedQuantity} vested (vestedQuantity)`);
     }
   }
-  if (quantity !== undefined) {
+  if (quantity !== undefined && granted !== undefined) {
     const used = sum([released, canceledQuantity]);
-    if (compareDecimalStrings(used, quantity) > 0) report("quantity", quantity, used, `released ${released} + canceled ${canceledQuantity ?? "0"} is ${used}, more than was granted`);
+    if (compareDecimalStrings(used, granted) > 0) report("quantity", quantity, used, `released ${released} + canceled ${canceledQuantity ?? "0"} is ${used}, more than was granted (${grantedText})`);
   }
   checkDates(record, report);
   return out;

@@ -5,7 +5,8 @@
  * each match the issuance's fields and the replayed figures are compared; securities on one side only
  * are reported; and totals (issued, outstanding) per stock class, stock plan and stakeholder. Each
  * package is read by `ReconcileOptions.reader`, else by what it declares, else by the documents, grant
- * by grant (a chain of securities from its first issuance: `replay.ts`). Pure.
+ * by grant (a chain of securities from its first issuance, with its payouts above target: `replay.ts`).
+ * Pure.
  */
 import { Dec, formatDecimal } from "../decimal.js";
 import { describeValue } from "../errors.js";

@@ -1,8 +1,12 @@
 /**
  * Replays the transactions of an OCF package the way a reader that follows a stated convention does
  * (reference: consumer-true-ocf.md, "The readers"), and derives per grant the figures a source record
- * states. Nothing here reads ocf-sync's comments, `reason_text` or id naming: figures come from the
- * transactions, their quantities and the chains `balance_security_id` forms. Pure, exact decimals.
+ * states. Nothing here reads ocf-sync's comments or `reason_text`: figures come from the transactions,
+ * their quantities and the chains `balance_security_id` forms. The one link OCF has no field for is
+ * read from the ids: a payout above target (`<security>-payout-<event key>`, mappings/README.md), an
+ * issuance to the grant's holder of what a performance event paid above its target, is part of the
+ * grant whose first security is `<security>` when both are issuances of one kind to one stakeholder.
+ * Pure, exact decimals.
  *
  * Readings:
  * - `"documents"` (OCF TraversingTransactions): cancellation, repurchase, transfer, conversion,
@@ -15,19 +19,21 @@
  *   that names a balance security moves what is left there (as validate's ledger reads it).
  *
  * A grant is a chain of securities from its first issuance (an issuance no transaction names as a
- * balance). Its figures: issued (the first issuance's quantity), released, net settled (what its
- * releases issued to the grant's holder) and sold to cover (what they issued to anyone else),
- * canceled and returned to pool (over the chain), returned to treasury (canceled − returned to pool),
- * outstanding (of its live security). Vesting: each security's `vestings`, else its VestingTerms
- * walked with its TX_VESTING_* transactions, else fully vested at issuance; over a chain, what vests
- * on the first security, plus what vests on each balance security after its issuance (its vesting on
- * its issue date carries over what had vested, so it is not counted again). A `vestings` list is read
- * as it stands: a tranche left on a security after it ended still counts, as it does for any reader.
+ * balance), and the chain of each of its payouts. Its figures: issued (the first issuances'
+ * quantities), released, net settled (what its releases issued to the grant's holder) and sold to
+ * cover (what they issued to anyone else), canceled and returned to pool (over the chains), returned
+ * to treasury (canceled − returned to pool), outstanding (of their live securities). Vesting: each
+ * security's `vestings`, else its VestingTerms walked with its TX_VESTING_* transactions, else fully
+ * vested at issuance; over a chain, what vests on the first security, plus what vests on each balance
+ * security after its issuance (its vesting on its issue date carries over what had vested, so it is
+ * not counted again). A `vestings` list is read as it stands: a tranche left on a security after it
+ * ended still counts, as it does for any reader.
  */
 import { compareIso, isCalendarDate, type CalendarDate } from "../dates.js";
 import { Dec, formatDecimal, plainNumeric, type DecimalString } from "../decimal.js";
 import { OCF_NUMERIC_PATTERN } from "../ocf/schemas.js";
 import { canonicalObjectType, declaredLineage, ledgerEntryOf, sameDayRank, TERMINAL_TYPES, type Lineage } from "../ocf/security-ledger.js";
+import { payoutOwnerOf } from "../mapping/payout.js";
 import { isRecord, stringAt, type JsonRecord, type PackageObjects } from "./package-objects.js";
 import { mergeTranches } from "./tranches.js";
 import { allocate, relativeDates, type WalkedTranche } from "./vesting-terms.js";
@@ -49,18 +55,20 @@ export interface ReplayedSecurity {
   issuanceType: string;
   /** The security ids of the chain, first to live. */
   chain: string[];
+  /** The security ids of the chains of its payouts above target, each first to live (see the module comment). */
+  payouts: string[];
   /** Every figure except `vested` (which depends on a date: see `tranches`). */
   figures: Figures;
   /** What vests when over the chain (see the module comment). */
   tranches: Tranche[];
-  /** Securities issued by the chain's releases (a unit's delivered and sold shares). */
+  /** Securities issued by the releases of the chain and its payouts (a unit's delivered and sold shares). */
   resultingSecurityIds: string[];
 }
 
 /** A replayed package. */
 export interface ReplayedPackage {
   reading: Lineage;
-  /** Grants by the security id of their first issuance, in package order. */
+  /** Grants by the security id of their first issuance, in package order (a payout above target is part of its grant's). */
   securities: Map<string, ReplayedSecurity>;
   /** Lineage problems under the reading (an act on an ended security, a balance that does not add up, …). */
   problems: string[];
@@ -136,19 +144,19 @@ export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLin
 export class GrantReplay {
   /** Lineage problems under the reading. */
   readonly problems: readonly string[];
-  /** The first security of each grant (an issuance no transaction names as a balance), in package order. */
+  /** The first security of each grant (an issuance no transaction names as a balance, and no payout above target), in package order. */
   readonly roots: readonly string[];
-  readonly #reading: Lineage;
   readonly #states: ReadonlyMap<string, SecurityState>;
   readonly #terms = new Map<string, JsonRecord>();
   /** Notes of the transactions, then of each grant once derived (by root). */
   readonly #notes: readonly string[];
   readonly #grantNotes = new Map<string, string[]>();
   readonly #rootSet: ReadonlySet<string>;
+  /** The payouts above target of each grant that has any, by its first security. */
+  readonly #payouts: ReadonlyMap<string, readonly SecurityState[]>;
 
   constructor(pkg: PackageObjects, reading: Lineage) {
     const { states, balances, problems, notes } = replayTransactions(pkg.transactions, reading);
-    this.#reading = reading;
     this.#states = states;
     this.problems = problems;
     this.#notes = notes;
@@ -156,8 +164,11 @@ export class GrantReplay {
       const id = stringAt(t, "id");
       if (id !== undefined && !this.#terms.has(id)) this.#terms.set(id, t);
     }
-    // A balance security is part of another grant's chain.
-    this.roots = [...states.keys()].filter((id) => !balances.has(id));
+    // A balance security is part of another grant's chain, a payout part of its grant.
+    const firsts = [...states.keys()].filter((id) => !balances.has(id));
+    this.#payouts = payoutsOf(firsts, states);
+    const payouts = new Set([...this.#payouts.values()].flat().map((s) => s.id));
+    this.roots = payouts.size === 0 ? firsts : firsts.filter((id) => !payouts.has(id));
     this.#rootSet = new Set(this.roots);
   }
 
@@ -166,7 +177,7 @@ export class GrantReplay {
     const root = this.#states.get(id);
     if (root === undefined || !this.#isRoot(id)) return undefined;
     const notes: string[] = [];
-    const grant = replayGrant(root, this.#states, this.#reading, this.#terms, notes);
+    const grant = replayGrant(root, this.#payouts.get(id) ?? [], this.#states, this.#terms, notes);
     if (!this.#grantNotes.has(id)) this.#grantNotes.set(id, notes);
     return grant;
   }
@@ -322,13 +333,50 @@ function replayTransactions(
   return { states, balances, problems, notes };
 }
 
-function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecurityState>, reading: Lineage, terms: ReadonlyMap<string, JsonRecord>, notes: string[]): ReplayedSecurity {
+/**
+ * The payouts above target among the first securities of chains (see the module comment), by the
+ * first security of their grant, in package order. A payout's grant is the longest prefix of its id
+ * that is the first security of an issuance of the same kind to the same stakeholder, and no payout
+ * itself (the shortest such prefix never is one).
+ */
+function payoutsOf(firsts: readonly string[], states: ReadonlyMap<string, SecurityState>): Map<string, SecurityState[]> {
+  const byGrant = new Map<string, SecurityState[]>();
+  const first = new Set(firsts);
+  const ownerOf = (payout: SecurityState, payouts: ReadonlySet<string>): string | undefined =>
+    payoutOwnerOf(payout.id, (id) => {
+      const owner = states.get(id);
+      if (owner === undefined || !first.has(id) || payouts.has(id)) return false;
+      return owner.stakeholderId !== undefined && owner.stakeholderId === payout.stakeholderId && typeOf(owner.issuance) === typeOf(payout.issuance);
+    });
+  const none: ReadonlySet<string> = new Set();
+  const payouts = firsts.map((id) => states.get(id) as SecurityState).filter((s) => ownerOf(s, none) !== undefined);
+  const ids = new Set(payouts.map((s) => s.id));
+  for (const payout of payouts) {
+    const owner = ownerOf(payout, ids) as string;
+    const list = byGrant.get(owner);
+    if (list === undefined) byGrant.set(owner, [payout]);
+    else list.push(payout);
+  }
+  return byGrant;
+}
+
+/** The chain of securities from `first`, first to live, leaving out those `seen` (then adding its own). */
+function chainFrom(first: SecurityState, states: ReadonlyMap<string, SecurityState>, seen: Set<SecurityState>): SecurityState[] {
   const chain: SecurityState[] = [];
-  for (let at: SecurityState | undefined = root; at !== undefined && !chain.includes(at); ) {
+  for (let at: SecurityState | undefined = first; at !== undefined && !seen.has(at); ) {
+    seen.add(at);
     chain.push(at);
     at = at.balanceId !== undefined ? states.get(at.balanceId) : undefined;
   }
-  const live = chain.at(-1) as SecurityState;
+  return chain;
+}
+
+function replayGrant(root: SecurityState, payouts: readonly SecurityState[], states: ReadonlyMap<string, SecurityState>, terms: ReadonlyMap<string, JsonRecord>, notes: string[]): ReplayedSecurity {
+  const seen = new Set<SecurityState>();
+  const chain = chainFrom(root, states, seen);
+  const payoutChains = payouts.map((p) => chainFrom(p, states, seen)).filter((c) => c.length > 0);
+  let issued = new Dec(0);
+  let outstanding = new Dec(0);
   let released = new Dec(0);
   let canceled = new Dec(0);
   let returnedToPool = new Dec(0);
@@ -336,40 +384,45 @@ function replayGrant(root: SecurityState, states: ReadonlyMap<string, SecuritySt
   let sold = new Dec(0);
   const resulting: string[] = [];
   const tranches: { date: CalendarDate; amount: Dec | DecimalString }[] = [];
-  chain.forEach((s, k) => {
-    released = released.plus(s.released);
-    canceled = canceled.plus(s.canceled);
-    returnedToPool = returnedToPool.plus(s.returnedToPool);
-    for (const id of s.resulting) {
-      if (resulting.includes(id)) continue;
-      resulting.push(id);
-      const issued = states.get(id);
-      if (issued === undefined) continue;
-      if (issued.stakeholderId === root.stakeholderId) netSettled = netSettled.plus(issued.quantity);
-      else sold = sold.plus(issued.quantity);
-    }
-    // The chain's vesting: the first security's, and each balance's after its issuance (what it
-    // vests on its issue date is carried over). Lists are read as they stand, never cut at an end.
-    for (const t of scheduleOf(s, terms, notes)) {
-      if (k > 0 && s.issuedOn !== undefined && compareIso(t.date, s.issuedOn) <= 0) continue;
-      tranches.push(t);
-    }
-  });
+  for (const securities of [chain, ...payoutChains]) {
+    issued = issued.plus((securities[0] as SecurityState).quantity);
+    outstanding = outstanding.plus((securities.at(-1) as SecurityState).outstanding);
+    securities.forEach((s, k) => {
+      released = released.plus(s.released);
+      canceled = canceled.plus(s.canceled);
+      returnedToPool = returnedToPool.plus(s.returnedToPool);
+      for (const id of s.resulting) {
+        if (resulting.includes(id)) continue;
+        resulting.push(id);
+        const delivered = states.get(id);
+        if (delivered === undefined) continue;
+        if (delivered.stakeholderId === root.stakeholderId) netSettled = netSettled.plus(delivered.quantity);
+        else sold = sold.plus(delivered.quantity);
+      }
+      // The chain's vesting: the first security's, and each balance's after its issuance (what it
+      // vests on its issue date is carried over). Lists are read as they stand, never cut at an end.
+      for (const t of scheduleOf(s, terms, notes)) {
+        if (k > 0 && s.issuedOn !== undefined && compareIso(t.date, s.issuedOn) <= 0) continue;
+        tranches.push(t);
+      }
+    });
+  }
   const figures: Figures = {
-    issued: formatDecimal(root.quantity),
+    issued: formatDecimal(issued),
     released: formatDecimal(released),
     netSettled: formatDecimal(netSettled),
     soldToCover: formatDecimal(sold),
     canceled: formatDecimal(canceled),
     returnedToPool: formatDecimal(returnedToPool),
     returnedToTreasury: formatDecimal(canceled.minus(returnedToPool)),
-    outstanding: formatDecimal(live.outstanding),
+    outstanding: formatDecimal(outstanding),
   };
   return {
     securityId: root.id,
     issuance: root.issuance,
     issuanceType: typeOf(root.issuance),
     chain: chain.map((s) => s.id),
+    payouts: payoutChains.flat().map((s) => s.id),
     figures,
     tranches: mergeTranches(tranches),
     resultingSecurityIds: resulting,

@@ -7,12 +7,17 @@
  *   after a cancellation that took every share or unit not shown as vested), or a pending milestone
  *   (no date), vests nothing; a record without events vests everything at its issue date;
  * - a grant's one cancellation takes `canceledQuantity`, else (units) forfeited + expired;
+ * - a performance event paid above its target (`vestedQuantity` above `targetQuantity`), in a grant
+ *   whose `quantity` does not hold its events as paid (they add up to more: the quantity is the
+ *   target), issued what it paid above the target on its `vestDate`: the grant has issued its quantity
+ *   and those payouts, and its holder holds them from then on (mappings/README.md, `payout.ts`);
  * - a settlement delivers its net shares to the holder and its sold shares to their buyers; withheld
  *   shares were never issued.
  */
 import type { CalendarDate } from "../dates.js";
 import { Dec, formatDecimal, isZeroDecimal, subtractDecimalStrings, sumDecimalStrings, sumDecimals, type DecimalString } from "../decimal.js";
 import { stakeholderIdOf } from "../mapping/ids.js";
+import { eventsPaidAboveTarget } from "../mapping/payout.js";
 import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import { mergeTranches } from "./tranches.js";
 import type { Figures, SourceIssuer, Tranche } from "./types.js";
@@ -40,10 +45,11 @@ export function cancelledBy(record: RestrictedStockAward | RestrictedStockUnit):
 export function sourceGrant(parsed: ParsedRecord): SourceGrant {
   const { record } = parsed;
   const quantity = record.quantity ?? "0";
+  const issued = sumDecimalStrings([quantity, paidAboveTargetBy(record)]);
   const canceled = cancelledBy(record);
   const vestedEvents = record.vestingEvents.filter((e) => e.vested).map((e) => e.vestedQuantity ?? "0");
   const figures: Figures = {
-    issued: quantity,
+    issued,
     vested: record.vestedQuantity ?? (record.vestingEvents.length === 0 ? quantity : sumDecimalStrings(vestedEvents)),
     canceled,
     returnedToPool: record.returnedToPoolQuantity ?? "0",
@@ -57,8 +63,18 @@ export function sourceGrant(parsed: ParsedRecord): SourceGrant {
     if (unit.forfeitedQuantity !== undefined) figures.forfeited = unit.forfeitedQuantity;
     if (unit.expiredQuantity !== undefined) figures.expired = unit.expiredQuantity;
   }
-  figures.outstanding = subtractDecimalStrings(subtractDecimalStrings(quantity, figures.released ?? "0"), canceled);
+  figures.outstanding = subtractDecimalStrings(subtractDecimalStrings(issued, figures.released ?? "0"), canceled);
   return { figures, tranches: scheduleOf(parsed) };
+}
+
+/** The record's payouts above target (see the module comment), dated. */
+function paidAboveTarget(record: RestrictedStockAward | RestrictedStockUnit): { date: CalendarDate; excess: DecimalString }[] {
+  return record.quantity === undefined ? [] : eventsPaidAboveTarget(record.vestingEvents, record.quantity).paid;
+}
+
+/** What the record's payouts above target add to its quantity (see the module comment): `"0"` without any. */
+export function paidAboveTargetBy(record: RestrictedStockAward | RestrictedStockUnit): DecimalString {
+  return sumDecimalStrings(paidAboveTarget(record).map((p) => p.excess));
 }
 
 function scheduleOf(parsed: ParsedRecord): Tranche[] {
@@ -123,10 +139,10 @@ export function recordHolding(parsed: ParsedRecord, asOf: CalendarDate): RecordH
   const cancelledDate = record.canceledDate ?? record.terminationDate;
   const cancelled = cancelledDate !== undefined && cancelledDate <= asOf ? new Dec(cancelledBy(record)) : new Dec(0);
   const holder = stakeholderIdOf(record.stakeholderId);
-  if (parsed.kind === "restrictedStockAward") {
-    return { holder, shares: formatDecimal(new Dec(record.quantity ?? "0").minus(cancelled)), units: "0", soldToCover: "0" };
-  }
-  let units = new Dec(record.quantity ?? "0").minus(cancelled);
+  const paid = paidAboveTarget(record).filter((p) => p.date <= asOf);
+  const held = sumDecimals([record.quantity ?? "0", ...paid.map((p) => p.excess)]).minus(cancelled);
+  if (parsed.kind === "restrictedStockAward") return { holder, shares: formatDecimal(held), units: "0", soldToCover: "0" };
+  let units = held;
   let shares = new Dec(0);
   let sold = new Dec(0);
   for (const s of parsed.record.settlements) {

@@ -1,7 +1,8 @@
 /**
  * Source against OCF: every award and unit of the source is matched with its grant in the package (the
  * chain from the issuance of `rsa-<id>` / `rsu-<id>`, the mapping's ids; else from the issuance whose
- * `custom_id` is the record's `securityLabel`) and each counter is compared, exactly (up to the
+ * `custom_id` is the record's `securityLabel`; with its payouts above target, as the source states
+ * them too: `replay.ts`, `source-figures.ts`) and each counter is compared, exactly (up to the
  * tolerance), with the figure a replay of the package's transactions derives under the reading used
  * (`replay.ts`). The package's lineage problems under that reading are differences too, and the
  * holdings of every stakeholder are set side by side. Then the source's own consistency is checked

@@ -34,7 +34,7 @@ import type { MappingOptions } from "../mapping/types.js";
 import { PACKAGE_FILE_NAMES } from "../ocf/package-files.js";
 import { packageNameFor } from "../ocf/package-folder.js";
 import type { PullEvent } from "../pull/events.js";
-import { issuerPages, recordItems, type PullItem } from "../pull/pull-issuer.js";
+import { duplicateRecordWarning, issuerPages, recordItems, type PullItem } from "../pull/pull-issuer.js";
 import { SourceRecordError, type SourceWarning } from "../source/errors.js";
 import { keepableJson } from "../source/json-limits.js";
 import type { RecordKind } from "../source/kinds.js";
@@ -235,6 +235,12 @@ async function* storedItems(storeDir: string, shards: readonly number[], issuerI
   }
 }
 
+/** The pass's own warnings (records listed twice), then the stored items: what its package's report says. */
+async function* passItems(warnings: readonly SourceWarning[], items: AsyncIterable<PullItem | MappedRecordItem>): AsyncGenerator<PullItem | MappedRecordItem, void, undefined> {
+  for (const warning of warnings) yield { type: "warning", warning };
+  yield* items;
+}
+
 /** Options of one issuer's pass: the sync's, resolved. */
 /** `directoryJsonOf` serializes each stakeholder directory once a sync (every issuer's digests need it). */
 export type PassOptions = SyncOptions & { generatedAt: string; mappingCode: string; directoryJsonOf: DirectoryJson; signal: AbortSignal };
@@ -317,6 +323,10 @@ export async function* syncIssuer(
   let reread = 0;
   let unchangedPages = 0;
   let highWater: UtcDateTime | undefined = previous?.cursor ?? undefined;
+  // A record listed twice in this pass (the service changed while it was paged): the store keeps its
+  // most recently modified copy, and the pass says so as `pull` and `export` do (DUPLICATE_RECORD).
+  const listed = new Set<string>();
+  const duplicates: SourceWarning[] = [];
   const pending: SyncEvent[] = [];
   const onEvent = (event: PullEvent): void => {
     if (event.type === "page-fetched") {
@@ -350,6 +360,11 @@ export async function* syncIssuer(
         const hash = hashRaw(rawJson);
         // Held as it is (a re-read of the overlap window): not even parsed.
         const id = recordIdOf(raw);
+        if (id !== undefined) {
+          const listedKey = recordKey(kind, id, hash);
+          if (listed.has(listedKey)) duplicates.push(duplicateRecordWarning(issuerId, kind, id));
+          else listed.add(listedKey);
+        }
         if (id !== undefined && recent.get(recordKey(kind, id, hash))?.h === hash) {
           reread += 1;
           continue;
@@ -425,7 +440,7 @@ export async function* syncIssuer(
     const total = merged?.records ?? previous?.records ?? 0;
     records.unchanged = total - records.created.length - records.modified.length;
     reread += merged?.unchangedPulled ?? 0;
-    yield { type: "records-changed", issuerId, pass: plan.pass, pulled, pages, reread, unchangedPages, records };
+    yield { type: "records-changed", issuerId, pass: plan.pass, pulled, pages, reread, unchangedPages, records, warnings: duplicates };
 
     let nextStore: IssuerStore;
     if (storeChanged && merged !== undefined) {
@@ -498,7 +513,7 @@ export async function* syncIssuer(
       issuerId,
       {
         ...packageOptions,
-        records: storedItems(storeDir, nextStore.shards, issuerId, onInvalid),
+        records: passItems(duplicates, storedItems(storeDir, nextStore.shards, issuerId, onInvalid)),
         onMapped: (issuer) => {
           head = issuer;
         },

@@ -35,6 +35,7 @@ import type { HeldLock } from "../io/lock-file.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { packageNameFor, recoverPackageFolders } from "../ocf/package-folder.js";
 import type { PullEvent } from "../pull/events.js";
+import type { SourceWarning } from "../source/errors.js";
 import type { OcfChangeSet } from "./change-set.js";
 import { directoryJsonOnce, mappingCodeDigest } from "./fingerprint.js";
 import { acquireSyncLock, type LockOwner, type StaleLock } from "./lock.js";
@@ -102,9 +103,11 @@ export type SyncEvent =
    * The pull of the issuer is complete: what changed among its source records. `pages` counts the list
    * requests, `reread` the records pulled that were kept unchanged (the overlap window's re-reads),
    * `unchangedPages` the pages that were byte for byte those of the previous pass, in which nothing had
-   * changed either (not parsed: their records were re-read unchanged again).
+   * changed either (not parsed: their records were re-read unchanged again). `warnings`: a
+   * `DUPLICATE_RECORD` per record listed twice in the pass (the store keeps its most recently modified
+   * copy), as `pull` and `export` warn; a package written in the pass has them in its report too.
    */
-  | { type: "records-changed"; issuerId: string; pass: "full" | "incremental"; pulled: number; pages: number; reread: number; unchangedPages: number; records: RecordChanges }
+  | { type: "records-changed"; issuerId: string; pass: "full" | "incremental"; pulled: number; pages: number; reread: number; unchangedPages: number; records: RecordChanges; warnings: SourceWarning[] }
   /**
    * The issuer's package was written: what changed among its OCF objects, and the warnings of its
    * export (as in its report).

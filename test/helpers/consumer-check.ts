@@ -1,26 +1,33 @@
 /**
  * Compares what the independent reader computes from a package with what the source says
  * (`source-truth.ts`): every holder's shares and units, the sell-to-cover holder, the issuer's total
- * shares, and every grant's vested figure, as of each of `dates`. Returns the disagreements in words
+ * shares, and every grant's vested figure, as of each of `dates`, each day's transactions read in
+ * `order` (the reader's `DayOrder`; every problem the reader finds under it is a disagreement too).
+ * Returns the disagreements in words
  * (none: the package reads right). The only link between the two sides is the id scheme documented
- * in mappings/README.md: `stakeholder-<id>`, `rsa-<id>`, `rsu-<id>`, `market-sell-to-cover`.
+ * in mappings/README.md: `stakeholder-<id>`, `rsa-<id>`, `rsu-<id>`, `market-sell-to-cover`, and a
+ * grant's payouts above target `<rsa-or-rsu>-<id>-payout-<event>` (issued to the same holder, so a
+ * holder's figures need no link at all): a grant's vested figure is that of its chain plus its payouts.
  */
 import type { Decimal } from "./independent-reader.js";
-import { readPackage, type Reader, type ReaderPackage, type Reading } from "./independent-reader.js";
+import { dayOrderName, readHoldingsAsOf, readPackage, type DayOrder, type HoldingsAsOf, type Reader, type ReaderPackage, type Reading } from "./independent-reader.js";
 import { sourceHoldings, sourceVested, type SourceRecords } from "./source-truth.js";
 
 const MARKET = "market-sell-to-cover";
 
-export function disagreements(source: SourceRecords, pkg: ReaderPackage, reading: Reading, dates: readonly string[]): string[] {
+export function disagreements(source: SourceRecords, pkg: ReaderPackage, reading: Reading, dates: readonly string[], order: DayOrder = "file"): string[] {
   const out: string[] = [];
-  const full = readPackage(pkg, reading);
-  for (const p of full.problems) out.push(`reader ${reading}: ${p}`);
-  for (const date of dates) compareHoldings(source, readPackage(pkg, reading, date), date, out);
+  const full = readPackage(pkg, reading, undefined, order);
+  for (const p of full.problems) out.push(`reader ${reading}, ${dayOrderName(order)} order: ${p}`);
+  const asOf = readHoldingsAsOf(pkg, reading, dates, order);
+  for (const date of dates) compareHoldings(source, asOf.get(date) as HoldingsAsOf, date, out);
   // Each grant on `dates` that fall within its own life, and on the dates its own figures change.
   const grants = [...source.awards.map((r) => ({ record: r, root: `rsa-${r.id}` })), ...source.units.map((r) => ({ record: r, root: `rsu-${r.id}` }))];
+  const everyVestedDate = dates.filter((_, i) => i % 17 === 0);
   for (const { record, root } of grants) {
-    for (const date of [...new Set([...grantDates(record), ...dates.filter((_, i) => i % 17 === 0)])].sort()) {
-      compareVested(full, root, sourceVested(record, date), date, out);
+    const payouts = full.securityIds.filter((id) => id.startsWith(`${root}-payout-`));
+    for (const date of [...new Set([...grantDates(record), ...everyVestedDate])].sort()) {
+      compareVested(full, root, payouts, sourceVested(record, date), date, out);
     }
   }
   return out;
@@ -50,8 +57,19 @@ export function dayBefore(date: string): string {
   return day.toISOString().slice(0, 10);
 }
 
-function compareHoldings(source: SourceRecords, reader: Reader, date: string, out: string[]): void {
-  const truth = sourceHoldings(source, date);
+/** The source's holdings per date, kept per source so that reading one package in many orders states them once. */
+const truths = new WeakMap<SourceRecords, Map<string, ReturnType<typeof sourceHoldings>>>();
+
+function sourceHoldingsOn(source: SourceRecords, date: string): ReturnType<typeof sourceHoldings> {
+  let byDate = truths.get(source);
+  if (byDate === undefined) truths.set(source, (byDate = new Map()));
+  let truth = byDate.get(date);
+  if (truth === undefined) byDate.set(date, (truth = sourceHoldings(source, date)));
+  return truth;
+}
+
+function compareHoldings(source: SourceRecords, reader: HoldingsAsOf, date: string, out: string[]): void {
+  const truth = sourceHoldingsOn(source, date);
   const seen = new Set<string>();
   for (const [holder, { shares, units }] of truth.holders) {
     const id = `stakeholder-${holder}`;
@@ -69,8 +87,10 @@ function compareHoldings(source: SourceRecords, reader: Reader, date: string, ou
   differs(out, `${date} total shares`, truth.totalShares, reader.totalShares);
 }
 
-function compareVested(reader: Reader, root: string, expected: Decimal, date: string, out: string[]): void {
-  differs(out, `${date} ${root} vested`, expected, reader.grantVested(root, date));
+function compareVested(reader: Reader, root: string, payouts: readonly string[], expected: Decimal, date: string, out: string[]): void {
+  let vested = reader.grantVested(root, date);
+  for (const payout of payouts) vested = vested.plus(reader.grantVested(payout, date));
+  differs(out, `${date} ${root} vested`, expected, vested);
 }
 
 function differs(out: string[], what: string, expected: Decimal, actual: Decimal | undefined): void {

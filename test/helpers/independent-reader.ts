@@ -18,6 +18,13 @@
  * each balance security after its issuance (a balance's vesting at issuance is carried over, not
  * new). Every `vestings` list is read as it stands, as the reference says readers do: a tranche left
  * on a security after it ended still counts.
+ *
+ * Order within a day (the reference's "Order within a day"): OCF 1.2.0 orders transactions by date
+ * only, so the reader takes a day's transactions in one of several orders (`DayOrder`): the file's,
+ * by type as OCF-Tools does, the file's reversed, or a seeded shuffle. A reader cannot act on a
+ * security before its issuance, so every order takes a day's issuances first; apart from that every
+ * order is fair. Under each order, any transaction (a vesting start or event too) that acts on a
+ * security an earlier transaction of the order ended is a problem, as it is across days.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -28,6 +35,74 @@ export const Decimal = DecimalJs.clone({ precision: 200, toExpNeg: -9e15, toExpP
 export type Decimal = InstanceType<typeof Decimal>;
 
 export type Reading = "documents" | "same-security";
+
+/**
+ * The order a reader takes a day's transactions in (after the day's issuances; see the module
+ * comment): `"file"` as the package lists them, `"by-type"` as OCF-Tools sorts them, `"reverse"` the
+ * file's order reversed, `{ shuffle: seed }` a shuffle drawn from the seed.
+ */
+export type DayOrder = "file" | "by-type" | "reverse" | { shuffle: number };
+
+/** Every kind of order, with three shuffles: what a package must read the same under. */
+export const DAY_ORDERS: readonly DayOrder[] = ["file", "by-type", "reverse", { shuffle: 1 }, { shuffle: 2 }, { shuffle: 3 }];
+
+/** `file`, `by-type`, `reverse`, `shuffle 7`: for messages. */
+export function dayOrderName(order: DayOrder): string {
+  return typeof order === "string" ? order : `shuffle ${order.shuffle}`;
+}
+
+/**
+ * OCF-Tools' order of a day's transactions: its validator (ocf_validator/index.ts of
+ * Open-Cap-Table-Coalition/OCF-Tools) sorts them by `date`, then by the position of `object_type` in
+ * `constants.transaction_types` (ocf_validator/constants/constants.ts), copied here; a type the list
+ * lacks (`indexOf` -1: TX_EQUITY_COMPENSATION_ISSUANCE, TX_VESTING_START, TX_VESTING_EVENT, whose
+ * list names only the canonical forms) sorts before every listed one, and ties keep the file's order
+ * (`Array.prototype.sort` is stable).
+ */
+const OCF_TOOLS_TYPES = [
+  "TX_STOCK_ISSUANCE",
+  "TX_STOCK_RETRACTION",
+  "TX_STOCK_ACCEPTANCE",
+  "TX_STOCK_CANCELLATION",
+  "TX_STOCK_CONVERSION",
+  "TX_STOCK_REISSUANCE",
+  "TX_STOCK_REPURCHASE",
+  "TX_STOCK_TRANSFER",
+  "TX_CONVERTIBLE_ISSUANCE",
+  "TX_CONVERTIBLE_RETRACTION",
+  "TX_CONVERTIBLE_ACCEPTANCE",
+  "TX_CONVERTIBLE_CANCELLATION",
+  "TX_CONVERTIBLE_TRANSFER",
+  "TX_CONVERTIBLE_CONVERSION",
+  "TX_WARRANT_ISSUANCE",
+  "TX_WARRANT_RETRACTION",
+  "TX_WARRANT_ACCEPTANCE",
+  "TX_WARRANT_CANCELLATION",
+  "TX_WARRANT_TRANSFER",
+  "TX_WARRANT_EXERCISE",
+  "TX_CANONICAL_EQUITY_COMPENSATION_ISSUANCE",
+  "TX_EQUITY_COMPENSATION_RETRACTION",
+  "TX_EQUITY_COMPENSATION_ACCEPTANCE",
+  "TX_EQUITY_COMPENSATION_CANCELLATION",
+  "TX_EQUITY_COMPENSATION_RELEASE",
+  "TX_EQUITY_COMPENSATION_TRANSFER",
+  "TX_EQUITY_COMPENSATION_EXERCISE",
+  "TX_PLAN_SECURITY_ISSUANCE",
+  "TX_PLAN_SECURITY_RETRACTION",
+  "TX_PLAN_SECURITY_ACCEPTANCE",
+  "TX_PLAN_SECURITY_CANCELLATION",
+  "TX_PLAN_SECURITY_RELEASE",
+  "TX_PLAN_SECURITY_TRANSFER",
+  "TX_PLAN_SECURITY_EXERCISE",
+  "TX_STOCK_CLASS_CONVERSION_RATIO_ADJUSTMENT",
+  "TX_STOCK_CLASS_AUTHORIZED_SHARES_ADJUSTMENT",
+  "TX_STOCK_CLASS_SPLIT",
+  "TX_STOCK_PLAN_POOL_ADJUSTMENT",
+  "TX_STOCK_PLAN_RETURN_TO_POOL",
+  "TX_VESTING_ACCELERATION",
+  "TX_CANONICAL_VESTING_START",
+  "TX_CANONICAL_VESTING_EVENT",
+];
 
 type Json = Record<string, unknown>;
 
@@ -118,29 +193,56 @@ export interface Reader {
   totalShares: Decimal;
   /** The chain of securities of a grant, from its first issuance. */
   chainOf(rootSecurityId: string): string[];
+  /** Every security issued, in the order of their issuances. */
+  securityIds: string[];
   /** The grant's vested figure as of `date` (see the module comment). */
   grantVested(rootSecurityId: string, date: string): Decimal;
   /** Transactions this reading cannot accept (an act on an ended security, a balance that does not add up, …). */
   problems: string[];
 }
 
-/** Reads `pkg` with every transaction dated on or before `asOf` (all of them when absent). */
-export function readPackage(pkg: ReaderPackage, reading: Reading, asOf?: string): Reader {
+/**
+ * Reads `pkg` with every transaction dated on or before `asOf` (all of them when absent), each day's
+ * transactions taken in `order` (see `DayOrder`).
+ */
+export function readPackage(pkg: ReaderPackage, reading: Reading, asOf?: string, order: DayOrder = "file"): Reader {
+  return replay(pkg, reading, asOf, order, [], new Map());
+}
+
+/** What a reader holds as of one date: shares and units per stakeholder, and the issuer's outstanding shares. */
+export interface HoldingsAsOf {
+  holdings: Map<string, { shares: Decimal; units: Decimal }>;
+  totalShares: Decimal;
+}
+
+/**
+ * The holdings as of each of `dates` (sorted), from one pass over the package: the same figures as
+ * `readPackage(pkg, reading, date, order)` gives for each date, without a pass per date.
+ */
+export function readHoldingsAsOf(pkg: ReaderPackage, reading: Reading, dates: readonly string[], order: DayOrder = "file"): Map<string, HoldingsAsOf> {
+  const out = new Map<string, HoldingsAsOf>();
+  replay(pkg, reading, undefined, order, [...dates].sort(), out);
+  return out;
+}
+
+function replay(pkg: ReaderPackage, reading: Reading, asOf: string | undefined, order: DayOrder, snapshotDates: readonly string[], snapshots: Map<string, HoldingsAsOf>): Reader {
   const problems: string[] = [];
   const securities = new Map<string, Security>();
-  const ordered = inDateOrder(pkg);
   const terminalCount = new Map<string, number>();
-  const vestingTransactions: Json[] = [];
-  for (const { tx } of ordered) {
+  /** Vesting starts read before their security's issuance (a commencement may precede the grant, OCF §7.3). */
+  const early = new Map<string, Map<string, string>>();
+  let nextSnapshot = 0;
+  const snapshotBefore = (date: string | undefined): void => {
+    for (; nextSnapshot < snapshotDates.length && (date === undefined || (snapshotDates[nextSnapshot] as string) < date); nextSnapshot++) {
+      snapshots.set(snapshotDates[nextSnapshot] as string, holdingsOf(securities));
+    }
+  };
+  for (const tx of inOrder(pkg, order)) {
     const date = tx.date as string;
     if (asOf !== undefined && date > asOf) break;
+    snapshotBefore(date);
     const type = tx.object_type as string;
     const id = tx.security_id as string;
-    // Read after the others: a vesting start may precede its grant (the commencement date, OCF §7.3).
-    if (type === "TX_VESTING_START" || type === "TX_VESTING_EVENT") {
-      vestingTransactions.push(tx);
-      continue;
-    }
     if (type === "TX_STOCK_ISSUANCE" || type === "TX_EQUITY_COMPENSATION_ISSUANCE" || type === "TX_PLAN_SECURITY_ISSUANCE") {
       const quantity = new Decimal(tx.quantity as string);
       const vestings = tx.vestings as { date: string; amount: string }[] | undefined;
@@ -153,21 +255,33 @@ export function readPackage(pkg: ReaderPackage, reading: Reading, asOf?: string)
         issued: date,
         vestings,
         termsId: tx.vesting_terms_id as string | undefined,
-        fired: new Map(),
+        fired: early.get(id) ?? new Map(),
         outstanding: quantity,
         endedOn: undefined,
         balanceId: undefined,
       });
+      early.delete(id);
       continue;
     }
     const security = securities.get(id);
     if (security === undefined) {
-      problems.push(`${tx.id as string}: acts on ${id}, which is not issued by ${date}`);
+      if (type === "TX_VESTING_START") {
+        const fired = early.get(id) ?? new Map<string, string>();
+        if (!fired.has(tx.vesting_condition_id as string)) fired.set(tx.vesting_condition_id as string, date);
+        early.set(id, fired);
+      } else {
+        problems.push(`${tx.id as string}: acts on ${id}, which is not issued by ${date}`);
+      }
       continue;
     }
     if (type === "TX_STOCK_PLAN_RETURN_TO_POOL") continue; // allowed on an ended security
     if (reading === "documents" && security.endedOn !== undefined) {
       problems.push(`${tx.id as string}: ${type} on ${id}, which ended on ${security.endedOn}`);
+    }
+    if (type === "TX_VESTING_START" || type === "TX_VESTING_EVENT") {
+      const condition = tx.vesting_condition_id as string;
+      if (!security.fired.has(condition)) security.fired.set(condition, date);
+      continue;
     }
     const quantity = tx.quantity === undefined ? undefined : new Decimal(tx.quantity as string);
     if (RELEASES.has(type)) {
@@ -199,32 +313,10 @@ export function readPackage(pkg: ReaderPackage, reading: Reading, asOf?: string)
       else if (!balance.quantity.equals(remainder)) problems.push(`${tx.id as string}: its balance ${balanceId} holds ${balance.quantity.toString()}, not the ${remainder.toString()} left`);
     }
   }
+  snapshotBefore(undefined);
+  if (asOf === undefined) for (const id of early.keys()) problems.push(`a vesting start of ${id}, which is never issued`);
 
-  for (const tx of vestingTransactions) {
-    const id = tx.security_id as string;
-    const date = tx.date as string;
-    const security = securities.get(id);
-    if (security === undefined) problems.push(`${tx.id as string}: vests ${id}, which is never issued`);
-    else if (reading === "documents" && tx.object_type === "TX_VESTING_EVENT" && security.endedOn !== undefined && date > security.endedOn) {
-      problems.push(`${tx.id as string}: vests ${id} on ${date}, after it ended on ${security.endedOn}`);
-    } else {
-      const condition = tx.vesting_condition_id as string;
-      if (!security.fired.has(condition)) security.fired.set(condition, date);
-    }
-  }
-
-  const holdings = new Map<string, { shares: Decimal; units: Decimal }>();
-  let totalShares = new Decimal(0);
-  for (const s of securities.values()) {
-    const entry = holdings.get(s.stakeholderId) ?? { shares: new Decimal(0), units: new Decimal(0) };
-    if (s.stock) {
-      entry.shares = entry.shares.plus(s.outstanding);
-      totalShares = totalShares.plus(s.outstanding);
-    } else {
-      entry.units = entry.units.plus(s.outstanding);
-    }
-    holdings.set(s.stakeholderId, entry);
-  }
+  const { holdings, totalShares } = holdingsOf(securities);
 
   const terms = new Map(pkg.vestingTerms.map((t) => [t.id as string, t]));
   const vestedOn = (s: Security, date: string): Decimal => {
@@ -253,19 +345,71 @@ export function readPackage(pkg: ReaderPackage, reading: Reading, asOf?: string)
     });
     return total;
   };
-  return { reading, holdings, totalShares, chainOf, grantVested, problems };
+  return { reading, holdings, totalShares, chainOf, securityIds: [...securities.keys()], grantVested, problems };
 }
 
-const sorted = new WeakMap<ReaderPackage, { tx: Json; index: number }[]>();
+function holdingsOf(securities: ReadonlyMap<string, Security>): HoldingsAsOf {
+  const holdings = new Map<string, { shares: Decimal; units: Decimal }>();
+  let totalShares = new Decimal(0);
+  for (const s of securities.values()) {
+    const entry = holdings.get(s.stakeholderId) ?? { shares: new Decimal(0), units: new Decimal(0) };
+    if (s.stock) {
+      entry.shares = entry.shares.plus(s.outstanding);
+      totalShares = totalShares.plus(s.outstanding);
+    } else {
+      entry.units = entry.units.plus(s.outstanding);
+    }
+    holdings.set(s.stakeholderId, entry);
+  }
+  return { holdings, totalShares };
+}
 
-/** Date order; within a date, the order the package lists them in (computed once per package). */
-function inDateOrder(pkg: ReaderPackage): { tx: Json; index: number }[] {
-  let ordered = sorted.get(pkg);
+const ISSUANCES = new Set(["TX_STOCK_ISSUANCE", "TX_EQUITY_COMPENSATION_ISSUANCE", "TX_PLAN_SECURITY_ISSUANCE"]);
+const sorted = new WeakMap<ReaderPackage, Map<string, Json[]>>();
+
+/** Date order; within a date, the day's issuances, then the rest, each in `order` (computed once per package and order). */
+function inOrder(pkg: ReaderPackage, order: DayOrder): Json[] {
+  let byOrder = sorted.get(pkg);
+  if (byOrder === undefined) sorted.set(pkg, (byOrder = new Map()));
+  const key = dayOrderName(order);
+  let ordered = byOrder.get(key);
   if (ordered === undefined) {
-    ordered = pkg.transactions.map((tx, index) => ({ tx, index })).sort((a, b) => (a.tx.date as string).localeCompare(b.tx.date as string) || a.index - b.index);
-    sorted.set(pkg, ordered);
+    const byDate = pkg.transactions.map((tx, index) => ({ tx, index })).sort((a, b) => (a.tx.date as string).localeCompare(b.tx.date as string) || a.index - b.index);
+    ordered = [];
+    for (let start = 0; start < byDate.length; ) {
+      let end = start;
+      while (end < byDate.length && byDate[end]?.tx.date === byDate[start]?.tx.date) end++;
+      const day = byDate.slice(start, end).map((entry) => entry.tx);
+      const issuances = day.filter((tx) => ISSUANCES.has(tx.object_type as string));
+      const rest = day.filter((tx) => !ISSUANCES.has(tx.object_type as string));
+      ordered.push(...arrange(issuances, order, start), ...arrange(rest, order, start + 1));
+      start = end;
+    }
+    byOrder.set(key, ordered);
   }
   return ordered;
+}
+
+/** One day's transactions (issuances, or the rest) in `order`; `salt` varies a shuffle from one group to the next. */
+function arrange(day: Json[], order: DayOrder, salt: number): Json[] {
+  if (order === "file") return day;
+  if (order === "reverse") return [...day].reverse();
+  if (order === "by-type") return [...day].sort((a, b) => OCF_TOOLS_TYPES.indexOf(a.object_type as string) - OCF_TOOLS_TYPES.indexOf(b.object_type as string));
+  // Fisher-Yates with mulberry32, seeded by the order's seed and the group: the same shuffle every run.
+  let state = (order.shuffle * 0x9e3779b1 + salt * 0x85ebca6b) >>> 0;
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const out = [...day];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(next() * (i + 1));
+    [out[i], out[j]] = [out[j] as Json, out[i] as Json];
+  }
+  return out;
 }
 
 /**

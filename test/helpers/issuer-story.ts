@@ -3,9 +3,15 @@
  * issued, vesting in dated tranches (whole or fractional shares) and milestones, holders terminated
  * mid-vesting, RSU units settled once a year with shares withheld, sold to cover taxes or both, and
  * cancellations that are partial (a terminated holder keeps the vested shares; vested units wait for a
- * late settlement) or full, with and without a termination. Every counter agrees with the events, so
- * every record can become valid OCF; what a reader computes from the package must then equal what the
- * records say (test/helpers/source-truth.ts).
+ * late settlement) or full, with and without a termination. Settlements fall before, on and after the
+ * cancellation day (on the day of a partial cancellation, and on the day of one that, with them, ends
+ * the grant in full); acceptances come at the issue, on or after the cancellation day (after a full
+ * cancellation too), or not at all; milestones are met on the day the grant ends too; awards are of
+ * two share classes, and units deliver one of them;
+ * amounts have up to 6 decimal places; some records leave out the optional fields (acceptance,
+ * vesting start, label, certificate, a settlement's price when the unit has one, zero quantities).
+ * Every counter agrees with the events, so every record can become valid OCF; what a reader computes
+ * from the package must then equal what the records say (test/helpers/source-truth.ts).
  */
 import fc from "fast-check";
 import type { RestrictedStockAward, RestrictedStockUnit, Settlement, VestingEvent } from "../../src/source/records.js";
@@ -14,7 +20,11 @@ import { Decimal } from "./independent-reader.js";
 /** The day the generated records describe: every vested flag is as of then. */
 export const STORY_AS_OF = "2026-06-30";
 export const STORY_ISSUER = "story";
-const CLASS_ID = "c0ffee00-0000-4000-8000-000000000001";
+/** The two share classes of the awards (id and name); a unit delivers one of them. */
+const CLASSES = [
+  { id: "c0ffee00-0000-4000-8000-000000000001", name: "Common" },
+  { id: "c0ffee00-0000-4000-8000-000000000002", name: "Class B" },
+] as const;
 
 export interface StoryIssuer {
   awards: RestrictedStockAward[];
@@ -48,7 +58,8 @@ interface GrantPlan {
   startOffset: number;
   tranches: string[];
   intervalMonths: number;
-  milestone: "none" | "met" | "pending";
+  /** A milestone: none, met some days after the issue, met on the day the grant ends (its termination or cancellation), or not yet met. */
+  milestone: "none" | "met" | "met-on-end" | "pending";
   milestoneAmount: string;
   milestoneMetAfterDays: number;
   stakeholder: string;
@@ -59,13 +70,29 @@ interface GrantPlan {
   /** Units only: how settlements withhold taxes, and what happens to vested units not settled at a termination. */
   taxes: "withhold" | "sell" | "both" | "none";
   unsettled: "expire" | "keep" | "half";
+  /**
+   * Units only: when the vested units a termination leaves are settled: some days after the
+   * cancellation, on its day (with it the grant ends in full that day unless units expired), or half
+   * on its day and the rest later. A partial cancellation without a termination is dated its own day,
+   * or (`on-day`, `split`) the day of one of the unit's settlements.
+   */
+  late: "after" | "on-day" | "split";
   settleDelay: number;
   label: number;
+  /** When the holder accepted: at the issue, some days after the cancellation day (else the issue), on it, or never (no date). */
+  acceptance: "issue" | "after-end" | "on-end" | "none";
+  acceptDelay: number;
+  /** The share class: of the award, or the one the unit delivers. */
+  shareClass: 0 | 1;
+  /** Leave out the optional fields: vesting start, label, the certificate, price and zero quantities of a settlement. */
+  sparse: boolean;
 }
 
 const amount = fc.oneof(
   { weight: 3, arbitrary: fc.integer({ min: 1, max: 5000 }).map(String) },
   { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 0, max: 999 }), fc.integer({ min: 1, max: 99 })).map(([w, f]) => `${w}.${String(f).padStart(2, "0")}`) },
+  // Up to 6 decimal places (the last one not 0, so the text is what a service would send).
+  { weight: 1, arbitrary: fc.tuple(fc.integer({ min: 0, max: 999 }), fc.integer({ min: 1, max: 6 }), fc.integer({ min: 1, max: 999_999 })).map(([w, places, f]) => `${w}.${String(f % 10 ** places || 1).padStart(places, "0")}`.replace(/0+$/, "")) },
 );
 
 const grantPlan: fc.Arbitrary<GrantPlan> = fc.record({
@@ -73,18 +100,24 @@ const grantPlan: fc.Arbitrary<GrantPlan> = fc.record({
   startOffset: fc.integer({ min: 0, max: 30 }),
   tranches: fc.array(amount, { minLength: 1, maxLength: 8 }),
   intervalMonths: fc.constantFrom(3, 6, 12),
-  milestone: fc.constantFrom("none", "none", "met", "pending"),
+  milestone: fc.constantFrom("none", "none", "met", "met-on-end", "pending"),
   milestoneAmount: amount,
   milestoneMetAfterDays: fc.integer({ min: 30, max: 900 }),
   stakeholder: fc.constantFrom("s1", "s2", "s3", "s4"),
   end: fc.constantFrom("none", "none", "terminated", "terminated", "partial-cancel", "partial-cancel-listed"),
   endAfterDays: fc.integer({ min: 1, max: 1500 }),
-  cancelDelay: fc.integer({ min: 0, max: 20 }),
+  // Often none: a cancellation on the termination day, where a milestone met that day falls too.
+  cancelDelay: fc.oneof(fc.constant(0), fc.integer({ min: 0, max: 20 })),
   poolShare: fc.constantFrom(0, 0.5, 1),
   taxes: fc.constantFrom("withhold", "sell", "both", "none"),
   unsettled: fc.constantFrom("expire", "keep", "half"),
+  late: fc.constantFrom("after", "on-day", "split"),
   settleDelay: fc.integer({ min: 1, max: 60 }),
   label: fc.integer({ min: 1, max: 999 }),
+  acceptance: fc.constantFrom("issue", "issue", "after-end", "on-end", "none"),
+  acceptDelay: fc.integer({ min: 1, max: 400 }),
+  shareClass: fc.constantFrom(0 as const, 1 as const),
+  sparse: fc.boolean(),
 });
 
 interface Shaped {
@@ -116,8 +149,8 @@ function shape(plan: GrantPlan): Shaped {
     };
   });
   if (plan.milestone !== "none") {
-    const metOn = addDays(plan.issueDate, plan.milestoneMetAfterDays);
-    const met = plan.milestone === "met" && metOn <= cutoff;
+    const metOn = plan.milestone === "met-on-end" && ends ? endDate : addDays(plan.issueDate, plan.milestoneMetAfterDays);
+    const met = plan.milestone !== "pending" && metOn <= cutoff;
     events.push({
       id: "m1",
       ...(met ? { vestDate: metOn, vestedQuantity: plan.milestoneAmount } : {}),
@@ -146,21 +179,28 @@ function shape(plan: GrantPlan): Shaped {
 const vestedBy = (events: readonly VestingEvent[], date: string) =>
   events.filter((e) => e.vested && (e.vestDate as string) <= date).reduce((sum, e) => sum.plus(e.vestedQuantity as string), new Decimal(0));
 
-function base(plan: GrantPlan, id: string, shaped: Shaped) {
+function base(plan: GrantPlan, id: string, shaped: Shaped, label: string) {
   return {
     id,
     issuerId: STORY_ISSUER,
     stakeholderId: plan.stakeholder,
     equityIncentivePlanName: "Story Plan",
     issueDate: plan.issueDate,
-    vestingStartDate: addDays(plan.issueDate, -plan.startOffset),
-    stakeholderAcceptanceDate: plan.issueDate,
+    ...(plan.sparse ? {} : { vestingStartDate: addDays(plan.issueDate, -plan.startOffset), securityLabel: label }),
     quantity: text(shaped.quantity),
     vestedQuantity: text(vestedBy(shaped.events, STORY_AS_OF)),
     vestingEvents: shaped.events,
-    shareClassId: CLASS_ID,
+    shareClassId: CLASSES[plan.shareClass].id,
     lastModifiedDatetime: `${STORY_AS_OF}T00:00:00.000000Z`,
   };
+}
+
+/** The record with its holder's acceptance (see `GrantPlan.acceptance`), never after the story's day. */
+function accepted<R extends RestrictedStockAward | RestrictedStockUnit>(plan: GrantPlan, record: R): R {
+  if (plan.acceptance === "none") return record;
+  const ended = record.canceledDate;
+  const on = ended === undefined || plan.acceptance === "issue" ? plan.issueDate : plan.acceptance === "on-end" ? ended : addDays(ended, plan.acceptDelay);
+  return { ...record, stakeholderAcceptanceDate: on > STORY_AS_OF ? STORY_AS_OF : on };
 }
 
 function cancellationCounters(canceled: Decimal, poolShare: number) {
@@ -169,11 +209,14 @@ function cancellationCounters(canceled: Decimal, poolShare: number) {
 }
 
 function award(plan: GrantPlan, index: number): RestrictedStockAward {
+  return accepted(plan, awardStory(plan, index));
+}
+
+function awardStory(plan: GrantPlan, index: number): RestrictedStockAward {
   const shaped = shape(plan);
   const record: RestrictedStockAward = {
-    ...base(plan, `a${index}`, shaped),
-    shareClassName: "Common",
-    securityLabel: `RSA-${plan.label}`,
+    ...base(plan, `a${index}`, shaped, `RSA-${plan.label}`),
+    shareClassName: CLASSES[plan.shareClass].name,
     pricePerShare: { currency: "USD", amount: "0.01" },
   };
   if (shaped.cancel !== undefined) {
@@ -188,24 +231,33 @@ function award(plan: GrantPlan, index: number): RestrictedStockAward {
   return { ...record, canceledQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" };
 }
 
-function settle(gross: Decimal, date: string, taxes: GrantPlan["taxes"], n: number, index: number): Settlement {
+/**
+ * A settlement of `gross` units on `date`. A sparse plan leaves out, on every other settlement, the
+ * certificate and the price (the unit's releasePricePerShare prices it), and on all of them the
+ * quantities that are zero (absent counts as 0).
+ */
+function settle(gross: Decimal, date: string, plan: GrantPlan, n: number, index: number): Settlement {
+  const { taxes } = plan;
   const withheld = taxes === "withhold" || taxes === "both" ? gross.times(0.3).floor() : new Decimal(0);
   const sold = taxes === "sell" || taxes === "both" ? gross.times(0.2).floor() : new Decimal(0);
+  const bare = plan.sparse && n % 2 === 1;
   return {
     settlementDate: date,
     releaseQuantity: text(gross),
-    saleQuantity: text(sold),
-    withholdingQuantity: text(withheld),
+    ...(plan.sparse && sold.isZero() ? {} : { saleQuantity: text(sold) }),
+    ...(plan.sparse && withheld.isZero() ? {} : { withholdingQuantity: text(withheld) }),
     netSettlementQuantity: text(gross.minus(withheld).minus(sold)),
-    settlementPrice: { currency: "USD", amount: `${10 + n}.25` },
-    certificateId: `cert-${index}-${n}`,
-    certificateLabel: `CS-${index * 10 + n}`,
+    ...(bare ? {} : { settlementPrice: { currency: "USD", amount: `${10 + n}.25` }, certificateId: `cert-${index}-${n}`, certificateLabel: `CS-${index * 10 + n}` }),
   };
 }
 
 function unit(plan: GrantPlan, index: number): RestrictedStockUnit {
+  return accepted(plan, unitStory(plan, index));
+}
+
+function unitStory(plan: GrantPlan, index: number): RestrictedStockUnit {
   const shaped = shape(plan);
-  const record = { ...base(plan, `u${index}`, shaped), securityLabel: `RSU-${plan.label}`, releasePricePerShare: { currency: "USD", amount: "9.5" } };
+  const record = { ...base(plan, `u${index}`, shaped, `RSU-${plan.label}`), releasePricePerShare: { currency: "USD", amount: "9.5" } };
   // Each year's vested units settle together, some days after the year's last tranche.
   const byYear = new Map<string, VestingEvent[]>();
   for (const e of shaped.events) if (e.vested) byYear.set((e.vestDate as string).slice(0, 4), [...(byYear.get((e.vestDate as string).slice(0, 4)) ?? []), e]);
@@ -213,27 +265,32 @@ function unit(plan: GrantPlan, index: number): RestrictedStockUnit {
   for (const batch of byYear.values()) {
     const date = addDays(batch.reduce((last, e) => ((e.vestDate as string) > last ? (e.vestDate as string) : last), ""), plan.settleDelay);
     if (date > STORY_AS_OF) continue;
-    settlements.push(settle(batch.reduce((sum, e) => sum.plus(e.vestedQuantity as string), new Decimal(0)), date, plan.taxes, settlements.length + 1, index));
+    settlements.push(settle(batch.reduce((sum, e) => sum.plus(e.vestedQuantity as string), new Decimal(0)), date, plan, settlements.length + 1, index));
   }
   const releasedBy = (date: string) => settlements.filter((s) => (s.settlementDate as string) <= date).reduce((sum, s) => sum.plus(s.releaseQuantity as string), new Decimal(0));
   let counters: Partial<RestrictedStockUnit> = { canceledQuantity: "0", forfeitedQuantity: "0", expiredQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" };
   let dates: Partial<RestrictedStockUnit> = {};
   if (shaped.cancel !== undefined) {
     counters = { ...cancellationCounters(shaped.cancel.removed, plan.poolShare), forfeitedQuantity: text(shaped.cancel.removed), expiredQuantity: "0" };
-    dates = { canceledDate: shaped.cancel.date };
+    // Only tranches after the story's day are cancelled, so the cancellation may fall on the day of
+    // any settlement: the settlements before it are released from the unit, the later ones and
+    // those of its day from what it leaves.
+    const onSettlement = plan.late === "after" || settlements.length === 0 ? undefined : settlements[plan.label % settlements.length]?.settlementDate;
+    dates = { canceledDate: onSettlement ?? shaped.cancel.date };
   } else if (shaped.terminationDate !== undefined) {
     const t = shaped.terminationDate;
     const c = addDays(t, plan.cancelDelay) > STORY_AS_OF ? STORY_AS_OF : addDays(t, plan.cancelDelay);
     const forfeited = shaped.quantity.minus(vestedBy(shaped.events, t));
     const waiting = vestedBy(shaped.events, t).minus(releasedBy(c));
     const expired = plan.unsettled === "expire" ? waiting : plan.unsettled === "half" ? waiting.div(2).floor() : new Decimal(0);
-    if (expired.equals(waiting)) settlements = settlements.filter((s) => (s.settlementDate as string) <= c);
-    else {
-      // The units that did not expire are settled once, later, if the story's day comes before the as-of date.
-      settlements = settlements.filter((s) => (s.settlementDate as string) <= c);
-      const late = addDays(c, plan.settleDelay);
-      if (late <= STORY_AS_OF) settlements.push(settle(waiting.minus(expired), late, plan.taxes, settlements.length + 1, index));
-    }
+    settlements = settlements.filter((s) => (s.settlementDate as string) <= c);
+    // The units that did not expire are settled later (if that day comes by the as-of date), on the
+    // cancellation day, or half on it and the rest later.
+    const left = waiting.minus(expired);
+    const onDay = plan.late === "on-day" ? left : plan.late === "split" ? left.div(2).floor() : new Decimal(0);
+    const later = addDays(c, plan.settleDelay);
+    if (!onDay.isZero()) settlements.push(settle(onDay, c, plan, settlements.length + 1, index));
+    if (!left.minus(onDay).isZero() && later <= STORY_AS_OF) settlements.push(settle(left.minus(onDay), later, plan, settlements.length + 1, index));
     const canceled = forfeited.plus(expired);
     dates = { terminationDate: t, ...(canceled.isZero() ? {} : { canceledDate: c }) };
     counters = { ...cancellationCounters(canceled, plan.poolShare), forfeitedQuantity: text(forfeited), expiredQuantity: text(expired) };

@@ -14,6 +14,10 @@
  *   never counts. A grant with no events is fully vested at issuance.
  * - A grant's cancellation is dated `canceledDate`, else `terminationDate`, and takes
  *   `canceledQuantity` (a unit: else forfeited + expired).
+ * - A performance event paid above its target (source-api.md §9.8: vested, `vestedQuantity` above
+ *   `targetQuantity`) adds what it paid above the target to the holder's shares or units from its
+ *   `vestDate` on, when the grant's `quantity` does not already hold it: when its events, each as
+ *   paid (`vestedQuantity` once vested, else the target), add up to more than the quantity.
  */
 import { Decimal } from "./independent-reader.js";
 import type { RestrictedStockAward, RestrictedStockUnit, VestingEvent } from "../../src/source/records.js";
@@ -34,6 +38,20 @@ function cancelled(record: RestrictedStockAward | RestrictedStockUnit): { date: 
   return { date, quantity: dec(unit.forfeitedQuantity).plus(dec(unit.expiredQuantity)) };
 }
 
+/** What the grant's performance events paid above their targets by `date`, beyond its quantity (see the module comment). */
+function paidAboveTarget(record: RestrictedStockAward | RestrictedStockUnit, date: string): Decimal {
+  let asPaid = zero;
+  for (const e of record.vestingEvents) asPaid = asPaid.plus(dec(e.vested && e.vestedQuantity !== undefined ? e.vestedQuantity : (e.targetQuantity ?? e.quantity)));
+  if (asPaid.lte(dec(record.quantity))) return zero;
+  let above = zero;
+  for (const e of record.vestingEvents) {
+    if (!e.performanceCondition || !e.vested || e.vestedQuantity === undefined || e.targetQuantity === undefined || e.vestDate === undefined || e.vestDate > date) continue;
+    const excess = dec(e.vestedQuantity).minus(dec(e.targetQuantity));
+    if (excess.isPositive() && !excess.isZero()) above = above.plus(excess);
+  }
+  return above;
+}
+
 /** Shares and units per source stakeholder id as of `date` (every date when absent), and the sell-to-cover total. */
 export function sourceHoldings(source: SourceRecords, date = "9999-12-31"): { holders: Map<string, { shares: Decimal; units: Decimal }>; market: Decimal; totalShares: Decimal } {
   const holders = new Map<string, { shares: Decimal; units: Decimal }>();
@@ -47,7 +65,7 @@ export function sourceHoldings(source: SourceRecords, date = "9999-12-31"): { ho
   for (const award of source.awards) {
     if ((award.issueDate as string) > date) continue;
     const end = cancelled(award);
-    const held = dec(award.quantity).minus(end.date !== undefined && end.date <= date ? end.quantity : zero);
+    const held = dec(award.quantity).plus(paidAboveTarget(award, date)).minus(end.date !== undefined && end.date <= date ? end.quantity : zero);
     const e = entry(award.stakeholderId as string);
     e.shares = e.shares.plus(held);
     totalShares = totalShares.plus(held);
@@ -55,7 +73,7 @@ export function sourceHoldings(source: SourceRecords, date = "9999-12-31"): { ho
   for (const unit of source.units) {
     if ((unit.issueDate as string) > date) continue;
     const end = cancelled(unit);
-    let units = dec(unit.quantity).minus(end.date !== undefined && end.date <= date ? end.quantity : zero);
+    let units = dec(unit.quantity).plus(paidAboveTarget(unit, date)).minus(end.date !== undefined && end.date <= date ? end.quantity : zero);
     const e = entry(unit.stakeholderId as string);
     for (const s of unit.settlements) {
       if ((s.settlementDate as string) > date) continue;

@@ -2,7 +2,8 @@
  * For any generated issuer whose records follow the service's conventions (samples/README.md), the
  * export of its records reconciles with the records themselves: no difference in any section, equal
  * totals, and the same vesting curve on both sides. And any single changed quantity of the package is
- * found, exactly once.
+ * found, exactly once. Performance events are sometimes paid above their target (the grant's quantity is
+ * its targets): the payouts are part of their grants on both sides.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -37,25 +38,31 @@ const sum = (values: readonly (DecimalString | undefined)[]): DecimalString => f
 const minus = (a: DecimalString, b: DecimalString): DecimalString => formatDecimal(new Dec(a).minus(b));
 const min = (a: DecimalString, b: DecimalString): DecimalString => formatDecimal(Dec.min(a, b));
 
-const eventSpec = fc.record({ performance: fc.boolean(), vested: fc.boolean(), target: decimal, past, future });
+/** What a vested performance event paid above its target: mostly nothing. */
+const aboveTarget = fc.oneof({ weight: 2, arbitrary: fc.constant("0") }, { weight: 1, arbitrary: decimal });
+const eventSpec = fc.record({ performance: fc.boolean(), vested: fc.boolean(), target: decimal, above: aboveTarget, past, future });
 
 /** `date` moved into [from, to]. */
 const within = (date: string, from: string, to: string | undefined): string => (date < from ? from : to !== undefined && date > to ? to : date);
 
 /**
  * Vested events are dated by the as-of date (a milestone met on or after the grant, and nothing vests
- * after a termination); pending time-based ones after it; pending milestones are undated.
+ * after a termination); pending time-based ones after it; pending milestones are undated. A vested
+ * milestone may have paid above its target (its maximum).
  */
 function buildEvents(specs: readonly (typeof eventSpec extends fc.Arbitrary<infer T> ? T : never)[], issueDate: string, terminated: string | undefined): VestingEvent[] {
-  return specs.map((s, index): VestingEvent => ({
-    id: `ev-${index}`,
-    ...(s.vested ? { vestDate: within(s.past, s.performance ? issueDate : "0000-01-01", terminated), vestedQuantity: s.target } : s.performance ? {} : { vestDate: s.future }),
-    quantity: s.target,
-    targetQuantity: s.target,
-    maxQuantity: s.target,
-    performanceCondition: s.performance,
-    vested: s.vested,
-  }));
+  return specs.map((s, index): VestingEvent => {
+    const paid = s.performance && s.vested ? sum([s.target, s.above]) : s.target;
+    return {
+      id: `ev-${index}`,
+      ...(s.vested ? { vestDate: within(s.past, s.performance ? issueDate : "0000-01-01", terminated), vestedQuantity: paid } : s.performance ? {} : { vestDate: s.future }),
+      quantity: s.target,
+      targetQuantity: s.target,
+      maxQuantity: paid,
+      performanceCondition: s.performance,
+      vested: s.vested,
+    };
+  });
 }
 
 const grantSpec = fc.record({
@@ -88,7 +95,8 @@ function grantFields(id: string, g: GrantSpec) {
       ...(terminated === undefined ? {} : { terminationDate: terminated, canceledDate: terminated }),
     },
     terminated,
-    unvested: g.terminated === undefined ? "0" : minus(quantity, vested),
+    // The targets of the events not vested (vested ones may have paid above theirs).
+    unvested: g.terminated === undefined ? "0" : sum(events.filter((e) => !e.vested).map((e) => e.targetQuantity)),
     vested,
   };
 }
@@ -110,9 +118,12 @@ const settlementSpec = fc.record({ date: past, net: decimal, withheld: decimal, 
 const unit = (id: string): fc.Arbitrary<RestrictedStockUnit> =>
   fc.record({ grant: grantSpec, settlements: fc.array(settlementSpec, { maxLength: 3 }), expires: fc.boolean() }).map(({ grant, settlements: specs, expires }) => {
     const { fields, unvested, vested, terminated } = grantFields(id, grant);
-    // Settled on or after the grant, and by the termination (vested units left then expire or wait).
+    // Settled on or after the grant, and by the termination (vested units left then expire or wait);
+    // a unit paid above target, once its payouts were issued (the mapping releases from them first).
+    const payoutDates = fields.vestingEvents.filter((e) => e.vestedQuantity !== undefined && e.vestedQuantity !== e.targetQuantity).map((e) => e.vestDate ?? "");
+    const settledFrom = [grant.issueDate, ...payoutDates].sort().at(-1) as string;
     let settlements: Settlement[] = specs.map((s) => ({
-      settlementDate: within(s.date, grant.issueDate, terminated),
+      settlementDate: within(s.date, settledFrom, terminated),
       releaseQuantity: sum([s.net, s.withheld, s.sold]),
       netSettlementQuantity: s.net,
       withholdingQuantity: s.withheld,
@@ -122,7 +133,9 @@ const unit = (id: string): fc.Arbitrary<RestrictedStockUnit> =>
     // Releases never exceed what vested.
     if (new Dec(sum(settlements.map((s) => s.releaseQuantity))).gt(vested)) settlements = [];
     const released = sum(settlements.map((s) => s.releaseQuantity));
-    const expired = grant.terminated !== undefined && expires ? minus(vested, released) : "0";
+    // Units paid above target never expire here: the mapping cancels on the grant's own security only,
+    // which does not hold the payouts (a MappingError: a gap of the mapping's, not reconcile's).
+    const expired = grant.terminated !== undefined && expires && payoutDates.length === 0 ? minus(vested, released) : "0";
     return {
       ...fields,
       shareClassId: CLASS_ID,
@@ -171,7 +184,7 @@ describe("reconciling a generated issuer with its own export", () => {
     );
   });
 
-  it("finds one changed issuance quantity, exactly once", async () => {
+  it("finds one changed issuance quantity, exactly once, by the change", async () => {
     await fc.assert(
       fc.asyncProperty(issuer, fc.nat(), decimal, async ({ awards, units }, pick, delta) => {
         const pkg = await exported(awards, units);
@@ -191,7 +204,10 @@ describe("reconciling a generated issuer with its own export", () => {
         const index = pkg.transactions.indexOf(target);
         const doctored: PackageObjects = { ...pkg, transactions: pkg.transactions.map((t, i) => (i === index ? { ...t, quantity: bumped } : t)) };
         const report = reconcileSourceWithOcf({ issuerId: ISSUER, awards, units }, doctored);
-        expect(report.differences.map((d) => [d.securityId, d.field, d.actual])).toEqual([[target.security_id, "issued", bumped]]);
+        // The grant's issued figure counts its payouts above target too: it differs by the change.
+        expect(report.differences.map((d) => [d.securityId, d.field, formatDecimal(new Dec(d.actual ?? "0").minus(d.expected ?? "0"))])).toEqual([
+          [target.security_id, "issued", formatDecimal(new Dec(bumped).minus(String(target.quantity)))],
+        ]);
       }),
       RUNS,
     );

@@ -31,7 +31,9 @@ The package is read the way an OCF reader does, never through ocf-sync's comment
 The reading is the one the package declares in its manifest comments ("Lineage: ..."), else
 documents (against another package: each package the one it declares); --reader picks one for
 all. Transactions the reading cannot accept (an act on an ended security, a remainder left on no
-security, a balance that does not add up) are differences (OCF_LINEAGE).
+security, a balance that does not add up) are differences (OCF_LINEAGE). A grant's payouts above
+target (<security>-payout-<event key>, issued to its holder: OCF has no field to link them) are
+part of the grant: its issued, vested, released and outstanding figures include them.
 
 Source against OCF (--source FILE, the NDJSON of 'ocf-sync pull', or the API with --base-url and
 --issuer): every award and unit is matched with its grant (the chain of securities from rsa-<id> or

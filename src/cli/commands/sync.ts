@@ -226,12 +226,14 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
           `issuer ${JSON.stringify(event.issuerId)}: ${event.pulled} record${event.pulled === 1 ? "" : "s"} pulled in ${event.pages} page${event.pages === 1 ? "" : "s"} (${event.reread} re-read unchanged); ${r.created.length} new, ${r.modified.length} modified, ${r.removed.length} gone, ${r.unchanged} unchanged`,
           { issuerId: event.issuerId, pulled: event.pulled, pages: event.pages, reread: event.reread, created: r.created.length, modified: r.modified.length, removed: r.removed.length, unchanged: r.unchanged },
         );
+        logNotableWarnings(reporter, event.warnings);
         break;
       }
       case "package-written":
         issuersDone += 1;
         reporter.log("info", `issuer ${JSON.stringify(event.issuerId)}: package written to ${event.folder}`, { issuerId: event.issuerId, folder: event.folder });
-        logNotableWarnings(reporter, event.warnings);
+        // The pass's records listed twice were logged with its records-changed event.
+        logNotableWarnings(reporter, event.warnings.filter((w) => w.code !== "DUPLICATE_RECORD"));
         break;
       case "package-unchanged":
         issuersDone += 1;

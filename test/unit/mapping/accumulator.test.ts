@@ -152,9 +152,20 @@ describe.each(storages)("IssuerMappingAccumulator (the streaming export's mapper
     const accumulator = accumulatorFor({ onInvalid: "quarantine", asOf: "2025-06-30" });
     const mapped = accumulator.add({ kind: "restrictedStockAward", record: valid });
     const newerInvalid = accumulator.addInvalid("restrictedStockAward", valid.id, "2024-03-01T00:00:00.000000Z");
-    expect(newerInvalid).toEqual({ status: "invalid", key: mapped.key, replaces: mapped.key });
+    expect(newerInvalid).toEqual({ status: "invalid", key: mapped.key, replaces: mapped.key, repeated: true });
     expect(accumulator.addInvalid("restrictedStockAward", valid.id, "2023-01-01T00:00:00.000000Z").status).toBe("stale");
     expect(accumulator.add({ kind: "restrictedStockAward", record: valid }).status).toBe("stale");
+  });
+
+  it("says a copy is repeated whenever a copy of the record came before, valid or not (the caller's DUPLICATE_RECORD)", () => {
+    const accumulator = accumulatorFor({ onInvalid: "quarantine", asOf: "2025-06-30" });
+    const first = accumulator.addInvalid("restrictedStockAward", baseAward().id, "2024-01-01T00:00:00.000000Z");
+    expect(first).toEqual({ status: "invalid", key: first.key });
+    // A newer valid copy after an invalid one replaces nothing written, but is a second copy.
+    const newer = accumulator.add({ kind: "restrictedStockAward", record: { ...baseAward(), lastModifiedDatetime: "2024-02-01T00:00:00.000000Z" } });
+    expect([newer.status, "replaces" in newer, "repeated" in newer && newer.repeated]).toEqual(["mapped", false, true]);
+    const other = accumulator.add({ kind: "restrictedStockAward", record: termsAward() });
+    expect("repeated" in other).toBe(false);
   });
 
   it("deletes what it kept once finish() has returned or thrown, or on dispose()", () => {

@@ -146,7 +146,6 @@ describe("mapAward", () => {
     ["returns more to the pool than it cancels", { returnedToPoolQuantity: "2500" }, "returnedToPoolQuantity", "more than the 2000 cancelled"],
     ["has a negative quantity", { quantity: "-4000" }, "quantity", "cannot be negative"],
     ["vests more than its quantity", { quantity: "1500", canceledQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" }, "vestingEvents", "more than the 1500 of the grant"],
-    ["is accepted after a cancellation of every share", { canceledQuantity: "4000", returnedToPoolQuantity: "4000", returnedToTreasuryQuantity: "0", stakeholderAcceptanceDate: "2019-02-01" }, "stakeholderAcceptanceDate", "after the grant was cancelled in full on 2019-01-10"],
   ] as const)("fails an award that %s: OCF could not hold it (quarantinable)", (_what, change, path, message) => {
     const error = mappingErrorOf(() => map({ ...baseAward(), ...change }));
     expect(error.code).toBe("MAPPING_CONFLICT");

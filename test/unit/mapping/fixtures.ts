@@ -28,6 +28,45 @@ export function timeEvent(id: string, vestDate: string, amount: string, vested: 
   };
 }
 
+/** A performance event paid above its target (`payout.ts`): paid 750 against a target of 500 (max 1000) on 2021-06-01: 250 above target; the grant's quantity 1000 is the sum of the targets. */
+function paidAbove(overrides: Partial<VestingEvent> = {}): VestingEvent {
+  return { id: "p1", vestDate: "2021-06-01", performanceCondition: true, vested: true, targetQuantity: "500", maxQuantity: "1000", vestedQuantity: "750", quantity: "500", ...overrides };
+}
+export const performanceEvents = (): VestingEvent[] => [timeEvent("t1", "2021-01-01", "250", true), paidAbove(), timeEvent("t2", "2022-01-01", "250", false)];
+
+/** A unit of 1000 (targets; t1 250, p1 500 paid 750, t2 250), vested 1000 (250 + 750), released 1000 in two settlements, 250 to vest. */
+export function performanceUnit(): RestrictedStockUnit {
+  const { canceledDate: _c, terminationDate: _t, ...unit } = baseUnit();
+  return {
+    ...unit,
+    id: "9100",
+    issueDate: "2020-01-01",
+    vestingStartDate: "2020-01-01",
+    boardApprovalDate: "2019-12-20",
+    stakeholderAcceptanceDate: "2020-01-10",
+    quantity: "1000",
+    vestedQuantity: "1000",
+    releasedQuantity: "1000",
+    netSettledQuantity: "800",
+    canceledQuantity: "0",
+    forfeitedQuantity: "0",
+    expiredQuantity: "0",
+    returnedToPoolQuantity: "0",
+    returnedToTreasuryQuantity: "0",
+    vestingEvents: performanceEvents(),
+    settlements: [
+      { settlementDate: "2021-01-05", releaseQuantity: "250", saleQuantity: "0", withholdingQuantity: "50", netSettlementQuantity: "200", settlementPrice: { currency: "USD", amount: "2" }, certificateId: "c-1", certificateLabel: "CS-1" },
+      { settlementDate: "2021-07-01", releaseQuantity: "750", saleQuantity: "0", withholdingQuantity: "150", netSettlementQuantity: "600", settlementPrice: { currency: "USD", amount: "3" }, certificateId: "c-2", certificateLabel: "CS-2" },
+    ],
+  };
+}
+
+/** An award of 1000 (targets), 250 paid above target, not cancelled. */
+export function performanceAward(): RestrictedStockAward {
+  const { canceledDate: _c, terminationDate: _t, ...award } = baseAward();
+  return { ...award, id: "2300", issueDate: "2020-01-01", vestingStartDate: "2020-01-01", boardApprovalDate: "2019-12-20", stakeholderAcceptanceDate: "2020-01-10", quantity: "1000", vestedQuantity: "1000", canceledQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0", vestingEvents: performanceEvents() };
+}
+
 /**
  * An award with every field present: four yearly tranches (two vested), terminated and cancelled,
  * part of the cancelled shares returned to the pool and part to treasury.
@@ -184,6 +223,38 @@ export function termsUnit(): RestrictedStockUnit {
   const { canceledDate: _c, terminationDate: _t, ...unit } = { ...baseUnit(), canceledQuantity: "0", forfeitedQuantity: "0", expiredQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" };
   const [first, ...rest] = unit.vestingEvents;
   return { ...unit, id: "8551", vestingEvents: [{ ...(first as VestingEvent), performanceCondition: true }, ...rest] };
+}
+
+/**
+ * A unit of 10,000 in four tranches of 2,500, the first two vested; nothing released yet; not
+ * terminated; the 5,000 not vested forfeited on 2022-06-01 (a partial cancellation).
+ */
+export function forfeitingUnit(change: Partial<RestrictedStockUnit>): RestrictedStockUnit {
+  const { terminationDate: _t, ...base } = baseUnit();
+  return {
+    ...base,
+    quantity: "10000",
+    vestedQuantity: "5000",
+    releasedQuantity: "0",
+    netSettledQuantity: "0",
+    vestingEvents: [
+      timeEvent("v1", "2021-01-01", "2500", true),
+      timeEvent("v2", "2022-01-01", "2500", true),
+      timeEvent("v3", "2023-01-01", "2500", false),
+      timeEvent("v4", "2024-01-01", "2500", false),
+    ],
+    issueDate: "2020-01-01",
+    vestingStartDate: "2020-01-01",
+    stakeholderAcceptanceDate: "2020-01-02",
+    settlements: [],
+    canceledDate: "2022-06-01",
+    canceledQuantity: "5000",
+    forfeitedQuantity: "5000",
+    expiredQuantity: "0",
+    returnedToPoolQuantity: "0",
+    returnedToTreasuryQuantity: "0",
+    ...change,
+  };
 }
 
 /** Maps awards and units of `ISSUER_ID` with `onInvalid: "fail"`. */

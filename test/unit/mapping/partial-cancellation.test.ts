@@ -13,7 +13,7 @@ import { packageObjects } from "../../../src/reconcile/package-objects.js";
 import { reconcileSourceWithOcf } from "../../../src/reconcile/source-vs-ocf.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../../../src/source/records.js";
 import { packageFromTexts, readPackage, type Reading } from "../../helpers/independent-reader.js";
-import { baseAward, baseUnit, mapRecords, mappingErrorOf, timeEvent, txById } from "./fixtures.js";
+import { baseAward, forfeitingUnit, mapRecords, mappingErrorOf, timeEvent, txById } from "./fixtures.js";
 
 /** An award of 10,000 shares in four tranches, the first two vested; not terminated. */
 function award(change: Partial<RestrictedStockAward>): RestrictedStockAward {
@@ -38,34 +38,7 @@ function award(change: Partial<RestrictedStockAward>): RestrictedStockAward {
   };
 }
 
-/** A unit of 10,000 in four tranches of 2,500, the first two vested; nothing released yet; not terminated. */
-function unit(change: Partial<RestrictedStockUnit>): RestrictedStockUnit {
-  const { terminationDate: _t, ...base } = baseUnit();
-  return {
-    ...base,
-    quantity: "10000",
-    vestedQuantity: "5000",
-    releasedQuantity: "0",
-    netSettledQuantity: "0",
-    vestingEvents: [
-      timeEvent("v1", "2021-01-01", "2500", true),
-      timeEvent("v2", "2022-01-01", "2500", true),
-      timeEvent("v3", "2023-01-01", "2500", false),
-      timeEvent("v4", "2024-01-01", "2500", false),
-    ],
-    issueDate: "2020-01-01",
-    vestingStartDate: "2020-01-01",
-    stakeholderAcceptanceDate: "2020-01-02",
-    settlements: [],
-    canceledDate: "2022-06-01",
-    canceledQuantity: "5000",
-    forfeitedQuantity: "5000",
-    expiredQuantity: "0",
-    returnedToPoolQuantity: "0",
-    returnedToTreasuryQuantity: "0",
-    ...change,
-  };
-}
+const unit = forfeitingUnit;
 
 /** The grant's vested figure and its holder's shares and units, as the independent reader computes them. */
 async function read(records: { awards?: RestrictedStockAward[]; units?: RestrictedStockUnit[] }, lineage: Lineage, dates: string[]) {
