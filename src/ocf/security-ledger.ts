@@ -24,9 +24,10 @@
  * nothing may act on a security that another transaction of the same day ends (`SAME_DAY_ORDER`; a
  * return to pool excepted): by the documents, a terminal transaction; on the same security, a
  * retraction or a move to a balance security (an end by consumption comes out the same in every order).
- * A release may not take more than the security's `vestings` have vested by its date
- * (`RELEASED_BEFORE_VESTED`). Quantities are exact decimals. Every problem names the transaction and
- * the field.
+ * A release that takes more than the security's `vestings` have vested by its date is reported
+ * (`RELEASED_BEFORE_VESTED`), as a warning: the source settled units before they vested, which is odd
+ * but valid OCF (`LEDGER_WARNING_CODES`). Quantities are exact decimals. Every finding names the
+ * transaction and the field.
  */
 import { compareDecimalStrings, isPositiveDecimal, normalizeSourceDecimal, plainNumeric, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import { dayNumber, isCalendarDate, type CalendarDate } from "../dates.js";
@@ -63,7 +64,11 @@ export function declaredLineage(manifest: Readonly<Record<string, unknown>>): Li
   return undefined;
 }
 
-/** The problems the ledger finds, with what each means. Codes are stable. */
+/**
+ * The findings of the ledger, with what each means. Codes are stable. Each is a problem (the
+ * transactions do not read consistently) except `RELEASED_BEFORE_VESTED`, a warning
+ * (`LEDGER_WARNING_CODES`).
+ */
 export const LEDGER_PROBLEM_CODES = {
   NEGATIVE_QUANTITY: "a quantity is negative",
   VESTING_AMOUNT_NOT_POSITIVE: "a vesting tranche vests zero or a negative amount",
@@ -81,10 +86,25 @@ export const LEDGER_PROBLEM_CODES = {
   DANGLING_REFERENCE: "a transaction names a security no issuance creates",
   SAME_DAY_ORDER:
     "a transaction acts on a security that another transaction of the same day ends (a cancellation, …; same-security reading: a retraction or a move to a balance security): OCF 1.2.0 does not order a day's transactions, so some reader sees it act on an ended security; only a return to pool may",
-  RELEASED_BEFORE_VESTED: "a release brings what is released of a security to more than its vestings have vested by the release's date",
+  RELEASED_BEFORE_VESTED:
+    "a warning (the package stays valid): a release brings what is released of a security to more than its vestings have vested by the release's date, as a source that settled units before they vested does",
 } as const;
 /** The code of a problem the ledger finds (`BALANCE_MISSING`, `OVER_CONSUMED`, …). */
 export type LedgerProblemCode = keyof typeof LEDGER_PROBLEM_CODES;
+
+/**
+ * How much a finding weighs: a `"problem"` makes the transactions inconsistent (a package with one is
+ * invalid), a `"warning"` reports a data oddity in transactions that are still valid OCF.
+ */
+export type LedgerSeverity = "problem" | "warning";
+
+/** The codes of `LEDGER_PROBLEM_CODES` whose findings are warnings; every other code is a problem. */
+export const LEDGER_WARNING_CODES: ReadonlySet<LedgerProblemCode> = new Set<LedgerProblemCode>(["RELEASED_BEFORE_VESTED"]);
+
+/** The severity of a finding of code `code` (see `LEDGER_WARNING_CODES`). */
+export function ledgerSeverity(code: string): LedgerSeverity {
+  return LEDGER_WARNING_CODES.has(code as LedgerProblemCode) ? "warning" : "problem";
+}
 
 /** Transactions that create a security. Warrants and convertibles are not modelled elsewhere, but create their security_id. */
 export const ISSUANCE_TYPES: ReadonlySet<string> = new Set([
@@ -722,9 +742,14 @@ function why(end: ChainEnd): string {
   }
 }
 
-/** One problem `checkLineage` found. */
+/** One problem (or warning) `checkLineage` found. */
 export interface LineageProblem<T> {
   code: LedgerProblemCode;
+  /**
+   * `"problem"`: the transactions do not read consistently; `"warning"`: they do, but the data is odd
+   * (`RELEASED_BEFORE_VESTED`, a release before its units vested). See `LEDGER_WARNING_CODES`.
+   */
+  severity: LedgerSeverity;
   /** The transaction concerned, and its index in the list given. */
   object: T;
   index: number;
@@ -742,19 +767,21 @@ export interface CheckLineageOptions {
 /**
  * Checks the lineage of a list of transactions in memory (OCF JSON objects, e.g. one grant's, or a
  * whole package's): every rule of this module, plus that each transaction's security, balance
- * security and resulting securities are issued within the list. Returns every problem, ordered by
- * transaction and then as found; an empty list means the transactions read consistently.
+ * security and resulting securities are issued within the list. Returns every finding, ordered by
+ * transaction and then as found, each with its `severity`: the transactions read consistently when
+ * none is a `"problem"` (a `"warning"`, such as `RELEASED_BEFORE_VESTED`, does not make them invalid).
  *
  * @example
- * const problems = checkLineage(mapped.transactions, { reading: "documents" });
- * for (const problem of problems) console.warn(problem.code, problem.message);
+ * const findings = checkLineage(mapped.transactions, { reading: "documents" });
+ * const consistent = findings.every((finding) => finding.severity === "warning");
+ * for (const finding of findings) console.warn(finding.severity, finding.code, finding.message);
  */
 export function checkLineage<T extends Readonly<Record<string, unknown>>>(transactions: readonly T[], options: CheckLineageOptions = {}): LineageProblem<T>[] {
   const reading = options.reading ?? "documents";
   const found: { problem: LineageProblem<T>; order: number }[] = [];
   const report = (index: number, finding: LedgerFinding): void => {
     const object = transactions[index] as T;
-    found.push({ problem: { code: finding.code, object, index, jsonPath: `$${finding.path}`, message: finding.message }, order: found.length });
+    found.push({ problem: { code: finding.code, severity: ledgerSeverity(finding.code), object, index, jsonPath: `$${finding.path}`, message: finding.message }, order: found.length });
   };
   const entries = transactions.map((value) => ledgerEntryOf(value));
   const issuances = new Map<string, LedgerIssuance>();

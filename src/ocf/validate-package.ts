@@ -1,6 +1,7 @@
 /**
  * Checks a whole OCF package and reports every problem found, each with its file, the id of the
- * object concerned and a JSON path inside that file.
+ * object concerned and a JSON path inside that file; what is odd but valid OCF (a release before its
+ * units vested) is a warning of the same shape, which leaves the package valid.
  *
  * Beyond the schemas (which see one object at a time) it checks what only the whole package shows:
  * the manifest's file list and MD5s, that references resolve, that ids are unique, and the lineage of
@@ -46,6 +47,7 @@ import {
   balanceFinding,
   declaredLineage,
   kindFinding,
+  ledgerSeverity,
   sortChain,
   type ChainSink,
   type LedgerEntry,
@@ -53,7 +55,11 @@ import {
   type Lineage,
 } from "./security-ledger.js";
 
-/** Every problem code the validator reports, with what it means. Codes are stable. */
+/**
+ * Every code the validator reports, with what it means. Codes are stable. Each is a problem (in
+ * `problems`: the package is invalid) except `RELEASED_BEFORE_VESTED`, a warning (in `warnings`: the
+ * package stays valid).
+ */
 export const PACKAGE_PROBLEM_CODES = {
   SCHEMA: "a file or object is not valid against ocf-sync's OCF 1.2.0 schemas",
   WRONG_FILE_TYPE: "a file's file_type is not the one of the manifest list it is in",
@@ -86,10 +92,10 @@ export const PACKAGE_PROBLEM_CODES = {
   SAME_DAY_ORDER: LEDGER_PROBLEM_CODES.SAME_DAY_ORDER,
   RELEASED_BEFORE_VESTED: LEDGER_PROBLEM_CODES.RELEASED_BEFORE_VESTED,
 } as const;
-/** A stable problem code, e.g. `"OVER_CONSUMED"`; see `PACKAGE_PROBLEM_CODES`. */
+/** A stable problem (or warning) code, e.g. `"OVER_CONSUMED"`; see `PACKAGE_PROBLEM_CODES`. */
 export type PackageProblemCode = keyof typeof PACKAGE_PROBLEM_CODES;
 
-/** One problem of a package. */
+/** One problem of a package (or one warning: the same shape). */
 export interface PackageProblem {
   code: PackageProblemCode;
   /** The package path of the file concerned, e.g. `"Transactions.ocf.json"` or `"Manifest.ocf.json"`. */
@@ -130,10 +136,16 @@ export interface LineageUsed {
 
 /** The verdict on a package. */
 export interface PackageValidationReport {
-  /** True when there is no problem. */
+  /** True when there is no problem (warnings do not count). */
   valid: boolean;
   /** Every problem, grouped by file (manifest first, then in manifest order) and by object. */
   problems: PackageProblem[];
+  /**
+   * Every warning, ordered as `problems` are: what is odd in the data but valid OCF, so it leaves
+   * `valid` true. Today only `RELEASED_BEFORE_VESTED` (a release that takes more than the security's
+   * `vestings` have vested by its date: a source that settled units before they vested).
+   */
+  warnings: PackageProblem[];
   counts: PackageCounts;
   lineage: LineageUsed;
 }
@@ -620,12 +632,15 @@ class PackageChecker {
   report(): PackageValidationReport {
     if (this.missing !== undefined) this.finishSecondPass();
     const rank = (p: StoredProblem): number => this.fileRank.get(p.problem.file) ?? this.fileRank.size;
-    const problems = this.stored
+    const found = this.stored
       .sort((a, b) => rank(a) - rank(b) || a.index - b.index || a.phase - b.phase || a.sub - b.sub || a.seq - b.seq)
       .map((entry) => entry.problem);
+    const problems = found.filter((p) => ledgerSeverity(p.code) === "problem");
+    const warnings = found.filter((p) => ledgerSeverity(p.code) === "warning");
     return {
       valid: problems.length === 0,
       problems,
+      warnings,
       counts: {
         files: this.filesRead,
         objects: this.objects,

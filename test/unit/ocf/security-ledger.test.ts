@@ -128,8 +128,12 @@ async function streamedCodes(transactions: Json[], reading: Lineage = "documents
   if (file === undefined) throw new Error("fixture without a transactions file");
   file.items = transactions.map((tx) => ("stakeholder_id" in tx ? { ...tx, stakeholder_id: "sh-7001" } : tx));
   const report = validateOcfPackage(await loadFiles(fixtureBytes(fixture)), { reader: reading });
-  return report.problems.map((p) => [p.code, p.itemId, p.jsonPath.replace(/^\$\.items\[\d+\]/, "$")]);
+  // The problems, then the warnings (RELEASED_BEFORE_VESTED): the order of `inMemory` below.
+  return [...report.problems, ...report.warnings].map((p) => [p.code, p.itemId, p.jsonPath.replace(/^\$\.items\[\d+\]/, "$")]);
 }
+
+/** `checkLineage`'s findings as `streamedCodes` lists the validator's: its problems, then its warnings, each in its order. */
+const bySeverity = <T extends { severity: string }>(findings: T[]): T[] => [...findings.filter((f) => f.severity === "problem"), ...findings.filter((f) => f.severity === "warning")];
 
 describe("order within a day (issue 24): no transaction may act on a security another of its day ends", () => {
   // consumer-true-ocf.md, "Order within a day": OCF 1.2.0 orders by date only; OCF-Tools sorts a day by type.
@@ -192,13 +196,32 @@ describe("order within a day (issue 24): no transaction may act on a security an
 describe("a release before the units it releases have vested (RELEASED_BEFORE_VESTED)", () => {
   const vesting = { vestings: [{ date: "2021-01-01", amount: "250" }, { date: "2022-01-01", amount: "250" }, { date: "2023-01-01", amount: "500" }] };
 
-  it("is a problem when what is released by a date exceeds what the vestings have vested by then", async () => {
+  it("is a warning when what is released by a date exceeds what the vestings have vested by then", async () => {
     const early = [rsu("s", "1000", "2020-01-01", vesting), release("r1", "s", "250", "2021-01-01"), release("r2", "s", "250", "2021-12-31")];
     for (const reading of ["documents", "same-security"] as const) {
       expect(codes(early, reading)).toEqual([["RELEASED_BEFORE_VESTED", "r2", "$.quantity"]]);
       expect(await streamedCodes(early, reading)).toEqual([["RELEASED_BEFORE_VESTED", "r2", "$.quantity"]]);
     }
     expect(checkLineage(early)[0]?.message).toBe('releases 250 of security "s" on 2021-12-31, which brings what is released of it to 500, but its vestings have vested only 250 by then');
+    // Odd data, but valid OCF: a warning of checkLineage, and of the validator, which keeps the package valid.
+    expect(checkLineage(early).map((p) => p.severity)).toEqual(["warning"]);
+    const fixture = validFixture();
+    const file = fixture.files[4];
+    if (file === undefined) throw new Error("fixture without a transactions file");
+    file.items = early;
+    const report = validateOcfPackage(await loadFiles(fixtureBytes(fixture)));
+    expect(report.valid).toBe(true);
+    expect(report.problems).toEqual([]);
+    expect(report.warnings.map((w) => [w.code, w.itemId, w.jsonPath])).toEqual([["RELEASED_BEFORE_VESTED", "r2", "$.items[2].quantity"]]);
+  });
+
+  it("is a warning beside the problems of the same transactions, which stay problems", () => {
+    // r2 is early (a warning); the cancellation takes more than the 500 left (a problem).
+    const both = [rsu("s", "1000", "2020-01-01", vesting), release("r1", "s", "250", "2021-01-01"), release("r2", "s", "250", "2021-12-31"), unitCancel("c", "s", "600", "2022-06-01")];
+    expect(checkLineage(both).map((p) => [p.code, p.severity, p.object.id])).toEqual([
+      ["RELEASED_BEFORE_VESTED", "warning", "r2"],
+      ["OVER_CONSUMED", "problem", "c"],
+    ]);
   });
 
   it("is none on or after the vesting date, with tranches in any order in the list", async () => {
@@ -332,7 +355,7 @@ describe("properties", () => {
         file.items = reverse ? [...grantTransactions].reverse() : grantTransactions;
         const report = validateOcfPackage(await loadFiles(fixtureBytes(fixture)), { reader: reading });
         const inMemory = checkLineage(grantTransactions, { reading });
-        const ofReport = report.problems.map((p) => `${p.code} ${p.itemId ?? ""} ${p.jsonPath.replace(/^\$\.items\[\d+\]/, "$")}`).sort();
+        const ofReport = [...report.problems, ...report.warnings].map((p) => `${p.code} ${p.itemId ?? ""} ${p.jsonPath.replace(/^\$\.items\[\d+\]/, "$")}`).sort();
         expect(ofReport).toEqual(inMemory.map((p) => `${p.code} ${String(p.object.id)} ${p.jsonPath}`).sort());
       }),
       { numRuns: 120 },
@@ -343,7 +366,7 @@ describe("properties", () => {
     // In list order: ties of one day and kind are taken by position, the same position on both paths.
     await fc.assert(
       fc.asyncProperty(grantOf(true), fc.constantFrom<Lineage>("documents", "same-security"), async (transactions, reading) => {
-        const inMemory = checkLineage(transactions, { reading }).map((p) => [p.code, p.object.id, p.jsonPath]);
+        const inMemory = bySeverity(checkLineage(transactions, { reading })).map((p) => [p.code, p.object.id, p.jsonPath]);
         expect(await streamedCodes(transactions, reading)).toEqual(inMemory);
       }),
       { numRuns: 150 },
