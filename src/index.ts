@@ -93,6 +93,7 @@ export type { ShareClassDirectory } from "./mapping/share-classes.js";
 export { MAPPING_ERROR_CODES, MAPPING_WARNING_CODES, MappingError, isMappingError } from "./mapping/errors.js";
 export type { MappingErrorCode, MappingLocation, MappingWarning, MappingWarningCode, RecordRef } from "./mapping/errors.js";
 export type {
+  DeliveredShares,
   IssuerProfile,
   Lineage,
   MapIssuerOptions,

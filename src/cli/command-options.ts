@@ -37,6 +37,7 @@ export const PACKAGE_FLAGS = {
   stakeholders: { type: "string" },
   "settlement-class": { type: "string" },
   lineage: { type: "string" },
+  strict: { type: "boolean" },
   "generated-at": { type: "string" },
   validate: { type: "string" },
   "no-validate": { type: "boolean" },

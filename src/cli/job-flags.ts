@@ -33,6 +33,21 @@ export const ISSUERS_FILE_HELP = `  --issuers-file FILE      one issuer id per l
 export const DEADLINE_HELP = `  --deadline DURATION      stop the whole job after this long (e.g. 90s, 15m, 2h): what is under
                            way stops and is cleaned up, and the exit status is 1`;
 
+/** Help of `--settlement-class` and `--strict`, shared by `export` and `sync`. */
+export const CHOICES_HELP = `  --settlement-class NAME  the stock class of the shares a unit's settlements deliver, for units that
+                           name no shareClassId (a unit that does delivers that class), and of a plan
+                           whose grants name none. Without it they go to the one class the issuer's
+                           records name, else to a placeholder class, with a SETTLEMENT_CLASS_ASSUMED
+                           warning and a line in the manifest's comments
+  --strict                 make every choice ocf-sync makes where the source leaves a fact out an error
+                           naming the record and what settles it: the class of the shares of a unit
+                           without shareClassId (--settlement-class); a placeholder class for a
+                           shareClassId no award names (--issuer-profile); a cancellation dated with
+                           terminationDate (no canceledDate); no shares for a settlement without
+                           netSettlementQuantity. The issuer fails, or with --on-invalid quarantine the
+                           record is left out and listed in the report. One name chosen for a
+                           shareClassId the records name two ways fails the whole issuer`;
+
 export interface JobSettings {
   issuers: string[];
   concurrency: number;
@@ -80,6 +95,7 @@ export interface PackageSettings {
   generatedAt?: string;
   settlementStockClassName?: string;
   lineage?: Lineage;
+  strict?: boolean;
   profileOf: ProfileLookup;
   directoryOf: DirectoryLookup;
 }
@@ -93,6 +109,7 @@ export async function readPackageFlags(
     stakeholders?: string | undefined;
     "settlement-class"?: string | undefined;
     lineage?: string | undefined;
+    strict?: boolean | undefined;
     "generated-at"?: string | undefined;
     validate?: string | undefined;
     "no-validate"?: boolean | undefined;
@@ -122,6 +139,7 @@ export async function readPackageFlags(
     ...(asOf === undefined ? {} : { asOf }),
     ...(generatedAt === undefined ? {} : { generatedAt }),
     ...(values["settlement-class"] === undefined ? {} : { settlementStockClassName: values["settlement-class"] }),
+    ...(values.strict === true ? { strict: true } : {}),
     profileOf: await readIssuerProfiles(cwd, values["issuer-profile"]),
     directoryOf: await readStakeholderDirectory(cwd, values.stakeholders),
   };

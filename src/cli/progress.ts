@@ -121,15 +121,19 @@ export function formatDuration(ms: number): string {
 /**
  * The warnings a person should see at once rather than only in the report: a package read as of its
  * as-of date states more vested than the source (`UNVESTED_BEFORE_AS_OF` of the issuer; its message
- * names the latest as-of date the source's vesting status fits), and a record listed twice in one pass
- * (`DUPLICATE_RECORD`, which `pull` logs too). Logged as warnings by export and sync.
+ * names the latest as-of date the source's vesting status fits), the class ocf-sync chose for the
+ * shares of units that name none (`SETTLEMENT_CLASS_ASSUMED`, naming --settlement-class), the one name
+ * it chose for a class id named two ways (`STOCK_CLASS_NAME_CHOSEN`), and a record listed twice in one
+ * pass (`DUPLICATE_RECORD`, which `pull` logs too). Logged as warnings by export and sync.
  */
 export function logNotableWarnings(reporter: Reporter, warnings: readonly { code: string; issuerId?: string; message: string }[]): void {
   for (const w of warnings) {
-    const notable = w.code === "DUPLICATE_RECORD" || (w.code === "UNVESTED_BEFORE_AS_OF" && !("record" in w && w.record !== undefined));
+    const notable = w.code === "DUPLICATE_RECORD" || (NOTABLE_WARNINGS.has(w.code) && !("record" in w && w.record !== undefined));
     if (notable) reporter.log("warn", w.message, { issuerId: w.issuerId, code: w.code });
   }
 }
+
+const NOTABLE_WARNINGS: ReadonlySet<string> = new Set(["UNVESTED_BEFORE_AS_OF", "SETTLEMENT_CLASS_ASSUMED", "STOCK_CLASS_NAME_CHOSEN"]);
 
 /** System codes of a connection that found no server: refused, or a host name that does not resolve. */
 const NO_SERVER = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN)\b/;

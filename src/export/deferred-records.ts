@@ -1,6 +1,7 @@
 /**
  * Records an export cannot map yet (a unit whose share class id no award has named so far: the
- * award may still come, see `mapping/share-classes.ts`) wait on disk, one JSON line each, so that
+ * award may still come; a unit that names no class, whose class is chosen once every record has
+ * been seen: see `mapping/share-classes.ts`) wait on disk, one JSON line each, so that
  * memory does not grow with their number; they are read back once every award has been seen. The
  * file lives in a private temporary folder, removed by `dispose` whatever happened.
  */

@@ -12,7 +12,7 @@ import { silentLogger, type Logger } from "../logger.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
 import { IssuerMappingAccumulator, grantKey, type AccumulatedIssuer, type AddOutcome } from "../mapping/accumulator.js";
 import type { MappingWarning } from "../mapping/errors.js";
-import type { MappedRecord, MappingOptions } from "../mapping/types.js";
+import type { DeliveredShares, MappedRecord, MappingOptions } from "../mapping/types.js";
 import {
   commitPackageFolder,
   createTemporaryPackageFolder,
@@ -115,6 +115,11 @@ export interface ExportQuarantine {
   message: string;
   issues?: SourceIssue[];
   raw?: unknown;
+  /**
+   * A unit: the shares its settlements delivered, kept in the package although the unit is not
+   * (`kept`, their security ids), and those that could not be (`notKept`, why).
+   */
+  deliveredShares?: DeliveredShares;
 }
 
 /** What one issuer's export produced. */
@@ -174,7 +179,7 @@ export function rawLastModified(raw: unknown): string {
 /** Every key of {@link ExportOptions}. */
 export const EXPORT_OPTION_KEYS = optionKeys<ExportOptions>()([
   "outDir", "zip", "onInvalid", "generatedAt", "validate", "validateMaxBytes", "maxFileBytes", "records", "onMapped", "onEvent", "logger", "signal",
-  "issuerProfile", "stakeholders", "settlementStockClassName", "lineage", "asOf",
+  "issuerProfile", "stakeholders", "settlementStockClassName", "lineage", "asOf", "strict",
 ]);
 
 /**
@@ -187,6 +192,7 @@ export function checkExportOptions(fn: string, options: ExportOptions): void {
   checkPath(fn, "outDir", options.outDir);
   checkPullOptions(fn, options);
   checkOneOf(fn, "zip", options.zip, [true, false]);
+  checkOneOf(fn, "strict", options.strict, [true, false]);
   checkOneOf(fn, "validate", options.validate, [true, false, "auto"]);
   checkNumber(fn, "validateMaxBytes", options.validateMaxBytes, 0, { infinite: true });
   checkWholeNumber(fn, "maxFileBytes", options.maxFileBytes, 1);
@@ -250,7 +256,9 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
   let pendingZip: Awaited<ReturnType<typeof writePackageZip>> | undefined;
   let pendingReport: AtomicWriteStream | undefined;
   let committed = false;
-  const deferred = new DeferredRecords<RecordItem>();
+  // Units whose class waits for every award (`deferred`), or for every record (`deferredToEnd`).
+  const deferred = new DeferredRecords<RecordItem | MappedRecordItem>();
+  const deferredToEnd = new DeferredRecords<RecordItem | MappedRecordItem>();
   let accumulator: IssuerMappingAccumulator | undefined;
   /** The package's files being flushed to disk (see `makeDurable`): settled before the folder is touched again. */
   let durable: Promise<unknown> | undefined;
@@ -268,6 +276,12 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
     const count = (key: string, delta: number): void => {
       if (key.startsWith("restrictedStockAward\u0000")) live.awards += delta;
       else live.units += delta;
+    };
+    // Quarantined units whose delivered shares are in the package: their objects, not records.
+    const salvaged = new Set<string>();
+    const retract = (key: string): void => {
+      out.retract(key);
+      if (!salvaged.delete(key)) count(key, -1);
     };
     const warnings: SourceWarning[] = [];
     const sourceQuarantine = new Map<string, ExportQuarantine>();
@@ -294,20 +308,20 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
       }
       if (outcome.status === "stale") return;
       if (outcome.status === "deferred") {
-        if (item.type !== "mapped") await deferred.push(item);
+        await (outcome.until === "awards" ? deferred : deferredToEnd).push(item);
         return;
       }
       sourceQuarantine.delete(outcome.key);
       if (outcome.status === "quarantined" && item.type !== "mapped") unmappableRaw.set(outcome.key, item.raw);
       else unmappableRaw.delete(outcome.key);
-      if (outcome.replaces !== undefined) {
-        out.retract(outcome.replaces);
-        count(outcome.replaces, -1);
-      }
+      if (outcome.replaces !== undefined) retract(outcome.replaces);
       if (outcome.status === "mapped") {
         await out.addRecord(outcome.key, outcome.mapped.transactions, outcome.mapped.vestingTerms);
         count(outcome.key, 1);
         pausePoint("pulling");
+      } else if (outcome.status === "quarantined" && outcome.mapped !== undefined) {
+        await out.addRecord(outcome.key, outcome.mapped.transactions, outcome.mapped.vestingTerms);
+        salvaged.add(outcome.key);
       }
     };
     for await (const item of source) {
@@ -332,10 +346,7 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
         const outcome = mapper.addInvalid(item.kind, item.recordId, rawLastModified(item.raw));
         if (outcome.repeated === true) warnings.push(duplicateRecordWarning(issuerId, item.kind, item.recordId));
         if (outcome.status === "stale") continue;
-        if (outcome.replaces !== undefined) {
-          out.retract(outcome.replaces);
-          count(outcome.replaces, -1);
-        }
+        if (outcome.replaces !== undefined) retract(outcome.replaces);
         sourceQuarantine.set(outcome.key, entry);
         unmappableRaw.delete(outcome.key);
       } else {
@@ -345,21 +356,28 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
     // Every award is known now: the units that waited for their share class's name are mapped.
     mapper.awardsComplete();
     for await (const item of deferred.drain()) await take(item);
+    // Every record is known now: the units that name no class deliver into the class chosen for them.
+    mapper.recordsComplete();
+    for await (const item of deferredToEnd.drain()) await take(item);
     const head = mapper.finish();
     onMapped?.(head);
-    for (const key of head.withdrawn) {
-      out.retract(key);
-      count(key, -1);
-    }
+    for (const key of head.withdrawn) retract(key);
     const { awards, units } = live;
     const quarantined: ExportQuarantine[] = [...sourceQuarantine.values(), ...unidentified];
     for (const q of head.quarantined) {
       logger.warn({ issuerId, kind: q.kind, recordId: q.recordId, code: q.error.code }, q.error.message);
       const raw = unmappableRaw.get(grantKey(q.kind, q.recordId));
-      quarantined.push({ kind: q.kind, recordId: q.recordId, code: q.error.code, message: q.error.message, ...(raw === undefined ? {} : { raw }) });
+      quarantined.push({
+        kind: q.kind,
+        recordId: q.recordId,
+        code: q.error.code,
+        message: q.error.message,
+        ...(raw === undefined ? {} : { raw }),
+        ...(q.deliveredShares === undefined ? {} : { deliveredShares: q.deliveredShares }),
+      });
     }
     // The files reach the disk (fsync) while they are re-read, and before anything is put in place.
-    const { files, transactions } = await out.finish(head, { generatedAt, durable: false });
+    const { files, transactions } = await out.finish(head, { generatedAt, durable: false, restamp: head.restamped });
     writer = undefined;
     durable = makeDurable(temporary, files);
 
@@ -437,6 +455,7 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
   } finally {
     accumulator?.dispose();
     await deferred.dispose();
+    await deferredToEnd.dispose();
     releaseTemporaryPackageFolder(temporary);
   }
 }

@@ -19,19 +19,22 @@ import type { RecordKind } from "../source/kinds.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import { mapAward } from "./award.js";
 import type { RecordMappingContext } from "./grant.js";
-import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
+import { MappingError, isMappingError, mappingWarning, type MappingWarning } from "./errors.js";
 import { mapIssuerObject } from "./issuer.js";
 import { compareText } from "./order.js";
 import { quoted } from "./quote.js";
 import { mapStakeholders } from "./stakeholders.js";
 import { SELL_TO_COVER_STAKEHOLDER_ID } from "./ids.js";
 import { mapStockClasses, type MappedStockClasses } from "./stock-classes.js";
+import { stockClassIdOf } from "./ids.js";
 import { FileLines, MemoryLines, NumberList, type RecordLines } from "./record-lines.js";
 import { CountedMap, UsesTally, compactUses, type IssuerUses } from "./uses-tally.js";
-import { mapStockPlans } from "./stock-plans.js";
+import { mapStockPlans, plansWithoutClass } from "./stock-plans.js";
 import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses, StockClassUse, UnvestedTranche } from "./types.js";
 import { unvestedIssuerWarning, unvestedRecordWarning } from "./unvested.js";
-import { unitClassUse, type ShareClassDirectory } from "./share-classes.js";
+import { assumesSettlementClass, chooseSettlementClass, movedUses, rebindSettlementClass, unitClassUse, UNSTATED_SETTLEMENT_CLASS_KEY, type ShareClassDirectory } from "./share-classes.js";
+import { keepDeliveredShares } from "./delivered-shares.js";
+import { settleClassNames, type SettledClassNames } from "./class-names.js";
 import { mapUnit } from "./unit.js";
 import { assertValidOcf } from "./validate.js";
 
@@ -133,12 +136,17 @@ export type AddOutcome =
   /** An older copy of a record already mapped: nothing to write. */
   | { status: "stale"; key: string; repeated: true }
   /**
-   * A unit whose share class id no award has named yet: add it again after `awardsComplete()`
-   * (until then nothing of it is kept; see `share-classes.ts`).
+   * A unit whose class cannot be told yet (see `share-classes.ts`); until then nothing of it is kept.
+   * `until: "awards"`: its share class id no award has named yet: add it again after
+   * `awardsComplete()`. `until: "records"`: it names no class and its settlements deliver shares: add
+   * it again after `recordsComplete()`, when the class they go to is chosen.
    */
-  | { status: "deferred"; key: string }
-  /** Could not be mapped (quarantine mode): nothing to write; `replaces` as above. */
-  | { status: "quarantined"; key: string; quarantined: QuarantinedMapping; replaces?: string; repeated?: true };
+  | { status: "deferred"; key: string; until: "awards" | "records" }
+  /**
+   * Could not be mapped (quarantine mode); `replaces` and `repeated` as above. `mapped`, when there is
+   * one, holds the shares its settlements delivered (`delivered-shares.ts`): write its objects under `key`.
+   */
+  | { status: "quarantined"; key: string; quarantined: QuarantinedMapping; mapped?: MappedRecord; replaces?: string; repeated?: true };
 
 /** The issuer-level objects and the final verdicts, from `finish`. */
 export interface AccumulatedIssuer {
@@ -151,6 +159,19 @@ export interface AccumulatedIssuer {
   manifestComments: string[];
   /** Keys of records whose objects must be withdrawn after all (they lost an id collision). */
   withdrawn: string[];
+  /**
+   * The class the shares of units that name none go to (`chooseSettlementClass`), when
+   * `recordsComplete()` chose one and some record took it: a mapping marked
+   * `assumedSettlementClass` is rebound to it.
+   */
+  settlementClass?: StockClassUse;
+  /** Class ids the records name two ways → the name chosen (`class-names.ts`); every record of such an id is moved to it. */
+  classNames?: Record<string, string>;
+  /**
+   * The records already added whose class was moved that way (key → the `stock_class_id` their
+   * objects have, and the one they get): the caller restamps their objects when it writes them.
+   */
+  restamped?: Map<string, { from: string; to: string }>;
   quarantined: QuarantinedMapping[];
   warnings: MappingWarning[];
 }
@@ -204,6 +225,14 @@ export class IssuerMappingAccumulator {
   private readonly warningsOf = new Map<number, readonly MappingWarning[]>();
   /** Per handle, the `dayNumber` of the record's earliest unvested tranche (`MappedRecord.unvested`), 0 for none. */
   private unvestedDays = new NumberList((n) => new Int32Array(n));
+  /** Per handle, 1 when the record's settled shares are in a class the mapping chose (`assumedSettlementClass`). */
+  private assumedFlags = new NumberList((n) => new Int32Array(n));
+  /** The class chosen for units that name none, once `recordsComplete()` was called. */
+  private settlementClass: StockClassUse | undefined;
+  /** How many classes the records named when the settlement class was chosen. */
+  private namedClasses = 0;
+  /** Records moved to the class chosen for their class id (see `AccumulatedIssuer.restamped`). */
+  private restamped = new Map<string, { from: string; to: string }>();
   private tally = new UsesTally();
   /** How many kept records count for each day (the default `asOf` is the latest). */
   private days = new CountedMap<string>();
@@ -312,6 +341,25 @@ export class IssuerMappingAccumulator {
     this.allAwardsSeen = true;
   }
 
+  /**
+   * Says that every record of the issuer has been added (the units deferred until the awards were
+   * complete too): the class of the shares delivered by units that name none is chosen now, from
+   * the classes the records kept name (`chooseSettlementClass`), and such units, added again, are
+   * mapped into it.
+   */
+  recordsComplete(): void {
+    this.allAwardsSeen = true;
+    if (this.settlementClass !== undefined) return;
+    const classUses = this.tally.summary().stockClasses;
+    this.settlementClass = chooseSettlementClass(classUses);
+    this.namedClasses = new Set(classUses.map((use) => use.key)).size;
+  }
+
+  /** A mapping with an assumed class, moved to the class chosen (`recordsComplete`). */
+  private rebound(mapped: MappedRecord): MappedRecord {
+    return this.settlementClass === undefined ? mapped : rebindSettlementClass(mapped, this.settlementClass);
+  }
+
   private directoryNow(): ShareClassDirectory {
     return this.allAwardsSeen ? { nameOf: this.directory.nameOf, complete: true } : this.directory;
   }
@@ -324,10 +372,15 @@ export class IssuerMappingAccumulator {
   add(grant: SourceGrant): AddOutcome {
     this.assertOpen();
     const shareClasses = this.directoryNow();
-    if (grant.kind === "restrictedStockUnit" && unitClassUse(grant.record, this.options, shareClasses) === "deferred") {
-      return { status: "deferred", key: grantKey(grant.kind, grant.record.id) };
+    const key = grantKey(grant.kind, grant.record.id);
+    if (grant.kind === "restrictedStockUnit") {
+      if (unitClassUse(grant.record, this.options, shareClasses) === "deferred") return { status: "deferred", key, until: "awards" };
+      // Under strict, mapped now: the choice is refused whatever it would be.
+      if (this.settlementClass === undefined && this.options.strict !== true && assumesSettlementClass(grant.record, this.options)) return { status: "deferred", key, until: "records" };
     }
-    return this.keep(grant.kind, grant.record.id, grant.record.lastModifiedDatetime ?? "", () => mapGrant(grant, { issuerId: this.issuerId, options: this.options, shareClasses }));
+    const context: RecordMappingContext = { issuerId: this.issuerId, options: this.options, shareClasses };
+    const salvage = grant.kind === "restrictedStockUnit" ? () => keepDeliveredShares(grant.record, context) : undefined;
+    return this.keep(grant.kind, grant.record.id, grant.record.lastModifiedDatetime ?? "", () => mapGrant(grant, context), salvage);
   }
 
   /**
@@ -339,10 +392,11 @@ export class IssuerMappingAccumulator {
    */
   addMapped(mapped: MappedRecord, lastModified: string): AddOutcome {
     this.assertOpen();
+    if (mapped.assumedSettlementClass === true && this.settlementClass === undefined) return { status: "deferred", key: grantKey(mapped.kind, mapped.recordId), until: "records" };
     return this.keep(mapped.kind, mapped.recordId, lastModified, () => mapped);
   }
 
-  private keep(kind: RecordKind, recordId: string, lastModified: string, map: () => MappedRecord): AddOutcome {
+  private keep(kind: RecordKind, recordId: string, lastModified: string, mapRecord: () => MappedRecord, salvage?: () => ReturnType<typeof keepDeliveredShares>): AddOutcome {
     const key = grantKey(kind, recordId);
     const claim = this.claimNewest(kind, recordId, lastModified);
     if (claim === "stale") return { status: "stale", key, repeated: true };
@@ -351,14 +405,26 @@ export class IssuerMappingAccumulator {
     this.quarantinedByKey.delete(key);
     let mapped: MappedRecord;
     try {
-      mapped = map();
+      mapped = this.rebound(mapRecord());
     } catch (error) {
       if (!isMappingError(error) || this.onInvalid === "fail") throw error;
-      const quarantined: QuarantinedMapping = { kind, recordId, error };
-      this.newestInvalid.set(kind, recordId, lastModified);
+      const kept = salvage?.();
+      const quarantined: QuarantinedMapping = { kind, recordId, error, ...(kept === undefined ? {} : { deliveredShares: kept.delivered }) };
       this.quarantinedByKey.set(key, quarantined);
-      return { status: "quarantined", key, quarantined, ...prior };
+      if (kept?.mapped === undefined) {
+        this.newestInvalid.set(kind, recordId, lastModified);
+        return { status: "quarantined", key, quarantined, ...prior };
+      }
+      const delivered = this.rebound(kept.mapped);
+      this.hold(kind, recordId, lastModified, delivered);
+      return { status: "quarantined", key, quarantined, mapped: delivered, ...prior };
     }
+    this.hold(kind, recordId, lastModified, mapped);
+    return { status: "mapped", key, mapped, ...prior };
+  }
+
+  /** Keeps what `finish` needs of a mapped record (see `KeptLine`); its handle. */
+  private hold(kind: RecordKind, recordId: string, lastModified: string, mapped: MappedRecord): number {
     const claims: [ClaimSpace, string][] = [];
     let day = mapped.uses.lastModifiedDatetime?.slice(0, 10) ?? "";
     for (const tx of mapped.transactions) {
@@ -374,13 +440,14 @@ export class IssuerMappingAccumulator {
     const line: KeptLine = [lastModified, claims, uses, day, mapped.unvested ?? null];
     const handle = this.lines.append(JSON.stringify(line));
     this.unvestedDays.push(mapped.unvested === undefined ? 0 : dayNumber(mapped.unvested.date));
+    this.assumedFlags.push(mapped.assumedSettlementClass === true ? 1 : 0);
     this.claimStart.push(this.claimHashes.length);
     for (const [space, id] of claims) this.claimHashes.push(claimHash(space, id));
     this.tally.add(uses);
     this.days.change(day, () => day, 1);
     if (mapped.warnings.length > 0) this.warningsOf.set(handle, mapped.warnings);
     this.kept.set(kind, recordId, handle);
-    return { status: "mapped", key, mapped, ...prior };
+    return handle;
   }
 
   /**
@@ -425,9 +492,34 @@ export class IssuerMappingAccumulator {
     this.claimStart = new NumberList((n) => new Uint32Array(n));
     this.claimHashes = new NumberList((n) => new Int32Array(n));
     this.unvestedDays = new NumberList((n) => new Int32Array(n));
+    this.assumedFlags = new NumberList((n) => new Int32Array(n));
     this.tally = new UsesTally();
     this.days = new CountedMap<string>();
     this.classNames.clear();
+  }
+
+  /**
+   * Class ids the kept records name two ways: the name the rule gives each (`class-names.ts`), and
+   * every record of such an id moved to it in the tally (`restamped` says which, for their objects).
+   * Under `strict` nothing is settled: `issuerObjectsOf` refuses the conflict.
+   */
+  private settleClassNames(): SettledClassNames | undefined {
+    if (this.options.strict === true) return undefined;
+    const inOrder = (): [RecordKind, string, number][] => [...this.kept.entries()].sort(byKindThenId);
+    const settled = settleClassNames(this.issuerId, this.options.issuerProfile, this.tally.summary().stockClasses, () =>
+      inOrder().map(([kind, recordId, handle]) => [kind, recordId, this.lineOf(handle)[2]] as const),
+    );
+    if (settled === undefined) return undefined;
+    for (const [kind, recordId, handle] of inOrder()) {
+      const uses = this.lineOf(handle)[2];
+      const [use] = uses.stockClasses;
+      const name = use?.id === undefined ? undefined : settled.names.get(use.id);
+      if (use === undefined || name === undefined || name === use.key) continue;
+      this.tally.remove(uses);
+      this.tally.add(movedUses(uses, { key: name, name, labels: [] }));
+      this.restamped.set(grantKey(kind, recordId), { from: stockClassIdOf(use.key), to: stockClassIdOf(name) });
+    }
+    return settled;
   }
 
   private settle(): AccumulatedIssuer {
@@ -463,7 +555,12 @@ export class IssuerMappingAccumulator {
       if (this.onInvalid === "fail") throw error;
       const key = grantKey(kind, recordId);
       withdrawn.push(key);
-      this.quarantinedByKey.set(key, { kind, recordId, error });
+      // A quarantined unit's delivered shares that collide: the unit's own error stays, its shares are not kept.
+      const salvaged = this.quarantinedByKey.get(key);
+      this.quarantinedByKey.set(
+        key,
+        salvaged?.deliveredShares === undefined ? { kind, recordId, error } : { ...salvaged, deliveredShares: { kept: [], notKept: [...salvaged.deliveredShares.notKept, `its delivered shares cannot be kept: ${error.message}`] } },
+      );
       this.takeOut(handle);
       this.kept.delete(kind, recordId);
     }
@@ -497,7 +594,11 @@ export class IssuerMappingAccumulator {
     }
     warned.sort(byKindThenId);
     const recordWarnings = warned.flatMap(([, , warnings]) => warnings);
-    const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, this.options, this.tally.summary(), asOf);
+    const assumed = new AssumedRecords();
+    for (const [, recordId, handle] of this.kept.entries()) if (this.assumedFlags.at(handle) === 1) assumed.add(recordId);
+    const settlement = this.settlementClass === undefined ? undefined : assumed.statement(this.settlementClass, this.namedClasses);
+    const classNames = this.settleClassNames();
+    const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, this.options, this.tally.summary(), asOf, { settlement, classNames });
     const quarantined = [...this.quarantinedByKey.values()].sort(
       (a, b) => compareText(a.kind, b.kind) || compareText(a.recordId, b.recordId),
     );
@@ -509,6 +610,9 @@ export class IssuerMappingAccumulator {
       stockPlans,
       manifestComments,
       withdrawn,
+      // Only when some record took it: a sync's change set compares it between packages.
+      ...(this.settlementClass === undefined || assumed.count === 0 ? {} : { settlementClass: this.settlementClass }),
+      ...(classNames === undefined ? {} : { classNames: Object.fromEntries(classNames.names), restamped: this.restamped }),
       quarantined,
       warnings: [...headWarnings, ...(unvestedLate.size === 0 ? [] : [unvestedIssuerWarning(issuerId, unvestedLate.size, dayOfNumber(earliestUnvested), asOf)]), ...recordWarnings],
     };
@@ -531,23 +635,107 @@ export interface IssuerObjects {
  * "usa", …), and the manifest's comments: the lineage convention and every placeholder figure.
  * Shared by `mapIssuer` and the accumulator so that both build them the same way.
  */
-export function issuerObjectsOf(issuerId: string, options: MappingOptions, uses: IssuerUses, asOf: CalendarDate): IssuerObjects {
+export function issuerObjectsOf(
+  issuerId: string,
+  options: MappingOptions,
+  uses: IssuerUses,
+  asOf: CalendarDate,
+  chosen: { settlement?: SettlementClassStatement | undefined; classNames?: SettledClassNames | undefined } = {},
+): IssuerObjects {
+  const { settlement, classNames } = chosen;
   checkClassKeys(issuerId, uses.stockClasses);
   const { issuer, warnings: issuerWarnings } = mapIssuerObject(issuerId, options.issuerProfile, uses.earliestDate === undefined ? [] : [uses.earliestDate], asOf);
   const { soldToCover } = uses;
   const { stakeholders, warnings: stakeholderWarnings } = mapStakeholders(issuerId, uses.stakeholderIds, options.stakeholders, { soldToCover });
-  const classes = mapStockClasses(issuerId, uses.stockClasses, options.issuerProfile);
-  const plans = mapStockPlans(issuerId, uses.plans, options.issuerProfile);
+  // A plan whose grants name no class (units without shareClassId that deliver nothing): the class
+  // chosen as for settled shares, stated; strict refuses it (mapStockPlans throws).
+  const planClass = options.strict === true || plansWithoutClass(uses.plans).length === 0 ? undefined : chooseSettlementClass(uses.stockClasses);
+  const classUses = planClass === undefined || uses.stockClasses.some((use) => use.key === planClass.key) ? uses.stockClasses : [...uses.stockClasses, planClass];
+  const classes = mapStockClasses(issuerId, classUses, options.issuerProfile);
+  const plans = mapStockPlans(issuerId, uses.plans, options.issuerProfile, planClass?.key);
+  const planWords = planClass === undefined ? undefined : planClassWords(issuerId, plans.classChosenFor, planClass);
   assertValidOcf({ issuerId, path: "options.issuerProfile" }, [issuer]);
   assertValidOcf({ issuerId, path: "options.stakeholders" }, stakeholders);
   assertValidOcf({ issuerId, path: "options.issuerProfile" }, [...classes.stockClasses, ...plans.stockPlans]);
-  const warnings = [...issuerWarnings, ...stakeholderWarnings, ...classes.warnings];
+  const statement = settlement === undefined ? undefined : settlementClassWords(issuerId, settlement);
+  const warnings = [
+    ...issuerWarnings,
+    ...stakeholderWarnings,
+    ...classes.warnings,
+    ...(statement === undefined ? [] : [statement.warning]),
+    ...(planWords === undefined ? [] : [planWords.warning]),
+    ...(classNames?.warnings ?? []),
+  ];
   const manifestComments = [
     LINEAGE_COMMENT[options.lineage ?? "documents"],
     ...(soldToCover ? [SELL_TO_COVER_COMMENT] : []),
+    ...(statement === undefined ? [] : [statement.comment]),
+    ...(planWords === undefined ? [] : [planWords.comment]),
+    ...(classNames?.manifestComments ?? []),
     ...placeholderComment(warnings, classes.placeholders, plans.placeholderReserves),
   ];
   return { issuer, stakeholders, stockClasses: classes.stockClasses, stockPlans: plans.stockPlans, manifestComments, warnings };
+}
+
+/** How many units took the chosen settlement class, a few of their ids, and the class. */
+export interface SettlementClassStatement {
+  choice: StockClassUse;
+  /** How many classes the other records name (1: the choice is that class; else the placeholder). */
+  classes: number;
+  count: number;
+  /** The first ids in canonical order. */
+  examples: string[];
+}
+
+/** The ids of the units whose settled shares are in a chosen class: how many, and the first few in canonical order. */
+export class AssumedRecords {
+  count = 0;
+  private readonly first: string[] = [];
+
+  constructor(private readonly shown = 5) {}
+
+  add(recordId: string): void {
+    this.count += 1;
+    const at = this.first.findIndex((id) => compareText(recordId, id) < 0);
+    if (at === -1) {
+      if (this.first.length < this.shown) this.first.push(recordId);
+      return;
+    }
+    this.first.splice(at, 0, recordId);
+    if (this.first.length > this.shown) this.first.pop();
+  }
+
+  /** The statement for the issuer, `undefined` when no unit took a chosen class. */
+  statement(choice: StockClassUse, classes: number): SettlementClassStatement | undefined {
+    return this.count === 0 ? undefined : { choice, classes, count: this.count, examples: [...this.first] };
+  }
+}
+
+/** The issuer's `SETTLEMENT_CLASS_ASSUMED` warning and the manifest line that says the same. */
+function settlementClassWords(issuerId: string, { choice, classes, count, examples }: SettlementClassStatement): { warning: MappingWarning; comment: string } {
+  const units = `${count} unit${count === 1 ? "" : "s"} (restrictedStockUnit ${examples.map(quoted).join(", ")}${count > examples.length ? ` and ${count - examples.length} more` : ""})`;
+  const id = stockClassIdOf(choice.key);
+  const where =
+    choice.key === UNSTATED_SETTLEMENT_CLASS_KEY
+      ? `the placeholder class ${quoted(id)} (the issuer's records name ${classes} classes: none to choose)`
+      : `${quoted(id)}, the one class the issuer's records name`;
+  const settle = "--settlement-class NAME (library option settlementStockClassName) settles it; --strict refuses the choice";
+  return {
+    warning: mappingWarning(
+      "SETTLEMENT_CLASS_ASSUMED",
+      { issuerId, path: "shareClassId" },
+      `${units} ${count === 1 ? "names no share class (shareClassId) and its" : "name no share class (shareClassId) and their"} settlements deliver shares; the source does not give the class of those shares, so they are put in ${where}. ${settle}.`,
+    ),
+    comment: `Settlement class chosen, not a fact: the shares delivered by the settlements of ${units}, which name no share class, are in ${where}. ${settle}.`,
+  };
+}
+
+/** The `SETTLEMENT_CLASS_ASSUMED` warning of plans whose grants name no class, and its manifest line. */
+function planClassWords(issuerId: string, planIds: readonly string[], choice: StockClassUse): { warning: MappingWarning; comment: string } {
+  const id = stockClassIdOf(choice.key);
+  const where = choice.key === UNSTATED_SETTLEMENT_CLASS_KEY ? `the placeholder class ${quoted(id)} (the issuer's records name no one class)` : `${quoted(id)}, the one class the issuer's records name`;
+  const problem = `stock plan${planIds.length === 1 ? "" : "s"} ${planIds.map(quoted).join(", ")}: no grant under ${planIds.length === 1 ? "it" : "them"} names a share class (units without shareClassId), and OCF needs a plan's stock_class_ids; ${where} is given. --settlement-class NAME (library option settlementStockClassName) settles it; --strict refuses the choice.`;
+  return { warning: mappingWarning("SETTLEMENT_CLASS_ASSUMED", { issuerId, path: "options.settlementStockClassName" }, problem), comment: `Plan class chosen, not a fact: ${problem}` };
 }
 
 /**

@@ -24,7 +24,7 @@ import type { MappedRecord } from "./types.js";
  * mapped.transactions; // TX_STOCK_ISSUANCE, TX_STOCK_ACCEPTANCE, …
  */
 export function mapAward(record: RestrictedStockAward, context: RecordMappingContext): MappedRecord {
-  const basics = grantBasics(context.issuerId, "restrictedStockAward", record);
+  const basics = grantBasics(context.issuerId, "restrictedStockAward", record, context.options);
   const { ctx } = basics;
   const className = ctx.required(record.shareClassName, "shareClassName", "the issuance's stock_class_id");
   const stockClass = awardClassUse(record, className);

@@ -114,6 +114,9 @@ export function planGrantEnd(ctx: RecordContext, kind: "stock" | "equityCompensa
   if (date === undefined) {
     ctx.fail("MAPPING_MISSING_VALUE", "canceledDate", "is absent, and so is terminationDate: the cancellation and return to pool need a date");
   }
+  if (grant.canceledDate === undefined) {
+    ctx.choose("canceledDate", `is absent: the cancellation would be dated ${date}, the terminationDate`, "the source must give canceledDate");
+  }
   const dateNote = grant.canceledDate === undefined ? ["Dated with terminationDate: the record has no canceledDate."] : [];
   const cancellation: PlannedCancellation = {
     date,

@@ -145,6 +145,17 @@ export const MAPPING_WARNING_CODES = [
   "ACCEPTANCE_AFTER_END",
   /** A share class is known only by its `shareClassId`: no award or profile names it (a placeholder name is used). */
   "PLACEHOLDER_STOCK_CLASS",
+  /**
+   * Units without `shareClassId` deliver shares by their settlements, and no `settlementStockClassName`
+   * was given: the shares go to the issuer's one class, else to a placeholder class (once per issuer).
+   */
+  "SETTLEMENT_CLASS_ASSUMED",
+  /**
+   * One `shareClassId` is named two ways by the issuer's records (or by an award and the issuer
+   * profile): its shares are put in one class, named by the profile, else by the first award in
+   * canonical order (once per class id).
+   */
+  "STOCK_CLASS_NAME_CHOSEN",
   /** One share class name stands for two different `shareClassId`s (they become one OCF stock class). */
   "STOCK_CLASS_IDS_MERGED",
   /**

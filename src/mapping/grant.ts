@@ -48,8 +48,8 @@ export interface GrantBasics {
  * Starts mapping a record: its context, and the values no issuance can do without (a `MappingError`
  * for any that is absent, or for a record of another issuer).
  */
-export function grantBasics(issuerId: string, kind: RecordKind, record: GrantFields): GrantBasics {
-  const ctx = new RecordContext(issuerId, kind, record.id);
+export function grantBasics(issuerId: string, kind: RecordKind, record: GrantFields, options?: MappingOptions): GrantBasics {
+  const ctx = new RecordContext(issuerId, kind, record.id, { strict: options?.strict });
   if (record.issuerId !== undefined && record.issuerId !== issuerId) {
     ctx.fail("MAPPING_CONFLICT", "issuerId", `is ${describeValue(record.issuerId)}, not the issuer being mapped`, { value: record.issuerId });
   }
@@ -133,6 +133,7 @@ export function vestingOf(basics: GrantBasics, record: GrantFields): { vesting: 
       neverEarned: never.events,
       quantity: basics.quantity,
       vestedQuantity: record.vestedQuantity,
+      canceledQuantity: record.canceledQuantity,
       issueDate: basics.issueDate,
       vestingStartDate: record.vestingStartDate,
       schedule: record.vestingSchedule,

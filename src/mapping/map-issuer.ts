@@ -4,7 +4,9 @@
  * mapped in a canonical order (kind, then id) and every list is sorted, so the output depends on the
  * records' content only, never on the order the service listed them.
  */
-import { idCollisionError, isIssuance, issuerObjectsOf, type ClaimSpace } from "./accumulator.js";
+import { AssumedRecords, idCollisionError, isIssuance, issuerObjectsOf, type ClaimSpace, type SettlementClassStatement } from "./accumulator.js";
+import { keepDeliveredShares } from "./delivered-shares.js";
+import type { RecordMappingContext } from "./grant.js";
 import { isCalendarDate, type CalendarDate } from "../dates.js";
 import type { OcfTransaction, OcfVestingTerms } from "../ocf/schemas.js";
 import type { RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
@@ -12,7 +14,8 @@ import { mapAward } from "./award.js";
 import { MappingError, isMappingError, type MappingWarning } from "./errors.js";
 import { compareById, compareText, sortIfNeeded, sortTransactions } from "./order.js";
 import { quoted } from "./quote.js";
-import type { ShareClassDirectory } from "./share-classes.js";
+import { chooseSettlementClass, rebindSettlementClass, renameClass, type ShareClassDirectory } from "./share-classes.js";
+import { settleClassNames } from "./class-names.js";
 import type { MapIssuerOptions, MappedIssuer, MappedRecord, QuarantinedMapping, RecordUses } from "./types.js";
 import { mapUnit } from "./unit.js";
 import { tallyUses } from "./uses-tally.js";
@@ -65,9 +68,26 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
       mapped.push(result);
     } catch (error) {
       if (!isMappingError(error) || onInvalid === "fail") throw error;
-      quarantined.push({ kind: entry.kind, recordId: entry.record.id, error });
+      quarantined.push(quarantine(entry, error, { issuerId, options, shareClasses }, claimed, mapped));
     }
   }
+  // The shares of units that name no class go to the class the other records name, if one
+  // (share-classes.ts); the mappings were made with the placeholder and are moved to it now.
+  const assumed = new AssumedRecords();
+  for (const m of mapped) if (m.assumedSettlementClass === true) assumed.add(m.recordId);
+  let settlement: SettlementClassStatement | undefined;
+  if (assumed.count > 0) {
+    const classUses = tallyUses(mapped.filter((m) => m.assumedSettlementClass !== true).map((m) => m.uses)).stockClasses;
+    const choice = chooseSettlementClass(classUses);
+    settlement = assumed.statement(choice, new Set(classUses.map((use) => use.key)).size);
+    for (const [index, m] of mapped.entries()) mapped[index] = rebindSettlementClass(m, choice);
+  }
+  // A class id the records name two ways: one name, by the stated rule (class-names.ts); strict refuses it.
+  const chosenNames =
+    options.strict === true
+      ? undefined
+      : settleClassNames(issuerId, options.issuerProfile, tallyUses(mapped.map((m) => m.uses)).stockClasses, () => mapped.map((m) => [m.kind, m.recordId, m.uses] as const));
+  if (chosenNames !== undefined) for (const [index, m] of mapped.entries()) mapped[index] = renameClass(m, chosenNames.names);
 
   const uses: RecordUses[] = [];
   const transactions: OcfTransaction[] = [];
@@ -83,7 +103,7 @@ export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}):
   if (asOf === undefined) {
     throw new MappingError("MAPPING_MISSING_VALUE", { issuerId, path: "options.asOf" }, "is not given, and no record has a date to take it from");
   }
-  const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, options, tallyUses(uses), asOf);
+  const { issuer, stakeholders, stockClasses, stockPlans, manifestComments, warnings: headWarnings } = issuerObjectsOf(issuerId, options, tallyUses(uses), asOf, { settlement, classNames: chosenNames });
   // The records' warnings, with theirs of tranches the package vests by date on or before its as-of
   // date that the source has not vested (see unvested.ts).
   const recordWarnings: MappingWarning[] = [];
@@ -106,6 +126,25 @@ function mapOne(entry: AnyRecord, issuerId: string, options: MapIssuerOptions, s
   return entry.kind === "restrictedStockAward"
     ? mapAward(entry.record, { issuerId, options })
     : mapUnit(entry.record, { issuerId, options, shareClasses });
+}
+
+/**
+ * A record set aside: a unit keeps the shares its settlements delivered (`delivered-shares.ts`), when
+ * their ids are free, as the accumulator does.
+ */
+function quarantine(entry: AnyRecord, error: MappingError, context: RecordMappingContext, claimed: ClaimedIds, mapped: MappedRecord[]): QuarantinedMapping {
+  const base = { kind: entry.kind, recordId: entry.record.id, error };
+  const kept = entry.kind === "restrictedStockUnit" ? keepDeliveredShares(entry.record, context) : undefined;
+  if (kept === undefined) return base;
+  if (kept.mapped === undefined) return { ...base, deliveredShares: kept.delivered };
+  try {
+    claimIds(claimed, kept.mapped, context.issuerId);
+  } catch (collision) {
+    if (!isMappingError(collision)) throw collision;
+    return { ...base, deliveredShares: { kept: [], notKept: [...kept.delivered.notKept, `its delivered shares cannot be kept: ${collision.message}`] } };
+  }
+  mapped.push(kept.mapped);
+  return { ...base, deliveredShares: kept.delivered };
 }
 
 /** Which record claimed each id, per id space (transaction ids, security ids, VestingTerms ids). */

@@ -45,9 +45,13 @@ export class RecordContext {
   /** The earliest tranche the mapping vests on its date that the source says has not vested (see `noteUnvested`). */
   unvested: UnvestedTranche | undefined;
 
-  constructor(issuerId: string, kind: RecordKind, recordId: string) {
+  /** Every choice the mapping would make where the source leaves a fact out is an error (`choose`). */
+  readonly strict: boolean;
+
+  constructor(issuerId: string, kind: RecordKind, recordId: string, options: { strict?: boolean | undefined } = {}) {
     this.issuerId = issuerId;
     this.record = { kind, recordId };
+    this.strict = options.strict === true;
   }
 
   /** The location of a field of this record (or of the record itself). */
@@ -60,6 +64,15 @@ export class RecordContext {
   /** Throws a `MappingError` about this record. */
   fail(code: MappingErrorCode, path: string | undefined, problem: string, options: { value?: unknown; cause?: unknown } = {}): never {
     throw new MappingError(code, this.at(path), problem, options);
+  }
+
+  /**
+   * A choice the mapping makes where the source leaves a fact out (the caller states it where it is
+   * made: a warning, a comment). Under `strict` it is a `MAPPING_MISSING_VALUE` error instead, saying
+   * what would settle it (an option, or the source giving the fact).
+   */
+  choose(path: string, problem: string, settledBy: string, options: { value?: unknown } = {}): void {
+    if (this.strict) this.fail("MAPPING_MISSING_VALUE", path, `${problem}; --strict refuses this choice: ${settledBy}`, options);
   }
 
   warn(code: MappingWarningCode, path: string | undefined, problem: string): void {

@@ -36,8 +36,8 @@ export interface UnitSettlementContext {
   security: string;
   stakeholderId: string;
   /**
-   * The stock class the issued shares belong to; `undefined` when the source does not say, which is
-   * a `MappingError` as soon as a settlement issues shares (no class is invented).
+   * The stock class the issued shares belong to (the unit's, or the one chosen for it: see
+   * `share-classes.ts`); `undefined` only for a unit whose settlements issue no shares.
    */
   settlementStockClassId: string | undefined;
   /** The unit's `releasePricePerShare`, the fallback price. */
@@ -72,13 +72,9 @@ export interface IndexedSettlement {
  * Settlements without a certificate id are never taken for one another.
  */
 export function distinctSettlements(ctx: RecordContext, settlements: readonly Settlement[]): IndexedSettlement[] {
-  const indexed = settlements.map((settlement, index) => ({ settlement, index }));
-  const byCertificate = new Map<string, IndexedSettlement[]>();
   const kept: IndexedSettlement[] = [];
-  for (const entry of indexed) {
+  for (const { entry, same, other } of settlementRepeats(settlements)) {
     const certificate = entry.settlement.certificateId;
-    const earlier = certificate === undefined ? undefined : byCertificate.get(certificate);
-    const same = earlier?.find((e) => compareSettlements(e.settlement, entry.settlement) === 0);
     if (same !== undefined) {
       ctx.warn(
         "DUPLICATE_SETTLEMENT",
@@ -87,7 +83,6 @@ export function distinctSettlements(ctx: RecordContext, settlements: readonly Se
       );
       continue;
     }
-    const other = earlier?.[0];
     if (other !== undefined) {
       ctx.warn(
         "SETTLEMENT_CERTIFICATE_REUSED",
@@ -95,20 +90,48 @@ export function distinctSettlements(ctx: RecordContext, settlements: readonly Se
         `has the certificate id ${quoted(certificate ?? "")} of settlements[${other.index}], but differs from it (${entry.settlement.settlementDate ?? "no date"}: ${considerationText(entry.settlement)}; against ${other.settlement.settlementDate ?? "no date"}: ${considerationText(other.settlement)}): both are released and issued`,
       );
     }
-    if (certificate !== undefined) byCertificate.set(certificate, [...(earlier ?? []), entry]);
     kept.push(entry);
   }
   return sortIfNeeded(kept, (a, b) => compareSettlements(a.settlement, b.settlement));
 }
 
 /**
- * Maps the settlements of a unit (`distinctSettlements`; see the module comment for the policy), each
- * numbered from 1 in canonical order. A settlement that releases no unit and issues no share says
- * nothing OCF can hold: it writes no transaction (a release of 0 would be a transaction of nothing),
- * takes no number, and gets a `ZERO_QUANTITY` warning.
+ * Each settlement in the source's order, with the earlier one it repeats exactly (`same`: same
+ * certificate id, every field alike) or the first earlier one that shares its certificate id but differs
+ * (`other`).
  */
-export function mapSettlements(ctx: RecordContext, unit: UnitSettlementContext, settlements: readonly IndexedSettlement[]): MappedSettlement[] {
-  const mapped: MappedSettlement[] = [];
+function settlementRepeats(settlements: readonly Settlement[]): { entry: IndexedSettlement; same?: IndexedSettlement; other?: IndexedSettlement }[] {
+  const byCertificate = new Map<string, IndexedSettlement[]>();
+  return settlements.map((settlement, index) => {
+    const entry = { settlement, index };
+    const certificate = settlement.certificateId;
+    const earlier = certificate === undefined ? undefined : byCertificate.get(certificate);
+    const same = earlier?.find((e) => compareSettlements(e.settlement, settlement) === 0);
+    if (same !== undefined) return { entry, same };
+    if (certificate !== undefined) byCertificate.set(certificate, [...(earlier ?? []), entry]);
+    const other = earlier?.[0];
+    return other === undefined ? { entry } : { entry, other };
+  });
+}
+
+/**
+ * A unit's settlements less those sent twice (`distinctSettlements`' rule, without its warnings), in the
+ * source's order: what the source settled, for readers of its figures such as `reconcile`.
+ */
+export function settlementsSentOnce(settlements: readonly Settlement[]): Settlement[] {
+  const once: Settlement[] = [];
+  for (const { entry, same } of settlementRepeats(settlements)) if (same === undefined) once.push(entry.settlement);
+  return once;
+}
+
+/**
+ * The settlements of a unit (`distinctSettlements`) that say something OCF can hold, each with its
+ * number from 1 in canonical order (the number in its ids). A settlement that releases no unit and
+ * issues no share writes no transaction (a release of 0 would be a transaction of nothing), takes no
+ * number, and gets a `ZERO_QUANTITY` warning.
+ */
+export function numberSettlements(ctx: RecordContext, settlements: readonly IndexedSettlement[]): (IndexedSettlement & { n: number })[] {
+  const numbered: (IndexedSettlement & { n: number })[] = [];
   for (const { settlement, index } of settlements) {
     const path = `settlements[${index}]`;
     if (releasesNothing(settlement)) {
@@ -119,9 +142,14 @@ export function mapSettlements(ctx: RecordContext, unit: UnitSettlementContext, 
       // The shares were issued: they are written, and so is the release of 0 that names them.
       ctx.warn("ZERO_QUANTITY", `${path}.releaseQuantity`, `is 0, but the settlement issues shares (${considerationText(settlement)}): they are written, with a release of 0 units that names them`);
     }
-    mapped.push(mapSettlement(ctx, unit, settlement, mapped.length + 1, path));
+    numbered.push({ settlement, index, n: numbered.length + 1 });
   }
-  return mapped;
+  return numbered;
+}
+
+/** Maps the settlements of a unit (`numberSettlements`; see the module comment for the policy). */
+export function mapSettlements(ctx: RecordContext, unit: UnitSettlementContext, settlements: readonly IndexedSettlement[]): MappedSettlement[] {
+  return numberSettlements(ctx, settlements).map(({ settlement, n, index }) => mapSettlement(ctx, unit, settlement, n, `settlements[${index}]`));
 }
 
 /**
@@ -154,7 +182,8 @@ function releasesNothing(settlement: Settlement): boolean {
   return releaseQuantity !== undefined && isZeroDecimal(releaseQuantity) && isZeroDecimal(netSettlementQuantity ?? "0") && isZeroDecimal(saleQuantity ?? "0");
 }
 
-function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settlement: Settlement, n: number, path: string): MappedSettlement {
+/** Maps one settlement, the `n`-th of its unit in canonical order, found at `path` in the record. */
+export function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settlement: Settlement, n: number, path: string): MappedSettlement {
   const date = ctx.required(settlement.settlementDate, `${path}.settlementDate`, "the date and settlement_date of the release");
   const gross = ctx.required(settlement.releaseQuantity, `${path}.releaseQuantity`, "the quantity of the release");
   const { price, priceSource } = releasePrice(ctx, unit, settlement, path);
@@ -162,6 +191,7 @@ function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settleme
 
   const net = settlement.netSettlementQuantity;
   if (net === undefined) {
+    ctx.choose(`${path}.netSettlementQuantity`, "is absent: no share issuance would be emitted for the net shares of this settlement", "the source must give netSettlementQuantity");
     ctx.warn("SETTLEMENT_NET_MISSING", `${path}.netSettlementQuantity`, "is absent: no share issuance is emitted for the net shares of this settlement, and none is derived from the other quantities");
   }
   const sold = settlement.saleQuantity;
@@ -173,13 +203,8 @@ function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settleme
   const releaseId = txIds.release(unit.security, n);
   const issued = (field: "netSettlementQuantity" | "saleQuantity", quantity: DecimalString): OcfStockIssuance => {
     const stockClassId = unit.settlementStockClassId;
-    if (stockClassId === undefined) {
-      ctx.fail(
-        "MAPPING_MISSING_VALUE",
-        "shareClassId",
-        `is absent, but settlement ${n} (${path}) issues ${quantity} shares (${field}) and OCF needs their stock class; no class is invented: give the unit's class with --settlement-class NAME (option settlementStockClassName)`,
-      );
-    }
+    // unitClassUse gives a class to every unit whose settlements issue shares.
+    if (stockClassId === undefined) throw new Error(`settlement ${n} of ${unit.security} issues shares, but the unit was given no stock class`);
     const delivered = field === "netSettlementQuantity";
     const security = delivered ? settlementSecurityIdOf(unit.security, n) : soldSecurityIdOf(unit.security, n);
     const label = settlement.certificateLabel ?? settlement.certificateId;

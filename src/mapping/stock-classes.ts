@@ -11,6 +11,7 @@ import { compact } from "../source/wire.js";
 import { mappingWarning, type MappingWarning } from "./errors.js";
 import { stockClassIdOf } from "./ids.js";
 import { compareText } from "./order.js";
+import { UNSTATED_SETTLEMENT_CLASS_KEY } from "./share-classes.js";
 import type { IssuerProfile, ShareClassProfile, StockClassUse } from "./types.js";
 
 /** The certificate prefix used when the labels do not agree on one. */
@@ -61,6 +62,14 @@ export function mapStockClasses(issuerId: string, classUses: readonly StockClass
     const fields: string[] = [];
     const comments: string[] = [];
     const resolvedName = name ?? given.name;
+    const unstated = key === UNSTATED_SETTLEMENT_CLASS_KEY;
+    if (unstated) {
+      // The whole class stands for a fact the source leaves out (share-classes.ts).
+      fields.push("name");
+      comments.push(
+        "Placeholder class, not a fact: the source does not give the class of the shares delivered by the settlements of units that name no share class (shareClassId), and the issuer's records name no one class to put them in. --settlement-class NAME (option settlementStockClassName) settles it.",
+      );
+    }
     if (resolvedName === undefined) {
       fields.push("name");
       warnings.push(
@@ -87,7 +96,7 @@ export function mapStockClasses(issuerId: string, classUses: readonly StockClass
     if (sourceIds.length > 0) comments.push(`Source share class id${sourceIds.length === 1 ? "" : "s"}: ${sourceIds.join(", ")} (shareClassId).`);
     if (fields.length > 0) {
       comments.push(
-        `Placeholders, not facts: ${fields.join(", ")} (the source gives only the share class ${resolvedName === undefined ? "id" : "name"}; give them in the issuer profile's shareClasses).`,
+        `Placeholders, not facts: ${fields.join(", ")} (${unstated ? "the source does not give this class" : `the source gives only the share class ${resolvedName === undefined ? "id" : "name"}`}; give them in the issuer profile's shareClasses).`,
       );
       placeholders.push({ id, fields });
     }

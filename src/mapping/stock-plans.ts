@@ -17,10 +17,22 @@ import type { PlanUse } from "./uses-tally.js";
 export interface MappedStockPlans {
   stockPlans: OcfStockPlan[];
   placeholderReserves: string[];
+  /** The plans none of whose grants names a class: their `stock_class_ids` is the class chosen for them. */
+  classChosenFor: string[];
 }
 
-/** One StockPlan per plan name of the records' plan uses (see `UsesTally`), sorted by id. */
-export function mapStockPlans(issuerId: string, plans: readonly PlanUse[], profile: IssuerProfile | undefined): MappedStockPlans {
+/** The plans none of whose grants names a share class (units without `shareClassId` that deliver nothing). */
+export function plansWithoutClass(plans: readonly PlanUse[]): string[] {
+  const named = new Set(plans.filter((p) => p.stockClassKey !== undefined).map((p) => p.name));
+  return [...new Set(plans.filter((p) => !named.has(p.name)).map((p) => p.name))].sort(compareText);
+}
+
+/**
+ * One StockPlan per plan name of the records' plan uses (see `UsesTally`), sorted by id. A plan none
+ * of whose grants names a class gets `chosenClassKey` (see `issuerObjectsOf`); without one, it is a
+ * `MappingError` (strict mode).
+ */
+export function mapStockPlans(issuerId: string, plans: readonly PlanUse[], profile: IssuerProfile | undefined, chosenClassKey?: string): MappedStockPlans {
   const byName = new Map<string, { quantities: string[]; grants: number; classIds: Set<string> }>();
   for (const plan of plans) {
     const entry = byName.get(plan.name) ?? { quantities: [], grants: 0, classIds: new Set<string>() };
@@ -30,17 +42,22 @@ export function mapStockPlans(issuerId: string, plans: readonly PlanUse[], profi
     byName.set(plan.name, entry);
   }
   const placeholderReserves: string[] = [];
+  const classChosenFor: string[] = [];
   const stockPlans = [...byName].map(([name, { quantities, grants, classIds }]): OcfStockPlan => {
     const given = profile?.stockPlans?.[name];
     const id = stockPlanIdOf(name);
     const reserve = given?.initialSharesReserved;
     if (reserve === undefined) placeholderReserves.push(id);
     if (classIds.size === 0) {
-      throw new MappingError(
-        "MAPPING_MISSING_VALUE",
-        { issuerId, path: "options.settlementStockClassName" },
-        `stock plan ${JSON.stringify(name)}: none of its ${grants} grant${grants === 1 ? "" : "s"} names a share class (units without a shareClassId), but OCF needs the plan's stock_class_ids; no class is invented: name it with --settlement-class NAME`,
-      );
+      if (chosenClassKey === undefined) {
+        throw new MappingError(
+          "MAPPING_MISSING_VALUE",
+          { issuerId, path: "options.settlementStockClassName" },
+          `stock plan ${JSON.stringify(name)}: none of its ${grants} grant${grants === 1 ? "" : "s"} names a share class (units without a shareClassId), but OCF needs the plan's stock_class_ids; --strict refuses to choose one: name it with --settlement-class NAME`,
+        );
+      }
+      classIds.add(stockClassIdOf(chosenClassKey));
+      classChosenFor.push(id);
     }
     return compact({
       object_type: "STOCK_PLAN" as const,
@@ -60,5 +77,6 @@ export function mapStockPlans(issuerId: string, plans: readonly PlanUse[], profi
   });
   stockPlans.sort((a, b) => compareText(a.id, b.id));
   placeholderReserves.sort(compareText);
-  return { stockPlans, placeholderReserves };
+  classChosenFor.sort(compareText);
+  return { stockPlans, placeholderReserves, classChosenFor };
 }

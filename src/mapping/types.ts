@@ -90,11 +90,30 @@ export interface MappingOptions {
   stakeholders?: ReadonlyMap<string, StakeholderEntry>;
   /**
    * The share class name of the shares a unit's settlements deliver, for units that carry no
-   * `shareClassId`. A unit with a `shareClassId` delivers shares of that class (named by an award
-   * of the issuer with the same class id, else by `issuerProfile.shareClasses`). Without either, a
-   * unit whose settlements deliver shares is a `MappingError`: no class is ever invented.
+   * `shareClassId` (and the class of a plan none of whose grants names one). A unit with a `shareClassId` delivers shares of that class (named by an award
+   * of the issuer with the same class id, else by `issuerProfile.shareClasses`). Without either, the
+   * shares a unit's settlements deliver go to the one class the issuer's records name, else to a
+   * labelled placeholder class; either way with a `SETTLEMENT_CLASS_ASSUMED` warning and a manifest
+   * comment (`strict` refuses the choice).
+   * @example "Common Stock"
    */
   settlementStockClassName?: string;
+  /**
+   * Turns every choice the mapping makes where the source leaves a fact out into a `MappingError`
+   * naming the issuer, record, field, value and the option that settles it; the record then fails its
+   * issuer or is quarantined, as `onInvalid` says. The choices: the class of the shares delivered by
+   * a unit without `shareClassId` (settled by `settlementStockClassName`); a placeholder class for a
+   * `shareClassId` no award and no issuer profile names, and the one name of a `shareClassId` the
+   * records name two ways (both settled by `issuerProfile.shareClasses`; the second fails the issuer
+   * with `MAPPING_CONFLICT`, being no one record's fault); a
+   * cancellation dated with `terminationDate` for want of `canceledDate`, and no issuance for the net
+   * shares of a settlement without `netSettlementQuantity` (only the source can settle those two).
+   * Placeholder figures the API never gives (issuer name, stakeholder names, class terms, plan
+   * reserves) are not choices about a record: they stay placeholders, listed in the manifest.
+   * @default false
+   * @example mapIssuer(records, { strict: true, onInvalid: "quarantine" })
+   */
+  strict?: boolean;
   /**
    * How a partial cancellation is written (mappings/README.md, "Lineage"):
    * - `"documents"`: OCF's documents (TraversingTransactions): a cancellation ends its security and
@@ -174,6 +193,13 @@ export interface MappedRecord {
    * is that late. Absent when the package vests nothing the source denies.
    */
   unvested?: UnvestedTranche;
+  /**
+   * The unit names no share class and no `settlementStockClassName` was given: the shares its
+   * settlements deliver are in a class the mapping chose. `mapUnit` alone writes the placeholder
+   * class; `mapIssuer` and the accumulator rebind it to the issuer's choice once every record is known
+   * (`rebindSettlementClass`).
+   */
+  assumedSettlementClass?: true;
 }
 
 /** A tranche that the package vests on its date while the source says it has not vested. */
@@ -189,6 +215,19 @@ export interface QuarantinedMapping {
   kind: RecordKind;
   recordId: string;
   error: MappingError;
+  /** A unit: what became of the shares its settlements delivered (`delivered-shares.ts`). */
+  deliveredShares?: DeliveredShares;
+}
+
+/**
+ * The shares a quarantined unit's settlements delivered: real outstanding stock, kept in the package
+ * as the `TX_STOCK_ISSUANCE`s the unit's mapping would have written.
+ */
+export interface DeliveredShares {
+  /** The security ids kept. */
+  kept: string[];
+  /** Each settlement (or the whole unit) whose shares could not be kept, and why. */
+  notKept: string[];
 }
 
 /** One issuer's records as OCF 1.2.0 objects, ready for `buildPackageFiles`. */

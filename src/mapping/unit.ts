@@ -24,26 +24,31 @@ import { buildGrantChain, type IssuancePart } from "./lineage.js";
 import { grantedWithPayouts, payoutComment, payoutPart, planPayouts, splitReleases } from "./payout.js";
 import type { RecordContext } from "./record-context.js";
 import { checkReleasedBeforeVested, distinctSettlements, mapSettlements, type IndexedSettlement } from "./settlement.js";
-import { NO_AWARD_NAMES, unitClassUse } from "./share-classes.js";
-import type { MappedRecord } from "./types.js";
+import { NO_AWARD_NAMES, isAssumedClass, unitClassUse } from "./share-classes.js";
+import { quoted } from "./quote.js";
+import type { MappedRecord, StockClassUse } from "./types.js";
 
 /**
  * Maps one unit. Its `stock_class_id` is the class its settlements deliver: the class its
  * `shareClassId` names (through an award of the issuer or the issuer profile), else the caller's
- * `settlementStockClassName`; when neither says and a settlement issues shares, it is a
- * `MappingError` (no class is invented). Each settlement becomes a release plus the issuances of the
- * net shares delivered and of the shares sold to cover taxes.
+ * `settlementStockClassName`; when neither says and a settlement issues shares, the placeholder class
+ * of settled shares, marked `assumedSettlementClass` (`mapIssuer` moves it to the issuer's choice, see
+ * `share-classes.ts`). Each settlement becomes a release plus the issuances of the net shares
+ * delivered and of the shares sold to cover taxes.
  *
- * @throws {MappingError} naming the record and field when the unit cannot become valid OCF.
+ * @throws {MappingError} naming the record and field when the unit cannot become valid OCF, or, with
+ *   `strict`, when its class would be a choice of the mapping.
  * @example
  * const mapped = mapUnit(unit, { issuerId: "7", options: { settlementStockClassName: "Common Stock" } });
  */
 export function mapUnit(record: RestrictedStockUnit, context: RecordMappingContext): MappedRecord {
-  const basics = grantBasics(context.issuerId, "restrictedStockUnit", record);
+  const basics = grantBasics(context.issuerId, "restrictedStockUnit", record, context.options);
   const { ctx, security } = basics;
   const resolved = unitClassUse(record, context.options, context.shareClasses ?? NO_AWARD_NAMES);
   // A caller that resolves classes later (the accumulator) never maps a deferred unit.
   const stockClass = resolved === "deferred" ? unitClassUse(record, context.options, NO_AWARD_NAMES) : resolved;
+  const assumed = isAssumedClass(record, stockClass);
+  if (stockClass !== undefined && stockClass !== "deferred") refuseChosenClass(ctx, stockClass, assumed);
   const stockClassId = stockClass === undefined || stockClass === "deferred" ? undefined : stockClassIdOf(stockClass.key);
   const plan = planOf(record);
   const { vesting: asSent, comments: vestingNotes } = vestingOf(basics, record);
@@ -58,7 +63,7 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
   const end = planGrantEnd(ctx, "equityCompensation", grantEndOf(plan, record));
   const cancelled = end.cancellation?.quantity ?? "0";
   checkUnitCounters(ctx, record, distinct, cancelled, sumDecimalStrings(payouts.map((p) => p.excess)));
-  const sourceComments = [...sourceFactComments("restrictedStockUnit", context.issuerId, record), ...unitCounterComments(record), ...payoutComment(basics, payouts)];
+  const sourceComments = [...sourceFactComments("restrictedStockUnit", context.issuerId, record), ...unitCounterComments(record), ...payoutComment(basics, payouts), ...(assumed ? [ASSUMED_CLASS_COMMENT] : [])];
   const issuance = (part: IssuancePart): OcfEquityCompensationIssuance => {
     const original = part.security === security;
     return compact({
@@ -91,13 +96,41 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
   });
   for (const payout of payouts) chain.transactions.push(issuance(payoutPart(basics, payout)));
   chain.transactions.push(...onPayouts);
-  return finishGrant(basics, record, {
+  const mapped = finishGrant(basics, record, {
     chain,
     stockClass: stockClass === "deferred" ? undefined : stockClass,
     plan,
     granted: grantedWithPayouts(basics, payouts),
     soldToCover: settlements.some((s) => s.issuances.length > 1 || s.issuances.some((i) => i.stakeholder_id !== basics.stakeholderId)),
   });
+  return assumed ? { ...mapped, assumedSettlementClass: true } : mapped;
+}
+
+/** Said on the issuance of a unit whose settled shares are in a class the mapping chose (it holds for any choice). */
+export const ASSUMED_CLASS_COMMENT =
+  "The unit names no share class (shareClassId) and none was given (--settlement-class, option settlementStockClassName): the shares its settlements deliver are in the class the manifest's comments name, a choice of ocf-sync, not a fact of the source.";
+
+/**
+ * The choices of a unit's class (`RecordContext.choose`: errors under `strict`): the class of the
+ * settled shares of a unit without `shareClassId`, and a placeholder for a class id no award and no
+ * profile names.
+ */
+export function refuseChosenClass(ctx: RecordContext, stockClass: StockClassUse, assumed: boolean): void {
+  if (assumed) {
+    ctx.choose(
+      "shareClassId",
+      "is absent, and the unit's settlements deliver shares whose stock class OCF needs",
+      "give it with --settlement-class NAME (option settlementStockClassName)",
+    );
+  }
+  if (stockClass.name === undefined && stockClass.id !== undefined) {
+    ctx.choose(
+      "shareClassId",
+      `is ${quoted(stockClass.id)}, a class no award of the issuer and no issuer profile names (its class would be a placeholder)`,
+      `name it in the issuer profile (--issuer-profile, shareClasses.${stockClass.id}.name)`,
+      { value: stockClass.id },
+    );
+  }
 }
 
 /**

@@ -63,6 +63,11 @@ export interface GrantVesting {
   sumsOf?: readonly VestingEvent[];
   quantity: DecimalString;
   vestedQuantity?: DecimalString | undefined;
+  /**
+   * The grant's `canceledQuantity`: a cancellation may take its tranches off the events' list (the
+   * service then lists the grant that remains), and the events plus it make the quantity.
+   */
+  canceledQuantity?: DecimalString | undefined;
   issueDate: CalendarDate;
   vestingStartDate?: CalendarDate | undefined;
   schedule?: VestingSchedule | undefined;
@@ -293,11 +298,12 @@ function checkVestingSums(ctx: RecordContext, grant: GrantVesting, events: reado
     if (event.vested) vested.push(event.vestedQuantity ?? "0");
   }
   const planTotal = sumDecimalStrings(targets);
-  if (!sameDecimal(planTotal, grant.quantity)) {
+  const remainsListed = grant.canceledQuantity !== undefined && sameDecimal(sumDecimalStrings([planTotal, grant.canceledQuantity]), grant.quantity);
+  if (!sameDecimal(planTotal, grant.quantity) && !remainsListed) {
     ctx.warn(
       "VESTING_SUM_MISMATCH",
       "vestingEvents",
-      `the events' targetQuantity (else quantity) add up to ${planTotal}, not to the grant's quantity ${grant.quantity}`,
+      `the events' targetQuantity (else quantity) add up to ${planTotal}, not to the grant's quantity ${grant.quantity}${grant.canceledQuantity === undefined ? "" : ` (nor with the canceledQuantity ${grant.canceledQuantity})`}`,
     );
   }
   if (grant.vestedQuantity !== undefined) {

@@ -413,6 +413,14 @@ class MergeHeap {
  * Streams one package into `dir` (an empty folder the caller owns, normally a temporary one that is
  * renamed into place afterwards; see `commitPackageFolder`).
  */
+/** An object's text with its `stock_class_id` moved, written as `itemText` writes it (keys keep their order). */
+function restamped(text: string | Uint8Array, move: { from: string; to: string }): string | Uint8Array {
+  const object = JSON.parse(typeof text === "string" ? text : Buffer.from(text.buffer, text.byteOffset, text.length).toString("utf8")) as { stock_class_id?: string };
+  if (object.stock_class_id !== move.from) return text;
+  object.stock_class_id = move.to;
+  return itemText(object);
+}
+
 export class StreamingPackageWriter {
   private serial = 0;
   /** Records replaced or withdrawn: key → the serial from which copies count again. */
@@ -466,9 +474,15 @@ export class StreamingPackageWriter {
    * Writes every file and the manifest, flushed to disk, and removes the spool. The files are exactly
    * those `buildPackageFiles` would build from the same objects and `maxFileBytes`. With `durable:
    * false` the files are closed without waiting for the disk: the caller then calls `makeDurable` on
-   * them before it relies on them (the export does so while it re-reads the package).
+   * them before it relies on them (the export does so while it re-reads the package). `restamp` moves
+   * the transactions of the records it names from one `stock_class_id` to another (a class chosen
+   * once every record was known: `AccumulatedIssuer.restamped`).
    */
-  async finish(head: PackageHead, options: { generatedAt: string; comments?: readonly string[]; durable?: boolean }): Promise<FinishedPackage> {
+  async finish(
+    head: PackageHead,
+    options: { generatedAt: string; comments?: readonly string[]; durable?: boolean; restamp?: ReadonlyMap<string, { from: string; to: string }> | undefined },
+  ): Promise<FinishedPackage> {
+    const { restamp } = options;
     // Whether each file is flushed to disk (fsync) as it is closed.
     const durable = options.durable ?? true;
     const files: WrittenPackageFile[] = [];
@@ -513,7 +527,8 @@ export class StreamingPackageWriter {
     const texts = async function* (sorter: ExternalSorter, count: boolean): AsyncGenerator<string | Uint8Array> {
       for await (const item of sorter.sorted(live)) {
         if (count) transactions += 1;
-        yield item.text;
+        const move = restamp?.get(item.key);
+        yield move === undefined ? item.text : restamped(item.text, move);
       }
     };
     const sources: Record<PackageList, AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>> = {

@@ -9,6 +9,7 @@
  */
 import { compareIso, type CalendarDate } from "../dates.js";
 import { compareDecimalStrings, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { settlementsSentOnce } from "../mapping/settlement.js";
 import type { GrantFields, ParsedRecord, RestrictedStockUnit } from "../source/records.js";
 import { recordLabel, type Difference, type QuarantinedSourceRecord, type SourceIssuer } from "./types.js";
 import { paidAboveTargetBy } from "./source-figures.js";
@@ -91,11 +92,13 @@ export function checkRecord(issuerId: string, parsed: ParsedRecord): Difference[
         report(`settlements[${n}].releaseQuantity`, s.releaseQuantity, parts, `net ${s.netSettlementQuantity ?? "0"} + withheld ${s.withholdingQuantity ?? "0"} + sold ${s.saleQuantity ?? "0"} is ${parts}`);
       }
     });
-    const releases = sum(unit.settlements.map((s) => s.releaseQuantity));
+    // A settlement sent twice was settled once (the mapping's rule, `distinctSettlements`).
+    const once = settlementsSentOnce(unit.settlements);
+    const releases = sum(once.map((s) => s.releaseQuantity));
     if (unit.releasedQuantity !== undefined && differs(unit.releasedQuantity, releases)) {
       report("releasedQuantity", unit.releasedQuantity, releases, `the settlements' releaseQuantity add up to ${releases}`);
     }
-    const nets = sum(unit.settlements.map((s) => s.netSettlementQuantity));
+    const nets = sum(once.map((s) => s.netSettlementQuantity));
     if (unit.netSettledQuantity !== undefined && differs(unit.netSettledQuantity, nets)) {
       report("netSettledQuantity", unit.netSettledQuantity, nets, `the settlements' netSettlementQuantity add up to ${nets}`);
     }
@@ -187,7 +190,10 @@ function checkEvents(
   const events = record.vestingEvents;
   if (events.length === 0) return;
   const planned = sum(events.map((e) => e.targetQuantity ?? e.quantity));
-  if (record.quantity !== undefined && differs(record.quantity, planned)) {
+  // A cancellation may take its tranches off the list (the service then lists the grant that remains):
+  // the events plus what was cancelled make the quantity then.
+  const listedAfterCancellation = record.canceledQuantity === undefined ? undefined : sum([planned, record.canceledQuantity]);
+  if (record.quantity !== undefined && differs(record.quantity, planned) && (listedAfterCancellation === undefined || differs(record.quantity, listedAfterCancellation))) {
     report("quantity", record.quantity, planned, `the vesting events' targetQuantity (else quantity) add up to ${planned}`);
   }
   const vested = sum(events.filter((e) => e.vested).map((e) => e.vestedQuantity));

@@ -18,6 +18,7 @@ import type { CalendarDate } from "../dates.js";
 import { Dec, formatDecimal, isZeroDecimal, subtractDecimalStrings, sumDecimalStrings, sumDecimals, type DecimalString } from "../decimal.js";
 import { stakeholderIdOf } from "../mapping/ids.js";
 import { eventsPaidAboveTarget } from "../mapping/payout.js";
+import { settlementsSentOnce } from "../mapping/settlement.js";
 import type { ParsedRecord, RestrictedStockAward, RestrictedStockUnit } from "../source/records.js";
 import { mergeTranches } from "./tranches.js";
 import type { Figures, SourceIssuer, Tranche } from "./types.js";
@@ -57,9 +58,11 @@ export function sourceGrant(parsed: ParsedRecord): SourceGrant {
   };
   if (parsed.kind === "restrictedStockUnit") {
     const unit = parsed.record;
-    figures.released = unit.releasedQuantity ?? sumDecimalStrings(unit.settlements.map((s) => s.releaseQuantity ?? "0"));
-    figures.netSettled = unit.netSettledQuantity ?? sumDecimalStrings(unit.settlements.map((s) => s.netSettlementQuantity ?? "0"));
-    figures.soldToCover = sumDecimalStrings(unit.settlements.map((s) => s.saleQuantity ?? "0"));
+    // A settlement sent twice was settled once (the mapping's rule, `distinctSettlements`).
+    const settlements = settlementsSentOnce(unit.settlements);
+    figures.released = unit.releasedQuantity ?? sumDecimalStrings(settlements.map((s) => s.releaseQuantity ?? "0"));
+    figures.netSettled = unit.netSettledQuantity ?? sumDecimalStrings(settlements.map((s) => s.netSettlementQuantity ?? "0"));
+    figures.soldToCover = sumDecimalStrings(settlements.map((s) => s.saleQuantity ?? "0"));
     if (unit.forfeitedQuantity !== undefined) figures.forfeited = unit.forfeitedQuantity;
     if (unit.expiredQuantity !== undefined) figures.expired = unit.expiredQuantity;
   }
@@ -145,7 +148,7 @@ export function recordHolding(parsed: ParsedRecord, asOf: CalendarDate): RecordH
   let units = held;
   let shares = new Dec(0);
   let sold = new Dec(0);
-  for (const s of parsed.record.settlements) {
+  for (const s of settlementsSentOnce(parsed.record.settlements)) {
     if (s.settlementDate === undefined || s.settlementDate > asOf) continue;
     units = units.minus(s.releaseQuantity ?? "0");
     shares = shares.plus(s.netSettlementQuantity ?? "0");

@@ -7,7 +7,8 @@
  * objects, so only the shards that differ between the store the previous package was written from and
  * the current one are compared, record by record, plus the issuer-level objects kept beside them.
  */
-import type { MappedRecord } from "../mapping/types.js";
+import { rebindSettlementClass, renameClass } from "../mapping/share-classes.js";
+import type { MappedRecord, StockClassUse } from "../mapping/types.js";
 import { readShardMappings, shardOf, type PackageHeadFile, type ShardGenerations, type StoredRecord } from "./store.js";
 
 /** One OCF object, named by its type and id. */
@@ -104,9 +105,24 @@ function recordObjects(record: StoredRecord | undefined, withdrawn: ReadonlySet<
   return record === undefined || withdrawn.has(record.key) ? "" : record.mapped;
 }
 
-function addObjects(into: PackageObjectMap, mappedJson: string): void {
+/** The classes a package's head chose (`PackageHeadFile`), which stored mappings are moved to. */
+interface ChosenClasses {
+  settlement: StockClassUse | undefined;
+  names: ReadonlyMap<string, string>;
+}
+
+function chosenClassesOf(head: PackageHeadFile | undefined): ChosenClasses {
+  return { settlement: head?.settlementClass, names: new Map(Object.entries(head?.classNames ?? {})) };
+}
+
+/**
+ * Adds a record's objects, read as the package has them: a mapping made with an assumed settlement
+ * class, or of a class id named two ways, moved to the class its head chose.
+ */
+function addObjects(into: PackageObjectMap, mappedJson: string, chosen: ChosenClasses): void {
   if (mappedJson === "") return;
-  const mapped = JSON.parse(mappedJson) as MappedRecord;
+  const stored = JSON.parse(mappedJson) as MappedRecord;
+  const mapped = renameClass(chosen.settlement === undefined ? stored : rebindSettlementClass(stored, chosen.settlement), chosen.names);
   for (const item of [...mapped.transactions, ...mapped.vestingTerms] as unknown as { object_type: string; id: string }[]) {
     into.set(keyOf(item.object_type, item.id), item as unknown as Readonly<Record<string, unknown>>);
   }
@@ -152,6 +168,11 @@ export async function diffStoredPackages(
   const withdrawnBefore = new Set(before?.head.withdrawn ?? []);
   const withdrawnAfter = new Set(after.head.withdrawn);
   const recheck = new Set<number>();
+  const classBefore = chosenClassesOf(before?.head);
+  const classAfter = chosenClassesOf(after.head);
+  // Another class chosen moves every record that took it: no group is the same on both sides.
+  const classMoved =
+    canonicalJson([before?.head.settlementClass ?? null, before?.head.classNames ?? null]) !== canonicalJson([after.head.settlementClass ?? null, after.head.classNames ?? null]);
   for (const key of [...withdrawnBefore, ...withdrawnAfter]) {
     if (withdrawnBefore.has(key) !== withdrawnAfter.has(key)) recheck.add(shardOf(key, groups));
   }
@@ -163,7 +184,7 @@ export async function diffStoredPackages(
   for (let group = 0; group < groups; group += 1) {
     options.signal?.throwIfAborted();
     const same = beforeShards.length === after.shards.length && beforeShards[group] === after.shards[group];
-    if (same && !recheck.has(group)) continue;
+    if (same && !recheck.has(group) && !classMoved) continue;
     const old = await groupRecords(storeDir, beforeShards, group, groups);
     const now = await groupRecords(storeDir, after.shards, group, groups);
     const oldObjects: PackageObjectMap = new Map();
@@ -171,9 +192,9 @@ export async function diffStoredPackages(
     for (const key of new Set([...old.keys(), ...now.keys()])) {
       const a = recordObjects(old.get(key), withdrawnBefore);
       const b = recordObjects(now.get(key), withdrawnAfter);
-      if (a === b) continue;
-      addObjects(oldObjects, a);
-      addObjects(newObjects, b);
+      if (a === b && !classMoved) continue;
+      addObjects(oldObjects, a, classBefore);
+      addObjects(newObjects, b, classAfter);
     }
     const diff = diffPackageObjects(oldObjects, newObjects);
     changes.changed.push(...diff.changed);
@@ -194,10 +215,10 @@ export async function diffStoredPackages(
     const oldObjects: PackageObjectMap = new Map();
     const newObjects: PackageObjectMap = new Map();
     for (const group of new Set(moved.map((key) => removedIn.get(key) as number))) {
-      for (const record of (await groupRecords(storeDir, beforeShards, group, groups)).values()) addObjects(oldObjects, recordObjects(record, withdrawnBefore));
+      for (const record of (await groupRecords(storeDir, beforeShards, group, groups)).values()) addObjects(oldObjects, recordObjects(record, withdrawnBefore), classBefore);
     }
     for (const group of new Set(moved.map((key) => createdIn.get(key) as number))) {
-      for (const record of (await groupRecords(storeDir, after.shards, group, groups)).values()) addObjects(newObjects, recordObjects(record, withdrawnAfter));
+      for (const record of (await groupRecords(storeDir, after.shards, group, groups)).values()) addObjects(newObjects, recordObjects(record, withdrawnAfter), classAfter);
     }
     const diff = diffPackageObjects(
       new Map(moved.map((key) => [key, oldObjects.get(key) ?? {}])),

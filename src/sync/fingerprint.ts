@@ -77,7 +77,8 @@ export function directoryJsonOnce(): DirectoryJson {
  * (the directory's JSON composed in, so that a memoized `directoryJsonOf` gives the same digest).
  */
 export function mappingDigest(code: string, options: MappingOptions, directoryJsonOf: DirectoryJson = directoryJson): string {
-  const head = canonicalJson([code, options.settlementStockClassName ?? null, options.lineage ?? null, options.issuerProfile ?? null]);
+  // Strict mode turns some mappings into errors; the code part carries it, so that a digest without it stays as it was.
+  const head = canonicalJson([options.strict === true ? `${code}+strict` : code, options.settlementStockClassName ?? null, options.lineage ?? null, options.issuerProfile ?? null]);
   const stakeholders = options.stakeholders === undefined ? "null" : directoryJsonOf(options.stakeholders);
   return digestOfJson(`${head.slice(0, -1)},${stakeholders}]`);
 }

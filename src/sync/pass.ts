@@ -28,6 +28,7 @@ import { epochMsToUtcDateTime, parseUtcDateTime, toFilterDateTime, utcDateTimeTo
 import { exportIssuerOfJob, rawLastModified, type IssuerExport, type MappedRecordItem } from "../export/export-issuer.js";
 import { exportDigest } from "../export/resume.js";
 import { mapGrant, type AccumulatedIssuer } from "../mapping/accumulator.js";
+import { keepDeliveredShares } from "../mapping/delivered-shares.js";
 import { isMappingError } from "../mapping/errors.js";
 import type { ShareClassDirectory } from "../mapping/share-classes.js";
 import type { MappingOptions } from "../mapping/types.js";
@@ -191,8 +192,12 @@ function invalidHeader(kind: RecordKind, raw: unknown, hash: string): RecordHead
 
 /**
  * A stored record with its mapping: from the parsed record when the pull has it, else parsed again
- * from its JSON. A record that fails parsing or mapping is stored flagged, with no mapping: the
- * package is written with it quarantined, or fails, as `onInvalid` says.
+ * from its JSON. A record that fails parsing or mapping is stored flagged, with no mapping (a unit:
+ * with the shares its settlements delivered, which the package keeps, `delivered-shares.ts`): the
+ * package is written with it quarantined, or fails, as `onInvalid` says. A unit whose settled shares
+ * are in a class the mapping chooses is stored as `mapUnit` maps it, marked: the export and the
+ * change set move it to the class chosen for the package (`rebindSettlementClass`), so a change in
+ * the issuer's classes never leaves it with a stale choice.
  */
 function mapped(kind: RecordKind, rawJson: string, hash: string, context: { issuerId: string; options: MappingOptions; shareClasses?: ShareClassDirectory }, known?: { parsed: ParsedRecord; warnings: SourceWarning[] }): StoredRecord {
   const raw: unknown = JSON.parse(rawJson);
@@ -214,7 +219,8 @@ function mapped(kind: RecordKind, rawJson: string, hash: string, context: { issu
     return { key, header, mapped: JSON.stringify(mapGrant(parsed, context)), raw: rawJson };
   } catch (error) {
     if (!isMappingError(error)) throw error;
-    return { key, header: { ...header, s: "unmappable" }, mapped: "", raw: rawJson };
+    const kept = parsed.kind === "restrictedStockUnit" ? keepDeliveredShares(parsed.record, context)?.mapped : undefined;
+    return { key, header: { ...header, s: "unmappable" }, mapped: kept === undefined ? "" : JSON.stringify(kept), raw: rawJson };
   }
 }
 
@@ -225,7 +231,7 @@ async function* storedItems(storeDir: string, shards: readonly number[], issuerI
     const records = await readShardMappings(storeDir, shard, generation);
     let withJson: StoredRecord[] | undefined;
     for (const [index, record] of records.entries()) {
-      if (record.mapped !== "") {
+      if (record.header.s === undefined && record.mapped !== "") {
         yield { type: "mapped", mapped: JSON.parse(record.mapped), lastModified: record.header.m, warnings: record.header.w ?? [] };
         continue;
       }
@@ -272,6 +278,7 @@ export async function* syncIssuer(
     ...(directory === undefined ? {} : { stakeholders: directory }),
     ...(options.settlementStockClassName === undefined ? {} : { settlementStockClassName: options.settlementStockClassName }),
     ...(options.lineage === undefined ? {} : { lineage: options.lineage }),
+    ...(options.strict === undefined ? {} : { strict: options.strict }),
   };
   const mapping = mappingDigest(options.mappingCode, mappingOptions, options.directoryJsonOf);
   const folder = resolve(options.outDir, name);
@@ -521,7 +528,15 @@ export async function* syncIssuer(
       await exportDigest(client, packageOptions, directoryJsonOf),
     );
     if (head === undefined) throw new Error("the export wrote a package without settling its issuer-level objects");
-    const headFile = { issuer: head.issuer, stakeholders: head.stakeholders, stockClasses: head.stockClasses, stockPlans: head.stockPlans, withdrawn: head.withdrawn };
+    const headFile = {
+      issuer: head.issuer,
+      stakeholders: head.stakeholders,
+      stockClasses: head.stockClasses,
+      stockPlans: head.stockPlans,
+      withdrawn: head.withdrawn,
+      ...(head.settlementClass === undefined ? {} : { settlementClass: head.settlementClass }),
+      ...(head.classNames === undefined ? {} : { classNames: head.classNames }),
+    };
     await writeHead(storeDir, built, headFile);
     const { changes, objects } = await diffStoredPackages(storeDir, before, { shards: nextStore.shards, head: headFile }, priorPackage?.objects ?? 0, { signal });
     yield { type: "package-written", issuerId, folder: written.folder, zip: written.zip, transactions: written.transactions, changes, warnings: written.warnings };

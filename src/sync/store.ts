@@ -54,7 +54,10 @@ export interface RecordHeader {
 export interface StoredRecord {
   key: string;
   header: RecordHeader;
-  /** The `MappedRecord` as JSON; `""` when the record failed parsing or mapping, or is not mapped yet. */
+  /**
+   * The `MappedRecord` as JSON; `""` when the record failed parsing or mapping, or is not mapped yet.
+   * An `"unmappable"` unit holds the shares its settlements delivered (the package keeps them), if any.
+   */
   mapped: string;
   /** The record exactly as the service sent it, as JSON. */
   raw: string;
@@ -491,6 +494,10 @@ export interface PackageHeadFile {
   stockPlans: AccumulatedIssuer["stockPlans"];
   /** Keys of records whose objects were left out (they lost an id collision). */
   withdrawn: string[];
+  /** The class stored mappings marked `assumedSettlementClass` were moved to in the package. */
+  settlementClass?: AccumulatedIssuer["settlementClass"];
+  /** Class ids named two ways → the name stored mappings of them were moved to in the package. */
+  classNames?: AccumulatedIssuer["classNames"];
 }
 
 export async function writeHead(storeDir: string, generation: number, head: PackageHeadFile): Promise<void> {

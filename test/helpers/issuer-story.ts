@@ -7,7 +7,9 @@
  * cancellation day (on the day of a partial cancellation, and on the day of one that, with them, ends
  * the grant in full); acceptances come at the issue, on or after the cancellation day (after a full
  * cancellation too), or not at all; milestones are met on the day the grant ends too; awards are of
- * two share classes, and units deliver one of them;
+ * two share classes, and units deliver one of them or name none (the default options then choose the
+ * class, stated); a met milestone of a grant that does not end may pay half its target (below
+ * target) or twice it (its maximum: a payout above target);
  * amounts have up to 6 decimal places; some records leave out the optional fields (acceptance,
  * vesting start, label, certificate, a settlement's price when the unit has one, zero quantities).
  * Every counter agrees with the events, so every record can become valid OCF; what a reader computes
@@ -62,6 +64,12 @@ interface GrantPlan {
   milestone: "none" | "met" | "met-on-end" | "pending";
   milestoneAmount: string;
   milestoneMetAfterDays: number;
+  /**
+   * What a met milestone pays, on a grant that does not end (the counters of an ended grant are
+   * stated against targets here): its target, half of it (met below target: the rest stays
+   * outstanding, never to vest), or twice it (its maximum, a payout above target).
+   */
+  milestonePaid: "target" | "half" | "double";
   stakeholder: string;
   end: "none" | "terminated" | "partial-cancel" | "partial-cancel-listed";
   endAfterDays: number;
@@ -84,6 +92,8 @@ interface GrantPlan {
   acceptDelay: number;
   /** The share class: of the award, or the one the unit delivers. */
   shareClass: 0 | 1;
+  /** Units only: whether the unit names its class (`shareClassId`), or names none (the default options then choose one, stated). */
+  unitClass: "named" | "none";
   /** Leave out the optional fields: vesting start, label, the certificate, price and zero quantities of a settlement. */
   sparse: boolean;
 }
@@ -103,6 +113,7 @@ const grantPlan: fc.Arbitrary<GrantPlan> = fc.record({
   milestone: fc.constantFrom("none", "none", "met", "met-on-end", "pending"),
   milestoneAmount: amount,
   milestoneMetAfterDays: fc.integer({ min: 30, max: 900 }),
+  milestonePaid: fc.constantFrom("target", "target", "half", "double"),
   stakeholder: fc.constantFrom("s1", "s2", "s3", "s4"),
   end: fc.constantFrom("none", "none", "terminated", "terminated", "partial-cancel", "partial-cancel-listed"),
   endAfterDays: fc.integer({ min: 1, max: 1500 }),
@@ -117,6 +128,7 @@ const grantPlan: fc.Arbitrary<GrantPlan> = fc.record({
   acceptance: fc.constantFrom("issue", "issue", "after-end", "on-end", "none"),
   acceptDelay: fc.integer({ min: 1, max: 400 }),
   shareClass: fc.constantFrom(0 as const, 1 as const),
+  unitClass: fc.constantFrom("named", "named", "none"),
   sparse: fc.boolean(),
 });
 
@@ -151,13 +163,16 @@ function shape(plan: GrantPlan): Shaped {
   if (plan.milestone !== "none") {
     const metOn = plan.milestone === "met-on-end" && ends ? endDate : addDays(plan.issueDate, plan.milestoneMetAfterDays);
     const met = plan.milestone !== "pending" && metOn <= cutoff;
+    const maximum = plan.milestonePaid === "double" && plan.end === "none" ? text(new Decimal(plan.milestoneAmount).times(2)) : plan.milestoneAmount;
+    const paid = plan.milestonePaid === "half" && plan.end === "none" ? text(new Decimal(plan.milestoneAmount).div(2)) : maximum;
     events.push({
       id: "m1",
-      ...(met ? { vestDate: metOn, vestedQuantity: plan.milestoneAmount } : {}),
-      quantity: plan.milestoneAmount,
+      ...(met ? { vestDate: metOn, vestedQuantity: paid } : {}),
+      // The deprecated quantity is the maximum until the condition is met, the target afterwards (§9.8).
+      quantity: met ? plan.milestoneAmount : maximum,
       performanceCondition: true,
       vested: met,
-      maxQuantity: plan.milestoneAmount,
+      maxQuantity: maximum,
       targetQuantity: plan.milestoneAmount,
     });
   }
@@ -252,7 +267,10 @@ function settle(gross: Decimal, date: string, plan: GrantPlan, n: number, index:
 }
 
 function unit(plan: GrantPlan, index: number): RestrictedStockUnit {
-  return accepted(plan, unitStory(plan, index));
+  const record = accepted(plan, unitStory(plan, index));
+  if (plan.unitClass === "named") return record;
+  const { shareClassId: _none, ...classless } = record;
+  return classless;
 }
 
 function unitStory(plan: GrantPlan, index: number): RestrictedStockUnit {

@@ -7,7 +7,7 @@ import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
-import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
@@ -43,9 +43,7 @@ ${ISSUERS_FILE_HELP}
                            "*": { ...for every other issuer } } (the README shows every field)
   --stakeholders FILE      JSON: { "<stakeholderId>": { "legalName", "type", "firstName", "lastName",
                            "currentRelationship" } }, or the same keyed by issuer id first
-  --settlement-class NAME  the stock class of the shares a unit's settlements issue, for units that
-                           name no shareClassId (a unit that does delivers that class); without it such
-                           a unit's settlements are an error (no class is invented)
+${CHOICES_HELP}
   --lineage MODE           documents (default): a partial cancellation ends the security and its
                            remainder is a new balance issuance (OCF's documents); same-security: the
                            remainder stays on the grant's security (OCF #531)
@@ -84,6 +82,8 @@ Examples:
       --out /data/ocf --concurrency 8 --on-invalid quarantine --log json --json > summary.json
   ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --shard 2/4   # job 2 of 4
   ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --resume   # after Ctrl-C
+  ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --settlement-class Common
+  ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --strict --on-invalid quarantine
   echo '{ "7": { "legalName": "Seven Robotics, Inc.", "formationDate": "2014-03-01", "countryOfFormation": "US" } }' > profiles.json
   echo '{ "5120": { "legalName": "Ada Lovelace", "type": "INDIVIDUAL", "currentRelationship": "EMPLOYEE" } }' > people.json
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --issuer-profile profiles.json --stakeholders people.json
@@ -178,6 +178,7 @@ export async function runExport(
       generatedAt?: string;
       settlementStockClassName?: string;
       lineage?: Lineage;
+      strict?: boolean;
       deadlineMs?: number;
       resume?: boolean;
     };

@@ -8,7 +8,7 @@ import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, failureCodeOf, writeLine, type CliIo } from "../io.js";
-import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings } from "../progress.js";
@@ -53,9 +53,7 @@ ${ISSUERS_FILE_HELP}
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at
   --issuer-profile FILE    issuer profiles, as for 'ocf-sync export'
   --stakeholders FILE      stakeholder directory, as for 'ocf-sync export'
-  --settlement-class NAME  the stock class of the shares a unit's settlements issue, for units that
-                           name no shareClassId (a unit that does delivers that class); without it such
-                           a unit's settlements are an error (no class is invented)
+${CHOICES_HELP}
   --lineage MODE           documents (default): a partial cancellation ends the security and its
                            remainder is a new balance issuance (OCF's documents); same-security: the
                            remainder stays on the grant's security (OCF #531)
@@ -76,7 +74,8 @@ stopped as FAILED DEADLINE_EXCEEDED) or another sync holds a lock, 2 usage error
 Examples:
   ocf-sync sync --base-url https://api.carta.com --issuers-file issuers.txt --out /data/ocf \\
       --state /data/ocf-sync-state.json
-  ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --full --json > changes.json`;
+  ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --full --json > changes.json
+  ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --strict`;
 
 /** The `--json` document: per issuer, the counts `created`, `changed`, `removed`, `unchanged` and the objects. */
 export function changeSetDocument(results: readonly IssuerSyncResult[], onInvalid: OnInvalid): unknown {

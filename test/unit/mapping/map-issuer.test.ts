@@ -143,8 +143,8 @@ describe("mapIssuer", () => {
     expect(mapped.warnings.map((w) => w.code)).toContain("PLACEHOLDER_STOCK_CLASS");
   });
 
-  it("fails the issuer when two awards give one share class id two names", () => {
-    const error = mappingErrorOf(() => mapRecords({ awards: [baseAward(), { ...termsAward(), shareClassName: "Class B" }] }));
+  it("fails the issuer under --strict when two awards give one share class id two names (class-names.test.ts: the rule without it)", () => {
+    const error = mappingErrorOf(() => mapRecords({ awards: [baseAward(), { ...termsAward(), shareClassName: "Class B" }] }, { strict: true }));
     expect(error.code).toBe("MAPPING_CONFLICT");
     expect(error.message).toMatch(/share class id "4519cc18-ee7f-4fb7-8a4b-b70a063de4f5" is named both "(Common" and "Class B|Class B" and "Common)"/);
   });

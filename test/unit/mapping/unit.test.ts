@@ -53,17 +53,17 @@ describe("mapUnit", () => {
     );
   });
 
-  it("delivers the class its shareClassId names: by an award, else the id itself; else --settlement-class; never a default", () => {
+  it("delivers the class its shareClassId names: by an award, else the id itself; else --settlement-class; else a class it says it chose", () => {
     expect(issuanceOf(mapUnit(baseUnit(), { issuerId: ISSUER_ID })).stock_class_id).toBe(`stock-class-${COMMON_ID}`);
     const { shareClassId: _, ...classless } = baseUnit();
     expect(issuanceOf(map(classless, "Class A Common")).stock_class_id).toBe("stock-class-Class A Common");
     expect(txOfType(map(classless, "Class A Common"), "TX_STOCK_ISSUANCE").map((i) => i.stock_class_id)).toEqual(Array(4).fill("stock-class-Class A Common"));
     // The source's class wins over the option, which is only for units that name none.
     expect(issuanceOf(map(baseUnit(), "Class A Common")).stock_class_id).toBe("stock-class-Common");
-    const error = mappingErrorOf(() => map(classless));
-    expect(error.code).toBe("MAPPING_MISSING_VALUE");
-    expect(error.path).toBe("shareClassId");
-    expect(error.message).toContain("--settlement-class NAME");
+    // Neither: the placeholder class, marked for mapIssuer to settle (settlement-class.test.ts).
+    const chosen = map(classless);
+    expect(chosen.assumedSettlementClass).toBe(true);
+    expect(issuanceOf(chosen).stock_class_id).toBe("stock-class-unstated-settlement-class");
     const noSettlements = map({ ...classless, settlements: [], releasedQuantity: "0", netSettledQuantity: "0", canceledQuantity: "0", forfeitedQuantity: "0", expiredQuantity: "0", returnedToPoolQuantity: "0", returnedToTreasuryQuantity: "0" });
     expect(issuanceOf(noSettlements)).not.toHaveProperty("stock_class_id");
   });

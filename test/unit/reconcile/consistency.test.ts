@@ -45,6 +45,14 @@ describe("checkSourceConsistency", () => {
     expect(check([award], [unit])).toEqual([]);
   });
 
+  it("takes the events plus what was cancelled as the quantity when the cancelled tranches left the list", () => {
+    // 50 vested stay listed; the 50 cancelled on 2025-01-05 are off the list, as the service shows the grant that remains.
+    const cancelledOff = { ...award, canceledDate: "2025-01-05", canceledQuantity: "50", returnedToPoolQuantity: "50", vestingEvents: award.vestingEvents.slice(0, 1) };
+    expect(check([cancelledOff])).toEqual([]);
+    // Neither the events alone (50) nor with the cancellation (90) make the quantity.
+    expect(check([{ ...cancelledOff, canceledQuantity: "40", returnedToPoolQuantity: "40" }])).toEqual([["A1", "quantity", "100", "50"]]);
+  });
+
   it("finds nothing in the sample data but acme-robotics RSA-0003", async () => {
     for (const issuerId of Object.keys(SAMPLE_PACKAGES)) {
       const found = checkSourceConsistency(await sampleSource(issuerId)).map((d) => [d.recordId, d.field, d.expected, d.actual]);
