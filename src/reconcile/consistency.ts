@@ -143,7 +143,8 @@ interface EarlyRelease {
  * `RELEASED_BEFORE_VESTED`: a settlement that brings what the unit has released by its date to more
  * than had vested by then. Vested: the events marked vested (`vestedQuantity`, else the target),
  * dated up to the settlement (one without a date counts from the start); a unit without events vests
- * everything on its issue date. A package mapped from the unit releases as early (issue 24).
+ * everything on its issue date. A settlement sent twice counts once (`settlementsSentOnce`). A package
+ * mapped from the unit releases as early (issue 24).
  */
 function releasedBeforeVested(unit: RestrictedStockUnit): EarlyRelease[] {
   const found: EarlyRelease[] = [];
@@ -155,8 +156,10 @@ function releasedBeforeVested(unit: RestrictedStockUnit): EarlyRelease[] {
     tranches = [{ date: unit.issueDate, amount: unit.quantity }];
   } else return found;
   tranches.sort((a, b) => compareIso(a.date, b.date));
+  // A settlement sent twice was settled once (the mapping's rule): the repeat releases nothing more.
+  const once = new Set(settlementsSentOnce(unit.settlements));
   const settled = unit.settlements
-    .map((s, n) => ({ n, date: s.settlementDate, quantity: s.releaseQuantity }))
+    .map((s, n) => ({ n, date: s.settlementDate, quantity: once.has(s) ? s.releaseQuantity : undefined }))
     .filter((s): s is { n: number; date: CalendarDate; quantity: DecimalString } => s.date !== undefined && s.quantity !== undefined)
     .sort((a, b) => compareIso(a.date, b.date) || a.n - b.n);
   let released: DecimalString = "0";

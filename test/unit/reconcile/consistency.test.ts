@@ -120,6 +120,19 @@ describe("checkSourceConsistency", () => {
       expect(difference?.message).toBe('unit "U1": settlements[0] on 2024-05-31 brings what is released to 30, but only 0 had vested by then (its vesting events marked vested, dated up to then)');
     });
 
+    it("counts a settlement sent twice once, as the mapping releases it", () => {
+      const twice = settledOn("2024-06-01", "2024-09-01");
+      const [first, second] = twice.settlements as [RestrictedStockUnit["settlements"][number], RestrictedStockUnit["settlements"][number]];
+      const sent = { ...first, certificateId: "c-1" };
+      expect(early([{ ...twice, settlements: [sent, { ...sent }, second] }])).toEqual([]);
+      // Two that share a certificate id but differ are both settled.
+      expect(early([{ ...twice, settlements: [sent, { ...sent, releaseQuantity: "31", netSettlementQuantity: "19" }, second] }])).toEqual([
+        ["U1", "settlements[0]", "61", "30"],
+        ["U1", "settlements[1]", "61", "30"],
+        ["U1", "settlements[2]", "91", "60"],
+      ]);
+    });
+
     it("reads a unit without vesting events as vested in full on its issue date", () => {
       const plain = { ...unit, issueDate: "2024-06-01" } as RestrictedStockUnit;
       expect(early([plain])).toEqual([]);
