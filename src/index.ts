@@ -125,7 +125,7 @@ export type { ReadOcfPackageOptions } from "./ocf/package-reader.js";
 export { PACKAGE_PROBLEM_CODES, validatePackageAt } from "./ocf/validate-package.js";
 export type { LineageUsed, PackageCounts, PackageProblem, PackageProblemCode, PackageValidationReport, ValidatePackageAtOptions } from "./ocf/validate-package.js";
 export { LEDGER_PROBLEM_CODES, LINEAGE_READINGS, checkLineage, declaredLineage } from "./ocf/security-ledger.js";
-export type { CheckLineageOptions, LedgerProblemCode, LineageProblem } from "./ocf/security-ledger.js";
+export type { CheckLineageOptions, LedgerProblemCode, LedgerSeverity, LineageProblem } from "./ocf/security-ledger.js";
 
 // Exporting: pull, map, validate and write one package per issuer
 export { ExportValidationError, exportIssuer } from "./export/export-issuer.js";

@@ -30,10 +30,13 @@ export function assertValidOcf(location: MappingLocation, objects: Iterable<{ id
  * consistently under `lineage` (the rules `ocf-sync validate` applies to a package: nothing after a
  * security ends, balances that exist and match, nothing consumed beyond what is outstanding). The
  * mapping is built to satisfy them; this is the net under it, so that a record the rules reject is
- * quarantined on its own instead of failing its whole package at validation.
+ * quarantined on its own instead of failing its whole package at validation. A warning of the rules
+ * (`RELEASED_BEFORE_VESTED`: validate still calls such a package valid, and the mapping warns of it
+ * itself) is no reason to quarantine.
  */
 export function assertConsistentLineage(location: MappingLocation, transactions: readonly OcfTransaction[], lineage: Lineage): void {
-  const problems = checkLineage(transactions as readonly (OcfTransaction & Readonly<Record<string, unknown>>)[], { reading: lineage });
+  const findings = checkLineage(transactions as readonly (OcfTransaction & Readonly<Record<string, unknown>>)[], { reading: lineage });
+  const problems = findings.filter((finding) => finding.severity === "problem");
   const first = problems[0];
   if (first === undefined) return;
   const all = problems.map((p) => `${p.object.object_type} ${JSON.stringify(p.object.id)} ${p.jsonPath}: ${p.message} [${p.code}]`).join("; ");

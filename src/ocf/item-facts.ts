@@ -10,7 +10,7 @@
  * facts in the same order.
  */
 import { UNSCHEMED_TRANSACTION_TYPES, validateOcfFileItem, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
-import { ISSUANCE_TYPES, canonicalObjectType, ledgerEntryOf, objectFindings, type LedgerEntry, type LedgerFinding } from "./security-ledger.js";
+import { ISSUANCE_TYPES, canonicalObjectType, ledgerEntryOf, objectFindings, vestingSchedule, type LedgerEntry, type LedgerFinding } from "./security-ledger.js";
 import { describeValue } from "../errors.js";
 import { utf8Text } from "./json-items.js";
 
@@ -56,6 +56,8 @@ export interface ItemFacts {
   /** Of a transaction: what the ledger reads of it, and what is wrong with it alone. */
   entry?: LedgerEntry;
   findings?: LedgerFinding[];
+  /** Of an equity compensation issuance: its `vestings`, packed (`vestingSchedule`). */
+  vestings?: string;
   /** `vesting_terms_id`, when a string (issuances). */
   vestingTermsId?: string;
   /** `vesting_condition_id`, when a string (vesting starts and events). */
@@ -83,6 +85,8 @@ export function itemFacts(value: unknown, schemaType: OcfItemsFileType | undefin
     const entry = ledgerEntryOf(record);
     facts.entry = entry;
     facts.findings = objectFindings(record, entry);
+    const vestings = vestingSchedule(record, entry);
+    if (vestings !== undefined) facts.vestings = vestings;
     const terms = record.vesting_terms_id;
     if (typeof terms === "string") facts.vestingTermsId = terms;
     const condition = record.vesting_condition_id;

@@ -19,10 +19,18 @@
  * Either way the transactions of a security are taken in the order date, kind, position (the
  * project's canonical kind order, `TRANSACTION_KIND_ORDER`: issuance, acceptance, vesting start,
  * vesting event, release, cancellation, return to pool), so that a package's file order does not
- * matter. Quantities are exact decimals. Every problem names the transaction and the field.
+ * matter. That order is the project's, not OCF's: OCF 1.2.0 orders by date only, and readers take a
+ * day in file order, by type (OCF-Tools) or otherwise (consumer-true-ocf.md, "Order within a day"). So
+ * nothing may act on a security that another transaction of the same day ends (`SAME_DAY_ORDER`; a
+ * return to pool excepted): by the documents, a terminal transaction; on the same security, a
+ * retraction or a move to a balance security (an end by consumption comes out the same in every order).
+ * A release that takes more than the security's `vestings` have vested by its date is reported
+ * (`RELEASED_BEFORE_VESTED`), as a warning: the source settled units before they vested, which is odd
+ * but valid OCF (`LEDGER_WARNING_CODES`). Quantities are exact decimals. Every finding names the
+ * transaction and the field.
  */
 import { compareDecimalStrings, isPositiveDecimal, normalizeSourceDecimal, plainNumeric, sumDecimalStrings, type DecimalString } from "../decimal.js";
-import { isCalendarDate, type CalendarDate } from "../dates.js";
+import { dayNumber, isCalendarDate, type CalendarDate } from "../dates.js";
 import { describeValue } from "../errors.js";
 import { TRANSACTION_KIND_ORDER } from "../mapping/order.js";
 import { LEGACY_OBJECT_TYPES, OCF_NUMERIC_PATTERN } from "./schemas.js";
@@ -56,7 +64,11 @@ export function declaredLineage(manifest: Readonly<Record<string, unknown>>): Li
   return undefined;
 }
 
-/** The problems the ledger finds, with what each means. Codes are stable. */
+/**
+ * The findings of the ledger, with what each means. Codes are stable. Each is a problem (the
+ * transactions do not read consistently) except `RELEASED_BEFORE_VESTED`, a warning
+ * (`LEDGER_WARNING_CODES`).
+ */
 export const LEDGER_PROBLEM_CODES = {
   NEGATIVE_QUANTITY: "a quantity is negative",
   VESTING_AMOUNT_NOT_POSITIVE: "a vesting tranche vests zero or a negative amount",
@@ -72,9 +84,27 @@ export const LEDGER_PROBLEM_CODES = {
   BALANCE_IS_SELF: "a transaction names its own security as its balance security",
   RETURN_TO_POOL_EXCEEDS: "more of a security is returned to the pool than was cancelled or repurchased",
   DANGLING_REFERENCE: "a transaction names a security no issuance creates",
+  SAME_DAY_ORDER:
+    "a transaction acts on a security that another transaction of the same day ends (a cancellation, …; same-security reading: a retraction or a move to a balance security): OCF 1.2.0 does not order a day's transactions, so some reader sees it act on an ended security; only a return to pool may",
+  RELEASED_BEFORE_VESTED:
+    "a warning (the package stays valid): a release brings what is released of a security to more than its vestings have vested by the release's date, as a source that settled units before they vested does",
 } as const;
 /** The code of a problem the ledger finds (`BALANCE_MISSING`, `OVER_CONSUMED`, …). */
 export type LedgerProblemCode = keyof typeof LEDGER_PROBLEM_CODES;
+
+/**
+ * How much a finding weighs: a `"problem"` makes the transactions inconsistent (a package with one is
+ * invalid), a `"warning"` reports a data oddity in transactions that are still valid OCF.
+ */
+export type LedgerSeverity = "problem" | "warning";
+
+/** The codes of `LEDGER_PROBLEM_CODES` whose findings are warnings; every other code is a problem. */
+export const LEDGER_WARNING_CODES: ReadonlySet<LedgerProblemCode> = new Set<LedgerProblemCode>(["RELEASED_BEFORE_VESTED"]);
+
+/** The severity of a finding of code `code` (see `LEDGER_WARNING_CODES`). */
+export function ledgerSeverity(code: string): LedgerSeverity {
+  return LEDGER_WARNING_CODES.has(code as LedgerProblemCode) ? "warning" : "problem";
+}
 
 /** Transactions that create a security. Warrants and convertibles are not modelled elsewhere, but create their security_id. */
 export const ISSUANCE_TYPES: ReadonlySet<string> = new Set([
@@ -211,6 +241,45 @@ export interface LedgerIssuance {
   readonly type: string;
   readonly date?: CalendarDate | undefined;
   readonly quantity?: DecimalString | undefined;
+  /** Of an equity compensation issuance with a `vestings` list: its tranches, packed by `vestingSchedule`. */
+  readonly vestings?: string | undefined;
+}
+
+/**
+ * The `vestings` of an equity compensation issuance (what its releases may take, and when) as one
+ * short string: its valid tranches (a date, a positive OCF Numeric in plain form) in date order, each
+ * `<day>[ <amount>]` joined by `;`, where the first day is a `dayNumber` (`20210101`) and each later one
+ * what is added to the one before (`100` a month on), and an amount is left out when it is the one
+ * before: `"20210101 250;100;100;8900 300"`. About 4 bytes a tranche, since a streaming check keeps it
+ * for every grant until its releases have walked it. `undefined` for any other transaction, and for an
+ * issuance without such a list (its VestingTerms are not walked here; with neither, everything is
+ * vested at issuance).
+ */
+export function vestingSchedule(value: Readonly<Record<string, unknown>>, entry: LedgerEntry): string | undefined {
+  if (entry.type !== "TX_EQUITY_COMPENSATION_ISSUANCE") return undefined;
+  const vestings = value.vestings;
+  if (!Array.isArray(vestings) || vestings.length === 0) return undefined;
+  const tranches: { day: number; amount: DecimalString }[] = [];
+  let sorted = true;
+  for (const vesting of vestings as unknown[]) {
+    if (typeof vesting !== "object" || vesting === null) continue;
+    const { date, amount } = vesting as { date?: unknown; amount?: unknown };
+    if (typeof date !== "string" || !isCalendarDate(date) || typeof amount !== "string") continue;
+    const plain = isPositiveWhole(amount) ? amount : OCF_NUMERIC_PATTERN.test(amount) ? plainNumeric(amount) : undefined;
+    if (plain === undefined || !isPositiveDecimal(plain)) continue;
+    const day = dayNumber(date);
+    if (tranches.length > 0 && day < (tranches[tranches.length - 1] as { day: number }).day) sorted = false;
+    tranches.push({ day, amount: plain });
+  }
+  if (tranches.length === 0) return undefined;
+  if (!sorted) tranches.sort((a, b) => a.day - b.day);
+  let previous = { day: 0, amount: "" };
+  const parts = tranches.map((t) => {
+    const part = t.amount === previous.amount ? String(t.day - previous.day) : `${t.day - previous.day} ${t.amount}`;
+    previous = t;
+    return part;
+  });
+  return parts.join(";");
 }
 
 /** A problem about one object, relative to it: `path` is `".quantity"`, `".vestings[2].amount"`, … */
@@ -309,6 +378,48 @@ export interface ChainSink {
    * issuance (it may come later in a package).
    */
   balance(balanceSecurityId: string, remainder: DecimalString): void;
+  /**
+   * The transaction just applied ends the security, and another of its day was applied before it
+   * without knowing (`apply` without `dayEnder`): that one's `SAME_DAY_ORDER` is missing. A caller
+   * that applies a chain as it streams follows the security again with `applyChain`.
+   */
+  sameDayUnsettled?(): void;
+}
+
+/**
+ * The tranches of `schedule` (`vestingSchedule`'s form) from offset `at` on, the first one's day made
+ * whole again (`day`: that of the tranche before it) and its amount said (`amount`: the one before).
+ */
+function rest(schedule: string, at: number, day: number, amount: DecimalString): string {
+  if (at >= schedule.length) return "";
+  const first = trancheAt(schedule, at);
+  return `${day + first.delta} ${first.amount ?? amount}${schedule.slice(first.stop)}`;
+}
+
+/** The tranche of `schedule` at offset `at`: where it stops, what its day adds to the one before, its amount when said. */
+function trancheAt(schedule: string, at: number): { stop: number; delta: number; amount: DecimalString | undefined } {
+  const next = schedule.indexOf(";", at);
+  const stop = next === -1 ? schedule.length : next;
+  const space = schedule.indexOf(" ", at);
+  const explicit = space !== -1 && space < stop;
+  return { stop, delta: Number(schedule.slice(at, explicit ? space : stop)), amount: explicit ? schedule.slice(space + 1, stop) : undefined };
+}
+
+/** A sink that hears nothing (a trial run). */
+const SILENT: ChainSink = { problem: () => undefined, balance: () => undefined };
+
+/**
+ * Whether `entry`, acting on a live security, ends it whatever else its day holds: by the documents a
+ * terminal transaction; on the same security a retraction, or a transaction that moves what is left to
+ * a balance security (what it moves depends on what the day took before it). An end by consumption
+ * is not: outstanding = issued − Σ on one id comes out the same in every order.
+ */
+function endsItsDay(entry: LedgerEntry, reading: Lineage): boolean {
+  const { type } = entry;
+  if (reading === "documents") return TERMINAL_VERB[type] !== undefined;
+  if (RETRACTIONS.has(type)) return true;
+  const { balanceSecurityId: balance, quantity } = entry;
+  return (type === RELEASE || TERMINAL_VERB[type] !== undefined) && balance !== undefined && balance !== entry.securityId && quantity !== undefined && !isNegative(quantity);
 }
 
 /** `BALANCE_MISMATCH` when the balance security's issued quantity is not the remainder. */
@@ -321,11 +432,15 @@ export function balanceFinding(balanceSecurityId: string, remainder: DecimalStri
   };
 }
 
-/** How a security ended, for messages. */
-export interface ChainEnd {
-  date: CalendarDate;
+/** The transaction that ends a security on a day, for messages. */
+export interface DayEnder {
   type: string;
-  id: string | undefined;
+  id?: string | undefined;
+}
+
+/** How a security ended, for messages. */
+export interface ChainEnd extends DayEnder {
+  date: CalendarDate;
   how: "terminal" | "consumed" | "balance" | "retracted";
   balance?: string;
 }
@@ -345,11 +460,37 @@ export interface ChainState {
   overConsumed: boolean;
   overReturned: boolean;
   end: ChainEnd | undefined;
+  /** Whether a transaction acted on the live security on `lastDate` without ending it (`SAME_DAY_ORDER`). */
+  dayActed: boolean;
+  /** Whether a transaction that ends the security whatever the order of its day did so on `lastDate`. */
+  dayEnded: boolean;
+  /**
+   * With `vestings`: released so far, what the tranches walked have vested, and the tranches still to
+   * walk (`vestingSchedule`'s form, its first day a `dayNumber`); `undefined` before the first release
+   * (the issuance's `vestings`), `""` once every tranche is walked.
+   */
+  released: DecimalString;
+  vested: DecimalString;
+  toVest: string | undefined;
 }
 
 /** The state of a security before any transaction on it. */
 export function freshChainState(): ChainState {
-  return { lastDate: "", lastRank: -1, used: "0", returnable: "0", returned: "0", overConsumed: false, overReturned: false, end: undefined };
+  return {
+    lastDate: "",
+    lastRank: -1,
+    used: "0",
+    returnable: "0",
+    returned: "0",
+    overConsumed: false,
+    overReturned: false,
+    end: undefined,
+    dayActed: false,
+    dayEnded: false,
+    released: "0",
+    vested: "0",
+    toVest: undefined,
+  };
 }
 
 /**
@@ -371,12 +512,21 @@ export class SecurityChain {
     return entry.date > lastDate || (entry.date === lastDate && sameDayRank(entry.type) >= lastRank);
   }
 
-  /** Applies the next transaction of the security (undated ones are skipped: the schemas report them). */
-  apply(entry: LedgerEntry, sink: ChainSink): void {
+  /**
+   * Applies the next transaction of the security (undated ones are skipped: the schemas report them).
+   * `dayEnder`: a later transaction of the same day that ends the security (`applyChain` looks ahead;
+   * a caller that does not is told by `sink.sameDayUnsettled` when it should have).
+   */
+  apply(entry: LedgerEntry, sink: ChainSink, dayEnder?: DayEnder): void {
     const { date, type } = entry;
     if (date === undefined) return;
-    this.state.lastDate = date;
-    this.state.lastRank = sameDayRank(type);
+    const state = this.state;
+    if (date !== state.lastDate) {
+      state.dayActed = false;
+      state.dayEnded = false;
+    }
+    state.lastDate = date;
+    state.lastRank = sameDayRank(type);
     const issuedOn = this.issuance.date;
     // The vesting commencement date may precede the grant (ocf-1.2.0.md §7.3): a vesting start is exempt.
     if (issuedOn !== undefined && date < issuedOn && type !== VESTING_START) {
@@ -388,8 +538,80 @@ export class SecurityChain {
       if (quantity !== undefined) this.giveBack(quantity, date, sink);
       return;
     }
+    const live = state.end === undefined;
+    const ends = live && endsItsDay(entry, this.reading);
+    // After the end on its day, by the documents: this, not AFTER_TERMINAL, is what is wrong.
+    if (!ends && this.sameDayOrder(entry, date, live ? dayEnder : undefined, sink) && !live && this.reading === "documents") return;
     if (this.reading === "documents") this.applyDocuments(entry, date, quantity, sink);
     else this.applySameSecurity(entry, date, quantity, sink);
+    if (ends && state.end !== undefined) {
+      if (state.dayActed) sink.sameDayUnsettled?.();
+      state.dayEnded = true;
+    } else if (live && state.end === undefined) state.dayActed = true;
+  }
+
+  /**
+   * `SAME_DAY_ORDER` when `entry` acts on the security the day a transaction ends it (before it in
+   * the chain's order: `dayEnder`; after it: the end already applied). A second terminal transaction is
+   * `SECOND_TERMINAL`'s, by the documents. Returns whether it reported.
+   */
+  private sameDayOrder(entry: LedgerEntry, date: CalendarDate, dayEnder: DayEnder | undefined, sink: ChainSink): boolean {
+    const ender = this.state.dayEnded ? this.state.end : dayEnder;
+    if (ender === undefined || (this.reading === "documents" && TERMINAL_VERB[entry.type] !== undefined)) return false;
+    sink.problem({
+      code: "SAME_DAY_ORDER",
+      path: ".date",
+      message: `is ${date}, the day ${ender.type} ${describeValue(ender.id ?? "?")} ends ${this.of()}: OCF 1.2.0 does not order a day's transactions, so a reader that takes that one first (OCF-Tools sorts a day by type) sees this one act on an ended security`,
+    });
+    return true;
+  }
+
+  /**
+   * Which of `ordered[start..end)` (one day's transactions, in chain order) ends the security
+   * whatever the order of the day, found by applying them to a copy of the state; -1 for none.
+   */
+  dayEnderAmong(ordered: readonly LedgerEntry[], start: number, end: number): number {
+    const trial = new SecurityChain(this.issuance, this.reading, { ...this.state });
+    for (let k = start; k < end; k++) {
+      trial.apply(ordered[k] as LedgerEntry, SILENT);
+      if (trial.state.dayEnded) return k;
+    }
+    return -1;
+  }
+
+  /**
+   * `RELEASED_BEFORE_VESTED` when a release brings what is released of a security with `vestings` to
+   * more than its tranches dated up to the release have vested. The tranches are walked once over the
+   * chain (its releases come in date order).
+   */
+  private checkVested(entry: LedgerEntry, date: CalendarDate, quantity: DecimalString, sink: ChainSink): void {
+    const state = this.state;
+    const schedule = state.toVest ?? this.issuance.vestings;
+    if (schedule === undefined) return;
+    state.released = sumDecimalStrings([state.released, quantity]);
+    const until = dayNumber(date);
+    const amounts: DecimalString[] = [state.vested];
+    let at = 0;
+    let day = 0;
+    let amount = "";
+    while (at < schedule.length) {
+      const tranche = trancheAt(schedule, at);
+      if (day + tranche.delta > until) break;
+      day += tranche.delta;
+      amount = tranche.amount ?? amount;
+      amounts.push(amount);
+      at = tranche.stop + 1;
+    }
+    if (amounts.length > 1) {
+      state.vested = sumDecimalStrings(amounts);
+      state.toVest = rest(schedule, at, day, amount);
+    }
+    if (state.overConsumed || compareDecimalStrings(state.released, state.vested) <= 0) return;
+    sink.problem({
+      code: "RELEASED_BEFORE_VESTED",
+      path: `.${entry.quantityKey ?? "quantity"}`,
+      message: `releases ${shown(quantity)} of ${this.of()} on ${date}, which brings what is released of it to ${shown(state.released)}, but its vestings have vested only ${shown(state.vested)} by then`,
+    });
   }
 
   /** `security "<id>"`, for messages (built only when there is one to write). */
@@ -419,6 +641,7 @@ export class SecurityChain {
         }
       }
       state.used = sumDecimalStrings([state.used, quantity]);
+      this.checkVested(entry, date, quantity, sink);
       return;
     }
     if (verb === undefined) return;
@@ -469,6 +692,7 @@ export class SecurityChain {
           message: `brings what is released, cancelled, repurchased or transferred of ${this.of()} to ${shown(state.used)}, more than the ${shown(issued)} issued`,
         });
       }
+      if (type === RELEASE) this.checkVested(entry, date, quantity, sink);
       if (issued !== undefined && compareDecimalStrings(state.used, issued) === 0) state.end ??= { date, type, id: entry.id, how: "consumed" };
       const balance = entry.balanceSecurityId;
       if (balance !== undefined) {
@@ -518,9 +742,14 @@ function why(end: ChainEnd): string {
   }
 }
 
-/** One problem `checkLineage` found. */
+/** One problem (or warning) `checkLineage` found. */
 export interface LineageProblem<T> {
   code: LedgerProblemCode;
+  /**
+   * `"problem"`: the transactions do not read consistently; `"warning"`: they do, but the data is odd
+   * (`RELEASED_BEFORE_VESTED`, a release before its units vested). See `LEDGER_WARNING_CODES`.
+   */
+  severity: LedgerSeverity;
   /** The transaction concerned, and its index in the list given. */
   object: T;
   index: number;
@@ -538,26 +767,35 @@ export interface CheckLineageOptions {
 /**
  * Checks the lineage of a list of transactions in memory (OCF JSON objects, e.g. one grant's, or a
  * whole package's): every rule of this module, plus that each transaction's security, balance
- * security and resulting securities are issued within the list. Returns every problem, ordered by
- * transaction and then as found; an empty list means the transactions read consistently.
+ * security and resulting securities are issued within the list. Returns every finding, ordered by
+ * transaction and then as found, each with its `severity`: the transactions read consistently when
+ * none is a `"problem"` (a `"warning"`, such as `RELEASED_BEFORE_VESTED`, does not make them invalid).
  *
  * @example
- * const problems = checkLineage(mapped.transactions, { reading: "documents" });
- * for (const problem of problems) console.warn(problem.code, problem.message);
+ * const findings = checkLineage(mapped.transactions, { reading: "documents" });
+ * const consistent = findings.every((finding) => finding.severity === "warning");
+ * for (const finding of findings) console.warn(finding.severity, finding.code, finding.message);
  */
 export function checkLineage<T extends Readonly<Record<string, unknown>>>(transactions: readonly T[], options: CheckLineageOptions = {}): LineageProblem<T>[] {
   const reading = options.reading ?? "documents";
   const found: { problem: LineageProblem<T>; order: number }[] = [];
   const report = (index: number, finding: LedgerFinding): void => {
     const object = transactions[index] as T;
-    found.push({ problem: { code: finding.code, object, index, jsonPath: `$${finding.path}`, message: finding.message }, order: found.length });
+    found.push({ problem: { code: finding.code, severity: ledgerSeverity(finding.code), object, index, jsonPath: `$${finding.path}`, message: finding.message }, order: found.length });
   };
   const entries = transactions.map((value) => ledgerEntryOf(value));
   const issuances = new Map<string, LedgerIssuance>();
   entries.forEach((entry, index) => {
     for (const finding of objectFindings(transactions[index] as T, entry)) report(index, finding);
     if (ISSUANCE_TYPES.has(entry.type) && entry.securityId !== undefined && !issuances.has(entry.securityId)) {
-      issuances.set(entry.securityId, { securityId: entry.securityId, type: entry.type, ...(entry.date === undefined ? {} : { date: entry.date }), ...(entry.quantity === undefined ? {} : { quantity: entry.quantity }) });
+      const vestings = vestingSchedule(transactions[index] as T, entry);
+      issuances.set(entry.securityId, {
+        securityId: entry.securityId,
+        type: entry.type,
+        ...(entry.date === undefined ? {} : { date: entry.date }),
+        ...(entry.quantity === undefined ? {} : { quantity: entry.quantity }),
+        ...(vestings === undefined ? {} : { vestings }),
+      });
     }
   });
   const dangling = (index: number, path: string, what: string, id: string): void =>
@@ -585,17 +823,33 @@ export function checkLineage<T extends Readonly<Record<string, unknown>>>(transa
     const issuance = issuances.get(securityId) as LedgerIssuance;
     const chain = new SecurityChain(issuance, reading);
     const of = `security ${describeValue(securityId)}`;
-    for (const index of sortChain(indexes, entries)) {
-      chain.apply(entries[index] as LedgerEntry, {
-        problem: (finding) => report(index, finding),
-        balance: (balanceId, remainder) => {
-          const finding = balanceFinding(balanceId, remainder, issuances.get(balanceId)?.quantity, of);
-          if (finding !== undefined) report(index, finding);
-        },
-      });
-    }
+    applyChain(chain, sortChain(indexes, entries), entries, (index) => ({
+      problem: (finding) => report(index, finding),
+      balance: (balanceId, remainder) => {
+        const finding = balanceFinding(balanceId, remainder, issuances.get(balanceId)?.quantity, of);
+        if (finding !== undefined) report(index, finding);
+      },
+    }));
   }
   return found.sort((a, b) => a.problem.index - b.problem.index || a.order - b.order).map((f) => f.problem);
+}
+
+/**
+ * Applies one security's transactions to `chain`, `positions` (of `entries`) in chain order
+ * (`sortChain`), each reported to `sinkAt(position)`. Each day is looked at whole before it is applied,
+ * so that what acts on the security before the transaction that ends it that day is reported
+ * (`SAME_DAY_ORDER`): the day's transactions are taken twice only when there are several.
+ */
+export function applyChain(chain: SecurityChain, positions: readonly number[], entries: ArrayLike<LedgerEntry>, sinkAt: (position: number) => ChainSink): void {
+  const ordered = positions.map((position) => entries[position] as LedgerEntry);
+  for (let start = 0; start < ordered.length; ) {
+    const date = (ordered[start] as LedgerEntry).date;
+    let end = start + 1;
+    while (end < ordered.length && (ordered[end] as LedgerEntry).date === date) end++;
+    const ender = end - start > 1 ? chain.dayEnderAmong(ordered, start, end) : -1;
+    for (let k = start; k < end; k++) chain.apply(ordered[k] as LedgerEntry, sinkAt(positions[k] as number), k < ender ? ordered[ender] : undefined);
+    start = end;
+  }
 }
 
 /** Positions of one security's transactions in chain order: date, same-day rank, then position. */

@@ -31,6 +31,8 @@ class Codes {
 
 const OVER_CONSUMED = 1;
 const OVER_RETURNED = 2;
+const DAY_ACTED = 4;
+const DAY_ENDED = 8;
 
 /** An issuance as the table gives it back, with where it is. */
 export interface TabledIssuance extends LedgerIssuance {
@@ -45,6 +47,8 @@ export interface IssuanceFields {
   date?: CalendarDate | undefined;
   quantity?: DecimalString | undefined;
   vestingTermsId?: string | undefined;
+  /** Packed by `vestingSchedule`. */
+  vestings?: string | undefined;
   file: string;
   itemIndex: number;
 }
@@ -69,6 +73,10 @@ class IssuanceView implements TabledIssuance {
   }
   get vestingTermsId(): string | undefined {
     return this.table.optional("terms", this.index);
+  }
+  /** The tranches not walked yet (see `SecurityTable`); a chain that starts again needs the issuance's own. */
+  get vestings(): string | undefined {
+    return this.table.vestingsOf(this.index);
   }
   get file(): string {
     return this.table.field("file", this.index) as string;
@@ -99,7 +107,16 @@ export class SecurityTable {
   private used = new Uint32Array(this.chainCapacity);
   private returnable = new Uint32Array(this.chainCapacity);
   private returned = new Uint32Array(this.chainCapacity);
+  // Of a security with `vestings`: released so far and vested so far (codes).
+  private released = new Uint32Array(this.chainCapacity);
+  private vested = new Uint32Array(this.chainCapacity);
   private readonly ends = new Map<number, ChainEnd>();
+  /**
+   * The `vestings` of the equity compensation issuances that have them (a release is checked against
+   * them), by security index, in `vestingSchedule`'s short form: the tranches not walked yet (a chain
+   * walks them as its releases come, and `save` keeps what is left: `""` once they all are).
+   */
+  private readonly vestings = new Map<number, string>();
 
   get size(): number {
     return this.ids.size;
@@ -127,6 +144,7 @@ export class SecurityTable {
     this.terms[index] = optional(fields.vestingTermsId);
     this.file[index] = this.codes.code(fields.file);
     this.item[index] = fields.itemIndex;
+    if (fields.vestings !== undefined) this.vestings.set(index, fields.vestings);
     return index;
   }
 
@@ -152,6 +170,11 @@ export class SecurityTable {
     return code === 0 ? undefined : this.codes.value(code - 1);
   }
 
+  /** @internal for `IssuanceView` */
+  vestingsOf(index: number): string | undefined {
+    return this.vestings.get(index);
+  }
+
   /** The quantity issued of security `index`, when valid. */
   quantityOf(index: number): DecimalString | undefined {
     const code = this.quantity[index] as number;
@@ -174,6 +197,11 @@ export class SecurityTable {
         overConsumed: (flags & OVER_CONSUMED) !== 0,
         overReturned: (flags & OVER_RETURNED) !== 0,
         end: this.ends.get(index),
+        dayActed: (flags & DAY_ACTED) !== 0,
+        dayEnded: (flags & DAY_ENDED) !== 0,
+        released: this.codes.value(this.released[slot] as number),
+        vested: this.codes.value(this.vested[slot] as number),
+        toVest: undefined,
       };
     }
     return new SecurityChain(this.issuance(index), reading, state);
@@ -187,12 +215,16 @@ export class SecurityTable {
       slot = this.chains++;
       this.chainSlot[index] = slot + 1;
     }
-    this.flags[slot] = (state.overConsumed ? OVER_CONSUMED : 0) | (state.overReturned ? OVER_RETURNED : 0);
+    this.flags[slot] =
+      (state.overConsumed ? OVER_CONSUMED : 0) | (state.overReturned ? OVER_RETURNED : 0) | (state.dayActed ? DAY_ACTED : 0) | (state.dayEnded ? DAY_ENDED : 0);
     this.lastDate[slot] = this.codes.code(state.lastDate);
     this.lastRank[slot] = state.lastRank + 1;
     this.used[slot] = this.codes.code(state.used);
     this.returnable[slot] = this.codes.code(state.returnable);
     this.returned[slot] = this.codes.code(state.returned);
+    this.released[slot] = this.codes.code(state.released);
+    this.vested[slot] = this.codes.code(state.vested);
+    if (state.toVest !== undefined) this.vestings.set(index, state.toVest);
     if (state.end !== undefined) this.ends.set(index, state.end);
   }
 
@@ -216,6 +248,8 @@ export class SecurityTable {
     this.used = grown(this.used, capacity);
     this.returnable = grown(this.returnable, capacity);
     this.returned = grown(this.returned, capacity);
+    this.released = grown(this.released, capacity);
+    this.vested = grown(this.vested, capacity);
     this.chainCapacity = capacity;
   }
 }

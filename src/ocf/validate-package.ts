@@ -1,6 +1,7 @@
 /**
  * Checks a whole OCF package and reports every problem found, each with its file, the id of the
- * object concerned and a JSON path inside that file.
+ * object concerned and a JSON path inside that file; what is odd but valid OCF (a release before its
+ * units vested) is a warning of the same shape, which leaves the package valid.
  *
  * Beyond the schemas (which see one object at a time) it checks what only the whole package shows:
  * the manifest's file list and MD5s, that references resolve, that ids are unique, and the lineage of
@@ -12,7 +13,8 @@
  * legends and vesting terms, and a few fields per security. A package in date order (every package
  * ocf-sync writes) is checked in that one pass. What one pass cannot settle (a reference to an object
  * that comes later and never appears, two ids with one hash, a security whose transactions are not in
- * date order in the file, a transaction before its security's issuance) is settled by a second pass
+ * date order in the file or whose end on a day comes after something else acted on it that day, a
+ * transaction before its security's issuance) is settled by a second pass
  * over the files, which looks only at what is in question; problems come out the same either way.
  */
 import { createHash, type Hash } from "node:crypto";
@@ -41,9 +43,11 @@ import {
   LEDGER_PROBLEM_CODES,
   LINEAGE_READINGS,
   SecurityChain,
+  applyChain,
   balanceFinding,
   declaredLineage,
   kindFinding,
+  ledgerSeverity,
   sortChain,
   type ChainSink,
   type LedgerEntry,
@@ -51,7 +55,11 @@ import {
   type Lineage,
 } from "./security-ledger.js";
 
-/** Every problem code the validator reports, with what it means. Codes are stable. */
+/**
+ * Every code the validator reports, with what it means. Codes are stable. Each is a problem (in
+ * `problems`: the package is invalid) except `RELEASED_BEFORE_VESTED`, a warning (in `warnings`: the
+ * package stays valid).
+ */
 export const PACKAGE_PROBLEM_CODES = {
   SCHEMA: "a file or object is not valid against ocf-sync's OCF 1.2.0 schemas",
   WRONG_FILE_TYPE: "a file's file_type is not the one of the manifest list it is in",
@@ -81,11 +89,13 @@ export const PACKAGE_PROBLEM_CODES = {
   NEGATIVE_QUANTITY: LEDGER_PROBLEM_CODES.NEGATIVE_QUANTITY,
   VESTING_AMOUNT_NOT_POSITIVE: LEDGER_PROBLEM_CODES.VESTING_AMOUNT_NOT_POSITIVE,
   VESTING_SUM: LEDGER_PROBLEM_CODES.VESTING_SUM,
+  SAME_DAY_ORDER: LEDGER_PROBLEM_CODES.SAME_DAY_ORDER,
+  RELEASED_BEFORE_VESTED: LEDGER_PROBLEM_CODES.RELEASED_BEFORE_VESTED,
 } as const;
-/** A stable problem code, e.g. `"OVER_CONSUMED"`; see `PACKAGE_PROBLEM_CODES`. */
+/** A stable problem (or warning) code, e.g. `"OVER_CONSUMED"`; see `PACKAGE_PROBLEM_CODES`. */
 export type PackageProblemCode = keyof typeof PACKAGE_PROBLEM_CODES;
 
-/** One problem of a package. */
+/** One problem of a package (or one warning: the same shape). */
 export interface PackageProblem {
   code: PackageProblemCode;
   /** The package path of the file concerned, e.g. `"Transactions.ocf.json"` or `"Manifest.ocf.json"`. */
@@ -126,10 +136,16 @@ export interface LineageUsed {
 
 /** The verdict on a package. */
 export interface PackageValidationReport {
-  /** True when there is no problem. */
+  /** True when there is no problem (warnings do not count). */
   valid: boolean;
   /** Every problem, grouped by file (manifest first, then in manifest order) and by object. */
   problems: PackageProblem[];
+  /**
+   * Every warning, ordered as `problems` are: what is odd in the data but valid OCF, so it leaves
+   * `valid` true. Today only `RELEASED_BEFORE_VESTED` (a release that takes more than the security's
+   * `vestings` have vested by its date: a source that settled units before they vested).
+   */
+  warnings: PackageProblem[];
   counts: PackageCounts;
   lineage: LineageUsed;
 }
@@ -463,6 +479,8 @@ class PackageChecker {
   private suspects: Set<number> | undefined;
   private readonly suspectIds: { id: string; type: string | undefined; location: Location }[] = [];
   private readonly deferredChains = new Map<string, { entries: LedgerEntry[]; locations: Location[] }>();
+  /** The `vestings` of the securities followed again, as issued: the table holds only what their first pass left to walk. */
+  private readonly deferredVestings = new Map<string, string>();
   private ordinal = 0;
 
   readonly maxValueBytes: number | undefined;
@@ -614,12 +632,15 @@ class PackageChecker {
   report(): PackageValidationReport {
     if (this.missing !== undefined) this.finishSecondPass();
     const rank = (p: StoredProblem): number => this.fileRank.get(p.problem.file) ?? this.fileRank.size;
-    const problems = this.stored
+    const found = this.stored
       .sort((a, b) => rank(a) - rank(b) || a.index - b.index || a.phase - b.phase || a.sub - b.sub || a.seq - b.seq)
       .map((entry) => entry.problem);
+    const problems = found.filter((p) => ledgerSeverity(p.code) === "problem");
+    const warnings = found.filter((p) => ledgerSeverity(p.code) === "warning");
     return {
       valid: problems.length === 0,
       problems,
+      warnings,
       counts: {
         files: this.filesRead,
         objects: this.objects,
@@ -728,6 +749,10 @@ class PackageChecker {
     const ordinal = this.ordinal++;
     if (id !== undefined && this.suspects?.has(idHash(id)) === true) this.suspectIds.push({ id, type, location });
     this.checkReferences(facts, location, true);
+    if (entry !== undefined && facts.vestings !== undefined && entry.securityId !== undefined && this.deferred.has(entry.securityId)) {
+      const issued = this.securities.issuance(this.securities.indexOf(entry.securityId));
+      if (issued.file === location.file && issued.itemIndex === index) this.deferredVestings.set(entry.securityId, facts.vestings);
+    }
     if (entry === undefined || ISSUANCE_TYPES.has(entry.type)) return;
     const later = this.later.get(ordinal);
     const security = entry.securityId === undefined ? -1 : this.securities.indexOf(entry.securityId);
@@ -775,6 +800,7 @@ class PackageChecker {
       date: entry.date,
       quantity: entry.quantity,
       vestingTermsId: facts.vestingTermsId,
+      vestings: facts.vestings,
       file: location.file,
       itemIndex: location.index,
     });
@@ -824,12 +850,14 @@ class PackageChecker {
     if (!this.securityChecks(entry, facts, location, security, true)) this.later.set(ordinal, "condition");
     if (this.deferred.has(entry.securityId)) return;
     const chain = this.securities.chain(index, this.lineage.reading);
-    if (!chain.inOrder(entry)) {
-      // Not in (date, kind) order in the package: followed again in the second pass, from all its transactions.
+    let unsettled = !chain.inOrder(entry);
+    if (!unsettled) chain.apply(entry, this.chainSink(location, entry.securityId, () => (unsettled = true)));
+    if (unsettled) {
+      // Not in (date, kind) order in the package, or a day whose end came after what acted on it that
+      // day: followed again in the second pass, from all its transactions.
       this.deferred.add(entry.securityId);
       return;
     }
-    chain.apply(entry, this.chainSink(location, entry.securityId));
     this.securities.save(index, chain);
   }
 
@@ -873,8 +901,9 @@ class PackageChecker {
     return true;
   }
 
-  private chainSink(location: Location, security: string): ChainSink {
+  private chainSink(location: Location, security: string, sameDayUnsettled?: () => void): ChainSink {
     return {
+      ...(sameDayUnsettled === undefined ? {} : { sameDayUnsettled }),
       problem: (finding: LedgerFinding) => this.addAt(finding.code, location, finding.path, finding.message, PHASE.securities, SECURITY_STEP.chain, security),
       balance: (balance, remainder) => {
         if (this.securities.has(balance)) this.checkBalance(location, balance, remainder, security);
@@ -902,14 +931,16 @@ class PackageChecker {
     for (const [securityId, { entries, locations }] of this.deferredChains) {
       const index = this.securities.indexOf(securityId);
       if (index === -1) continue;
-      const chain = new SecurityChain(this.securities.issuance(index), this.lineage.reading);
+      const { securityId: id, type, date, quantity } = this.securities.issuance(index);
+      const chain = new SecurityChain({ securityId: id, type, date, quantity, vestings: this.deferredVestings.get(securityId) }, this.lineage.reading);
       const positions = sortChain(
         entries.map((_, i) => i),
         entries,
       );
-      for (const i of positions) chain.apply(entries[i] as LedgerEntry, this.chainSink(locations[i] as Location, securityId));
+      applyChain(chain, positions, entries, (i) => this.chainSink(locations[i] as Location, securityId));
     }
     this.deferredChains.clear();
+    this.deferredVestings.clear();
     this.settlePendingBalances();
     // Ids with one hash: the same id (reported at every object after the first), or a rare collision.
     const byId = new Map<string, { type: string | undefined; location: Location }[]>();

@@ -4,11 +4,13 @@
  * A broken invariant is reported with the record, the counter as stated (`expected`) and what the
  * record's other figures give (`actual`); nothing is corrected. An absent counter is not checked,
  * except where the service's data treats absent as 0 (a settlement's withheld and sold shares).
+ * A settlement that releases units before they vested is `RELEASED_BEFORE_VESTED` rather than
+ * `SOURCE_INCONSISTENT`: the package mapped from it releases as early, which every figure hides.
  */
 import { compareIso, type CalendarDate } from "../dates.js";
 import { compareDecimalStrings, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import { settlementsSentOnce } from "../mapping/settlement.js";
-import type { GrantFields, ParsedRecord } from "../source/records.js";
+import type { GrantFields, ParsedRecord, RestrictedStockUnit } from "../source/records.js";
 import { recordLabel, type Difference, type QuarantinedSourceRecord, type SourceIssuer } from "./types.js";
 import { paidAboveTargetBy } from "./source-figures.js";
 
@@ -43,7 +45,7 @@ export function quarantinedDifference(issuerId: string, q: QuarantinedSourceReco
 export function checkRecord(issuerId: string, parsed: ParsedRecord): Difference[] {
   const { kind, record } = parsed;
   const out: Difference[] = [];
-  const report = (field: string, stated: DecimalString | CalendarDate, derived: string, why: string): void => {
+  const report: Report = (field, stated, derived, why) => {
     out.push({
       section: "source",
       code: "SOURCE_INCONSISTENT",
@@ -100,6 +102,19 @@ export function checkRecord(issuerId: string, parsed: ParsedRecord): Difference[
     if (unit.netSettledQuantity !== undefined && differs(unit.netSettledQuantity, nets)) {
       report("netSettledQuantity", unit.netSettledQuantity, nets, `the settlements' netSettlementQuantity add up to ${nets}`);
     }
+    for (const early of releasedBeforeVested(unit)) {
+      out.push({
+        section: "source",
+        code: "RELEASED_BEFORE_VESTED",
+        issuerId,
+        kind,
+        recordId: record.id,
+        field: `settlements[${early.n}]`,
+        expected: early.released,
+        actual: early.vested,
+        message: `${recordLabel(kind, record.id)}: settlements[${early.n}] on ${early.date} brings what is released to ${early.released}, but only ${early.vested} had vested by then (${early.basis})`,
+      });
+    }
     released = unit.releasedQuantity ?? releases;
     if (record.vestedQuantity !== undefined && compareDecimalStrings(released, record.vestedQuantity) > 0) {
       report("releasedQuantity", released, record.vestedQuantity, `only ${record.vestedQuantity} vested (vestedQuantity)`);
@@ -114,6 +129,60 @@ export function checkRecord(issuerId: string, parsed: ParsedRecord): Difference[
 }
 
 type Report = (field: string, stated: string, derived: string, why: string) => void;
+
+/** A settlement (the `n`th) that takes what is `released` by its date past what is `vested` then, as `basis` reads vesting. */
+interface EarlyRelease {
+  n: number;
+  date: CalendarDate;
+  released: DecimalString;
+  vested: DecimalString;
+  basis: string;
+}
+
+/**
+ * `RELEASED_BEFORE_VESTED`: a settlement that brings what the unit has released by its date to more
+ * than had vested by then. Vested: the events marked vested (`vestedQuantity`, else the target),
+ * dated up to the settlement (one without a date counts from the start); a unit without events vests
+ * everything on its issue date. A settlement sent twice counts once (`settlementsSentOnce`). A package
+ * mapped from the unit releases as early (issue 24).
+ */
+function releasedBeforeVested(unit: RestrictedStockUnit): EarlyRelease[] {
+  const found: EarlyRelease[] = [];
+  const events = unit.vestingEvents;
+  let tranches: { date: string; amount: DecimalString }[];
+  if (events.length > 0) {
+    tranches = events.filter((e) => e.vested).map((e) => ({ date: e.vestDate ?? "", amount: e.vestedQuantity ?? e.targetQuantity ?? e.quantity ?? "0" }));
+  } else if (unit.issueDate !== undefined && unit.quantity !== undefined) {
+    tranches = [{ date: unit.issueDate, amount: unit.quantity }];
+  } else return found;
+  tranches.sort((a, b) => compareIso(a.date, b.date));
+  // A settlement sent twice was settled once (the mapping's rule): the repeat releases nothing more.
+  const once = new Set(settlementsSentOnce(unit.settlements));
+  const settled = unit.settlements
+    .map((s, n) => ({ n, date: s.settlementDate, quantity: once.has(s) ? s.releaseQuantity : undefined }))
+    .filter((s): s is { n: number; date: CalendarDate; quantity: DecimalString } => s.date !== undefined && s.quantity !== undefined)
+    .sort((a, b) => compareIso(a.date, b.date) || a.n - b.n);
+  let released: DecimalString = "0";
+  let vested: DecimalString = "0";
+  let next = 0;
+  for (let start = 0; start < settled.length; ) {
+    const date = (settled[start] as { date: CalendarDate }).date;
+    let end = start;
+    // The settlements of one day together: their order within it is nobody's.
+    const day: DecimalString[] = [released];
+    while (end < settled.length && (settled[end] as { date: CalendarDate }).date === date) day.push((settled[end++] as { quantity: DecimalString }).quantity);
+    released = sumDecimalStrings(day);
+    const vesting: DecimalString[] = [vested];
+    while (next < tranches.length && compareIso((tranches[next] as { date: string }).date, date) <= 0) vesting.push((tranches[next++] as { amount: DecimalString }).amount);
+    vested = sumDecimalStrings(vesting);
+    if (compareDecimalStrings(released, vested) > 0) {
+      const basis = events.length > 0 ? "its vesting events marked vested, dated up to then" : `no vesting events: everything vests on the issue date ${unit.issueDate ?? ""}`;
+      for (let k = start; k < end; k++) found.push({ n: (settled[k] as { n: number }).n, date, released, vested, basis });
+    }
+    start = end;
+  }
+  return found;
+}
 
 function checkEvents(
   record: GrantFields,

@@ -46,6 +46,7 @@ export const DIFFERENCE_CODES = {
   FIELD_MISMATCH: "a field of a matched security's issuance differs between the two packages",
   TOTAL_MISMATCH: "a total per stock class, stock plan or stakeholder differs between the two packages",
   SOURCE_INCONSISTENT: "the source's own figures of a record disagree with each other",
+  RELEASED_BEFORE_VESTED: "a unit's settlements release more by a date than its vesting events have vested by then",
   SOURCE_RECORD_INVALID: "a source record could not be parsed (it was quarantined by the pull)",
   OCF_LINEAGE: "a transaction of the package cannot be read under the reading used (an act on an ended security, a remainder left on no security, a balance that does not add up)",
 } as const;

@@ -43,7 +43,8 @@ outstanding) are compared with the figures the package's transactions give, and 
 with the package's. Securities on one side only are reported, and every holder's shares and units
 are set side by side. Then the source's own consistency is checked record by record (vested events vs
 vestedQuantity, settlements vs released, canceled vs forfeited + expired and vs returned to pool +
-treasury, dates in order).
+treasury, dates in order), and no settlement may release more by its date than had vested by then
+(RELEASED_BEFORE_VESTED; its vesting events marked vested, or all on the issue date without events).
 
 OCF against OCF (--against OTHER_PACKAGE): grants are matched by security_id, then custom_id, then
 stakeholder, date and quantity; missing, extra and different ones are reported field by field, and

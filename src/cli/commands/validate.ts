@@ -2,7 +2,7 @@ import { resolve } from "node:path";
 import { terminalSafe } from "../../errors.js";
 import { PackageUnusableError } from "../../ocf/package-reader.js";
 import { LINEAGE_READINGS, type Lineage } from "../../ocf/security-ledger.js";
-import { validatePackageAt, type PackageValidationReport } from "../../ocf/validate-package.js";
+import { validatePackageAt, type PackageProblem, type PackageValidationReport } from "../../ocf/validate-package.js";
 import { parseCommandArgs } from "../args.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
@@ -12,7 +12,8 @@ import { renderTable } from "../table.js";
 export const VALIDATE_HELP = `Usage: ocf-sync validate PATH [--json] [--reader documents|same-security]
 
 Checks an OCF 1.2.0 package: a folder holding Manifest.ocf.json, or a flat .ocf.zip (every file at
-the zip root). Reports every problem, not only the first, each with its file, object id and JSON path:
+the zip root). Reports every problem, not only the first, each with its file, object id and JSON
+path, and every warning (data that is odd but valid OCF: the package stays valid) the same way:
 
   - every file and object against ocf-sync's OCF 1.2.0 schemas (the manifest too), and each file's
     file_type against the manifest list it is in; a transaction of an OCF 1.2.0 kind ocf-sync has no
@@ -32,6 +33,14 @@ the zip root). Reports every problem, not only the first, each with its file, ob
         outstanding, at a retraction, or when a balance security is named.
     A package declares its reading with a Manifest comments line "Lineage: documents" or
     "Lineage: same-security"; the report says which reading it used.
+  - the order within a day: OCF 1.2.0 orders transactions by date only, and readers order a day
+    differently (file order, OCF-Tools by type), so nothing may act on a security that another
+    transaction of the same day ends (documents: a cancellation, ...; same-security: a retraction or
+    a move to a balance security), a return to pool excepted (SAME_DAY_ORDER);
+  - releases before vesting, a warning (RELEASED_BEFORE_VESTED): what is released of an equity
+    compensation security by a date is more than its vestings list has vested by then, as when the
+    source settled units before they vested (a security vesting by VestingTerms is not checked
+    here, one with neither is fully vested).
 
 Files are read object by object, so a package of any size is checked with the same memory.
 
@@ -40,13 +49,16 @@ Options:
               declares
   --json      print the report as one JSON document on standard output:
               { "path", "valid", "counts", "lineage": { "reading", "from" },
-                "problems": [{ "code", "file", "itemId", "jsonPath", "message" }] }, where "itemId"
-                (the object's id) is left out of a problem that concerns no one object;
+                "problems": [{ "code", "file", "itemId", "jsonPath", "message" }],
+                "warnings": [ the same ] }, where "itemId" (the object's id) is left out of a
+                problem that concerns no one object (of a warning too); "valid" is true when
+                "problems" is empty, whatever "warnings" holds;
               unusable input: { "path", "valid": false, "unusable": { "code", "message" } };
               a usage error or other failure: { "path", "valid": false, "error": { "code", "message" } }
 
-Exit status: 0 valid, 1 problems found, 2 unusable input (not a folder or zip, unreadable zip, no
-manifest, manifest not JSON) or a usage error, 130 or 143 when stopped by SIGINT or SIGTERM.
+Exit status: 0 valid (warnings or none), 1 problems found, 2 unusable input (not a folder or zip,
+unreadable zip, no manifest, manifest not JSON) or a usage error, 130 or 143 when stopped by SIGINT
+or SIGTERM.
 
 Examples:
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --issuer acme-robotics --out out --zip   # from the sample API
@@ -112,9 +124,12 @@ async function validateJob(argv: readonly string[], io: CliIo, named: { path?: s
   return report.valid ? 0 : 1;
 }
 
-/** The readable report: one line per problem (file, object id, JSON path, message and code), then a summary. */
+/**
+ * The readable report: one line per problem (file, object id, JSON path, message and code), then one
+ * per warning in a table of its own, then a summary that counts both.
+ */
 export function renderReport(path: string, report: PackageValidationReport): string {
-  const { counts, problems } = report;
+  const { counts, problems, warnings } = report;
   const plural = (n: number, one: string, many: string): string => `${n} ${n === 1 ? one : many}`;
   const byType = Object.entries(counts.objectsByType)
     .map(([type, n]) => `${n} ${type}`)
@@ -130,13 +145,20 @@ export function renderReport(path: string, report: PackageValidationReport): str
   const uncheckedLine =
     unchecked === "" ? "" : `\nfields not checked (OCF 1.2.0 kinds ocf-sync has no schema for; their references and lineage are): ${terminalSafe(unchecked)}`;
   const lineage = `lineage read as ${reading} (${from === "declared" ? "declared in Manifest.comments" : from === "option" ? "--reader" : "the default: the manifest declares none"})`;
-  if (report.valid) return `valid: ${terminalSafe(path)}\n${contents}${uncheckedLine}\n${lineage}`;
-  const table = renderTable(problems, [
-    { header: "file", value: (p) => p.file },
-    { header: "item", value: (p) => p.itemId ?? "-" },
-    { header: "path", value: (p) => p.jsonPath },
-    { header: "problem", value: (p) => `${p.message} [${p.code}]` },
-  ]);
-  return `${table}\n\nINVALID: ${plural(problems.length, "problem", "problems")} in ${terminalSafe(path)}\n${contents}${uncheckedLine}\n${lineage}`;
+  const table = (rows: readonly PackageProblem[], what: string): string =>
+    renderTable(rows, [
+      { header: "file", value: (p) => p.file },
+      { header: "item", value: (p) => p.itemId ?? "-" },
+      { header: "path", value: (p) => p.jsonPath },
+      { header: what, value: (p) => `${p.message} [${p.code}]` },
+    ]);
+  const tables = [...(problems.length > 0 ? [table(problems, "problem")] : []), ...(warnings.length > 0 ? [table(warnings, "warning")] : [])];
+  const warned = plural(warnings.length, "warning", "warnings");
+  const summary = report.valid
+    ? warnings.length === 0
+      ? `valid: ${terminalSafe(path)}`
+      : `valid, ${warned}: ${terminalSafe(path)}`
+    : `INVALID: ${plural(problems.length, "problem", "problems")}${warnings.length === 0 ? "" : `, ${warned}`} in ${terminalSafe(path)}`;
+  return `${tables.map((t) => `${t}\n\n`).join("")}${summary}\n${contents}${uncheckedLine}\n${lineage}`;
 }
 

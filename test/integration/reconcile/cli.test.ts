@@ -139,6 +139,37 @@ describe("ocf-sync reconcile", () => {
     ]);
   });
 
+  it("exits 1 for a settlement before the units it releases vested (RELEASED_BEFORE_VESTED), in text, JSON, CSV and HTML", async () => {
+    // Unit 8801 vests 1000 on 2022-07-01 and settles them on 2022-07-06; here five days before they vest.
+    const pulled = await readFile(join(dir, "pulled.ndjson"), "utf8");
+    const early = pulled.split("\n").map((line) => {
+      if (line === "") return line;
+      const entry = JSON.parse(line) as { id?: string; issuerId?: string; record?: { settlements?: { settlementDate?: unknown }[] } };
+      const first = entry.issuerId === "7" && entry.id === "8801" ? entry.record?.settlements?.[0] : undefined;
+      if (first !== undefined) first.settlementDate = typeof first.settlementDate === "object" ? { value: "2022-06-26" } : "2022-06-26";
+      return JSON.stringify(entry);
+    });
+    expect(early.join("\n")).not.toBe(pulled);
+    await writeFile(join(dir, "early.ndjson"), early.join("\n"));
+    const message = 'unit "8801": settlements[0] on 2022-06-26 brings what is released to 1000, but only 0 had vested by then';
+    const text = await run("--source", "early.ndjson", join(GOLDEN, "7"));
+    expect(text.code).toBe(1);
+    expect(text.out).toContain(message);
+    expect(text.out).toContain("RELEASED_BEFORE_VESTED");
+    expect(text.out).toContain("DIFFERENCES: 1 (1 source)");
+    const json = await run("--source", "early.ndjson", join(GOLDEN, "7"), "--json");
+    expect(json.code).toBe(1);
+    const parsed = JSON.parse(json.out) as { agree: boolean; reports: { differences: { code: string; recordId: string; field: string; expected: string; actual: string }[] }[] };
+    expect(parsed.agree).toBe(false);
+    expect(parsed.reports[0]?.differences.map((d) => [d.code, d.recordId, d.field, d.expected, d.actual])).toEqual([["RELEASED_BEFORE_VESTED", "8801", "settlements[0]", "1000", "0"]]);
+    const csv = await run("--source", "early.ndjson", join(GOLDEN, "7"), "--csv");
+    expect(csv.code).toBe(1);
+    expect(csv.out.split("\r\n")[1]).toMatch(/^"7","source","RELEASED_BEFORE_VESTED","restrictedStockUnit","8801","","settlements\[0\]","1000","0","unit ""8801"": settlements\[0\] on 2022-06-26 /);
+    const html = join(dir, "early.html");
+    expect((await run("--source", "early.ndjson", join(GOLDEN, "7"), "--html", html)).code).toBe(1);
+    expect(await readFile(html, "utf8")).toContain("<td>RELEASED_BEFORE_VESTED</td>");
+  });
+
   it("exits 2 on unusable input and on usage errors", async () => {
     await writeFile(join(dir, "broken.ndjson"), '{"kind":"restrictedStockAward","issuerId":"7","id":"1","record":{"id":"1"}}\nnot json\n');
     const cases: [string[], string][] = [

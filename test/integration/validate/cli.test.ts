@@ -71,7 +71,9 @@ describe("ocf-sync validate", () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Usage: ocf-sync validate PATH [--json] [--reader documents|same-security]");
     expect(help.stdout).toContain("Examples:");
-    expect(help.stdout).toContain("Exit status: 0 valid, 1 problems found, 2 unusable input");
+    expect(help.stdout).toContain("Exit status: 0 valid (warnings or none), 1 problems found, 2 unusable input");
+    expect(help.stdout.replace(/\s+/g, " ")).toContain('"warnings": [ the same ] }');
+    expect(help.stdout.replace(/\s+/g, " ")).toContain("releases before vesting, a warning (RELEASED_BEFORE_VESTED)");
     const io = captureIo(tmp.path());
     await runCli(["--help"], io);
     expect(io.stdout.text).toMatch(/\n {2}validate +check an OCF package/);
@@ -151,6 +153,65 @@ describe("ocf-sync validate", () => {
       }
       expect(text.stdout).toContain(`\nINVALID: ${expected.length} problems in ${path}\n`);
     }
+  });
+
+  it("reports a release on its security's cancellation day (SAME_DAY_ORDER), a problem, and a release before vesting (RELEASED_BEFORE_VESTED), a warning", async () => {
+    // Issue 24: the release on the day the rest is cancelled, before the cancellation in the file.
+    const sameDay = validFixture();
+    itemOf(sameDay, "rsu-8550-release-1").date = "2016-09-01";
+    itemOf(sameDay, "rsu-8550-release-1").settlement_date = "2016-09-01";
+    const text = await validate(await writePackageFolder(fresh(), fixtureBytes(sameDay)));
+    expect(text.code).toBe(1);
+    const release = locate(sameDay, "rsu-8550-release-1", "date");
+    const line = text.stdout.split("\n").find((l) => l.includes("[SAME_DAY_ORDER]"));
+    expect(line?.split(/ {2,}/).slice(0, 3)).toEqual([release.file, release.itemId, release.jsonPath]);
+    expect(line).toContain('is 2016-09-01, the day TX_EQUITY_COMPENSATION_CANCELLATION "rsu-8550-cancellation" ends security "rsu-8550"');
+    expect(text.stdout).toContain("INVALID: 1 problem in");
+
+    // Vested on 2016-07-01, released on 2016-06-01: odd data, valid OCF, so a warning and exit 0.
+    const early = validFixture();
+    itemOf(early, "rsu-8550-issuance").vestings = [{ date: "2016-07-01", amount: "1500" }];
+    const earlyPath = await writePackageFolder(fresh(), fixtureBytes(early));
+    const warning: PackageProblem = {
+      code: "RELEASED_BEFORE_VESTED",
+      ...locate(early, "rsu-8550-release-1", "quantity"),
+      message: 'releases 375 of security "rsu-8550" on 2016-06-01, which brings what is released of it to 375, but its vestings have vested only 0 by then',
+    };
+    const json = await validate(earlyPath, "--json");
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as { valid: boolean; problems: PackageProblem[]; warnings: PackageProblem[] };
+    expect(report.valid).toBe(true);
+    expect(report.problems).toEqual([]);
+    expect(report.warnings).toEqual([warning]);
+
+    // The text lists it as problems are listed, under a "warning" header, and the summary counts it.
+    const warned = await validate(earlyPath);
+    expect(warned.code).toBe(0);
+    const lines = warned.stdout.split("\n");
+    expect(lines[0]).toMatch(/^file +item +path +warning$/);
+    const warningLine = lines.find((l) => l.includes(`${warning.message} [RELEASED_BEFORE_VESTED]`));
+    expect(warningLine?.split(/ {2,}/).slice(0, 3)).toEqual([warning.file, warning.itemId, warning.jsonPath]);
+    expect(warned.stdout).toContain(`\n\nvalid, 1 warning: ${earlyPath}\n`);
+    expect(warned.stdout).not.toContain("INVALID");
+
+    // Both: the problem makes the package invalid, the warning is still a warning, each in its table.
+    const both = validFixture();
+    itemOf(both, "rsu-8550-issuance").vestings = [{ date: "2016-07-01", amount: "1500" }];
+    itemOf(both, "rsu-8550-milestone").date = "2016-09-01";
+    const bothPath = await writePackageFolder(fresh(), fixtureBytes(both));
+    const mixed = await validate(bothPath);
+    expect(mixed.code).toBe(1);
+    const [problemTable, warningTable] = mixed.stdout.split("\n\n");
+    expect(problemTable?.split("\n")[0]).toMatch(/^file +item +path +problem$/);
+    expect(problemTable).toContain("[SAME_DAY_ORDER]");
+    expect(problemTable).not.toContain("[RELEASED_BEFORE_VESTED]");
+    expect(warningTable?.split("\n")[0]).toMatch(/^file +item +path +warning$/);
+    expect(warningTable).toContain("[RELEASED_BEFORE_VESTED]");
+    expect(mixed.stdout).toContain(`\n\nINVALID: 1 problem, 1 warning in ${bothPath}\n`);
+    const mixedJson = JSON.parse((await validate(bothPath, "--json")).stdout) as { valid: boolean; problems: PackageProblem[]; warnings: PackageProblem[] };
+    expect(mixedJson.valid).toBe(false);
+    expect(mixedJson.problems.map((p) => [p.code, p.itemId])).toEqual([["SAME_DAY_ORDER", "rsu-8550-milestone"]]);
+    expect(mixedJson.warnings.map((p) => [p.code, p.itemId])).toEqual([["RELEASED_BEFORE_VESTED", "rsu-8550-release-1"]]);
   });
 
   it("exits 2 on a truncated zip, a folder without a manifest and a manifest that is not JSON", async () => {

@@ -72,6 +72,32 @@ describe("assertConsistentLineage", () => {
     const tooMuch = errorOf(() => assertConsistentLineage(LOCATION, [issuance("rsa-x-issuance", "rsa-x", "300"), partial], "same-security"));
     expect(tooMuch.code).toBe("MAPPING_INVALID_LINEAGE");
   });
+
+  it("takes a release before its units vested (RELEASED_BEFORE_VESTED is a warning: validate calls the package valid), but not a problem beside it", () => {
+    const units = {
+      object_type: "TX_EQUITY_COMPENSATION_ISSUANCE",
+      id: "rsu-x-issuance",
+      security_id: "rsu-x",
+      custom_id: "rsu-x",
+      date: "2024-01-01",
+      stakeholder_id: "stakeholder-1",
+      stock_class_id: "stock-class-Common",
+      compensation_type: "RSU",
+      quantity: "1000",
+      expiration_date: null,
+      termination_exercise_windows: [],
+      security_law_exemptions: [],
+      vestings: [{ date: "2025-01-01", amount: "1000" }],
+    } as unknown as OcfTransaction;
+    const release = (id: string, quantity: string, date: string) =>
+      ({ object_type: "TX_EQUITY_COMPENSATION_RELEASE", id, security_id: "rsu-x", date, settlement_date: date, quantity, resulting_security_ids: [] }) as unknown as OcfTransaction;
+    for (const lineage of ["documents", "same-security"] as const) {
+      expect(() => assertConsistentLineage(LOCATION, [units, release("rsu-x-release-1", "400", "2024-06-01")], lineage)).not.toThrow();
+      const over = errorOf(() => assertConsistentLineage(LOCATION, [units, release("rsu-x-release-1", "400", "2024-06-01"), release("rsu-x-release-2", "700", "2024-07-01")], lineage));
+      expect(over.message).toContain("[OVER_CONSUMED]");
+      expect(over.message).not.toContain("[RELEASED_BEFORE_VESTED]");
+    }
+  });
 });
 
 describe("what the mapping builds", () => {

@@ -87,6 +87,59 @@ describe("checkSourceConsistency", () => {
     expect(check([], [{ ...unit, settlements }])).toEqual([["U1", "settlements[0].releaseQuantity", "30", "30.0000000001"]]);
   });
 
+  describe("a settlement before the units it releases have vested (RELEASED_BEFORE_VESTED, issue 24)", () => {
+    const vesting: RestrictedStockUnit["vestingEvents"] = [
+      { id: "v1", vestDate: "2024-06-01", vested: true, performanceCondition: false, targetQuantity: "30", vestedQuantity: "30" },
+      { id: "v2", vestDate: "2024-09-01", vested: true, performanceCondition: false, targetQuantity: "30", vestedQuantity: "30" },
+      { id: "v3", vestDate: "2025-06-01", vested: false, performanceCondition: false, targetQuantity: "40" },
+    ];
+    const { canceledDate: _c, terminationDate: _t, releasedQuantity: _r, netSettledQuantity: _n, vestedQuantity: _v, ...rest } = unit;
+    const vesting100: RestrictedStockUnit = { ...rest, canceledQuantity: "0", forfeitedQuantity: "0", returnedToPoolQuantity: "0", vestingEvents: vesting };
+    const settledOn = (...dates: string[]): RestrictedStockUnit => ({
+      ...vesting100,
+      settlements: dates.map((settlementDate, n) => ({ ...unit.settlements[n % 2], settlementDate })),
+    });
+    const early = (units: RestrictedStockUnit[]) =>
+      checkSourceConsistency({ issuerId: "i", awards: [], units }).filter((d) => d.code === "RELEASED_BEFORE_VESTED").map((d) => [d.recordId, d.field, d.expected, d.actual]);
+
+    it("is none when each settlement comes on or after the vesting it releases", () => {
+      expect(early([settledOn("2024-06-01", "2024-09-01")])).toEqual([]);
+      expect(early([settledOn("2024-09-01", "2024-06-15")])).toEqual([]);
+    });
+
+    it("is each settlement that brings what is released past what had vested by its date", () => {
+      expect(early([settledOn("2024-05-31", "2024-09-01")])).toEqual([["U1", "settlements[0]", "30", "0"]]);
+      expect(early([settledOn("2024-06-01", "2024-08-31")])).toEqual([["U1", "settlements[1]", "60", "30"]]);
+      // A tranche not marked vested releases nothing, whatever its date.
+      expect(early([settledOn("2024-06-01", "2025-07-01", "2025-07-01")])).toEqual([
+        ["U1", "settlements[1]", "90", "60"],
+        ["U1", "settlements[2]", "90", "60"],
+      ]);
+      const [difference] = checkSourceConsistency({ issuerId: "i", awards: [], units: [settledOn("2024-05-31")] }).filter((d) => d.code === "RELEASED_BEFORE_VESTED");
+      expect(difference?.section).toBe("source");
+      expect(difference?.message).toBe('unit "U1": settlements[0] on 2024-05-31 brings what is released to 30, but only 0 had vested by then (its vesting events marked vested, dated up to then)');
+    });
+
+    it("counts a settlement sent twice once, as the mapping releases it", () => {
+      const twice = settledOn("2024-06-01", "2024-09-01");
+      const [first, second] = twice.settlements as [RestrictedStockUnit["settlements"][number], RestrictedStockUnit["settlements"][number]];
+      const sent = { ...first, certificateId: "c-1" };
+      expect(early([{ ...twice, settlements: [sent, { ...sent }, second] }])).toEqual([]);
+      // Two that share a certificate id but differ are both settled.
+      expect(early([{ ...twice, settlements: [sent, { ...sent, releaseQuantity: "31", netSettlementQuantity: "19" }, second] }])).toEqual([
+        ["U1", "settlements[0]", "61", "30"],
+        ["U1", "settlements[1]", "61", "30"],
+        ["U1", "settlements[2]", "91", "60"],
+      ]);
+    });
+
+    it("reads a unit without vesting events as vested in full on its issue date", () => {
+      const plain = { ...unit, issueDate: "2024-06-01" } as RestrictedStockUnit;
+      expect(early([plain])).toEqual([]);
+      expect(early([{ ...plain, issueDate: "2024-06-02" }])).toEqual([["U1", "settlements[0]", "30", "0"]]);
+    });
+  });
+
   it("reports each quarantined record", () => {
     const found = checkSourceConsistency({ issuerId: "i", awards: [], units: [], quarantined: [{ kind: "restrictedStockUnit", recordId: "bad", message: "quantity: not a decimal" }] });
     expect(found.map((d) => [d.code, d.recordId, d.message])).toEqual([["SOURCE_RECORD_INVALID", "bad", 'unit "bad" could not be parsed and is in neither figure: quantity: not a decimal']]);

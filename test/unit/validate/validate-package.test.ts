@@ -554,14 +554,26 @@ describe("the documents reading (OCF TraversingTransactions): a terminal transac
     const problems = (await problemsOf(fixtureBytes(fixture))).map((p) => [p.code, p.itemId, p.message]);
     expect(problems).toEqual([
       ["AFTER_TERMINAL", "late-acceptance", 'is 2017-01-01, after security "rsu-8550" ended on 2016-09-01 (ended by TX_EQUITY_COMPENSATION_CANCELLATION "rsu-8550-cancellation")'],
+      [
+        "SAME_DAY_ORDER",
+        "same-day-event",
+        'is 2016-09-01, the day TX_EQUITY_COMPENSATION_CANCELLATION "rsu-8550-cancellation" ends security "rsu-8550": OCF 1.2.0 does not order a day\'s transactions, so a reader that takes that one first (OCF-Tools sorts a day by type) sees this one act on an ended security',
+      ],
       ["SECOND_TERMINAL", "rsa-77-retraction", 'is a second terminal transaction: security "rsa-77" ended on 2016-09-01 (ended by TX_STOCK_REPURCHASE "rsa-77-repurchase")'],
     ]);
   });
 
-  it("a vesting event on the day of the cancellation comes before it (same-day kind order), whatever the file order", async () => {
-    expect(
-      await problemsAfter((f) => f.files[4]?.items.push(example("TX_VESTING_EVENT", { id: "same-day", security_id: "rsu-8550", date: "2016-09-01", vesting_condition_id: "milestone" }))),
-    ).toEqual([]);
+  it("a vesting event on the day of the cancellation depends on the order within the day (SAME_DAY_ORDER), whatever the file order", async () => {
+    // Issue 24: OCF 1.2.0 orders a day's transactions by nothing; a reader that sorts by type sees the event after the end.
+    const event = () => example("TX_VESTING_EVENT", { id: "same-day", security_id: "rsu-8550", date: "2016-09-01", vesting_condition_id: "milestone" });
+    const last = validFixture();
+    last.files[4]?.items.push(event());
+    const first = validFixture();
+    first.files[4]?.items.unshift(event());
+    for (const fixture of [last, first]) {
+      const problems = (await problemsOf(fixtureBytes(fixture))).map(({ message: _message, ...rest }) => rest);
+      expect(problems).toEqual([at("SAME_DAY_ORDER", fixture, "same-day", "date")]);
+    }
   });
 
   it("a release does not end its security (OCF 1.2.0 gives it no balance): what is outstanding shrinks", async () => {
