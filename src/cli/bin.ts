@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /** Process entry point: wires the real streams, environment and signals into `runCli`. */
+import { isFileSystemError, isInterruptedError } from "../errors.js";
 import { boundHeapGrowth } from "./heap.js";
-import { runCli } from "./main.js";
+import { STANDARD_OUTPUT, runCli } from "./main.js";
 import { exitBySignal, stopOnSignals } from "./signals.js";
 
 // Before any work: memory that stays flat as issuers grow (see heap.ts).
@@ -16,6 +17,15 @@ process.stdout.on("error", () => {});
 // results are files and standard output), silently, instead of crashing with status 1.
 process.stderr.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
+});
+
+// A task still under way when the run is stopped (a signal; standard output that failed) may reject
+// with the stop's reason after nothing waits for it any more. That rejection is the stop itself, which
+// runCli reports: it must not end the run as an uncaught exception with its stack trace. Any other
+// unhandled rejection stays the crash it is.
+process.on("unhandledRejection", (reason) => {
+  if (isInterruptedError(reason) || (isFileSystemError(reason) && reason.path === STANDARD_OUTPUT)) return;
+  throw reason;
 });
 
 const controller = new AbortController();

@@ -104,14 +104,17 @@ function firstWord(typed: readonly string[]): string {
  * then ends with one line on standard error and status 1, or quietly with 141 for a reader gone
  * (EPIPE), as SIGPIPE ends other tools. Without this, the error was an uncaught exception.
  */
+/** The path a failure to write standard output names. */
+export const STANDARD_OUTPUT = "standard output";
+
 function guardStdout(io: CliIo): { signal: AbortSignal; failure(): FileSystemError | undefined; flushed(): Promise<void>; dispose(): void } {
   const stopped = new AbortController();
   let failure: FileSystemError | undefined;
   const fail = (error: unknown): void => {
     if (failure !== undefined) return;
     const errno = errnoOf(error);
-    const why = fileSystemError("write to", "standard output", error);
-    failure = isFileSystemError(why) ? why : new FileSystemError("write to", "standard output", error instanceof Error ? error.message : String(error), { errno, cause: error });
+    const why = fileSystemError("write to", STANDARD_OUTPUT, error);
+    failure = isFileSystemError(why) ? why : new FileSystemError("write to", STANDARD_OUTPUT, error instanceof Error ? error.message : String(error), { errno, cause: error });
     stopped.abort(failure);
   };
   io.stdout.on("error", fail);
