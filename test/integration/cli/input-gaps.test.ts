@@ -1,0 +1,56 @@
+/**
+ * Smaller input gaps (issue 25, item 11): values that used to be taken, or to fail later as something
+ * else, are usage errors (exit 2, one line naming the option) before any request. The real CLI in a
+ * child process, real files, a real loopback server that counts the requests it gets.
+ */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
+import { runCliProcess } from "../../helpers/cli-process.js";
+
+const STACK = /\n\s+at /;
+
+let dir: string;
+let samples: SampleServer;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "ocf-sync-input-gaps-"));
+  samples = await startSampleServer({ port: 0 });
+});
+afterAll(async () => {
+  await samples.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A usage error: exit 2, one line on standard error (and the pointer to --help), no stack, nothing on standard output, no request sent. */
+async function expectUsage(args: readonly string[], line: RegExp, env: Record<string, string> = {}): Promise<string> {
+  const before = samples.stats();
+  const result = await runCliProcess(args, { cwd: dir, env });
+  expect(result.stderr).toMatch(line);
+  expect(result.code).toBe(2);
+  // One line saying what is wrong, then at most the pointer to the command's help.
+  const lines = result.stderr.trimEnd().split("\n");
+  expect(lines[0]).toMatch(line);
+  expect(lines.slice(1).every((l) => /^Run 'ocf-sync [a-z-]+ --help' for the options\.$/.test(l))).toBe(true);
+  expect(lines.length).toBeLessThanOrEqual(2);
+  expect(result.stderr).not.toMatch(STACK);
+  expect(result.stdout).toBe("");
+  const after = samples.stats();
+  expect([after.requests, after.tokensIssued]).toEqual([before.requests, before.tokensIssued]);
+  return result.stderr;
+}
+
+describe("--validate and --no-validate together", () => {
+  for (const command of ["export", "sync"]) {
+    it(`${command}: --validate always --no-validate is refused, naming both`, async () => {
+      const extra = command === "sync" ? ["--state", join(dir, "state.json")] : [];
+      for (const value of ["always", "auto"]) {
+        await expectUsage(
+          [command, "--base-url", samples.url, "--issuer", "7", "--out", join(dir, `out-${command}`), ...extra, "--validate", value, "--no-validate"],
+          new RegExp(`--no-validate contradicts --validate ${value}`),
+        );
+      }
+    });
+  }
+});
