@@ -54,3 +54,29 @@ describe("--validate and --no-validate together", () => {
     });
   }
 });
+
+describe("an empty --modified-after/--modified-before range", () => {
+  it("pull refuses a start after the end, naming both values, before any request", async () => {
+    const cases: [string, string][] = [
+      ["2024-07-31", "2024-07-30"],
+      ["2024-07-30T09:31:58Z", "2024-07-30T09:31:57Z"],
+      // Fractions compared as instants, not as text: .5 is after .123456789.
+      ["2024-07-30T09:31:57.5Z", "2024-07-30T09:31:57.123456789Z"],
+      ["2024-07-30T00:00:00.000000001Z", "2024-07-30"],
+    ];
+    for (const [after, before] of cases) {
+      await expectUsage(
+        ["pull", "--base-url", samples.url, "--issuer", "7", "--modified-after", after, "--modified-before", before],
+        new RegExp(`--modified-after ${after.replace(/\./g, "\\.")} is after --modified-before ${before.replace(/\./g, "\\.")}`),
+      );
+    }
+  });
+
+  it("pull takes a range of one instant (both bounds are inclusive) and a start before the end", async () => {
+    for (const [after, before] of [["2024-07-30", "2024-07-30T00:00:00Z"], ["2024-07-30T09:31:57.123Z", "2024-07-30T09:31:57.5Z"]] as const) {
+      const result = await runCliProcess(["pull", "--base-url", samples.url, "--issuer", "7", "--modified-after", after, "--modified-before", before], { cwd: dir });
+      expect(result.stderr).toMatch(/1 of 1 issuers pulled/);
+      expect(result.code).toBe(0);
+    }
+  });
+});
