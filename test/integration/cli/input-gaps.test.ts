@@ -80,3 +80,41 @@ describe("an empty --modified-after/--modified-before range", () => {
     }
   });
 });
+
+describe("a secret holding a control character", () => {
+  const SECRET = "s3cr3t-VALUE";
+  const base = ["--base-url", "", "--issuer", "7"];
+  const cases: { name: string; args: string[]; env: Record<string, string>; says: RegExp }[] = [
+    { name: "--token with a newline", args: ["--token", `${SECRET}\n`], env: {}, says: /^ocf-sync \w+: --token holds a newline \(U\+000A\) at character 13 of 13;/ },
+    { name: "OCF_SYNC_TOKEN with a carriage return", args: [], env: { OCF_SYNC_TOKEN: `${SECRET}\rx` }, says: /OCF_SYNC_TOKEN \(from the environment\) holds a carriage return \(U\+000D\)/ },
+    { name: "OCF_SYNC_TOKEN with an escape", args: [], env: { OCF_SYNC_TOKEN: `\u001b${SECRET}` }, says: /OCF_SYNC_TOKEN \(from the environment\) holds a control character \(U\+001B\) at character 1/ },
+    {
+      name: "--client-secret with a tab",
+      args: ["--token-url", "", "--client-id", "ocf-sync", "--client-secret", `${SECRET}\tz`],
+      env: {},
+      says: /--client-secret holds a tab \(U\+0009\)/,
+    },
+    {
+      name: "OCF_SYNC_CLIENT_SECRET with a DEL",
+      args: ["--token-url", "", "--client-id", "ocf-sync"],
+      env: { OCF_SYNC_CLIENT_SECRET: `${SECRET}\u007f` },
+      says: /OCF_SYNC_CLIENT_SECRET \(from the environment\) holds a control character \(U\+007F\)/,
+    },
+  ];
+  for (const command of ["pull", "export", "sync"]) {
+    it(`${command}: a usage error before any request, naming the option or variable and never the value`, async () => {
+      const extra = command === "pull" ? [] : ["--out", join(dir, `secret-${command}`), ...(command === "sync" ? ["--state", join(dir, "secret-state.json")] : [])];
+      for (const { args, env, says } of cases) {
+        const fill = (list: string[]): string[] => list.map((a, i) => (a === "" && list[i - 1] === "--base-url" ? samples.url : a === "" ? `${samples.url}/oauth/token` : a));
+        const stderr = await expectUsage([command, ...fill(base), ...fill(args), ...extra], says, env);
+        expect(stderr).not.toContain(SECRET);
+        expect(stderr).toMatch(/the value is not printed/);
+      }
+    });
+  }
+
+  it("a token of printable characters is still sent (the sample server takes any bearer token)", async () => {
+    const result = await runCliProcess(["pull", "--base-url", samples.url, "--issuer", "7"], { cwd: dir, env: { OCF_SYNC_TOKEN: "abc.DEF-123_~+/=" } });
+    expect(result.code).toBe(0);
+  });
+});
