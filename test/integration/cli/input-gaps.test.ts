@@ -118,3 +118,49 @@ describe("a secret holding a control character", () => {
     expect(result.code).toBe(0);
   });
 });
+
+describe("option files that are not UTF-8", () => {
+  const latin1 = (text: string): Buffer => Buffer.from(text, "latin1");
+  const cases: { option: string; file: string; bytes: Buffer; offset: number; byte: string }[] = [
+    // "7\n" then "école" in Latin-1: the é (0xE9) is byte 2 and starts no valid sequence with "c".
+    { option: "issuers-file", file: "issuers-latin1.txt", bytes: latin1("7\n\u00e9cole\n"), offset: 2, byte: "E9" },
+    // A UTF-16 file (with its byte order mark): 0xFF is never UTF-8.
+    { option: "issuers-file", file: "issuers-utf16.txt", bytes: Buffer.from("\ufeff7\n", "utf16le"), offset: 0, byte: "FF" },
+    { option: "issuer-profile", file: "profile-latin1.json", bytes: latin1('{"*": {"legalName": "Soci\u00e9t\u00e9 SA"}}'), offset: 25, byte: "E9" },
+    // A surrogate encoded as UTF-8 (CESU-8), after a valid "é".
+    { option: "stakeholders", file: "stakeholders-cesu.json", bytes: Buffer.concat([Buffer.from('{"s1": {"legalName": "\u00e9', "utf8"), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"}}')]), offset: 24, byte: "ED" },
+    // A sequence cut off by the end of the file.
+    { option: "stakeholders", file: "stakeholders-cut.json", bytes: Buffer.concat([Buffer.from("{}", "utf8"), Buffer.from([0xe2, 0x82])]), offset: 2, byte: "E2" },
+  ];
+  for (const command of ["export", "sync"]) {
+    it(`${command}: a usage error naming the option, the file and the offset of the first bad byte, before any request`, async () => {
+      const extra = ["--out", join(dir, `utf8-${command}`), ...(command === "sync" ? ["--state", join(dir, "utf8-state.json")] : [])];
+      for (const { option, file, bytes, offset, byte } of cases) {
+        const path = join(dir, file);
+        await writeFile(path, bytes);
+        const issuer = option === "issuers-file" ? [] : ["--issuer", "7"];
+        await expectUsage(
+          [command, "--base-url", samples.url, ...issuer, `--${option}`, path, ...extra],
+          new RegExp(`--${option} ${path.replace(/[.]/g, "\\.")} is not UTF-8: byte ${offset} \\(from 0\\) is 0x${byte}; save the file as UTF-8`),
+        );
+      }
+    });
+  }
+
+  it("pull: --issuers-file too", async () => {
+    const path = join(dir, "pull-issuers.txt");
+    await writeFile(path, latin1("7\nna\u00efve\n"));
+    await expectUsage(["pull", "--base-url", samples.url, "--issuers-file", path], /--issuers-file .* is not UTF-8: byte 4 \(from 0\) is 0xEF/);
+  });
+
+  it("UTF-8 files, with characters past ASCII, are still read", async () => {
+    const profile = join(dir, "profile-utf8.json");
+    const stakeholders = join(dir, "stakeholders-utf8.json");
+    await writeFile(profile, JSON.stringify({ "*": { legalName: "Société Générale Ω 😀" } }), "utf8");
+    await writeFile(stakeholders, JSON.stringify({ nobody: { legalName: "Zoë Ñúñez" } }), "utf8");
+    const out = join(dir, "utf8-ok");
+    const result = await runCliProcess(["export", "--base-url", samples.url, "--issuer", "7", "--issuer-profile", profile, "--stakeholders", stakeholders, "--out", out], { cwd: dir });
+    expect(result.stderr).not.toMatch(/not UTF-8/);
+    expect(result.code).toBe(0);
+  });
+});
