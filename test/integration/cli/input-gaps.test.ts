@@ -3,7 +3,8 @@
  * else, are usage errors (exit 2, one line naming the option) before any request. The real CLI in a
  * child process, real files, a real loopback server that counts the requests it gets.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -163,4 +164,46 @@ describe("option files that are not UTF-8", () => {
     expect(result.stderr).not.toMatch(/not UTF-8/);
     expect(result.code).toBe(0);
   });
+});
+
+describe("serve-samples --data that cannot be served", () => {
+  /** A folder of issuer files made by `make`, and what the one line must say of it. */
+  const cases: { name: string; make: (folder: string) => Promise<void>; says: (folder: string) => string }[] = [
+    {
+      name: "a file over the size limit (sparse: no disk used)",
+      make: async (folder) => {
+        await writeFile(join(folder, "big.json"), "");
+        await truncate(join(folder, "big.json"), 3 * 2 ** 30);
+      },
+      says: (folder) => `--data: ${join(folder, "big.json")} has ${3 * 2 ** 30} bytes, more than an issuer file may hold`,
+    },
+    { name: "a folder named *.json", make: (folder) => mkdir(join(folder, "x.json")), says: (folder) => `--data: ${join(folder, "x.json")} is not a regular file (a folder)` },
+    {
+      name: "a FIFO named *.json (read, it would be waited on forever)",
+      make: async (folder) => {
+        execFileSync("mkfifo", [join(folder, "x.json")]);
+      },
+      says: (folder) => `--data: ${join(folder, "x.json")} is not a regular file (a device, FIFO or socket)`,
+    },
+    { name: "a dangling link", make: (folder) => symlink(join(folder, "nowhere"), join(folder, "x.json")), says: (folder) => `--data: cannot read ${join(folder, "x.json")}: it does not exist` },
+    { name: "a file that is not JSON", make: (folder) => writeFile(join(folder, "x.json"), "{"), says: (folder) => `--data: ${join(folder, "x.json")}: not valid JSON` },
+    {
+      name: "a file the server cannot serve",
+      make: (folder) => writeFile(join(folder, "x.json"), JSON.stringify({ issuerId: 7 })),
+      says: (folder) => `--data: ${join(folder, "x.json")}: issuerId must be a string`,
+    },
+  ];
+  for (const [index, { name, make, says }] of cases.entries()) {
+    it(`${name}: exit 2 with one line naming the file, and no server`, async () => {
+      const folder = join(dir, `data-${index}`);
+      await mkdir(folder);
+      await make(folder);
+      const result = await runCliProcess(["serve-samples", "--port", "0", "--data", folder], { cwd: dir });
+      expect(result.stderr).toContain(says(folder));
+      expect(result.code).toBe(2);
+      expect(result.stderr.trimEnd().split("\n").filter((l) => !/^Run 'ocf-sync serve-samples --help'/.test(l))).toHaveLength(1);
+      expect(result.stderr).not.toMatch(STACK);
+      expect(result.stdout).not.toMatch(/listening/);
+    });
+  }
 });
