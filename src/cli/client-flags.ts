@@ -27,6 +27,15 @@ export const CLIENT_FLAGS_HELP = `Connection:
                            the body (default: 120000 for the whole attempt, 10000 to connect,
                            30000 for the headers and for each pause in the body)`;
 
+/** C0 controls (newline, carriage return, tab, NUL, ...), DEL and C1 controls: none belongs in a token. */
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f-\u009f]/;
+
+function describeControl(code: number): string {
+  const hex = `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+  const names: Record<number, string> = { 0x0a: "a newline", 0x0d: "a carriage return", 0x09: "a tab", 0x00: "a NUL" };
+  return `${names[code] ?? "a control character"} (${hex})`;
+}
+
 type ClientFlagValues = {
   [K in keyof typeof CLIENT_FLAGS]?: (typeof CLIENT_FLAGS)[K] extends { multiple: true } ? string[] : string;
 };
@@ -59,6 +68,18 @@ export function clientOptionsFromFlags(
   const clientId = values["client-id"] ?? env.OCF_SYNC_CLIENT_ID;
   const clientSecret = values["client-secret"] ?? env.OCF_SYNC_CLIENT_SECRET;
   const tokenUrl = values["token-url"] ?? env.OCF_SYNC_TOKEN_URL;
+  // A secret holding a control character (often a newline pasted or read from a file with it) cannot
+  // be sent in a header: refused here, naming where it came from, never its value.
+  const secrets = [
+    { value: token, name: fromWhere("token", "OCF_SYNC_TOKEN") },
+    { value: clientId, name: fromWhere("client-id", "OCF_SYNC_CLIENT_ID") },
+    { value: clientSecret, name: fromWhere("client-secret", "OCF_SYNC_CLIENT_SECRET") },
+  ];
+  for (const { value, name } of secrets) {
+    const at = value === undefined ? -1 : value.search(CONTROL_CHARACTER);
+    if (at < 0) continue;
+    throw new UsageError(`${name} holds ${describeControl(value!.charCodeAt(at))} at character ${at + 1} of ${value!.length}; remove it (the value is not printed)`);
+  }
   const options: ApiClientOptions = { baseUrl };
   const oauth = [
     { value: tokenUrl, name: fromWhere("token-url", "OCF_SYNC_TOKEN_URL"), flag: "--token-url" },

@@ -1,8 +1,7 @@
 /** The issuers a command works on: repeated `--issuer` flags and/or a file with one id per line. */
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { fileSystemError } from "../errors.js";
-import { UsageError, asArgumentError } from "./io.js";
+import { UsageError } from "./io.js";
+import { readUtf8File } from "./text-file.js";
 
 /**
  * The results of a job in the order the issuers were given, each issuer without one given
@@ -28,12 +27,7 @@ export async function readIssuerList(
   // Named as resolved, as every path the command line prints is.
   const file = flags["issuers-file"] === undefined ? undefined : resolve(cwd, flags["issuers-file"]);
   if (file !== undefined) {
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (error) {
-      throw asArgumentError("issuers-file", fileSystemError("read", file, error));
-    }
+    const text = await readUtf8File("issuers-file", file);
     for (const line of text.split(/\r?\n/)) {
       const id = line.trim();
       if (id !== "" && !id.startsWith("#")) ids.push(id);

@@ -125,10 +125,15 @@ export async function readPackageFlags(
   if (generatedAt !== undefined && !isRfc3339DateTime(generatedAt)) {
     throw new UsageError(`--generated-at takes an RFC 3339 date-time with a zone, such as 2025-06-30T00:00:00Z, got ${JSON.stringify(generatedAt)}`);
   }
-  const mode = values["no-validate"] === true ? "never" : (values.validate ?? "auto");
-  if (mode !== "auto" && mode !== "always" && mode !== "never") {
-    throw new UsageError(`--validate takes auto, always or never, got ${JSON.stringify(mode)}`);
+  const asked = values.validate ?? "auto";
+  if (asked !== "auto" && asked !== "always" && asked !== "never") {
+    throw new UsageError(`--validate takes auto, always or never, got ${JSON.stringify(asked)}`);
   }
+  // --no-validate is --validate never: with another --validate value the two contradict each other.
+  if (values["no-validate"] === true && values.validate !== undefined && values.validate !== "never") {
+    throw new UsageError(`--no-validate contradicts --validate ${values.validate}: give one of them`);
+  }
+  const mode = values["no-validate"] === true ? "never" : asked;
   const lineage = values.lineage;
   if (lineage !== undefined && lineage !== "documents" && lineage !== "same-security") {
     throw new UsageError(`--lineage takes documents or same-security, got ${JSON.stringify(lineage)}`);

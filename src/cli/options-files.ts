@@ -2,12 +2,11 @@
  * The JSON files `export` reads besides the API: issuer profiles and a stakeholder directory. Each is
  * checked with zod and a mistake is a usage error naming the file, the JSON path and the value.
  */
-import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
-import { fileSystemError } from "../errors.js";
-import { UsageError, asArgumentError } from "./io.js";
+import { UsageError } from "./io.js";
+import { readUtf8File } from "./text-file.js";
 
 /** A decimal as a JSON string ("10000000", "0.0001"): share counts and money never travel as JSON numbers. */
 const decimalText = z.string().regex(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/, "a non-negative decimal as a string, such as \"10000000\" or \"0.0001\"");
@@ -66,12 +65,7 @@ const StakeholdersFileSchema = z.union([
 /** The JSON of the file an option names, and its path as resolved (as every path the command line prints is). */
 async function readJson(cwd: string, option: string, file: string): Promise<{ json: unknown; path: string }> {
   const path = resolve(cwd, file);
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw asArgumentError(option, fileSystemError("read", path, error));
-  }
+  const text = await readUtf8File(option, path);
   try {
     return { json: JSON.parse(text) as unknown, path };
   } catch (error) {

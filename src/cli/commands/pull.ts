@@ -71,6 +71,12 @@ function filterTime(flag: string, value: string | undefined): string | undefined
   return instant;
 }
 
+/** A `filterTime` instant as text that sorts as the instants do: its fraction of a second padded to nine digits. */
+function instantKey(instant: string): string {
+  const [whole = "", fraction = ""] = instant.slice(0, -1).split(".");
+  return `${whole}.${fraction.padEnd(9, "0")}`;
+}
+
 export async function pullCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const { values } = parseCommandArgs("pull", {
     args: [...argv],
@@ -85,6 +91,12 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd);
   const modifiedAfter = filterTime("modified-after", values["modified-after"]);
   const modifiedBefore = filterTime("modified-before", values["modified-before"]);
+  if (modifiedAfter !== undefined && modifiedBefore !== undefined && instantKey(modifiedAfter) > instantKey(modifiedBefore)) {
+    // Both bounds are inclusive: the same instant twice is a range (of that instant), a later start none.
+    throw new UsageError(
+      `--modified-after ${values["modified-after"]} is after --modified-before ${values["modified-before"]}: no record can match; give a start on or before the end`,
+    );
+  }
 
   const outPath = values.out === undefined || values.out === "-" ? undefined : resolve(io.cwd, values.out);
   let output: AtomicWriteStream | undefined;

@@ -1,7 +1,9 @@
-import { stat } from "node:fs/promises";
-import { resolve } from "node:path";
-import { errnoOf, fileSystemError, terminalSafe } from "../../errors.js";
-import { SAMPLES_AS_OF } from "../../sample-server/data.js";
+import { constants as bufferConstants } from "node:buffer";
+import type { Stats } from "node:fs";
+import { readdir, stat } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { errnoOf, fileSystemError, isOcfSyncError, terminalSafe } from "../../errors.js";
+import { SAMPLES_AS_OF, loadSampleData, type SampleData } from "../../sample-server/data.js";
 import { FAULT_KINDS, startSampleServer, type FaultKind } from "../../sample-server/server.js";
 import { parseCommandArgs, parseFraction, parseInteger } from "../args.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
@@ -67,14 +69,14 @@ export async function serveSamplesCommand(argv: readonly string[], io: CliIo): P
     quota = { perSecond: Number(m[1]), perMinute: Number(m[2]) };
   }
   const dataDir = values.data === undefined ? undefined : resolve(io.cwd, values.data);
-  if (dataDir !== undefined) await checkDataFolder(dataDir);
+  const data = dataDir === undefined ? undefined : await loadDataFolder(dataDir, io.signal);
   const server = await startSampleServer({
     port,
     ...(latencyMs === undefined ? {} : { latencyMs }),
     ...(faults === undefined ? {} : { faults }),
     ...(quota === undefined ? {} : { quota }),
     ...(values.token === undefined ? {} : { token: values.token }),
-    ...(dataDir === undefined ? {} : { dataDir }),
+    ...(data === undefined ? {} : { data }),
   }).catch((error: unknown) => {
     if (errnoOf(error) !== "EADDRINUSE") throw error;
     throw new UsageError(`--port ${port}: 127.0.0.1:${port} is in use (another serve-samples?); pick another port, or --port 0 for a free one`, { code: "EADDRINUSE", cause: error });
@@ -90,13 +92,49 @@ export async function serveSamplesCommand(argv: readonly string[], io: CliIo): P
   return 0;
 }
 
-/** `--data` must be a folder (of issuer files): anything else is a usage error, before the server starts. */
-async function checkDataFolder(dir: string): Promise<void> {
+/**
+ * Reads `--data`, before the server starts: a folder of issuer files. Whatever makes it unusable is a
+ * usage error (exit status 2) naming the folder or the file: not a folder, a folder that cannot be
+ * read, a `*.json` entry that is not a regular file (a folder, a dangling link, a FIFO that would be
+ * waited on forever) or is too large to read whole, a file that cannot be read or served.
+ */
+async function loadDataFolder(dir: string, signal: AbortSignal | undefined): Promise<SampleData> {
   let isFolder: boolean;
+  let names: string[];
   try {
     isFolder = (await stat(dir)).isDirectory();
+    names = isFolder ? (await readdir(dir)).filter((name) => name.endsWith(".json")).sort() : [];
   } catch (error) {
     throw asArgumentError("data", fileSystemError("read the folder", dir, error));
   }
   if (!isFolder) throw new UsageError(`--data: ${dir} is a file; give the folder that holds the issuer files`, { code: "FILE_SYSTEM_ERROR" });
+  for (const name of names) {
+    const file = join(dir, name);
+    let entry: Stats;
+    try {
+      entry = await stat(file);
+    } catch (error) {
+      throw asArgumentError("data", fileSystemError("read", file, error));
+    }
+    if (!entry.isFile()) {
+      throw new UsageError(`--data: ${terminalSafe(file)} is not a regular file (${entry.isDirectory() ? "a folder" : "a device, FIFO or socket"}); every *.json in the folder is read as an issuer file`, { code: "FILE_SYSTEM_ERROR" });
+    }
+    if (entry.size > bufferConstants.MAX_STRING_LENGTH) {
+      throw new UsageError(
+        `--data: ${terminalSafe(file)} has ${entry.size} bytes, more than an issuer file may hold (${bufferConstants.MAX_STRING_LENGTH}, the longest JavaScript string)`,
+        { code: "SAMPLE_DATA_INVALID" },
+      );
+    }
+  }
+  try {
+    return await loadSampleData(dir, signal === undefined ? {} : { signal });
+  } catch (error) {
+    if (isOcfSyncError(error) && error.code === "SAMPLE_DATA_INVALID") throw new UsageError(`--data: ${error.message}`, { code: error.code, cause: error });
+    // A file changed since it was looked at (grown past the limit, replaced by a folder): still the data's fault.
+    const code = (error as { code?: unknown } | null)?.code;
+    if (error instanceof RangeError && (code === "ERR_FS_FILE_TOO_LARGE" || code === "ERR_STRING_TOO_LONG")) {
+      throw new UsageError(`--data: ${dir}: a file is too large to read: ${error.message}`, { code: "SAMPLE_DATA_INVALID", cause: error });
+    }
+    throw asArgumentError("data", fileSystemError("read", dir, error));
+  }
 }
