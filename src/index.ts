@@ -1,6 +1,6 @@
 /**
- * ocf-sync's public API: every name a library user may import, listed explicitly and documented in the
- * README's "Library" section. Anything not listed here is internal and may change in any release. The
+ * ocf-sync's public API: every name a library user may import, listed explicitly and documented in
+ * docs/library.md. Anything not listed here is internal and may change in any release. The
  * public types never mention a dependency's types (zod, undici, decimal.js): quantities and amounts are
  * decimal strings, dates are `YYYY-MM-DD` strings, OCF objects are plain interfaces.
  *

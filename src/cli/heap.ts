@@ -3,7 +3,7 @@
  * up to four times what was live after the last collection, so a job whose live set grows a little
  * (the export's per-record handles: about 100 bytes a record) sees its peak memory grow four times as
  * much. The CLI asks for at most 1.5 times: an export's peak stays within 1.2x from 10k to 100k
- * records (see the README's benchmarks), for a few more collections.
+ * records (see docs/benchmarks.md), for a few more collections.
  *
  * Only the CLI does this (and the benchmarks that stand for it): a library does not change its host
  * process's V8 flags. A program that calls `exportIssuer` can run node with the same flag.

@@ -184,7 +184,7 @@ async function runCommand(typed: readonly string[], io: CliIo, stdoutFailed: () 
 
 /**
  * The global options typed before the command (`ocf-sync --log json export ...`), the first argument
- * after them (the command) and the rest: `--log VALUE` and `--log=VALUE`, as the README says `--log
+ * after them (the command) and the rest: `--log VALUE` and `--log=VALUE`, as docs/cli.md says `--log
  * json` is read anywhere. They are handed to the command after its name; a command that takes no
  * `--log` then says so, as it would had they been typed after it.
  */

@@ -40,7 +40,7 @@ ${ISSUERS_FILE_HELP}
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at (today)
   --issuer-profile FILE    JSON: { "<issuerId>": { "legalName", "formationDate", "countryOfFormation",
                            "dba", "countrySubdivisionOfFormation", "shareClasses", "stockPlans" },
-                           "*": { ...for every other issuer } } (the README shows every field)
+                           "*": { ...for every other issuer } } (docs/cli.md shows every field)
   --stakeholders FILE      JSON: { "<stakeholderId>": { "legalName", "type", "firstName", "lastName",
                            "currentRelationship" } }, or the same keyed by issuer id first
 ${CHOICES_HELP}
