@@ -187,12 +187,11 @@ export function splitReleases(settlements: readonly MappedSettlement[], payouts:
       own.push(s);
       continue;
     }
-    const n = Number(s.release.id.slice(s.release.id.lastIndexOf("-") + 1));
     const from = [...parts.map((p) => `${p.quantity} from ${p.security}`), ...(isZeroDecimal(rest) ? [] : [`${rest} from ${s.release.security_id}`])];
-    const comments = [...(s.release.comments ?? []), `Settlement ${n} released ${s.gross} units in all: ${from.join(", ")} (the payouts above target first: they are vested).`];
+    const comments = [...(s.release.comments ?? []), `Settlement ${s.n} released ${s.gross} units in all: ${from.join(", ")} (the payouts above target first: they are vested).`];
     parts.forEach((part, i) => {
       const resulting = i === 0 ? s.release.resulting_security_ids : [];
-      onPayouts.push({ ...s.release, id: txIds.release(part.security, n), security_id: part.security, quantity: part.quantity, resulting_security_ids: resulting, comments });
+      onPayouts.push({ ...s.release, id: txIds.release(part.security, s.n), security_id: part.security, quantity: part.quantity, resulting_security_ids: resulting, comments });
     });
     onPayouts.push(...s.issuances);
     // What is left is released from the grant's own chain, with no share of its own to name.

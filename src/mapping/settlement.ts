@@ -46,6 +46,8 @@ export interface UnitSettlementContext {
 
 /** The OCF transactions of one settlement. */
 export interface MappedSettlement {
+  /** Its number among the unit's settlements, from 1 in canonical order (the number in its ids). */
+  n: number;
   date: CalendarDate;
   /** The gross units released, and its source path. */
   gross: DecimalString;
@@ -249,7 +251,7 @@ export function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, s
       ...certificateComment,
     ],
   };
-  return { date, gross, path: `${path}.releaseQuantity`, release, issuances };
+  return { n, date, gross, path: `${path}.releaseQuantity`, release, issuances };
 }
 
 function releasePrice(
