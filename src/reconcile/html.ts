@@ -256,7 +256,7 @@ function differenceChart(
     (v) => `<text class="y-tick" x="${PAD.left - 8}" y="${y(v)}" text-anchor="end" dominant-baseline="middle">${e(groupThousands(formatDecimal(v)))}</text>`,
   );
   const points = nonZero.map((p) => `<circle cx="${axes.x(p.date)}" cy="${y(p.diff)}" r="2.5" fill="#8250df"><title>${e(p.date)}: ${e(report.labels.actual)} minus ${e(report.labels.expected)} = ${e(groupThousands(formatDecimal(p.diff)))}</title></circle>`);
-  const summary = nonZero.length === 0 ? "The two sides vest the same shares on every date." : `The sides differ on ${nonZero.length} of ${diffs.length} dates; largest difference ${groupThousands(formatDecimal(largest))} shares.`;
+  const summary = nonZero.length === 0 ? sameCurvesSentence(report) : `The sides differ on ${nonZero.length} of ${diffs.length} dates; largest difference ${groupThousands(formatDecimal(largest))} shares.`;
   return [
     `<p class="difference-summary">Difference (${e(report.labels.actual)} minus ${e(report.labels.expected)}): ${e(summary)}</p>`,
     `<svg class="difference-chart" id="difference-chart-${index}" role="img" aria-label="Difference of vested shares over time" width="${WIDTH}" height="${DIFF_HEIGHT}" viewBox="0 0 ${WIDTH} ${DIFF_HEIGHT}" xmlns="http://www.w3.org/2000/svg">`,
@@ -268,4 +268,19 @@ function differenceChart(
     ...points,
     "</svg>",
   ].join("\n");
+}
+
+/**
+ * What the difference panel says when the two curves agree. The curves are the vesting schedules; a
+ * report may still list differences elsewhere (a counter, a holding, a field), and the panel must not
+ * read as if nothing differed: it names where those differences are.
+ */
+function sameCurvesSentence(report: ReconciliationReport): string {
+  const n = report.differences.length;
+  if (n === 0) return "The two sides vest the same shares on every date.";
+  const fields = [...new Set(report.differences.map((d) => d.field))];
+  const counter = report.differences.some((d) => d.field === "vestedQuantity" || (d.field === "vested" && d.section === "source-vs-ocf"));
+  const where = `${n === 1 ? "the difference listed above is" : `the ${n} differences listed above are`} not in the schedules but in ${fields.join(", ")}`;
+  const why = counter ? ": the source's vestedQuantity counters (the square marker) do not match its own vesting events" : "";
+  return `The two vesting schedules vest the same shares on every date; ${where}${why}.`;
 }

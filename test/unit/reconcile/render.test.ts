@@ -146,6 +146,11 @@ describe("renderings", () => {
     expect(html).toContain('class="difference-chart"');
     expect(html).toContain("The sides differ on 1 of 2 dates; largest difference 50 shares.");
     const agreeing = renderReconciliationHtml([{ ...report, vestingCurves: { expected: report.vestingCurves.expected, actual: report.vestingCurves.expected } }]);
-    expect(agreeing).toContain("The two sides vest the same shares on every date.");
+    // The curves agree but the report still lists a difference: the panel says where it is rather than
+    // reading as if nothing differed.
+    expect(agreeing).toContain("The two vesting schedules vest the same shares on every date; the difference listed above is not in the schedules but in issued.");
+    expect(agreeing).not.toContain("The two sides vest the same shares on every date.");
+    const agreeingEverywhere = renderReconciliationHtml([{ ...report, differences: [], vestingCurves: { expected: report.vestingCurves.expected, actual: report.vestingCurves.expected } }]);
+    expect(agreeingEverywhere).toContain("The two sides vest the same shares on every date.");
   });
 });
