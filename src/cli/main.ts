@@ -49,7 +49,7 @@ Run 'ocf-sync <command> --help' (or 'ocf-sync help <command>') for a command's o
 Examples:
   ocf-sync demo
   ocf-sync serve-samples --port 4010 &
-  ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --issuer acme-robotics --out out --zip
+  ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --issuer acme-robotics --out out --zip --as-of 2025-06-30
   ocf-sync validate out/7.ocf.zip
   ocf-sync pull --base-url http://127.0.0.1:4010 --issuer 7 --out 7.ndjson`;
 }

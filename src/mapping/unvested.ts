@@ -28,7 +28,7 @@ export function unvestedRecordWarning(issuerId: string, record: RecordRef, tranc
 export function unvestedIssuerWarning(issuerId: string, records: number, earliest: CalendarDate, asOf: CalendarDate): MappingWarning {
   return mappingWarning(
     "UNVESTED_BEFORE_AS_OF",
-    { issuerId, path: "options.asOf" },
-    `is ${asOf}, but ${records} record${records === 1 ? " has" : "s have"} tranches dated on or before it that the source says have not vested (each in a warning of its own), so the package states more vested than the source does. No record's vesting status contradicts an as-of date up to ${previousDay(earliest)}: if the source's vesting status is as of an earlier day (a snapshot), export as of that day (asOf, --as-of)`,
+    { issuerId, path: "asOf" },
+    `is ${asOf}, but ${records} record${records === 1 ? " has" : "s have"} tranches dated on or before it that the source says have not vested, so the package shows more vested than the source. If the source's figures are a snapshot, export as of ${previousDay(earliest)} or earlier (--as-of; library option asOf)`,
   );
 }

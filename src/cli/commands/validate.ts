@@ -61,7 +61,7 @@ unreadable zip, no manifest, manifest not JSON) or a usage error, 130 or 143 whe
 or SIGTERM.
 
 Examples:
-  ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --issuer acme-robotics --out out --zip   # from the sample API
+  ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --issuer acme-robotics --out out --zip --as-of 2025-06-30   # from the sample API
   ocf-sync validate out/7                # a package folder
   ocf-sync validate out/7.ocf.zip        # and its zip
   ocf-sync validate out/7.ocf.zip --reader same-security   # read as OCF #531 (for a package from elsewhere)

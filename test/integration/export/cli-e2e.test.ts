@@ -84,8 +84,8 @@ describe("the built CLI as a child process", () => {
     const args = ["export", "--base-url", server.url, "--issuer", "7", "--issuer", "no-such-issuer", "--out", "resumed", "--as-of", "2026-11-26", "--log", "plain"];
     const first = await cli(args, work);
     expect(first.code).toBe(1);
-    expect(first.stderr).toContain('warn: issuer "7", options.asOf: is 2026-11-26, but 2 records have tranches dated on or before it');
-    expect(first.stderr).toContain("an as-of date up to 2025-06-30");
+    expect(first.stderr).toContain('warn: issuer "7", asOf: is 2026-11-26, but 2 records have tranches dated on or before it');
+    expect(first.stderr).toContain("export as of 2025-06-30 or earlier");
     expect(await readdir(join(work, "resumed"))).toContain(".ocf-sync-export.json");
     const second = await cli([...args, "--resume"], work);
     expect(second.code).toBe(1);

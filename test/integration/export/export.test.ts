@@ -84,7 +84,7 @@ describe("exporting the sample issuers", () => {
     const unvested = later.warnings.filter((w) => w.code === "UNVESTED_BEFORE_AS_OF");
     expect(unvested.map((w) => ("record" in w ? w.record?.recordId : undefined))).toEqual([undefined, "8801", "8803"]);
     expect(unvested[0]?.message).toContain("is 2026-11-26, but 2 records have tranches dated on or before it");
-    expect(unvested[0]?.message).toContain("an as-of date up to 2025-06-30");
+    expect(unvested[0]?.message).toContain("export as of 2025-06-30 or earlier");
     expect(unvested[1]?.message).toContain('event "41112" of 2025-07-01 (250) has not vested in the source');
     const report = JSON.parse(await readFile(later.report, "utf8")) as { warnings: { code: string }[] };
     expect(report.warnings.filter((w) => w.code === "UNVESTED_BEFORE_AS_OF")).toHaveLength(3);

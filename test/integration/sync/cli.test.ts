@@ -66,8 +66,8 @@ describe("ocf-sync sync", () => {
   it("says on stderr when the package's as-of date is past tranches the source has not vested, naming the date the source fits", async () => {
     const late = await run("--as-of", "2026-11-26");
     expect(late.code).toBe(0);
-    expect(late.stderr).toContain('warn: issuer "7", options.asOf: is 2026-11-26, but 2 records have tranches dated on or before it');
-    expect(late.stderr).toContain("an as-of date up to 2025-06-30");
+    expect(late.stderr).toContain('warn: issuer "7", asOf: is 2026-11-26, but 2 records have tranches dated on or before it');
+    expect(late.stderr).toContain("export as of 2025-06-30 or earlier");
     const onTime = await run("--as-of", "2025-06-30", "--full");
     expect(onTime.stderr).toContain('issuer "7": package written to');
     expect(onTime.stderr).not.toContain("UNVESTED");

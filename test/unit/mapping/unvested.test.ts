@@ -80,11 +80,11 @@ describe("the issuer's mapping, against its as-of date", () => {
   it("warns per record on or after such a tranche, and once for the issuer with the latest as-of date no record contradicts", () => {
     const onTheDay = mapRecords({ awards: awards() }, { asOf: "2018-08-20" }).warnings.filter((w) => w.code === "UNVESTED_BEFORE_AS_OF");
     expect(onTheDay.map((w) => [w.record?.recordId, w.path])).toEqual([
-      [undefined, "options.asOf"],
+      [undefined, "asOf"],
       ["3001", "vestingEvents"],
     ]);
     expect(onTheDay[0]?.message).toContain("is 2018-08-20, but 1 record has tranches dated on or before it that the source says have not vested");
-    expect(onTheDay[0]?.message).toContain("an as-of date up to 2018-08-19");
+    expect(onTheDay[0]?.message).toContain("export as of 2018-08-19 or earlier (--as-of; library option asOf)");
     expect(onTheDay[1]?.message).toBe(
       `restrictedStockAward "3001" of issuer "7", vestingEvents: event "y2" of 2018-08-20 (1000) has not vested in the source, yet it is dated on or before the package's as-of date 2018-08-20: a reader of the package counts it as vested (and any later tranche the source has not vested, up to that day)`,
     );
