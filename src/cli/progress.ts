@@ -20,6 +20,33 @@ export interface ProgressState {
   issuersTotal: number;
   records: number;
   requests: number;
+  /** Pages fetched so far, of every issuer. */
+  pages?: number;
+  /** What is being read now, such as `issuer "7" units, page 3`: progress inside an issuer. */
+  current?: string;
+}
+
+/**
+ * Counts the pages and records of `page-fetched` events and names the latest page, so that the bar
+ * moves inside an issuer too (a one-issuer export would otherwise show `0/1 issuers` for its whole run).
+ */
+export class PageTally {
+  records = 0;
+  pages = 0;
+  current: string | undefined;
+
+  see(event: { type: string; issuerId?: string; kind?: string; page?: number; records?: number }): void {
+    if (event.type !== "page-fetched" || event.records === undefined) return;
+    this.records += event.records;
+    this.pages += 1;
+    const what = event.kind === "restrictedStockAward" ? "awards" : "units";
+    this.current = `issuer ${JSON.stringify(event.issuerId)} ${what}, page ${event.page}`;
+  }
+
+  /** The counters for `Reporter.update`. */
+  state(): Pick<ProgressState, "records" | "pages" | "current"> {
+    return { records: this.records, pages: this.pages, ...(this.current === undefined ? {} : { current: this.current }) };
+  }
 }
 
 export interface Reporter {
@@ -70,15 +97,18 @@ export function createReporter(
   const drawBar = (): void => {
     if (!bar || last === undefined) return;
     const elapsedS = Math.max((now() - started) / 1000, 0.001);
-    const { issuersDone, issuersTotal, records, requests } = last;
+    const { issuersDone, issuersTotal, records, requests, pages, current } = last;
     const width = 24;
     const filled = issuersTotal === 0 ? width : Math.round((issuersDone / issuersTotal) * width);
     const rate = requests / elapsedS;
+    // An estimate only once an issuer is done (pages carry no total); until then the bar says what it reads.
     const eta =
       issuersDone === 0 || issuersDone >= issuersTotal
-        ? "--"
-        : formatDuration(((issuersTotal - issuersDone) * (now() - started)) / issuersDone);
-    const text = `[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${issuersDone}/${issuersTotal} issuers  ${records} records  ${rate.toFixed(1)} req/s  ETA ${eta}`;
+        ? ""
+        : `  ETA ${formatDuration(((issuersTotal - issuersDone) * (now() - started)) / issuersDone)}`;
+    const read = pages === undefined ? `${records} records` : `${records} records in ${pages} page${pages === 1 ? "" : "s"}`;
+    const now_ = issuersDone < issuersTotal && current !== undefined ? `  now: ${current}` : "";
+    const text = terminalSafe(`[${"#".repeat(filled)}${"-".repeat(width - filled)}] ${issuersDone}/${issuersTotal} issuers  ${read}  ${rate.toFixed(1)} req/s${eta}${now_}`);
     const columns = stream.columns !== undefined && stream.columns > 0 ? stream.columns : 100; // a pty may report 0
     const shown = text.slice(0, Math.max(columns - 1, 20));
     stream.write(`${startOfEmptyLine()}${shown}`);

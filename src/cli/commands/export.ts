@@ -9,7 +9,7 @@ import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
 import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
-import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings, type LogMode } from "../progress.js";
+import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings, PageTally, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { renderTable } from "../table.js";
@@ -190,10 +190,10 @@ export async function runExport(
   const reporter = createReporter(io.stderr, logMode, { env: io.env });
   const client = createApiClient(job.clientOptions);
   const results: IssuerExportResult[] = [];
-  let records = 0;
+  const tally = new PageTally();
   const started = Date.now();
   const progress = (): void =>
-    reporter.update({ issuersDone: results.length, issuersTotal: issuers.length, records, requests: client.stats().requests });
+    reporter.update({ issuersDone: results.length, issuersTotal: issuers.length, ...tally.state(), requests: client.stats().requests });
   const report = (result: IssuerExportResult): void => {
     if (result.ok) {
       const e = result.export;
@@ -223,7 +223,7 @@ export async function runExport(
       onRecovered: (names) => reporter.log("warn", `restored ${names.length} previous package(s) that an interrupted export had set aside: ${names.join(", ")}`),
       onLockTakenOver: (stale) => reporter.log("warn", `took over the lock of ${outDir}: ${stale.description}`, { reason: stale.reason }),
       onEvent: (event) => {
-        if (event.type === "page-fetched") records += event.records;
+        tally.see(event);
         if (event.type === "record-quarantined") reporter.log("warn", `quarantined ${event.error.message}`, { issuerId: event.issuerId, recordId: event.recordId });
         progress();
       },

@@ -14,7 +14,7 @@ import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, asArgumentError, failureCodeOf, writeLine, type CliIo } from "../io.js";
 import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
-import { createReporter, formatDuration, logIssuerFailure } from "../progress.js";
+import { createReporter, formatDuration, logIssuerFailure, PageTally } from "../progress.js";
 import { renderTable } from "../table.js";
 
 export const PULL_HELP = `Usage: ocf-sync pull --base-url URL (--issuer ID ... | --issuers-file FILE) [options]
@@ -135,17 +135,17 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     status: string;
   }
   const rows: Row[] = [];
-  let records = 0;
+  const tally = new PageTally();
   let deadlinePassed: unknown;
   const started = Date.now();
-  const progress = (): void => reporter.update({ issuersDone: rows.length, issuersTotal: issuers.length, records, requests: client.stats().requests });
+  const progress = (): void => reporter.update({ issuersDone: rows.length, issuersTotal: issuers.length, ...tally.state(), requests: client.stats().requests });
   try {
     const pullOptions = {
       onInvalid,
       ...(modifiedAfter === undefined ? {} : { lastModifiedDatetimeAfter: modifiedAfter }),
       ...(modifiedBefore === undefined ? {} : { lastModifiedDatetimeBefore: modifiedBefore }),
       onEvent: (event: PullEvent) => {
-        if (event.type === "page-fetched") records += event.records;
+        tally.see(event);
         if (event.type === "record-quarantined") {
           reporter.log("warn", `quarantined ${event.error.message}`, { issuerId: event.issuerId, recordId: event.recordId });
         }
@@ -215,7 +215,7 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     const stats = client.stats();
     writeLine(
       io.stderr,
-      `\n${rows.length - failed} of ${rows.length} issuers pulled, ${records} records, ${stats.requests} requests (${stats.retries} retried) in ${formatDuration(Date.now() - started)}` +
+      `\n${rows.length - failed} of ${rows.length} issuers pulled, ${tally.records} records, ${stats.requests} requests (${stats.retries} retried) in ${formatDuration(Date.now() - started)}` +
         (outPath === undefined ? "" : complete ? `; written to ${outPath}` : `; ${outPath} was not written (a previous file there is as it was)`),
     );
   }

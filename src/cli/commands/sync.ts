@@ -11,7 +11,7 @@ import { UsageError, failureCodeOf, writeLine, type CliIo } from "../io.js";
 import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
-import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings } from "../progress.js";
+import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings, PageTally } from "../progress.js";
 import { renderTable } from "../table.js";
 
 export const SYNC_HELP = `Usage: ocf-sync sync --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR --state FILE [options]
@@ -193,8 +193,8 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
   const started = Date.now();
   let results: IssuerSyncResult[] = [];
   let issuersDone = 0;
-  let records = 0;
-  const progress = (): void => reporter.update({ issuersDone, issuersTotal: issuers.length, records, requests: client.stats().requests });
+  const tally = new PageTally();
+  const progress = (): void => reporter.update({ issuersDone, issuersTotal: issuers.length, ...tally.state(), requests: client.stats().requests });
   const onEvent = (event: SyncEvent): void => {
     switch (event.type) {
       case "lock-acquired":
@@ -213,7 +213,7 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
         );
         break;
       case "page-fetched":
-        records += event.records;
+        tally.see(event);
         break;
       case "record-quarantined":
         reporter.log("warn", `quarantined ${event.error.message}`, { issuerId: event.issuerId, recordId: event.recordId });
