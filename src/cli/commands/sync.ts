@@ -135,7 +135,10 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
     const { created, changed, removed } = r.changes;
     if (created.length + changed.length + removed.length === 0) continue;
     if (changed.length + removed.length + r.changes.unchanged === 0) {
-      lines.push("", `${r.issuerId}: a new package of ${created.length} object${created.length === 1 ? "" : "s"}`);
+      // Counted as `validate` counts a package: the objects in its files, the issuer (in the manifest) apart.
+      const inFiles = created.filter((o) => o.objectType !== "ISSUER").length;
+      const issuer = inFiles < created.length ? "the issuer and " : "";
+      lines.push("", `${r.issuerId}: a new package of ${issuer}${inFiles} object${inFiles === 1 ? "" : "s"}`);
       continue;
     }
     lines.push("", `${r.issuerId}:`);

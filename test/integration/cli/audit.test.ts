@@ -250,9 +250,15 @@ describe("validate --help and the report agree on itemId", () => {
 
 describe("cosmetics", () => {
   it("sync: a new package of 1 object, not 1 objects", () => {
-    const result = { ok: true, issuerId: "x", pass: "full", reason: "first-run", pulled: 1, changes: { created: [{ objectType: "ISSUER", id: "x" }], changed: [], removed: [], unchanged: 0 } };
+    const result = { ok: true, issuerId: "x", pass: "full", reason: "first-run", pulled: 1, changes: { created: [{ objectType: "STAKEHOLDER", id: "s" }], changed: [], removed: [], unchanged: 0 } };
     expect(changeSetSummary([result as unknown as IssuerSyncResult])).toContain("x: a new package of 1 object\n".trim());
     expect(changeSetSummary([result as unknown as IssuerSyncResult])).not.toContain("1 objects");
+  });
+
+  it("sync counts a new package's objects as validate does: the issuer (in the manifest) apart", () => {
+    const created = [{ objectType: "ISSUER", id: "x" }, { objectType: "STAKEHOLDER", id: "s" }, { objectType: "STOCK_CLASS", id: "c" }];
+    const result = { ok: true, issuerId: "x", pass: "full", reason: "first-run", pulled: 1, changes: { created, changed: [], removed: [], unchanged: 0 } };
+    expect(changeSetSummary([result as unknown as IssuerSyncResult])).toContain("x: a new package of the issuer and 2 objects");
   });
 
   it("pull: a failed issuer's counts are -, as in export's table", async () => {

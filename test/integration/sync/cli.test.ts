@@ -38,7 +38,7 @@ describe("ocf-sync sync", () => {
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^issuer\s+pass\s+pulled\s+created\s+changed\s+removed\s+unchanged\s+status$/m);
     expect(first.stdout).toMatch(/^7\s+full \(first-run\)\s+7\s+\d+\s+0\s+0\s+0\s+ok$/m);
-    expect(first.stdout).toMatch(/^7: a new package of \d+ objects$/m);
+    expect(first.stdout).toMatch(/^7: a new package of the issuer and \d+ objects$/m);
     expect(first.stderr).toContain('issuer "7": full pass (first-run)');
 
     const awards = server.data.issuers.get("7")?.awards ?? [];
