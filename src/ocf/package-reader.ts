@@ -536,9 +536,26 @@ async function folderSource(location: string, limit: number, signal: AbortSignal
         return fsErrorContent(error);
       }
     },
-    noManifestMessage: () => `${location} holds no ${MANIFEST_FILE_NAME}: not an OCF package folder`,
+    noManifestMessage: () => `${location} holds no ${MANIFEST_FILE_NAME}: not an OCF package folder${packagesInside(location, paths)}`,
     close: async () => {},
   };
+}
+
+/**
+ * Where a folder of packages (an export's `--out`) was given for one: the packages it holds, named
+ * so that a person can validate them (`; it holds 2 packages, to validate one at a time: out/7, out/8`).
+ */
+function packagesInside(location: string, paths: readonly string[]): string {
+  const folders = paths.flatMap((path) => {
+    const parts = path.split("/");
+    return parts.length === 2 && parts[1] === MANIFEST_FILE_NAME ? [parts[0] as string] : [];
+  });
+  const packages = [...folders, ...paths.filter((path) => !path.includes("/") && path.endsWith(".ocf.zip"))];
+  if (packages.length === 0) return "";
+  const shown = packages.slice(0, 3).map((name) => join(location, name));
+  const more = packages.length > shown.length ? `, and ${packages.length - shown.length} more` : "";
+  const count = packages.length === 1 ? "1 package" : `${packages.length} packages`;
+  return `; it holds ${count}, to validate one at a time: ${shown.join(", ")}${more}`;
 }
 
 /**

@@ -122,6 +122,17 @@ describe("inputs that are no package: PackageUnusableError", () => {
     expect((await unusable(readOcfPackage(folder))).message).toBe(`${folder} holds no Manifest.ocf.json: not an OCF package folder`);
   });
 
+  it("a folder of packages (an export's --out) given for one: the packages inside are named", async () => {
+    const out = fresh();
+    await writePackageFolder(join(out, "7"), fixtureBytes(validFixture()));
+    await writePackageFolder(join(out, "acme"), fixtureBytes(validFixture()));
+    await writeFile(join(out, "7.ocf.zip"), "not read");
+    await writeFile(join(out, "7.report.json"), "{}");
+    expect((await unusable(readOcfPackage(out))).message).toBe(
+      `${out} holds no Manifest.ocf.json: not an OCF package folder; it holds 3 packages, to validate one at a time: ${join(out, "7")}, ${join(out, "acme")}, ${join(out, "7.ocf.zip")}`,
+    );
+  });
+
   it("a manifest that is not JSON, or not a JSON object", async () => {
     const notJson = new Map(fixtureBytes(validFixture()));
     notJson.set("Manifest.ocf.json", new TextEncoder().encode('{"file_type": "OCF_MANIFEST_FILE",'));
