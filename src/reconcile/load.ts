@@ -190,8 +190,18 @@ async function readIssuerOf<S extends IssuerRecordSink>(path: string, pkg: Packa
   throw new ReconcileInputError(
     only === undefined
       ? `${path} holds no records`
-      : `${path} holds records of ${describeIds(ids)}, and the package's issuer ${describeValue(pkg.issuerObjectId ?? "(none)")} is none of them; name the source issuer with --issuer`,
+      : `${path} holds records of ${describeIds(ids)}, and the package is of none of them: ${packageIssuer(pkg.issuerObjectId)}; give the file of that issuer's records, or name the source issuer to compare with --issuer`,
   );
+}
+
+/** The issuer a package is of, in the source's terms where ocf-sync wrote it (`issuer-<source id>`). */
+function packageIssuer(issuerObjectId: string | undefined): string {
+  if (issuerObjectId === undefined) return "it names no issuer id";
+  const prefix = issuerObjectIdOf("");
+  const sourceId = issuerObjectId.startsWith(prefix) ? issuerObjectId.slice(prefix.length) : "";
+  return sourceId === ""
+    ? `its issuer id is ${describeValue(issuerObjectId)}`
+    : `it is of issuer ${describeValue(sourceId)} (OCF issuer id ${describeValue(issuerObjectId)})`;
 }
 
 /**

@@ -3,6 +3,8 @@
  * figure is printed exactly as the report holds it (a decimal string), never re-formatted.
  */
 import { terminalSafe } from "../errors.js";
+import { issuerObjectIdOf } from "../mapping/ids.js";
+import { plainTable } from "../text-table.js";
 import { Dec, formatDecimal } from "../decimal.js";
 import { withinTolerance } from "./source-vs-ocf.js";
 import { FIGURE_NAMES, type Difference, type FigureName, type HolderRow, type ReconciliationReport } from "./types.js";
@@ -67,16 +69,35 @@ function inertCell(cell: string): string {
 /** Draws a plain-text table from its rows of cells, its headers and the columns to align right. */
 export type TableRenderer = (rows: readonly string[][], headers: readonly string[], rightAligned: ReadonlySet<number>) => string;
 
+/** A label longer than this names its column by the side's short name instead (a path is often longer). */
+const LONGEST_COLUMN_LABEL = 24;
+
+/**
+ * The column headers of the two sides: their labels where short (a caller's own, such as "prod"),
+ * else `source` and `OCF`, or `first` and `second` for two packages. The header line names them whole.
+ */
+export function columnNames(report: ReconciliationReport): { expected: string; actual: string } {
+  const { labels } = report;
+  if (labels.expected.length <= LONGEST_COLUMN_LABEL && labels.actual.length <= LONGEST_COLUMN_LABEL && labels.expected !== labels.actual) return labels;
+  return report.mode === "source-vs-ocf" ? { expected: "source", actual: "OCF" } : { expected: "first", actual: "second" };
+}
+
 /**
  * A readable summary of one report: the totals per figure on both sides, then every difference.
- * `table` draws the tables (the CLI passes its own); text from the data is made terminal-safe.
+ * `table` draws the tables (by default plain columns, as the CLI prints them); text from the data is
+ * made terminal-safe.
+ *
+ * @example
+ * ```ts
+ * console.log(renderReconciliationText(report));
+ * ```
  */
-export function renderReconciliationText(report: ReconciliationReport, table: TableRenderer): string {
-  const { labels } = report;
+export function renderReconciliationText(report: ReconciliationReport, table: TableRenderer = plainTable): string {
+  const labels = columnNames(report);
   const lines: string[] = [];
   lines.push(
-    `${report.mode === "source-vs-ocf" ? "Source against OCF" : "OCF against OCF"} for issuer ${terminalSafe(JSON.stringify(report.issuerId))}: ` +
-      `${terminalSafe(labels.expected)} vs ${terminalSafe(labels.actual)}; vested as of ${report.asOf}; tolerance ${report.tolerance}`,
+    `${report.mode === "source-vs-ocf" ? "Source against OCF" : "OCF against OCF"} for ${issuerNamed(report)}: ` +
+      `${sideNamed(labels.expected, report.labels.expected)} vs ${sideNamed(labels.actual, report.labels.actual)}; vested as of ${report.asOf}; tolerance ${report.tolerance}`,
   );
   lines.push(readingSentence(report));
   lines.push("");
@@ -118,6 +139,23 @@ export function renderReconciliationText(report: ReconciliationReport, table: Ta
   }
   for (const note of report.notes) lines.push(`note: ${terminalSafe(note)}`);
   return lines.join("\n");
+}
+
+/**
+ * The issuer in the header line: the source's id; for two packages, the source id ocf-sync wrote
+ * into their issuer id (`issuer-7` is issuer "7"), else that OCF id.
+ */
+function issuerNamed(report: ReconciliationReport): string {
+  const prefix = issuerObjectIdOf("");
+  const id = report.issuerId;
+  if (report.mode === "source-vs-ocf" || !id.startsWith(prefix) || id === prefix) return `issuer ${terminalSafe(JSON.stringify(id))}`;
+  return `issuer ${terminalSafe(JSON.stringify(id.slice(prefix.length)))} (OCF issuer id ${terminalSafe(JSON.stringify(id))})`;
+}
+
+/** A side in the header line: its column's name, then its whole label where that says more. */
+function sideNamed(column: string, label: string): string {
+  if (column === label) return terminalSafe(label);
+  return label.startsWith(`${column} (`) ? terminalSafe(label) : `${column} ${terminalSafe(label)}`;
 }
 
 /** Which reading the OCF side was read with, and why, in one sentence (both packages' when they were read apart). */

@@ -14,7 +14,6 @@ import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { CLIENT_FLAGS, COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, asArgumentError, writeLine, type CliIo } from "../io.js";
 import { withJsonDocument } from "../json-output.js";
-import { renderTable } from "../table.js";
 
 export const RECONCILE_HELP = `Usage: ocf-sync reconcile --source FILE PACKAGE [options]
        ocf-sync reconcile --base-url URL --issuer ID PACKAGE [options]
@@ -205,7 +204,7 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
     }
     if (values.json === true) printJson({ agree: reportAgrees(report), reports: [report] });
     else if (values.csv === true) io.stdout.write(reconciliationCsv([report]));
-    else writeLine(io.stdout, renderReconciliationText(report, (rows, headers, right) => renderTable(rows, headers.map((header, i) => ({ header, value: (row: string[]) => row[i] ?? "", align: right.has(i) ? "right" : "left" })))));
+    else writeLine(io.stdout, renderReconciliationText(report));
     return reportAgrees(report) ? 0 : 1;
   } finally {
     await html?.abort(); // after a commit, nothing to do

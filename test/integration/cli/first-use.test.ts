@@ -284,7 +284,7 @@ describe("paths typed relative are printed as resolved, by every command", () =>
     await cp(join(PROJECT_ROOT, "samples/ocf/7"), join(dir, "pkg-7"), { recursive: true });
     const text = await run("reconcile", "pkg-7", "--against", "./pkg-7");
     expect(text.code).toBe(0);
-    expect(text.out.split("\n")[0]).toBe(`OCF against OCF for issuer "issuer-7": ${join(dir, "pkg-7")} vs ${join(dir, "pkg-7")}; vested as of 2025-06-30; tolerance 0`);
+    expect(text.out.split("\n")[0]).toBe(`OCF against OCF for issuer "7" (OCF issuer id "issuer-7"): first ${join(dir, "pkg-7")} vs second ${join(dir, "pkg-7")}; vested as of 2025-06-30; tolerance 0`);
     const json = await run("reconcile", "pkg-7", "--against", "./pkg-7", "--json");
     const { reports } = JSON.parse(json.out) as { reports: { labels: { expected: string; actual: string } }[] };
     expect(reports[0]?.labels).toEqual({ expected: join(dir, "pkg-7"), actual: join(dir, "pkg-7") });

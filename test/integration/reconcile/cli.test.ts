@@ -177,7 +177,7 @@ describe("ocf-sync reconcile", () => {
       [["--source", "missing.ndjson", join(GOLDEN, "7")], "ENOENT"],
       [["--source", "broken.ndjson", join(GOLDEN, "7")], "line 2: is not JSON"],
       [["--source", "pulled.ndjson", "--issuer", "nobody", join(GOLDEN, "7")], 'has no records of issuer "nobody"'],
-      [["--source", "pulled.ndjson", join(GOLDEN, "north-wind-eu.85249f7815")], 'the package\'s issuer "issuer-north wind/eu" is none of them'],
+      [["--source", "pulled.ndjson", join(GOLDEN, "north-wind-eu.85249f7815")], 'the package is of none of them: it is of issuer "north wind/eu" (OCF issuer id "issuer-north wind/eu")'],
       [[join(GOLDEN, "7")], "give exactly one of --source FILE"],
       [["--source", "pulled.ndjson", join(GOLDEN, "7"), "--as-of", "2025-02-30"], "--as-of must be a real date"],
       [["--source", "pulled.ndjson", join(GOLDEN, "7"), "--tolerance=-1"], "--tolerance must be a non-negative decimal"],

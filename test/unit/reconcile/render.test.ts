@@ -64,6 +64,20 @@ describe("renderings", () => {
     for (const row of rows) expect(row).toContain(',"-2500","+3",');
   });
 
+  it("text draws its own tables, names long labels' columns by side and keeps short labels a caller chose", () => {
+    const long = { ...report, labels: { expected: "source (/home/someone/exports/2025/issuer-7.ndjson)", actual: "OCF (/home/someone/exports/2025/out/7)" } };
+    const text = renderReconciliationText(long);
+    expect(text).toContain("source (/home/someone/exports/2025/issuer-7.ndjson) vs OCF (/home/someone/exports/2025/out/7)");
+    expect(text).toMatch(/^total\s+source\s+OCF\s+difference$/m);
+    expect(text).toMatch(/^-+ {2}-+ {2}-+ {2}-+$/m);
+    expect(text).toMatch(/^issued\s+100\.0000000001\s+100\s+-0\.0000000001$/m);
+    const chosen = renderReconciliationText({ ...report, labels: { expected: "prod", actual: "staging" } });
+    expect(chosen).toMatch(/^total\s+prod\s+staging\s+difference$/m);
+    const packages = renderReconciliationText({ ...report, mode: "ocf-vs-ocf", issuerId: "issuer-7", labels: { expected: "/a/out/7", actual: "/a/out/7" } });
+    expect(packages.split("\n")[0]).toBe('OCF against OCF for issuer "7" (OCF issuer id "issuer-7"): first /a/out/7 vs second /a/out/7; vested as of 2025-06-30; tolerance 0');
+    expect(packages).toMatch(/^total\s+first\s+second\s+difference$/m);
+  });
+
   it("text keeps figures exact and escapes control characters", () => {
     const text = renderReconciliationText(report, (rows, headers) => [headers.join("|"), ...rows.map((r) => r.join("|"))].join("\n"));
     expect(text).toContain("issued|100.0000000001|100|-0.0000000001");
