@@ -47,7 +47,7 @@ const HELP = { help: { type: "boolean", short: "h" } } as const;
 
 export const COMMAND_OPTIONS = {
   demo: { out: { type: "string" }, ...HELP },
-  export: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, shard: { type: "string" }, resume: { type: "boolean" }, json: { type: "boolean" }, ...HELP },
+  export: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, shard: { type: "string" }, resume: { type: "boolean" }, json: { type: "boolean" }, summary: { type: "string" }, ...HELP },
   pull: { ...CLIENT_FLAGS, ...JOB_FLAGS, out: { type: "string" }, "modified-after": { type: "string" }, "modified-before": { type: "string" }, ...HELP },
   reconcile: {
     ...CLIENT_FLAGS,
@@ -83,8 +83,10 @@ export const COMMAND_OPTIONS = {
     "full-every": { type: "string" },
     overlap: { type: "string" },
     json: { type: "boolean" },
+    summary: { type: "string" },
     ...HELP,
   },
+  summarize: { json: { type: "boolean" }, ...HELP },
   validate: { json: { type: "boolean" }, reader: { type: "string" }, ...HELP },
 } as const;
 

@@ -1,7 +1,7 @@
 /**
  * The `ocf-sync` command line: argument parsing and printing only. Every command calls the library.
  */
-import { readFileSync } from "node:fs";
+import { ocfSyncVersion } from "../version.js";
 import { Writable } from "node:stream";
 import { redactSecrets, urlSecrets } from "../client/auth.js";
 import { errnoOf, fileSystemError, FileSystemError, isFileSystemError, isInterruptedError, isOcfSyncError, terminalSafe } from "../errors.js";
@@ -9,6 +9,7 @@ import { closest } from "../closest.js";
 import { typedValue } from "./args.js";
 import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, usageErrorMessage, writeLine, type CliIo } from "./io.js";
 import { createReporter } from "./progress.js";
+import { jobFailureExitStatus } from "./run-record.js";
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 
@@ -23,18 +24,15 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   pull: { summary: "pull awards and units of issuers as NDJSON (a raw backup)", load: async () => (await import("./commands/pull.js")).pullCommand },
   reconcile: { summary: "prove that source and OCF numbers match (or two OCF packages)", load: async () => (await import("./commands/reconcile.js")).reconcileCommand },
   "serve-samples": { summary: "serve the embedded sample API on 127.0.0.1", load: async () => (await import("./commands/serve-samples.js")).serveSamplesCommand },
+  summarize: { summary: "merge the run records (--summary) of several runs or shards into one report", load: async () => (await import("./commands/summarize.js")).summarizeCommand },
   sync: { summary: "keep OCF packages current, pulling only what changed since the last run", load: async () => (await import("./commands/sync.js")).syncCommand },
   validate: { summary: "check an OCF package (folder or .ocf.zip) and report every problem", load: async () => (await import("./commands/validate.js")).validateCommand },
 };
 
-export function packageVersion(): string {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-  return pkg.version;
-}
 
 function mainHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));
-  return `ocf-sync ${packageVersion()}: restricted stock awards and units to Open Cap Table Format 1.2.0
+  return `ocf-sync ${ocfSyncVersion()}: restricted stock awards and units to Open Cap Table Format 1.2.0
 
 ${USAGE}
 
@@ -155,7 +153,7 @@ async function runCommand(typed: readonly string[], io: CliIo, stdoutFailed: () 
     return 0;
   }
   if (command === "--version" || command === "-v") {
-    writeLine(io.stdout, packageVersion());
+    writeLine(io.stdout, ocfSyncVersion());
     return 0;
   }
   const entry = COMMANDS[command];
@@ -239,8 +237,9 @@ function reportFailure(command: string, error: unknown, io: CliIo, argv: readonl
   }
   if (isOcfSyncError(error)) {
     reportLine(io, argv, `ocf-sync ${command}: ${terminalSafe(error.message)}`, error.code);
-    // A client option the flags gave that the client refuses is a usage error.
-    return error.code === "CLIENT_CONFIG_INVALID" ? 2 : 1;
+    // A client option the flags gave that the client refuses is a usage error; a job that could not
+    // run for now (a lock held, the deadline) ends with the status that says "retry it".
+    return error.code === "CLIENT_CONFIG_INVALID" ? 2 : jobFailureExitStatus(error, false);
   }
   const errno = errnoOf(error);
   if (errno !== undefined) {

@@ -5,7 +5,7 @@
  * Built on undici with its own `Agent` (never the global dispatcher), or a dispatcher the caller
  * injects.
  */
-import { readFileSync } from "node:fs";
+import { ocfSyncVersion } from "../version.js";
 import { Agent, type Dispatcher } from "undici";
 import { OcfSyncError } from "../errors.js";
 import { type Logger, silentLogger } from "../logger.js";
@@ -205,24 +205,10 @@ const NOT_RETRYABLE_UNDICI_CODES: ReadonlySet<string> = new Set([
   "UND_ERR_CLOSED",
 ]);
 
-let cachedVersion: string | undefined;
-
-function packageVersion(): string {
-  if (cachedVersion === undefined) {
-    try {
-      // Two levels up from both src/client and dist/client.
-      const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
-      cachedVersion = typeof pkg.version === "string" ? pkg.version : "0.0.0";
-    } catch {
-      cachedVersion = "0.0.0";
-    }
-  }
-  return cachedVersion;
-}
 
 /** The default `User-Agent`: `ocf-sync/<version> (+node <node version>)`. */
 export function defaultUserAgent(): string {
-  return `ocf-sync/${packageVersion()} (+node ${process.versions.node})`;
+  return `ocf-sync/${ocfSyncVersion()} (+node ${process.versions.node})`;
 }
 
 function positiveNumber(option: string, value: number | undefined, fallback: number, integer = false): number {
@@ -439,7 +425,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       const failure = classifyTransportError(cause, timeouts);
       logger.debug({ method, path, status: undefined, attempt, ms: durationMs, error: failure.code }, "api request failed");
       emit({ type: "request", method, path, status: undefined, attempt, durationMs });
-      const error = new NetworkError({ ...context, code: failure.code, what: redact(failure.what), hint: failure.hint, cause });
+      const error = new NetworkError({ ...context, code: failure.code, what: redact(failure.what), hint: failure.hint, cause, retryable: failure.retryable });
       if (!failure.retryable) throw error;
       return { kind: "retry", error, reason: failure.code };
     }

@@ -207,10 +207,17 @@ export class ApiError extends RequestError {
 /** No HTTP response arrived: connection refused or reset, DNS failure, or a connect/headers/body timeout. */
 export class NetworkError extends RequestError {
   declare readonly code: NetworkErrorCode;
+  /**
+   * Whether asking again may help: false where the connection can never work as configured (TLS to a
+   * server that speaks plain HTTP, a refused certificate), true for a refused or reset connection or a
+   * timeout. A CLI run whose only failures may be retried exits with 75.
+   */
+  readonly retryable: boolean;
 
-  constructor(context: RequestContext & { code: NetworkErrorCode; what: string; cause: unknown; hint?: string | undefined }) {
+  constructor(context: RequestContext & { code: NetworkErrorCode; what: string; cause: unknown; hint?: string | undefined; retryable?: boolean }) {
     super(context.code, context, `failed: ${context.what}`, { cause: context.cause, hint: context.hint });
     this.name = "NetworkError";
+    this.retryable = context.retryable ?? true;
   }
 }
 

@@ -1,4 +1,5 @@
-import { createApiClient } from "../../client/create-client.js";
+import { resolve } from "node:path";
+import { createApiClient, type ClientStats } from "../../client/create-client.js";
 import { type DeadlineExceededError, isDeadlineExceededError, terminalSafe } from "../../errors.js";
 import { exportIssuers, shardOf, type IssuerExportResult } from "../../export/export-issuers.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
@@ -13,6 +14,8 @@ import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logN
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { renderTable } from "../table.js";
+import { ocfSyncVersion } from "../../version.js";
+import { exportedIssuer, finishRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, withRunRecord, type RunRecordSlot } from "../run-record.js";
 
 export const EXPORT_HELP = `Usage: ocf-sync export --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR [options]
 
@@ -58,6 +61,9 @@ ${CHOICES_HELP}
                            { "outDir", "exported", "failed", "issuers": [{ "issuerId", "status", ... }] };
                            also when the whole export fails (a usage error, an unusable DIR, the lock),
                            then with "error": { "code", "message" } and every issuer failed by it
+  --summary FILE           write the run record to FILE (atomically, also when the job fails): version,
+                           start and end, shard, requests, 429s and retries, and each issuer's status,
+                           counts, package and error; the same shape for sync (schemas/run-record.schema.json)
 ${LOG_HELP}
 ${DEADLINE_HELP}
 
@@ -71,16 +77,18 @@ keeps the time it started, for --resume.
 Without --issuer-profile and --stakeholders the Issuer and Stakeholders carry labelled placeholders
 (the API gives only ids), each reported as a warning.
 
-Exit status: 0 every issuer exported, 1 some issuer failed (every other issuer is still written), the
-deadline passed or another run holds DIR, 2 usage error or an unusable DIR, 130 or 143 when stopped
-by SIGINT or SIGTERM (packages already written stay; the one under way is not written).
+Exit status: 0 every issuer exported; 1 some issuer failed on its data or access (every other issuer
+is still written); 75 retry it: another run holds DIR, the deadline passed, or every failure was the
+API's (unreachable, timeout, 429, 5xx); 2 usage error or an unusable DIR; 130 or 143 when stopped by
+SIGINT or SIGTERM (packages already written stay; the one under way is not written).
 
 Examples:
   ocf-sync export --base-url https://api.carta.com --issuer 144361 --out out --zip
   printf '144361\\n7\\n' > issuers.txt   # one issuer id per line
   OCF_SYNC_TOKEN=... ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt \\
       --out /data/ocf --concurrency 8 --on-invalid quarantine --log json --json > summary.json
-  ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --shard 2/4   # job 2 of 4
+  ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --shard 2/4 \
+      --summary runs/2-of-4.json   # job 2 of 4, with its run record ('ocf-sync summarize runs' merges them)
   ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --resume   # after Ctrl-C
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --settlement-class Common
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --strict --on-invalid quarantine
@@ -97,10 +105,17 @@ interface KnownExport {
 
 export async function exportCommand(argv: readonly string[], io: CliIo): Promise<number> {
   const known: KnownExport = { outDir: null, issuers: [] };
-  return withJsonDocument(io, "export", argv, (printJson) => exportJob(argv, io, known, printJson), (failure) => exportFailureDocument(known, failure));
+  const record = runRecordSlot("export", ocfSyncVersion());
+  return withJsonDocument(
+    io,
+    "export",
+    argv,
+    (printJson) => withRunRecord(io, "export", record, () => exportJob(argv, io, known, record, printJson)),
+    (failure) => exportFailureDocument(known, failure),
+  );
 }
 
-async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport, printJson: (document: unknown) => void): Promise<number> {
+async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport, record: RunRecordSlot, printJson: (document: unknown) => void): Promise<number> {
   const { values } = parseCommandArgs("export", {
     args: [...argv],
     options: COMMAND_OPTIONS.export,
@@ -124,10 +139,14 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
     const n = Number(m?.[2]);
     if (m === null || n < 1 || k < 1 || k > n) throw new UsageError(`--shard takes K/N with 1 <= K <= N, such as 2/4, got ${JSON.stringify(values.shard)}`);
     issuers = shardOf(issuers, k, n);
+    record.facts.shard = { index: k - 1, count: n };
   }
   known.issuers = issuers;
   const { outDir, profileOf, directoryOf, ...packageOptions } = packageSettings;
   await prepareOutputFolder("out", outDir, io.signal);
+  record.facts.named = issuers;
+  record.facts.outDir = outDir;
+  if (values.summary !== undefined) record.file = await RunRecordFile.open(resolve(io.cwd, values.summary), io.signal);
   const run = await runExport(io, {
     clientOptions,
     issuers,
@@ -145,9 +164,18 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
   });
   if (values.json === true) printJson(exportSummaryDocument(run));
   else writeLine(io.stdout, exportSummaryText(run));
-  // The deadline: the packages written are summed up above, then the run ends as a deadline does.
-  if (run.deadlinePassed !== undefined) throw run.deadlinePassed;
-  return run.results.some((r) => !r.ok) ? 1 : 0;
+  record.facts.stats = run.stats;
+  const entries = run.results.map((r) => exportedIssuer(r, job.onInvalid));
+  // The deadline: the packages written are summed up above (and in the record), then the run ends as a deadline does.
+  const deadline = run.deadlinePassed;
+  const status = await finishRunRecord(
+    io,
+    record,
+    entries,
+    deadline === undefined ? undefined : { code: "DEADLINE_EXCEEDED", message: deadline instanceof Error ? deadline.message : String(deadline), exitStatus: RETRY_EXIT_STATUS },
+  );
+  if (deadline !== undefined) throw deadline;
+  return status;
 }
 
 /** What an export run did: each issuer's result in the order given, where, and how long it took. */
@@ -159,6 +187,8 @@ export interface ExportRun {
   onInvalid: OnInvalid;
   /** The job's deadline passed before every issuer was done (the error that says so). */
   deadlinePassed?: unknown;
+  /** The API client's counters at the end of the run. */
+  stats: ClientStats;
 }
 
 /** Shared by `export` and `demo`: runs the export, with progress and logs on standard error. */
@@ -247,6 +277,7 @@ export async function runExport(
     durationMs: Date.now() - started,
     onInvalid: job.exportOptions.onInvalid,
     ...(deadlinePassed === undefined ? {} : { deadlinePassed }),
+    stats: client.stats(),
   };
 }
 

@@ -14,6 +14,7 @@ import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, asArgumentError, failureCodeOf, writeLine, type CliIo } from "../io.js";
 import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
+import { exitStatusOfIssuers, isTransientFailure } from "../run-record.js";
 import { createReporter, formatDuration, logIssuerFailure, PageTally } from "../progress.js";
 import { renderTable } from "../table.js";
 
@@ -44,8 +45,9 @@ ${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}
 
-Exit status: 0 all issuers pulled, 1 some issuer failed or the deadline passed (to standard output the
-others are still written; --out FILE is then left as it was), 2 usage error or an unusable --out,
+Exit status: 0 all issuers pulled; 1 some issuer failed on its data or access (to standard output the
+others are still written; --out FILE is then left as it was); 75 retry it: the deadline passed or
+every failure was the API's (unreachable, timeout, 429, 5xx); 2 usage error or an unusable --out;
 130 or 143 when stopped by SIGINT or SIGTERM.
 
 Examples:
@@ -131,6 +133,8 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   /** An issuer's row of the summary; a failed issuer has no counts (shown "-", as export shows them). */
   interface Row {
     issuerId: string;
+    /** Whether the issuer failed on a cause a new run may get past (see `isTransientFailure`). */
+    retry?: boolean;
     counts?: { awards: number; units: number; quarantined: number; warnings: number };
     status: string;
   }
@@ -171,7 +175,7 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
         });
       } else {
         const code = failureCodeOf(result.error);
-        rows.push({ issuerId: result.issuerId, status: `FAILED ${code}` });
+        rows.push({ issuerId: result.issuerId, retry: isTransientFailure(result.error), status: `FAILED ${code}` });
         logIssuerFailure(reporter, result.issuerId, result.error, { onInvalid });
       }
       progress();
@@ -223,7 +227,8 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     reporter.log("error", `${outPath} was not written (a previous file there is as it was)`, { out: outPath });
   }
   if (deadlinePassed !== undefined) throw deadlinePassed;
-  return failed > 0 ? 1 : 0;
+  // 75 when every failure was the API's (retry it), 1 when an issuer failed on its data or access.
+  return exitStatusOfIssuers(rows.map((r) => ({ status: r.retry === undefined ? "ok" : "failed", retry: r.retry === true })));
 }
 
 /**

@@ -13,6 +13,8 @@ import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings, PageTally } from "../progress.js";
 import { renderTable } from "../table.js";
+import { ocfSyncVersion } from "../../version.js";
+import { finishRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, syncedIssuer, withRunRecord, type RunRecordSlot } from "../run-record.js";
 
 export const SYNC_HELP = `Usage: ocf-sync sync --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR --state FILE [options]
 
@@ -48,6 +50,8 @@ ${ISSUERS_FILE_HELP}
                            { "issuers": [{ "issuerId", "status", ... }] }; also when the whole sync fails
                            (a usage error, an unusable DIR or FILE, a lock), then with "error":
                            { "code", "message" } and every issuer failed by it
+  --summary FILE           write the run record to FILE (atomically, also when the sync fails), in the
+                           shape of export's (schemas/run-record.schema.json), with each issuer's pass
   --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
                            run is removed when the package is written: it would hold another package)
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at
@@ -66,16 +70,18 @@ ${DEADLINE_HELP}
 
 ${CLIENT_FLAGS_HELP}
 
-Exit status: 0 every issuer synced, 1 some issuer failed (it keeps its previous package and state;
-the others are still synced), the deadline passed (the summary lists the issuers synced, and those it
-stopped as FAILED DEADLINE_EXCEEDED) or another sync holds a lock, 2 usage error or an unusable DIR,
+Exit status: 0 every issuer synced; 1 some issuer failed on its data or access (it keeps its previous
+package and state; the others are still synced); 75 retry it: another sync holds a lock, the deadline
+passed (the summary lists the issuers synced, and those it stopped as FAILED DEADLINE_EXCEEDED), or
+every failure was the API's (unreachable, timeout, 429, 5xx); 2 usage error or an unusable DIR;
 130 or 143 when stopped by SIGINT or SIGTERM.
 
 Examples:
   ocf-sync sync --base-url https://api.carta.com --issuers-file issuers.txt --out /data/ocf \\
       --state /data/ocf-sync-state.json
   ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --full --json > changes.json
-  ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --strict`;
+  ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --strict
+  ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --summary run.json`;
 
 /** The `--json` document: per issuer, the counts `created`, `changed`, `removed`, `unchanged` and the objects. */
 export function changeSetDocument(results: readonly IssuerSyncResult[], onInvalid: OnInvalid): unknown {
@@ -164,10 +170,17 @@ export function syncFailureDocument(issuers: readonly string[], failure: JsonFai
 export async function syncCommand(argv: readonly string[], io: CliIo): Promise<number> {
   // The issuers named, once known: what a --json document of a failure of the whole sync lists.
   const named: string[] = [];
-  return withJsonDocument(io, "sync", argv, (printJson) => syncJob(argv, io, named, printJson), (failure) => syncFailureDocument(named, failure));
+  const record = runRecordSlot("sync", ocfSyncVersion());
+  return withJsonDocument(
+    io,
+    "sync",
+    argv,
+    (printJson) => withRunRecord(io, "sync", record, () => syncJob(argv, io, named, record, printJson)),
+    (failure) => syncFailureDocument(named, failure),
+  );
 }
 
-async function syncJob(argv: readonly string[], io: CliIo, named: string[], printJson: (document: unknown) => void): Promise<number> {
+async function syncJob(argv: readonly string[], io: CliIo, named: string[], record: RunRecordSlot, printJson: (document: unknown) => void): Promise<number> {
   const { values } = parseCommandArgs("sync", {
     args: [...argv],
     options: COMMAND_OPTIONS.sync,
@@ -190,6 +203,9 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
   if ((await stat(stateFile).catch(() => undefined))?.isDirectory() === true) {
     throw new UsageError(`--state: ${stateFile} is a folder; give the file the sync keeps its state in, such as ${join(stateFile, "state.json")}`, { code: "FILE_SYSTEM_ERROR" });
   }
+  record.facts.named = issuers;
+  record.facts.outDir = outDir;
+  if (values.summary !== undefined) record.file = await RunRecordFile.open(resolve(io.cwd, values.summary), io.signal);
 
   const reporter = createReporter(io.stderr, logMode, { env: io.env });
   const client = createApiClient(clientOptions);
@@ -299,7 +315,14 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
         ".",
     );
   }
+  record.facts.stats = client.stats();
+  const status = await finishRunRecord(
+    io,
+    record,
+    results.map((r) => syncedIssuer(r, onInvalid)),
+    deadlinePassed === undefined ? undefined : { code: "DEADLINE_EXCEEDED", message: deadlinePassed instanceof Error ? deadlinePassed.message : String(deadlinePassed), exitStatus: RETRY_EXIT_STATUS },
+  );
   // The deadline: the issuers synced are summed up above, then the run ends as a deadline does.
   if (deadlinePassed !== undefined) throw deadlinePassed;
-  return results.some((r) => !r.ok) ? 1 : 0;
+  return status;
 }

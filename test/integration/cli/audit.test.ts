@@ -106,7 +106,8 @@ describe("an issuer's failure line ends with its code", () => {
     ["sync", ["sync", "--out", "fail-sync", "--state", "fail-sync.json"]],
   ])("%s, with a hint when no server answers", async (_what, [command = "", ...rest]) => {
     const result = await run([command, "--base-url", "http://127.0.0.1:9", "--max-attempts", "1", "--issuer", "7", "--log", "plain", ...rest]);
-    expect(result.code).toBe(1);
+    // No server answered: a failure of the API, not of the data, so "retry it".
+    expect(result.code).toBe(75);
     expect(result.err).toMatch(/^error: issuer "7" (failed|failed, its previous package and state are kept): GET .*; check --base-url \(or OCF_SYNC_BASE_URL\) and that the server is running \[API_NETWORK_ERROR\]$/m);
   });
 });
@@ -117,7 +118,7 @@ describe("an issuer's failure in a --json document carries the hint of its log l
     ["sync", ["sync", "--out", "json-fail-sync", "--state", "json-fail-sync.json"]],
   ])("%s", async (_what, [command = "", ...rest]) => {
     const result = await run([command, "--base-url", "http://127.0.0.1:9", "--max-attempts", "1", "--issuer", "7", "--log", "plain", "--json", ...rest]);
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(75);
     const document = JSON.parse(result.out) as { issuers: { issuerId: string; status: string; error?: { code: string; message: string; hint?: string } }[] };
     expect(document.issuers).toEqual([
       {

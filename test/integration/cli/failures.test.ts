@@ -204,12 +204,12 @@ describe("pull --out FILE is replaced only by a complete pull", () => {
   });
 });
 
-describe("deadlines end jobs against a server that never answers (exit 1, earlier outputs intact)", () => {
+describe("deadlines end jobs against a server that never answers (exit 75, retry it; earlier outputs intact)", () => {
   it("pull --deadline", async () => {
     const out = join(dir, "deadline.ndjson");
     await writeFile(out, "previous\n");
     const result = await run("pull", "--base-url", hanging.url, "--issuer", "7", "--issuer", "8", "--out", out, "--deadline", "500ms", "--log", "plain");
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(75);
     expect(result.err).toContain("ocf-sync pull: the job's deadline of 500 ms passed before it finished; what was under way was stopped [DEADLINE_EXCEEDED]");
     expectClean(result);
     expect(await readFile(out, "utf8")).toBe("previous\n");
@@ -220,7 +220,7 @@ describe("deadlines end jobs against a server that never answers (exit 1, earlie
     await mkdir(out);
     await cp(join(GOLDEN, "7"), join(out, "7"), { recursive: true });
     const result = await run("export", "--base-url", hanging.url, "--issuer", "7", "--out", out, "--deadline", "500ms", "--log", "plain");
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(75);
     expect(result.err).toContain("[DEADLINE_EXCEEDED]");
     expectClean(result);
     // The interrupted job keeps its file, so that --resume can continue it.
@@ -234,7 +234,7 @@ describe("deadlines end jobs against a server that never answers (exit 1, earlie
   it("export --deadline --json lists every issuer the deadline stopped as failed by it", async () => {
     const out = join(dir, "deadline-export-json");
     const result = await run("export", "--base-url", hanging.url, "--issuer", "7", "--issuer", "8", "--out", out, "--deadline", "500ms", "--json");
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(75);
     const summary = JSON.parse(result.out) as { exported: number; failed: number; issuers: { issuerId: string; status: string; error: { code: string } }[] };
     expect(summary.exported).toBe(0);
     expect(summary.failed).toBe(2);
@@ -248,7 +248,7 @@ describe("deadlines end jobs against a server that never answers (exit 1, earlie
     const work = join(dir, "deadline-sync");
     await mkdir(work);
     const result = await run("sync", "--base-url", hanging.url, "--issuer", "7", "--issuer", "8", "--out", join(work, "out"), "--state", join(work, "state.json"), "--deadline", "500ms", "--log", "plain");
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(75);
     expect(result.err).toContain("ocf-sync sync: the job's deadline of 500 ms passed before it finished; what was under way was stopped [DEADLINE_EXCEEDED]");
     expect(result.err).toContain('issuer "7" was stopped, its previous package and state are kept');
     expectClean(result);
@@ -260,7 +260,7 @@ describe("deadlines end jobs against a server that never answers (exit 1, earlie
   it("sync --deadline --json lists every issuer the deadline stopped as failed by it", async () => {
     const work = join(dir, "deadline-sync-json");
     const result = await run("sync", "--base-url", hanging.url, "--issuer", "7", "--issuer", "8", "--out", join(work, "out"), "--state", join(work, "state.json"), "--deadline", "500ms", "--json");
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(75);
     const document = JSON.parse(result.out) as { issuers: { issuerId: string; status: string; error: { code: string } }[] };
     expect(document.issuers.map((i) => [i.issuerId, i.status, i.error.code])).toEqual([
       ["7", "failed", "DEADLINE_EXCEEDED"],
@@ -279,7 +279,7 @@ describe("deadlines end jobs against a server that never answers (exit 1, earlie
     const io = captureIo(dir, {}, controller.signal);
     try {
       const code = await runCli(["sync", "--base-url", held.url, "--issuer", "7", "--issuer", "acme-robotics", "--concurrency", "1", "--out", join(work, "out"), "--state", join(work, "state.json"), "--log", "plain"], io);
-      expect(code).toBe(1);
+      expect(code).toBe(75);
     } finally {
       await held.close();
     }
@@ -291,14 +291,14 @@ describe("deadlines end jobs against a server that never answers (exit 1, earlie
 
   it("reconcile --base-url --deadline", async () => {
     const result = await run("reconcile", "--base-url", hanging.url, "--issuer", "7", join(GOLDEN, "7"), "--deadline", "500ms");
-    expect(result.code).toBe(1);
+    expect(result.code).toBe(75);
     expect(result.err).toContain("[DEADLINE_EXCEEDED]");
     expectClean(result);
   });
 });
 
 describe("the real process", () => {
-  it("pull against a body sent one byte a second, --timeout-ms 5000 --max-attempts 2: a timeout error, exit 1, the previous --out intact", async () => {
+  it("pull against a body sent one byte a second, --timeout-ms 5000 --max-attempts 2: a timeout error, exit 75 (retry it), the previous --out intact", async () => {
     const server = await startLoopbackServer(trickle(JSON.stringify({ restrictedStockAwards: [], nextPageToken: "" }), 1000));
     const work = await mkdtemp(join(dir, "trickle-"));
     const out = join(work, "backup.ndjson");
@@ -306,7 +306,7 @@ describe("the real process", () => {
     try {
       const cli = spawnCli(["pull", "--base-url", server.url, "--issuer", "7", "--timeout-ms", "5000", "--max-attempts", "2", "--out", out, "--log", "plain"]);
       const result = await cli.exited;
-      expect(result.code).toBe(1);
+      expect(result.code).toBe(75);
       expect(result.stderr).toContain("failed: timed out: the response (headers and whole body) did not arrive within 5000 ms after 2 attempts");
       expect(result.stderr).toContain("FAILED API_TIMEOUT");
       expect(result.stderr).not.toMatch(STACK);

@@ -50,7 +50,7 @@ describe("misspellings get a suggestion", () => {
     const result = await run(typed);
     expect(result.code).toBe(2);
     expect(result.err).toContain(`unknown command ${JSON.stringify(typed)}; did you mean ${meant}?`);
-    expect(result.err).toContain("Commands: demo, export, pull, reconcile, serve-samples, sync, validate.");
+    expect(result.err).toContain("Commands: demo, export, pull, reconcile, serve-samples, summarize, sync, validate.");
     expect(result.out).toBe("");
   });
 
@@ -139,7 +139,7 @@ describe("no command at all", () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe("");
     expect(result.stderr).toBe(
-      "ocf-sync: no command given\nUsage: ocf-sync <command> [options]\nCommands: demo, export, pull, reconcile, serve-samples, sync, validate. Run 'ocf-sync --help' for usage.\n",
+      "ocf-sync: no command given\nUsage: ocf-sync <command> [options]\nCommands: demo, export, pull, reconcile, serve-samples, summarize, sync, validate. Run 'ocf-sync --help' for usage.\n",
     );
     // The whole help is --help's: on standard output, status 0.
     const help = await run("--help");
@@ -217,7 +217,7 @@ describe("a connection that cannot work says what to change", () => {
 });
 
 describe("demo and serve-samples, like every other command", () => {
-  it.each(["demo", "export", "pull", "reconcile", "serve-samples", "sync", "validate"])("%s --help states its exit statuses", async (command) => {
+  it.each(["demo", "export", "pull", "reconcile", "serve-samples", "summarize", "sync", "validate"])("%s --help states its exit statuses", async (command) => {
     const result = await run(command, "--help");
     expect(result.out).toMatch(/\nExit status: [\s\S]*130 or 143/);
   });

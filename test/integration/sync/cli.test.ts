@@ -95,7 +95,7 @@ describe("ocf-sync sync", () => {
     // that it does not hold was left by an earlier process with that pid, and is taken over.
     await writeFile(join(dir, "state.json.lock"), JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
     const locked = await run();
-    expect(locked.code).toBe(1);
+    expect(locked.code).toBe(75);
     expect(locked.stderr).toContain(`another sync is using this state: process ${process.ppid} took it at 2026-01-01T00:00:00Z and is still running`);
     expect(locked.stderr).toContain("[SYNC_LOCKED]");
   });

@@ -1,0 +1,76 @@
+/**
+ * The run record's shape, once: the TypeScript type, the check `ocf-sync summarize` reads records
+ * with, and `schemas/run-record.schema.json` (generated from it by `npm run schemas`; a test fails when
+ * the file differs) all come from this schema.
+ */
+import { z } from "zod";
+
+/** The `format` of a run record; a reader checks it before anything else. */
+export const RUN_RECORD_FORMAT = "ocf-sync.run/1";
+
+const count = z.number().int().min(0);
+
+const failure = z
+  .object({
+    code: z.string().describe("the stable code, such as API_NOT_FOUND"),
+    message: z.string(),
+    hint: z.string().optional().describe("what a person can do about it, where a short hint helps"),
+  })
+  .strict();
+
+const issuer = z
+  .object({
+    issuerId: z.string(),
+    status: z.enum(["ok", "failed"]),
+    retry: z.boolean().describe("the issuer failed on a cause a new run may get past (the API unreachable, slow, refusing with 429 or failing with 5xx, a lock, the deadline); false when it failed on its data or access, or did not fail"),
+    package: z
+      .object({ name: z.string(), folder: z.string(), zip: z.string().nullable(), report: z.string().nullable() })
+      .strict()
+      .nullable()
+      .describe("the package written or kept current; null when the issuer failed"),
+    counts: z
+      .object({ awards: count, units: count, transactions: count, warnings: count, quarantined: count })
+      .strict()
+      .nullable()
+      .describe("source records and what they became; null when the issuer failed (or, in a sync, its package was already current)"),
+    error: failure.nullable(),
+    sync: z
+      .object({ pass: z.enum(["full", "incremental"]), reason: z.string(), created: count, changed: count, removed: count, unchanged: count })
+      .strict()
+      .optional()
+      .describe("sync only: the pass and the OCF objects it changed"),
+  })
+  .strict();
+
+/** The run record of `export --summary FILE` and `sync --summary FILE`. */
+export const RUN_RECORD_SCHEMA = z
+  .object({
+    format: z.literal(RUN_RECORD_FORMAT),
+    tool: z.object({ name: z.literal("ocf-sync"), version: z.string() }).strict(),
+    command: z.enum(["export", "sync"]),
+    startedAt: z.string().datetime(),
+    endedAt: z.string().datetime(),
+    durationMs: count,
+    shard: z.object({ index: count, count: z.number().int().min(1) }).strict().nullable().describe("0-based index and count of the shard this run did; null when it did every issuer"),
+    outDir: z.string().nullable(),
+    requests: z
+      .object({ sent: count, rateLimited: count.describe("429 responses"), retried: count, tokenRequests: count })
+      .strict()
+      .nullable()
+      .describe("API requests of the run, token requests counted apart; null when the job failed before its client ran"),
+    outcome: z.enum(["ok", "issuers-failed", "job-failed"]),
+    exitStatus: z.number().int().describe("0 ok, 1 an issuer failed on its data or access, 2 usage, 75 retry the job, 130 or 143 a signal"),
+    counts: z.object({ issuers: count, ok: count, failed: count }).strict(),
+    issuers: z.array(issuer).describe("failed issuers first, then the others, each group in the order given"),
+    error: failure.nullable().describe("why the job failed as a whole; null when it ran"),
+  })
+  .strict()
+  .describe("What one run of `ocf-sync export` or `ocf-sync sync` did (--summary FILE); `ocf-sync summarize` merges several.");
+
+export type RunRecord = z.infer<typeof RUN_RECORD_SCHEMA>;
+export type RunIssuer = RunRecord["issuers"][number];
+
+/** The JSON Schema of a run record, as `schemas/run-record.schema.json` holds it. */
+export function runRecordJsonSchema(): Record<string, unknown> {
+  return { ...z.toJSONSchema(RUN_RECORD_SCHEMA), $id: "urn:ocf-sync:schema:run-record:1", title: "ocf-sync run record" };
+}

@@ -1,0 +1,232 @@
+/**
+ * The run record (`--summary FILE` of `export` and `sync`): one JSON document per run, in one shape for
+ * both commands, that an orchestrator or a person reads after the run. It says which version ran,
+ * when, on which shard, how many requests it sent (and how many the server refused with 429 or were
+ * retried), and per issuer its status, counts, package and error, a failed issuer too. It is written
+ * atomically, also when the job fails as a whole. Its JSON Schema is `schemas/run-record.schema.json`
+ * in the package; `ocf-sync summarize` merges the records of several runs (the shards of one job).
+ *
+ * The exit status separates "retry it" from "look at the data": 75 (EX_TEMPFAIL) when the job could
+ * not run or every failure was transient (another run holds the lock, the deadline passed, the API
+ * could not be reached, timed out, refused with 429 or failed with 5xx), 1 when an issuer failed on
+ * its data or permissions.
+ */
+import { dirname } from "node:path";
+import { isNetworkError } from "../client/errors.js";
+import { isInterruptedError, isOcfSyncError } from "../errors.js";
+import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
+import type { ClientStats } from "../client/create-client.js";
+import type { IssuerExport } from "../export/export-issuer.js";
+import type { IssuerExportResult } from "../export/export-issuers.js";
+import type { OnInvalid } from "../pull/pull-issuer.js";
+import type { IssuerSyncResult } from "../sync/pass.js";
+import type { CommandName } from "./command-options.js";
+import { asArgumentError, UsageError, type CliIo } from "./io.js";
+import { prepareOutputFolder } from "./job-flags.js";
+import { jobFailureOf } from "./json-output.js";
+import { issuerFailureOf } from "./progress.js";
+import { RUN_RECORD_FORMAT, type RunIssuer, type RunRecord } from "./run-record-schema.js";
+
+/** Exit status of a job to retry as it is: it could not run, or failed only on transient causes. */
+export const RETRY_EXIT_STATUS = 75;
+
+/** Failures of a whole job that a retry of the same job can get past (a lock released, more time). */
+const RETRYABLE_JOB_CODES: ReadonlySet<string> = new Set(["OUTPUT_LOCKED", "SYNC_LOCKED", "DEADLINE_EXCEEDED"]);
+
+/** Failures of an issuer that say nothing of its data: the API was unreachable, slow, refusing or failing. */
+const TRANSIENT_ISSUER_CODES: ReadonlySet<string> = new Set([
+  ...RETRYABLE_JOB_CODES,
+  "API_NETWORK_ERROR",
+  "API_TIMEOUT",
+  "API_RATE_LIMITED",
+  "API_SERVER_ERROR",
+]);
+
+/**
+ * Whether an issuer's failure says nothing of its data, so that running the job again may get past it:
+ * the API unreachable (but not a connection that can never work as configured), slow, refusing with
+ * 429 or failing with 5xx, a lock held, the deadline.
+ */
+export function isTransientFailure(error: unknown): boolean {
+  if (!isOcfSyncError(error) || !TRANSIENT_ISSUER_CODES.has(error.code)) return false;
+  return !(isNetworkError(error) && !error.retryable);
+}
+
+/** Whether a failure of a whole job (an error's code) is one to retry (exit status 75). */
+export function isRetryableJobCode(code: string): boolean {
+  return RETRYABLE_JOB_CODES.has(code);
+}
+
+/** The exit status of a run that ran: 0 every issuer done, 75 every failure transient, else 1. */
+export function exitStatusOfIssuers(issuers: readonly Pick<RunIssuer, "status" | "retry">[]): number {
+  const failures = issuers.filter((i) => i.status === "failed");
+  if (failures.length === 0) return 0;
+  return failures.every((i) => i.retry) ? RETRY_EXIT_STATUS : 1;
+}
+
+/** What a command knows of its run, gathered as it goes, for the record. */
+export interface RunFacts {
+  command: "export" | "sync";
+  version: string;
+  startedAt: number;
+  shard: { index: number; count: number } | null;
+  outDir: string | null;
+  /** The issuers named (the shard's), for a job that failed before any was done. */
+  named: readonly string[];
+  stats: ClientStats | undefined;
+}
+
+/** The record of a run that ran (its issuers' results, as entries). */
+export function runRecord(facts: RunFacts, issuers: readonly RunIssuer[], endedAt: number, jobError?: { code: string; message: string; exitStatus: number }): RunRecord {
+  const failed = issuers.filter((i) => i.status === "failed");
+  const exitStatus = jobError?.exitStatus ?? exitStatusOfIssuers(issuers);
+  return {
+    format: RUN_RECORD_FORMAT,
+    tool: { name: "ocf-sync", version: facts.version },
+    command: facts.command,
+    startedAt: new Date(facts.startedAt).toISOString(),
+    endedAt: new Date(endedAt).toISOString(),
+    durationMs: Math.max(0, endedAt - facts.startedAt),
+    shard: facts.shard,
+    outDir: facts.outDir,
+    requests:
+      facts.stats === undefined
+        ? null
+        : { sent: facts.stats.requests, rateLimited: facts.stats.rateLimited, retried: facts.stats.retries, tokenRequests: facts.stats.tokenRequests },
+    outcome: jobError !== undefined ? "job-failed" : failed.length > 0 ? "issuers-failed" : "ok",
+    exitStatus,
+    counts: { issuers: issuers.length, ok: issuers.length - failed.length, failed: failed.length },
+    issuers: [...failed, ...issuers.filter((i) => i.status !== "failed")],
+    error: jobError === undefined ? null : { code: jobError.code, message: jobError.message },
+  };
+}
+
+/** The record of a job that failed as a whole: every issuer named failed by the failure. */
+export function failedRunRecord(facts: RunFacts, failure: { code: string; message: string }, exitStatus: number, endedAt: number): RunRecord {
+  const issuers: RunIssuer[] = facts.named.map((issuerId) => ({ issuerId, status: "failed", retry: exitStatus === RETRY_EXIT_STATUS, package: null, counts: null, error: failure }));
+  return runRecord(facts, issuers, endedAt, { ...failure, exitStatus });
+}
+
+/**
+ * The `--summary FILE` of a run: opened before any work (a path that cannot be written is a usage
+ * error, found at once), written once at the end, atomically.
+ */
+export class RunRecordFile {
+  private constructor(private readonly stream: AtomicWriteStream) {}
+
+  /** Opens FILE, its folder made first where missing (as `--out` is). */
+  static async open(path: string, signal: AbortSignal | undefined): Promise<RunRecordFile> {
+    await prepareOutputFolder("summary", dirname(path), signal);
+    try {
+      return new RunRecordFile(await openAtomicWriteStream(path));
+    } catch (error) {
+      throw asArgumentError("summary", error);
+    }
+  }
+
+  async write(record: RunRecord, redact: ((text: string) => string) | undefined): Promise<void> {
+    const text = `${JSON.stringify(record, null, 2)}\n`;
+    await this.stream.write(redact === undefined ? text : redact(text));
+    await this.stream.commit();
+  }
+
+  async abort(): Promise<void> {
+    await this.stream.abort();
+  }
+}
+
+/** The exit status a failure of a whole job ends with, as the CLI's error boundary decides it. */
+export function jobFailureExitStatus(error: unknown, usage: boolean): number {
+  if (usage) return 2;
+  return isOcfSyncError(error) && isRetryableJobCode(error.code) ? RETRY_EXIT_STATUS : 1;
+}
+
+/** An export's issuer in a run record. */
+export function exportedIssuer(result: IssuerExportResult, onInvalid: OnInvalid): RunIssuer {
+  if (!result.ok) return failedIssuer(result.issuerId, result.error, onInvalid);
+  const e = result.export;
+  return {
+    issuerId: result.issuerId,
+    status: "ok",
+    retry: false,
+    package: { name: e.name, folder: e.folder, zip: e.zip ?? null, report: e.report },
+    counts: packageCounts(e),
+    error: null,
+  };
+}
+
+/** A sync's issuer in a run record; an issuer whose package was already current has no counts. */
+export function syncedIssuer(result: IssuerSyncResult, onInvalid: OnInvalid): RunIssuer {
+  if (!result.ok) return failedIssuer(result.issuerId, result.error, onInvalid);
+  const p = result.package;
+  const c = result.changes;
+  return {
+    issuerId: result.issuerId,
+    status: "ok",
+    retry: false,
+    package: { name: p.name, folder: p.folder, zip: p.zip ?? null, report: result.export?.report ?? null },
+    counts: result.export === undefined ? null : packageCounts(result.export),
+    error: null,
+    sync: { pass: result.pass, reason: result.reason, created: c.created.length, changed: c.changed.length, removed: c.removed.length, unchanged: c.unchanged },
+  };
+}
+
+function failedIssuer(issuerId: string, error: unknown, onInvalid: OnInvalid): RunIssuer {
+  return { issuerId, status: "failed", retry: isTransientFailure(error), package: null, counts: null, error: issuerFailureOf(error, onInvalid) };
+}
+
+function packageCounts(e: IssuerExport): NonNullable<RunIssuer["counts"]> {
+  return { awards: e.awards, units: e.units, transactions: e.transactions, warnings: e.warnings.length, quarantined: e.quarantined.length };
+}
+
+/** A command's `--summary`: its file once opened, what is known of the run, and whether it was written. */
+export interface RunRecordSlot {
+  file: RunRecordFile | undefined;
+  facts: RunFacts;
+  written: boolean;
+}
+
+/** A slot for a run starting now, of `command`, by this version of ocf-sync. */
+export function runRecordSlot(command: RunFacts["command"], version: string): RunRecordSlot {
+  return { file: undefined, facts: { command, version, startedAt: Date.now(), shard: null, outDir: null, named: [], stats: undefined }, written: false };
+}
+
+/** Writes the record of a run that ran, once; returns the run's exit status. */
+export async function finishRunRecord(io: CliIo, slot: RunRecordSlot, issuers: readonly RunIssuer[], jobError?: { code: string; message: string; exitStatus: number }): Promise<number> {
+  const record = runRecord(slot.facts, issuers, Date.now(), jobError);
+  if (slot.file !== undefined && !slot.written) {
+    slot.written = true;
+    try {
+      await slot.file.write(record, io.redact);
+    } catch (error) {
+      await slot.file.abort();
+      throw error;
+    }
+  }
+  return record.exitStatus;
+}
+
+/**
+ * Runs a command that takes `--summary` so that, once its file is open, a record is written whatever
+ * happens: the run's own (through `finishRunRecord`), or, when the job fails as a whole (a lock held,
+ * a state that cannot be read, a signal), one that says why, every issuer named failed by it.
+ */
+export async function withRunRecord(io: CliIo, command: CommandName, slot: RunRecordSlot, run: () => Promise<number>): Promise<number> {
+  try {
+    return await run();
+  } catch (error) {
+    if (slot.file !== undefined && !slot.written) {
+      slot.written = true;
+      const reason: unknown = io.signal?.reason;
+      const status = io.signal?.aborted === true && isInterruptedError(reason) ? reason.exitCode : jobFailureExitStatus(error, error instanceof UsageError);
+      try {
+        await slot.file.write(failedRunRecord(slot.facts, jobFailureOf(error, io, command), status, Date.now()), io.redact);
+      } catch {
+        // The job's own failure is what the run ends with; the record could not be written either.
+      }
+    }
+    throw error;
+  } finally {
+    if (slot.file !== undefined && !slot.written) await slot.file.abort();
+  }
+}
