@@ -95,7 +95,7 @@ export class LineTooLongError extends Error {
 export async function writeTextLines(path: string, texts: Iterable<string>): Promise<void> {
   const handle = await open(path, "w");
   try {
-    const file = new BufferedFile(handle, bufferPair(PIECE_BYTES));
+    const file = new BufferedFile(handle, bufferPair(PIECE_BYTES), path);
     for (const text of texts) {
       // Awaited only when a buffer had to go to disk first.
       const wrote = file.write(text);

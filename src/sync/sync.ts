@@ -256,7 +256,8 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
             if (signal.aborted) {
               aborted ??= { error: signal.reason ?? error };
             } else {
-              const failure = asOcfSyncError(error);
+              // A file-system failure no layer named is the issuer's package's, where the pass writes.
+              const failure = asOcfSyncError(error, join(options.outDir, packageNameFor(issuerId)));
               results.set(issuerId, { issuerId, ok: false, error: failure });
               push({ type: "issuer-failed", issuerId, error: failure });
             }
