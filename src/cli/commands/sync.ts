@@ -11,7 +11,7 @@ import { UsageError, failureCodeOf, writeLine, type CliIo } from "../io.js";
 import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
-import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings } from "../progress.js";
+import { createReporter, formatDuration, issuerFailureOf, leftoverKeptLine, logIssuerFailure, logNotableWarnings } from "../progress.js";
 import { renderTable } from "../table.js";
 
 export const SYNC_HELP = `Usage: ocf-sync sync --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR --state FILE [options]
@@ -204,6 +204,9 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
         break;
       case "packages-recovered":
         reporter.log("warn", `restored ${event.names.length} previous package(s) that an interrupted run had set aside: ${event.names.join(", ")}`);
+        break;
+      case "leftover-kept":
+        reporter.log("warn", leftoverKeptLine(event.error), { path: event.path, errno: event.error.errno });
         break;
       case "issuer-started":
         reporter.log(
