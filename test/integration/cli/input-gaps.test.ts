@@ -4,7 +4,7 @@
  * child process, real files, a real loopback server that counts the requests it gets.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -305,3 +305,50 @@ function exportedPackage(): Promise<string> {
   })();
   return exported;
 }
+
+describe("links and unreadable files (issue 25, item 11)", () => {
+  it("export and sync: an --out that is a link to nothing says so and names where it points (it said EEXIST)", async () => {
+    const link = join(dir, "out-dangling");
+    await symlink(join(dir, "out-nowhere"), link);
+    for (const command of ["export", "sync"]) {
+      const extra = command === "sync" ? ["--state", join(dir, "dangling-state.json")] : [];
+      await expectUsage(
+        [command, "--base-url", samples.url, "--issuer", "7", "--out", link, ...extra],
+        new RegExp(`^ocf-sync ${command}: --out: cannot create the folder ${escape(link)}: ${escape(link)} is a symbolic link to ${escape(join(dir, "out-nowhere"))}, which does not exist; create that folder, or give another path \\[FILE_SYSTEM_ERROR\\]$`, "m"),
+      );
+    }
+  });
+
+  it("sync: a state that cannot be read is FILE_SYSTEM_ERROR saying why, not an invalid state to delete", async () => {
+    // A loop of links: unreadable for root too.
+    const state = join(dir, "state-loop.json");
+    await symlink(state, state);
+    const result = await runCliProcess(["sync", "--base-url", samples.url, "--issuer", "7", "--out", join(dir, "loop-out"), "--state", state], { cwd: dir });
+    expect(result.stderr.trimEnd()).toBe(`ocf-sync sync: cannot read the sync state ${state}: too many symbolic links on the way (ELOOP) [FILE_SYSTEM_ERROR]`);
+    expect(result.stderr).not.toMatch(/SYNC_STATE_INVALID|delete it/);
+    expect(result.code).toBe(1);
+  });
+
+  it("pull --out LINK and reconcile --html LINK write through the link, which stays a link (they replaced it with a file)", async () => {
+    const folder = join(dir, "links");
+    await mkdir(join(folder, "real"), { recursive: true });
+    await writeFile(join(folder, "real", "backup.ndjson"), "old\n");
+    await symlink(join("real", "backup.ndjson"), join(folder, "backup.ndjson"));
+    // A link to a file not there yet: the file is made where it points.
+    await symlink(join("real", "report.html"), join(folder, "report.html"));
+
+    const pulled = await runCliProcess(["pull", "--base-url", samples.url, "--issuer", "7", "--out", join(folder, "backup.ndjson")], { cwd: dir });
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect((await lstat(join(folder, "backup.ndjson"))).isSymbolicLink()).toBe(true);
+    expect(await readFile(join(folder, "real", "backup.ndjson"), "utf8")).toMatch(/^\{"kind":/);
+
+    const pkg = await exportedPackage();
+    const reconciled = await runCliProcess(["reconcile", "--source", join(folder, "backup.ndjson"), pkg, "--html", join(folder, "report.html")], { cwd: dir });
+    expect(reconciled.code, reconciled.stderr).toBe(0);
+    expect((await lstat(join(folder, "report.html"))).isSymbolicLink()).toBe(true);
+    expect(await readFile(join(folder, "real", "report.html"), "utf8")).toMatch(/^<!DOCTYPE html>/i);
+    // Nothing else was left beside either file.
+    expect((await readdir(join(folder, "real"))).sort()).toEqual(["backup.ndjson", "report.html"]);
+    expect((await readdir(folder)).sort()).toEqual(["backup.ndjson", "real", "report.html"]);
+  });
+});
