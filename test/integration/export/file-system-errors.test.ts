@@ -3,7 +3,7 @@
  * path, and the issuer fails alone: it was `ENOSPC: no space left on device, write [UNEXPECTED]`, with
  * no path. Real faults: the temporary package folder removed while records are written into it (the
  * records come from the API through a generator that removes it between two records: a state, not a
- * delay), and a real full disk (a tmpfs of a few KiB, where this machine lets the tests mount one).
+ * delay), and a real full disk for export, sync and pull (a tmpfs of a few KiB, where this machine lets the tests mount one).
  */
 import { execFileSync } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
@@ -83,20 +83,21 @@ describe("a full disk", () => {
   // Sizes at which the writes of export and sync run out of space at different places: the package's
   // files, its zip, the sync's snapshots and state.
   for (const size of ["40k", "100k", "150k", "200k"]) {
-    it(`export and sync on a disk of ${size}: every failed issuer is FILE_SYSTEM_ERROR naming a path on that disk, never UNEXPECTED`, async (context) => {
+    it(`export, sync and pull on a disk of ${size}: every failed issuer is FILE_SYSTEM_ERROR naming a path on that disk, never UNEXPECTED`, async (context) => {
       if (!mounted) mounted = mountTmpfs(disk, size);
       else execFileSync("mount", ["-o", `remount,size=${size}`, disk]);
       if (!mounted) return context.skip("this machine does not let the tests mount a tmpfs (not root, or no CAP_SYS_ADMIN)");
-      for (const command of ["export", "sync"]) {
+      for (const command of ["export", "sync", "pull"]) {
         await rm(join(disk, "out"), { recursive: true, force: true });
         await rm(join(disk, "state.json"), { force: true });
         await rm(join(disk, "state.json.snapshots"), { recursive: true, force: true });
-        const extra = command === "sync" ? ["--state", join(disk, "state.json")] : ["--zip"];
-        const result = await runCliProcess([command, "--base-url", samples.url, "--issuer", "acme-robotics", "--issuer", "7", "--out", join(disk, "out"), ...extra], { cwd: dir });
+        const extra = { export: ["--out", join(disk, "out"), "--zip"], sync: ["--out", join(disk, "out"), "--state", join(disk, "state.json")], pull: ["--out", join(disk, "pulled.ndjson")] }[command] ?? [];
+        const result = await runCliProcess([command, "--base-url", samples.url, "--issuer", "acme-robotics", "--issuer", "7", ...extra], { cwd: dir });
         expect(result.stderr).not.toMatch(/UNEXPECTED/);
-        const failures = result.stderr.split("\n").filter((line) => /^error: issuer "[^"]+" failed/.test(line));
-        for (const line of failures) expect(line).toMatch(new RegExp(`: cannot [a-z ]+ ${disk}/\\S+: the disk is full \\(ENOSPC\\) \\[FILE_SYSTEM_ERROR\\]$`));
-        expect(result.code).toBe(failures.length > 0 ? 1 : 0);
+        // An issuer's failure, or the whole job's (pull's --out, written last): each names the file.
+        const failures = result.stderr.split("\n").filter((line) => /ENOSPC/.test(line));
+        for (const line of failures) expect(line).toMatch(new RegExp(`^(error: issuer "[^"]+" failed[^:]*|ocf-sync ${command}): cannot [a-z ]+ ${disk}/\\S+: the disk is full \\(ENOSPC\\) \\[FILE_SYSTEM_ERROR\\]$`));
+        expect(result.code, result.stderr).toBe(failures.length > 0 ? 1 : 0);
       }
     });
   }
