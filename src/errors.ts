@@ -32,12 +32,14 @@ export function isOcfSyncError(error: unknown): error is OcfSyncError {
 }
 
 /**
- * `error` as an {@link OcfSyncError}: itself when it is one; otherwise (a file-system error, a bug) a
- * new one with code `UNEXPECTED`, the original's message and the original as `cause`. Every failure
- * a job reports per issuer goes through here, so that callers can always switch on `code`.
+ * `error` as an {@link OcfSyncError}: itself when it is one; a file-system failure that no layer named
+ * a {@link FileSystemError} (see {@link asFileSystemFailure}); anything else (a bug) a new one with
+ * code `UNEXPECTED`, the original's message and the original as `cause`. Every failure a job reports
+ * per issuer goes through here, so that callers can always switch on `code`.
  */
-export function asOcfSyncError(error: unknown): OcfSyncError {
-  if (isOcfSyncError(error)) return error;
+export function asOcfSyncError(error: unknown, where?: string): OcfSyncError {
+  const failure = asFileSystemFailure(error, where);
+  if (isOcfSyncError(failure)) return failure;
   const message = error instanceof Error ? error.message : String(error);
   return new OcfSyncError("UNEXPECTED", message, { cause: error });
 }
@@ -186,6 +188,30 @@ const ERRNO_SENTENCES: Readonly<Record<string, string>> = {
   EXDEV: "it is on another file system than its temporary file",
   EBUSY: "it is busy",
   EIO: "an input/output error occurred",
+};
+
+/**
+ * A file-system failure that no layer named (the disk full, a folder gone, permission denied, from a
+ * write deep in a package writer) as a {@link FileSystemError} naming the path the system gave, else
+ * `where` (the folder the job was writing: an issuer's package, the sync state); any other error (an
+ * ocf-sync error, an abort, a bug, a raw network error) as it is.
+ */
+export function asFileSystemFailure(error: unknown, where?: string): unknown {
+  const errno = errnoOf(error);
+  // Only the file system's own codes: a raw network error (ECONNRESET) is no file's fault.
+  if (errno === undefined || !(errno in ERRNO_SENTENCES) || isOcfSyncError(error)) return error;
+  const systemPath = (error as { path?: unknown }).path;
+  const path = typeof systemPath === "string" ? systemPath : where;
+  if (path === undefined) return error;
+  const syscall = (error as { syscall?: unknown }).syscall;
+  return fileSystemError((typeof syscall === "string" ? SYSCALL_OPERATIONS[syscall] : undefined) ?? "write", path, error);
+}
+
+/** What a failed system call was doing, for the message of `asOcfSyncError`. */
+const SYSCALL_OPERATIONS: Readonly<Record<string, FileOperation>> = {
+  open: "open", read: "read", write: "write", fsync: "flush", fdatasync: "flush", close: "close", rename: "rename", link: "link",
+  mkdir: "create the folder", mkdtemp: "create a folder in", rmdir: "remove", unlink: "remove", rm: "remove", scandir: "read the folder",
+  stat: "read", lstat: "read", fstat: "read", copyfile: "copy", ftruncate: "write",
 };
 
 /**

@@ -10,7 +10,7 @@ import { isApiError, isNetworkError } from "../client/errors.js";
 import { isMappingError } from "../mapping/errors.js";
 import type { OnInvalid } from "../pull/pull-issuer.js";
 import { isSourceRecordError } from "../source/errors.js";
-import { terminalSafe, terminalSafeJson } from "../errors.js";
+import { terminalSafe, terminalSafeJson, type FileSystemError } from "../errors.js";
 import { failureCodeOf, writeLine } from "./io.js";
 
 export type LogMode = "auto" | "plain" | "json";
@@ -148,6 +148,11 @@ export function formatDuration(ms: number): string {
   const m = Math.floor(s / 60);
   if (m < 60) return `${m}m${String(s % 60).padStart(2, "0")}s`;
   return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, "0")}m`;
+}
+
+/** The warning export and sync log for a leftover of an interrupted run they could not delete (and went on without). */
+export function leftoverKeptLine(error: FileSystemError): string {
+  return `${error.message}; it is left in place (no run uses it): remove it by hand`;
 }
 
 /**

@@ -3,17 +3,23 @@
  * Windows-1252 export, a UTF-16 file) would otherwise become U+FFFD silently, and an issuer id or a
  * legal name be sent or written with it. Such a file is a usage error naming the option, the file and
  * the offset of the first bad byte.
+ *
+ * The file must be a regular file of at most {@link MAX_OPTION_FILE_BYTES} (a FIFO, a device such as
+ * `/dev/zero`, a folder or a larger file is a usage error naming the option and the file), so that
+ * reading it neither waits for a writer nor fills the memory.
  */
-import { readFile } from "node:fs/promises";
-import { fileSystemError } from "../errors.js";
+import { readRegularFile } from "../io/input-file.js";
 import { UsageError, asArgumentError } from "./io.js";
+
+/** The most an option file (issuer list, profiles, stakeholder directory) may hold: 64 MiB, a million issuer ids many times over. */
+export const MAX_OPTION_FILE_BYTES = 64 * 1024 * 1024;
 
 export async function readUtf8File(option: string, path: string): Promise<string> {
   let bytes: Uint8Array;
   try {
-    bytes = await readFile(path);
+    bytes = await readRegularFile(path, MAX_OPTION_FILE_BYTES);
   } catch (error) {
-    throw asArgumentError(option, fileSystemError("read", path, error));
+    throw asArgumentError(option, error);
   }
   try {
     return new TextDecoder("utf-8", { fatal: true }).decode(bytes);

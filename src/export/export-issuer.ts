@@ -7,7 +7,7 @@ import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { ApiClient } from "../client/create-client.js";
 import { parseUtcDateTime, utcNowRfc3339 } from "../dates.js";
-import { OcfSyncError, asOcfSyncError } from "../errors.js";
+import { OcfSyncError, asFileSystemFailure, asOcfSyncError } from "../errors.js";
 import { silentLogger, type Logger } from "../logger.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
 import { IssuerMappingAccumulator, grantKey, type AccumulatedIssuer, type AddOutcome } from "../mapping/accumulator.js";
@@ -451,7 +451,8 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
     await pendingZip?.abort().catch(() => {});
     await pendingReport?.abort();
     if (!committed) await rm(temporary, { recursive: true, force: true });
-    throw error;
+    // A write that failed deep in the package writer (the disk full, the folder gone) names a path.
+    throw asFileSystemFailure(error, committed ? join(outDir, name) : temporary);
   } finally {
     accumulator?.dispose();
     await deferred.dispose();

@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { withDeadline, withStop } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
-import { asOcfSyncError, type OcfSyncError } from "../errors.js";
+import { asOcfSyncError, type FileSystemError, type OcfSyncError } from "../errors.js";
 import { utcNowRfc3339 } from "../dates.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { makeFolder } from "../io/folders.js";
@@ -26,6 +26,11 @@ export interface ExportManyOptions extends ExportOptions {
   onRecovered?: (names: string[]) => void;
   /** Called when the output folder's lock was stale (left by a killed run, empty or corrupt) and was taken over. */
   onLockTakenOver?: (stale: StaleLock) => void;
+  /**
+   * Called for each leftover of an interrupted run that could not be deleted (the export goes on
+   * without it; it is logged as a warning too).
+   */
+  onLeftoverKept?: (path: string, error: FileSystemError) => void;
   /**
    * The longest the whole export may take, in milliseconds. When it passes, everything under way stops
    * (its temporary files are removed; packages already written stay), the issuers not finished get a
@@ -49,7 +54,7 @@ export interface ExportManyOptions extends ExportOptions {
 
 const EXPORT_MANY_OPTION_KEYS: ReadonlySet<string> = new Set([
   ...EXPORT_OPTION_KEYS,
-  ...optionKeys<Omit<ExportManyOptions, keyof ExportOptions>>()(["concurrency", "onRecovered", "onLockTakenOver", "deadlineMs", "issuerProfileOf", "stakeholdersOf", "resume"]),
+  ...optionKeys<Omit<ExportManyOptions, keyof ExportOptions>>()(["concurrency", "onRecovered", "onLockTakenOver", "onLeftoverKept", "deadlineMs", "issuerProfileOf", "stakeholdersOf", "resume"]),
 ]);
 
 /**
@@ -81,7 +86,7 @@ export async function* exportIssuers(
 ): AsyncGenerator<IssuerExportResult, void, undefined> {
   checkKnownKeys("exportIssuers", options, EXPORT_MANY_OPTION_KEYS);
   checkExportOptions("exportIssuers", options);
-  const { concurrency = 4, onRecovered, onLockTakenOver, deadlineMs, issuerProfileOf, stakeholdersOf, resume = false, ...exportOptions } = options;
+  const { concurrency = 4, onRecovered, onLockTakenOver, onLeftoverKept, deadlineMs, issuerProfileOf, stakeholdersOf, resume = false, ...exportOptions } = options;
   const job = withDeadline(options.signal, deadlineMs);
   const signal = job.signal === undefined ? {} : { signal: job.signal };
   try {
@@ -92,7 +97,13 @@ export async function* exportIssuers(
         options.logger?.warn({ outDir: options.outDir, lockFile: lock.lockFile, reason: lock.tookOver.reason }, `took over a stale lock: ${lock.tookOver.description}`);
         onLockTakenOver?.(lock.tookOver);
       }
-      const restored = await recoverPackageFolders(options.outDir, signal);
+      const restored = await recoverPackageFolders(options.outDir, {
+        ...signal,
+        onKept: (path, error) => {
+          options.logger?.warn({ outDir: options.outDir, path, errno: error.errno }, `left in place a leftover of an interrupted run: ${error.message}`);
+          onLeftoverKept?.(path, error);
+        },
+      });
       if (restored.length > 0) {
         options.logger?.warn({ outDir: options.outDir, restored }, "restored previous packages that an interrupted export had set aside");
         onRecovered?.(restored);

@@ -28,8 +28,9 @@ export class OutputLockedError extends OcfSyncError {
 }
 
 /**
- * Takes the lock of the output folder `outDir` (which must exist). A stale lock (empty, corrupt, or
- * left by a dead process of this host) is taken over and described in `tookOver`.
+ * Takes the lock of the output folder `outDir` (which must exist). A stale lock (empty, corrupt, a link
+ * to nothing, or left by a process of this host that is gone, its pid maybe reused) is taken over and
+ * described in `tookOver`.
  *
  * @throws {OutputLockedError} when a live run holds it; {FileSystemError} when the folder cannot be written.
  */

@@ -5,11 +5,15 @@
  * next export removes (`recoverPackageFolders`), never a half-written target. The previous file, if
  * any, stays as it was until the complete successor replaces it.
  *
+ * A target that is a symbolic link is written through, as editors do: the file it points to (through
+ * every link on the way, even one to a file not there yet) is replaced, in its own folder, and the
+ * link stays a link (`pull --out LINK`, `reconcile --html LINK` replaced the link with a file).
+ *
  * Every failure is a `FileSystemError` naming the path and saying why; nothing is retried.
  */
 import { randomBytes } from "node:crypto";
-import { type FileHandle, open, rename, rm, stat } from "node:fs/promises";
-import { basename, dirname, join } from "node:path";
+import { type FileHandle, lstat, open, readlink, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { FileSystemError, errnoOf, fileSystemError } from "../errors.js";
 import { explainCreateFailure, syncFolder } from "./folders.js";
 
@@ -22,6 +26,35 @@ export interface AtomicWriteOptions {
 /** The temporary sibling a file is written to: `.<name>.tmp-<pid>-<8 hex>` (the pattern recovery knows). */
 export function temporaryNameFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+}
+
+/** Links followed at most before a path is taken to loop (Linux's own limit). */
+const MAX_LINKS = 40;
+
+/**
+ * The file `path` stands for: itself, or, when it is a symbolic link, what the link points to (link
+ * after link), whether it exists or not. Writing there instead of at `path` keeps the link a link.
+ *
+ * @throws {FileSystemError} for a loop of links, or a path that cannot be looked at.
+ */
+export async function followLinks(path: string): Promise<string> {
+  let current = path;
+  for (let links = 0; ; links += 1) {
+    let isLink: boolean;
+    try {
+      isLink = (await lstat(current)).isSymbolicLink();
+    } catch (error) {
+      if (errnoOf(error) === "ENOENT") return current;
+      throw fileSystemError("write", path, error);
+    }
+    if (!isLink) return current;
+    if (links === MAX_LINKS) throw new FileSystemError("write", path, "too many symbolic links on the way (ELOOP)", { errno: "ELOOP" });
+    try {
+      current = resolve(dirname(current), await readlink(current));
+    } catch (error) {
+      throw fileSystemError("write", path, error);
+    }
+  }
 }
 
 /** Creates `path` exclusively with `content`, flushed; false when something is already there. */
@@ -124,7 +157,9 @@ export function createAtomicWriteStream(target: string, options: AtomicWriteOpti
 }
 
 class AtomicFile implements AtomicWriteStream {
-  private readonly temporary: string;
+  /** The file replaced: the target, or the file a link there points to (known once opened). */
+  private destination: string;
+  private temporary: string | undefined;
   private handle: FileHandle | undefined;
   private opening: Promise<FileHandle> | undefined;
   private pending: Buffer[] = [];
@@ -135,7 +170,7 @@ class AtomicFile implements AtomicWriteStream {
     private readonly target: string,
     private readonly signal: AbortSignal | undefined,
   ) {
-    this.temporary = temporaryNameFor(target);
+    this.destination = target;
   }
 
   /** Opens the temporary file (once); refuses a target that is a folder. */
@@ -147,9 +182,10 @@ class AtomicFile implements AtomicWriteStream {
   }
 
   private async openTemporary(): Promise<FileHandle> {
+    this.destination = await followLinks(this.target);
     let existing;
     try {
-      existing = await stat(this.target);
+      existing = await stat(this.destination);
     } catch (error) {
       if (errnoOf(error) !== "ENOENT") throw fileSystemError("write", this.target, error);
     }
@@ -158,10 +194,12 @@ class AtomicFile implements AtomicWriteStream {
     if (existing !== undefined && !existing.isFile()) {
       throw new FileSystemError("write", this.target, "it is not a regular file (a device, FIFO or socket); give the path of a file", { errno: "EINVAL" });
     }
+    const temporary = temporaryNameFor(this.destination);
+    this.temporary = temporary;
     try {
-      return await open(this.temporary, "wx");
+      return await open(temporary, "wx");
     } catch (error) {
-      throw await explainCreateFailure("write", this.target, error);
+      throw await explainCreateFailure("write", this.destination, error);
     }
   }
 
@@ -210,12 +248,13 @@ class AtomicFile implements AtomicWriteStream {
     this.handle = undefined;
     await file?.close();
     try {
-      await rename(this.temporary, this.target);
+      // Opened by flush(): the temporary file is there.
+      await rename(this.temporary ?? "", this.destination);
     } catch (error) {
-      throw fileSystemError("replace", this.target, error);
+      throw fileSystemError("replace", this.destination, error);
     }
     this.state = "committed";
-    await syncFolder(dirname(this.target));
+    await syncFolder(dirname(this.destination));
   }
 
   async abort(): Promise<void> {
@@ -227,6 +266,6 @@ class AtomicFile implements AtomicWriteStream {
     const file = this.handle ?? (await this.opening?.catch(() => undefined));
     this.handle = undefined;
     await file?.close().catch(() => {});
-    await rm(this.temporary, { force: true }).catch(() => {});
+    if (this.temporary !== undefined) await rm(this.temporary, { force: true }).catch(() => {});
   }
 }

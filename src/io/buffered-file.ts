@@ -4,13 +4,14 @@
  * (memory touched for the first time is slow to come by on these machines).
  */
 import type { FileHandle } from "node:fs/promises";
+import { fileSystemError } from "../errors.js";
 
 /** Writes all of `buffer` at `position`, however many calls the file system needs (a short write is not an error). */
 export async function writeAll(handle: FileHandle, buffer: Uint8Array, position: number): Promise<void> {
   let done = 0;
   while (done < buffer.length) {
     const { bytesWritten } = await handle.write(buffer, done, buffer.length - done, position + done);
-    if (bytesWritten === 0) throw new Error("the file system accepted no bytes (disk full?)");
+    if (bytesWritten === 0) throw Object.assign(new Error("the file system accepted no bytes"), { code: "ENOSPC" });
     done += bytesWritten;
   }
 }
@@ -26,7 +27,8 @@ export function bufferPair(bytes: number): BufferPair {
  * Appends text and bytes to a new file through two buffers: one fills while the other is on its way
  * to the disk, so that this thread does not wait for each write. The buffers are lent by the owner
  * and reused from file to file (memory touched for the first time is slow to come by here); `seen`
- * is shown every byte, in order, before it is written.
+ * is shown every byte, in order, before it is written. A write that fails (the disk full, the folder
+ * gone) is a `FileSystemError` naming `path`.
  */
 export class BufferedFile {
   private position = 0;
@@ -39,6 +41,7 @@ export class BufferedFile {
   constructor(
     private readonly handle: FileHandle,
     buffers: BufferPair,
+    private readonly path: string,
     private readonly seen?: (bytes: Uint8Array) => void,
   ) {
     [this.current, this.other] = buffers;
@@ -65,7 +68,7 @@ export class BufferedFile {
     // Larger than a buffer: written as it is, once what was written before is on disk.
     await this.settle();
     this.seen?.(bytes);
-    await writeAll(this.handle, bytes, this.position);
+    await this.writeOut(bytes);
     this.position += bytes.length;
   }
 
@@ -75,13 +78,22 @@ export class BufferedFile {
     if (this.used === 0) return;
     const bytes = this.current.subarray(0, this.used);
     this.seen?.(bytes);
-    const pending = writeAll(this.handle, bytes, this.position);
+    const pending = this.writeOut(bytes);
     // Awaited in settle(); until then a failure must not count as unhandled.
     pending.catch(() => {});
     this.pending = pending;
     this.position += bytes.length;
     [this.current, this.other] = [this.other, this.current];
     this.used = 0;
+  }
+
+  /** Writes `bytes` at the current position; a failure names the file. */
+  private async writeOut(bytes: Uint8Array): Promise<void> {
+    try {
+      await writeAll(this.handle, bytes, this.position);
+    } catch (error) {
+      throw fileSystemError("write", this.path, error);
+    }
   }
 
   private async settle(): Promise<void> {

@@ -8,7 +8,7 @@
  * `export --out /proc/x` then hung until SIGKILL. Here each missing folder is created on its own,
  * once, and an error is an error.
  */
-import { mkdir, open, stat } from "node:fs/promises";
+import { lstat, mkdir, open, readlink, stat } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { FileSystemError, errnoOf, fileSystemError } from "../errors.js";
 
@@ -49,12 +49,26 @@ export async function makeFolder(path: string, options: { signal?: AbortSignal |
       const errno = errnoOf(error);
       // Created meanwhile by someone else: fine if it is a folder.
       if (errno === "EEXIST" && (await isFolderAt(folder))) continue;
+      // A link to nothing: stat saw no folder, mkdir sees the link. Which folder is missing is what to say.
+      const dangling = errno === "EEXIST" ? await danglingLinkTarget(folder) : undefined;
+      if (dangling !== undefined) {
+        throw new FileSystemError("create the folder", target, `${folder} is a symbolic link to ${dangling}, which does not exist; create that folder, or give another path`, { errno, cause: error });
+      }
       if (errno === "ENOENT") {
         // The parent exists (it was just checked or made), yet the folder cannot be made: /proc, /sys, …
         throw new FileSystemError("create the folder", target, `the file system does not allow new folders in ${dirname(folder)} (ENOENT)`, { errno, cause: error });
       }
       throw fileSystemError("create the folder", target, error);
     }
+  }
+}
+
+/** Where the symbolic link `path` points, when it is one (to nothing, as `makeFolder` finds it); else `undefined`. */
+async function danglingLinkTarget(path: string): Promise<string | undefined> {
+  try {
+    return (await lstat(path)).isSymbolicLink() ? resolve(dirname(path), await readlink(path)) : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -15,7 +15,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Zip, ZipDeflate } from "fflate";
-import { OcfSyncError, errnoOf, fileSystemError } from "../errors.js";
+import { OcfSyncError, errnoOf, fileSystemError, isFileSystemError, type FileSystemError } from "../errors.js";
 import { createAtomicWriteStream } from "../io/atomic-file.js";
 import { makeFolder, syncFolder } from "../io/folders.js";
 import { pausePoint } from "../pause-point.js";
@@ -136,8 +136,15 @@ function otherProcessAlive(pid: number): boolean {
  *
  * One export or sync per output folder at a time (`exportIssuers` and `sync` hold its lock while they
  * run); runs on other machines sharing the folder cannot be told apart from dead ones.
+ *
+ * A leftover that cannot be deleted (permission denied, a mount point inside it) is left where it is
+ * and passed to `onKept` with the `FileSystemError` that says why: it is no package and no run uses
+ * it, so it must not stop this run, nor every later one.
  */
-export async function recoverPackageFolders(outDir: string, options: { signal?: AbortSignal | undefined } = {}): Promise<string[]> {
+export async function recoverPackageFolders(
+  outDir: string,
+  options: { signal?: AbortSignal | undefined; onKept?: ((path: string, error: FileSystemError) => void) | undefined } = {},
+): Promise<string[]> {
   let entries: string[];
   try {
     entries = await readdir(outDir);
@@ -159,7 +166,13 @@ export async function recoverPackageFolders(outDir: string, options: { signal?: 
       present.add(name);
       restored.push(name);
     } else if (!otherProcessAlive(Number(pid))) {
-      await rm(path, { recursive: true, force: true });
+      try {
+        await rm(path, { recursive: true, force: true });
+      } catch (error) {
+        const failure = fileSystemError("remove the leftover", path, error);
+        if (!isFileSystemError(failure)) throw failure;
+        options.onKept?.(path, failure);
+      }
     }
   }
   return restored;

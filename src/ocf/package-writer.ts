@@ -13,6 +13,7 @@
 import { createHash, type Hash } from "node:crypto";
 import { createReadStream } from "node:fs";
 import { open, rm, type FileHandle } from "node:fs/promises";
+import { fileSystemError } from "../errors.js";
 import { BufferedFile, bufferPair, type BufferPair } from "../io/buffered-file.js";
 import { join } from "node:path";
 import { compareText, TRANSACTION_KIND_ORDER } from "../mapping/order.js";
@@ -90,6 +91,15 @@ export interface FinishedPackage {
 /** Each of the two buffers a file is written through. */
 const OUTPUT_BUFFER_BYTES = 1 << 20;
 
+/** Creates the new file `path` to write it; a failure is a `FileSystemError` naming it. */
+async function openNew(path: string): Promise<FileHandle> {
+  try {
+    return await open(path, "wx");
+  } catch (error) {
+    throw fileSystemError("create", path, error);
+  }
+}
+
 /** A package file: written through a `BufferedFile`, hashed (MD5) as it goes. */
 class HashingFile {
   private readonly hash: Hash = createHash("md5");
@@ -98,12 +108,13 @@ class HashingFile {
   private constructor(
     private readonly handle: FileHandle,
     buffers: BufferPair,
+    path: string,
   ) {
-    this.file = new BufferedFile(handle, buffers, (bytes) => this.hash.update(bytes));
+    this.file = new BufferedFile(handle, buffers, path, (bytes) => this.hash.update(bytes));
   }
 
   static async create(path: string, buffers: BufferPair): Promise<HashingFile> {
-    return new HashingFile(await open(path, "wx"), buffers);
+    return new HashingFile(await openNew(path), buffers, path);
   }
 
   /** Appends `data`; a promise only when a buffer had to be written out first (see `BufferedFile.write`). */
@@ -258,11 +269,11 @@ class ExternalSorter {
     const keys = this.keys.sort(compareSpooled);
     const texts = alone ?? this.bytes;
     const path = `.${this.name}.run-${this.runs.length + 1}`;
-    const handle = await open(join(this.dir, path), "wx");
+    const handle = await openNew(join(this.dir, path));
     let bytes: number;
     try {
       this.runBuffers ??= bufferPair(RUN_WRITE_BYTES);
-      const file = new BufferedFile(handle, this.runBuffers);
+      const file = new BufferedFile(handle, this.runBuffers, join(this.dir, path));
       const head = (this.headBuffer ??= Buffer.allocUnsafe(RUN_WRITE_BYTES));
       for (const key of keys) {
         const dateBytes = Buffer.byteLength(key.date);

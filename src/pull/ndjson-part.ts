@@ -65,8 +65,8 @@ export async function pullIssuerToPart(
     throw error;
   }
   try {
-    const records = new BufferedFile(recordsFile.handle, bufferPair(PIECE_BYTES));
-    const quarantined = new BufferedFile(quarantinedFile.handle, bufferPair(PIECE_BYTES));
+    const records = new BufferedFile(recordsFile.handle, bufferPair(PIECE_BYTES), files[0]);
+    const quarantined = new BufferedFile(quarantinedFile.handle, bufferPair(PIECE_BYTES), files[1]);
     const { onWarning: _onWarning, ...pullOptions } = options;
     for await (const item of streamIssuerRecords(client, issuerId, pullOptions)) {
       if (item.type === "warning") {

@@ -4,7 +4,8 @@
  * with their issues, so a backup never loses anything the service returned.
  */
 import { OcfSyncError, fileSystemError, isOcfSyncError, terminalSafeJson } from "../errors.js";
-import { openToRead } from "../io/lines.js";
+import { openStreamInput } from "../io/input-file.js";
+import { LineTooLongError, linesOf } from "../io/lines.js";
 import { LatestCopies, type IssuerRecordSink } from "./latest-copy.js";
 import type { SourceIssue } from "../source/errors.js";
 import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
@@ -78,8 +79,12 @@ export class NdjsonFormatError extends OcfSyncError {
  * like the lines the pull marked so. A record listed twice keeps the copy modified last (as the pull
  * does), so backups appended to one another read as the latest state.
  *
- * @throws {NdjsonFormatError} for a line that is not JSON or not a `{ kind, issuerId, id, record }` line;
- *   {FileSystemError} when the file cannot be read (missing, a folder, …).
+ * The file is read as a stream: a regular file or a pipe (`<(ocf-sync pull …)`, a FIFO), whatever
+ * its size; a folder, device or socket is refused.
+ *
+ * @throws {NdjsonFormatError} for a line that is not JSON or not a `{ kind, issuerId, id, record }` line,
+ *   or longer than {@link MAX_NDJSON_LINE_BYTES}; {FileSystemError} when the file cannot be read
+ *   (missing, a folder, a device, …).
  * @example
  * for (const issuer of (await readPulledNdjson("issuer-7.ndjson")).values()) console.log(issuer.issuerId, issuer.awards.length);
  */
@@ -110,6 +115,13 @@ export function issuerRecordLists(issuerId: string): IssuerRecordSink & { record
 }
 
 /**
+ * The longest line read from a pull's NDJSON: 64 MiB, twice the largest response the client takes by
+ * default (a record line holds one record of one response). A file without line breaks is refused
+ * there instead of being gathered into one string.
+ */
+export const MAX_NDJSON_LINE_BYTES = 64 * 1024 * 1024;
+
+/**
  * `readPulledNdjson` without holding the records: each issuer's go to the sink `sinkOf` gives for it
  * at its first line (the same records, parsing, quarantines and choice of the copy modified last), so
  * a caller keeps what it needs of each. An issuer `sinkOf` gives no sink for is skipped: its records
@@ -118,18 +130,25 @@ export function issuerRecordLists(issuerId: string): IssuerRecordSink & { record
  *
  * @throws as `readPulledNdjson`.
  */
-export async function readPulledNdjsonInto(path: string, sinkOf: (issuerId: string) => IssuerRecordSink | undefined, options: { signal?: AbortSignal } = {}): Promise<void> {
+export async function readPulledNdjsonInto(
+  path: string,
+  sinkOf: (issuerId: string) => IssuerRecordSink | undefined,
+  options: { signal?: AbortSignal; maxLineBytes?: number } = {},
+): Promise<void> {
   const sinks = new Map<string, IssuerRecordSink | undefined>();
   const copies = new LatestCopies();
-  const handle = await openToRead(path);
+  const handle = await openStreamInput(path);
   try {
     let number = 0;
-    for await (const text of handle.readLines()) {
+    for await (const { text } of linesOf(handle, options.maxLineBytes ?? MAX_NDJSON_LINE_BYTES)) {
       options.signal?.throwIfAborted();
       number += 1;
       readLine({ path, number, text, sinks, sinkOf, copies });
     }
   } catch (error) {
+    if (error instanceof LineTooLongError) {
+      throw new NdjsonFormatError(path, error.line, `is longer than ${error.maxLineBytes} bytes, more than a record line of 'ocf-sync pull' holds (is this the NDJSON of a pull?)`, { cause: error });
+    }
     throw fileSystemError("read", path, error);
   } finally {
     await handle.close();

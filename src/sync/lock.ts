@@ -30,8 +30,9 @@ export interface SyncLock {
 }
 
 /**
- * Takes the lock of `stateFile`. An empty or corrupt lock file, or one left by a dead process of this
- * host, is taken over (`tookOver` says which).
+ * Takes the lock of `stateFile`. An empty or corrupt lock file, a link to nothing, or one left by a
+ * process of this host that is gone (its pid maybe reused by a later process)
+ * is taken over (`tookOver` says which).
  * @throws {SyncLockedError} when a live process (or one on another host, which cannot be checked) holds it
  */
 export async function acquireSyncLock(stateFile: string, options: { signal?: AbortSignal } = {}): Promise<SyncLock> {

@@ -11,7 +11,7 @@
  */
 import { readFile } from "node:fs/promises";
 import { z } from "zod";
-import { OcfSyncError } from "../errors.js";
+import { OcfSyncError, fileSystemError } from "../errors.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
 
 /** Why an issuer's pass pulls everything. */
@@ -179,7 +179,11 @@ export function snapshotFolderOf(stateFile: string): string {
   return `${stateFile}.snapshots`;
 }
 
-/** Reads the state file; a missing file is an empty state. @throws {SyncStateError} when it is not a state file */
+/**
+ * Reads the state file; a missing file is an empty state.
+ * @throws {SyncStateError} when it is not a state file; {FileSystemError} when it cannot be read (permission
+ *   denied, a folder, a link loop, …), which says nothing of its content
+ */
 export async function readSyncState(stateFile: string, options: { signal?: AbortSignal } = {}): Promise<SyncState> {
   options.signal?.throwIfAborted();
   let text: string;
@@ -187,7 +191,9 @@ export async function readSyncState(stateFile: string, options: { signal?: Abort
     text = await readFile(stateFile, "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { version: 2, issuers: [] };
-    throw new SyncStateError(stateFile, `cannot read the sync state ${stateFile}: ${(error as Error).message}`, { cause: error });
+    // Unreadable is not invalid: the file may be a good state behind a permission, a link loop or a
+    // failing disk, and deleting it (the advice for an invalid state) would throw that state away.
+    throw fileSystemError("read the sync state", stateFile, error);
   }
   let json: unknown;
   try {

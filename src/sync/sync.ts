@@ -26,7 +26,7 @@ import { withDeadline } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { AbortedError } from "../client/errors.js";
 import { utcNowRfc3339 } from "../dates.js";
-import { asOcfSyncError, isOcfSyncError, type OcfSyncError } from "../errors.js";
+import { asOcfSyncError, isOcfSyncError, type FileSystemError, type OcfSyncError } from "../errors.js";
 import { EXPORT_OPTION_KEYS, checkExportOptions, type ExportOptions, type IssuerExport } from "../export/export-issuer.js";
 import { checkKnownKeys, checkNumber, checkPath, checkWholeNumber, optionKeys } from "../options.js";
 import { acquireOutputLock } from "../export/output-lock.js";
@@ -95,6 +95,8 @@ export type SyncEvent =
   | { type: "lock-acquired"; lockFile: string; tookOverFrom: LockOwner | undefined; tookOver: StaleLock | undefined }
   /** Previous packages that a killed export or sync had renamed aside were put back. */
   | { type: "packages-recovered"; names: string[] }
+  /** A leftover of an interrupted run in the output folder could not be deleted: the sync goes on without it. */
+  | { type: "leftover-kept"; path: string; error: FileSystemError }
   /** Files a killed run left in the state's folders (temporary files, store files no state names) were removed. */
   | { type: "leftovers-removed"; files: string[] }
   | ({ type: "issuer-started"; issuerId: string } & PassPlan)
@@ -214,7 +216,9 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     // One export or sync per output folder, as for exportIssuers.
     outLock = await acquireOutputLock(options.outDir, signalOption);
     if (outLock.tookOver !== undefined) yield { type: "lock-acquired", lockFile: outLock.lockFile, tookOverFrom: outLock.tookOver.owner, tookOver: outLock.tookOver };
-    const restored = await recoverPackageFolders(options.outDir);
+    const kept: { path: string; error: FileSystemError }[] = [];
+    const restored = await recoverPackageFolders(options.outDir, { onKept: (path, error) => kept.push({ path, error }) });
+    for (const { path, error } of kept) yield { type: "leftover-kept", path, error };
     if (restored.length > 0) yield { type: "packages-recovered", names: restored };
     const generatedAt = options.generatedAt ?? utcNowRfc3339();
     const mappingCode = await mappingCodeDigest();
@@ -256,7 +260,8 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
             if (signal.aborted) {
               aborted ??= { error: signal.reason ?? error };
             } else {
-              const failure = asOcfSyncError(error);
+              // A file-system failure no layer named is the issuer's package's, where the pass writes.
+              const failure = asOcfSyncError(error, join(options.outDir, packageNameFor(issuerId)));
               results.set(issuerId, { issuerId, ok: false, error: failure });
               push({ type: "issuer-failed", issuerId, error: failure });
             }

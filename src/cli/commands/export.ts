@@ -10,7 +10,7 @@ import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
 import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
-import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings, PageTally, type LogMode } from "../progress.js";
+import { createReporter, formatDuration, issuerFailureOf, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { renderTable } from "../table.js";
@@ -251,6 +251,7 @@ export async function runExport(
       ...(job.directoryOf === undefined ? {} : { stakeholdersOf: job.directoryOf }),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
       onRecovered: (names) => reporter.log("warn", `restored ${names.length} previous package(s) that an interrupted export had set aside: ${names.join(", ")}`),
+      onLeftoverKept: (path, error) => reporter.log("warn", leftoverKeptLine(error), { path, errno: error.errno }),
       onLockTakenOver: (stale) => reporter.log("warn", `took over the lock of ${outDir}: ${stale.description}`, { reason: stale.reason }),
       onEvent: (event) => {
         tally.see(event);

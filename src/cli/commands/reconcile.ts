@@ -4,6 +4,7 @@ import { isApiError, isAuthError, isInvalidJsonError, isNetworkError, isResponse
 import { isCalendarDate } from "../../dates.js";
 import { isDeadlineExceededError, isInterruptedError, isOcfSyncError, terminalSafe } from "../../errors.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
+import { checkStreamInput } from "../../io/input-file.js";
 import { renderReconciliationHtml } from "../../reconcile/html.js";
 import { loadPackageObjects, reconcileApiWithOcf, reconcileNdjsonWithOcf } from "../../reconcile/load.js";
 import { reconcileOcfWithOcf } from "../../reconcile/ocf-vs-ocf.js";
@@ -52,7 +53,8 @@ totals per stock class, stock plan and stakeholder are compared.
 Every comparison is exact, with decimals.
 
 Options:
-  --source FILE        the NDJSON written by 'ocf-sync pull'
+  --source FILE        the NDJSON written by 'ocf-sync pull': a file or a pipe (<(ocf-sync pull ...)),
+                       read as a stream; a folder or device is a usage error
   --issuer ID          with --base-url: the issuer to pull; with --source: the issuer of the file
                        (default: the package's issuer, else the file's only issuer)
   --against PACKAGE    compare PACKAGE with this other package instead of with a source
@@ -153,6 +155,9 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
   const clientOptions = apiSource ? clientOptionsFromFlags(values, io.env) : undefined;
   const signal = io.signal === undefined ? {} : { signal: io.signal };
 
+  const sourcePath = values.source === undefined ? undefined : resolve(io.cwd, values.source);
+  // A file that cannot be streamed (a folder, /dev/zero) is refused before the package is read.
+  if (sourcePath !== undefined) await checkStreamInput(sourcePath).catch((error: unknown) => Promise.reject(asArgumentError("source", error)));
   const htmlPath = values.html === undefined ? undefined : resolve(io.cwd, values.html);
   // Opened before any reading: an --html that cannot be written is a usage error, found at once.
   let html: AtomicWriteStream | undefined;
@@ -182,7 +187,7 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
             await client.close();
           }
         } else {
-          const file = resolve(io.cwd, values.source ?? "");
+          const file = sourcePath ?? "";
           const labels = { expected: `source (${file})`, actual: `OCF (${packagePath})` };
           report = await reconcileNdjsonWithOcf(file, pkg, { ...options, labels, ...signal, ...(values.issuer === undefined ? {} : { issuerId: values.issuer }) });
         }

@@ -11,7 +11,7 @@ import { UsageError, failureCodeOf, writeLine, type CliIo } from "../io.js";
 import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
-import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings, PageTally } from "../progress.js";
+import { createReporter, formatDuration, issuerFailureOf, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally } from "../progress.js";
 import { renderTable } from "../table.js";
 import { ocfSyncVersion } from "../../version.js";
 import { finishRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, syncedIssuer, withRunRecord, type RunRecordSlot } from "../run-record.js";
@@ -223,6 +223,9 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
         break;
       case "packages-recovered":
         reporter.log("warn", `restored ${event.names.length} previous package(s) that an interrupted run had set aside: ${event.names.join(", ")}`);
+        break;
+      case "leftover-kept":
+        reporter.log("warn", leftoverKeptLine(event.error), { path: event.path, errno: event.error.errno });
         break;
       case "issuer-started":
         reporter.log(

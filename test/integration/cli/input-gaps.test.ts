@@ -3,8 +3,8 @@
  * else, are usage errors (exit 2, one line naming the option) before any request. The real CLI in a
  * child process, real files, a real loopback server that counts the requests it gets.
  */
-import { execFileSync } from "node:child_process";
-import { mkdir, mkdtemp, rm, symlink, truncate, writeFile } from "node:fs/promises";
+import { execFileSync, spawn } from "node:child_process";
+import { lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -206,4 +206,149 @@ describe("serve-samples --data that cannot be served", () => {
       expect(result.stdout).not.toMatch(/listening/);
     });
   }
+});
+
+describe("unbounded inputs (issue 25, item 5)", () => {
+  /** The inputs no option file may be, each made at `path`, and what the one line says of it. */
+  const unusable: { name: string; make: (path: string) => Promise<string>; says: string }[] = [
+    // Read whole, it grew until "Invalid string length" (exit 70, 1.2 GB of memory).
+    { name: "/dev/zero", make: async () => "/dev/zero", says: "it is a character device, not a regular file" },
+    // Read, it blocked until a signal: no writer ever comes.
+    {
+      name: "a FIFO",
+      make: async (path) => {
+        execFileSync("mkfifo", [path]);
+        return path;
+      },
+      says: "it is a FIFO (named pipe), not a regular file",
+    },
+    { name: "a folder", make: async (path) => (await mkdir(path), path), says: "it is a folder, not a regular file" },
+    // Sparse: no disk used; over the longest string, it was exit 70.
+    {
+      name: "a file over 512 MiB",
+      make: async (path) => {
+        await writeFile(path, "");
+        await truncate(path, 600 * 2 ** 20);
+        return path;
+      },
+      says: `it holds more than ${64 * 2 ** 20} bytes (64 MiB), the most such a file may hold`,
+    },
+  ];
+  const options: { option: string; commands: string[] }[] = [
+    { option: "issuers-file", commands: ["export", "sync", "pull"] },
+    { option: "issuer-profile", commands: ["export", "sync"] },
+    { option: "stakeholders", commands: ["export", "sync"] },
+  ];
+  for (const { option, commands } of options) {
+    for (const command of commands) {
+      it(`${command} --${option}: /dev/zero, a FIFO, a folder, a file over the limit are usage errors naming the option and the path, before any request`, async () => {
+        for (const [index, { make, says }] of unusable.entries()) {
+          const path = await make(join(dir, `unbounded-${command}-${option}-${index}`));
+          const issuer = option === "issuers-file" ? [] : ["--issuer", "7"];
+          const extra = command === "pull" ? [] : ["--out", join(dir, `unbounded-out-${command}`), ...(command === "sync" ? ["--state", join(dir, "unbounded-state.json")] : [])];
+          await expectUsage([command, "--base-url", samples.url, ...issuer, `--${option}`, path, ...extra], new RegExp(`^ocf-sync ${command}: --${option}: cannot read ${escape(path)}: ${escape(says)} \\[FILE_SYSTEM_ERROR\\]$`, "m"));
+        }
+      });
+    }
+  }
+
+  it("reconcile --source: /dev/zero and a folder are usage errors naming --source and the path, before the package is read", async () => {
+    for (const [path, says] of [["/dev/zero", "it is a character device, not a regular file or a pipe"], [dir, "it is a folder, not a regular file or a pipe"]] as const) {
+      await expectUsage(["reconcile", "--source", path, join(dir, "no-package")], new RegExp(`^ocf-sync reconcile: --source: cannot read ${escape(path)}: ${escape(says)} \\[FILE_SYSTEM_ERROR\\]$`, "m"));
+    }
+  });
+
+  it("reconcile --source: a file without line breaks over 512 MiB is refused at its first 64 MiB as not a pull's NDJSON (exit 2), not read into one string", async () => {
+    const pkg = await exportedPackage();
+    const zeros = join(dir, "zeros.ndjson");
+    await writeFile(zeros, "");
+    await truncate(zeros, 600 * 2 ** 20);
+    const result = await runCliProcess(["reconcile", "--source", zeros, pkg], { cwd: dir });
+    expect(result.stderr.trimEnd()).toBe(`ocf-sync reconcile: ${zeros} line 1: is longer than ${64 * 2 ** 20} bytes, more than a record line of 'ocf-sync pull' holds (is this the NDJSON of a pull?) [NDJSON_INVALID]`);
+    expect(result.code).toBe(2);
+  });
+
+  it("reconcile --source: a FIFO (and a pipe) is streamed: the same report as from the file", async () => {
+    const pkg = await exportedPackage();
+    const file = join(dir, "reconcile-7.ndjson");
+    const fromFile = await runCliProcess(["reconcile", "--source", file, pkg, "--json"], { cwd: dir });
+    expect(fromFile.code).toBe(0);
+    const fifo = join(dir, "reconcile-7.fifo");
+    execFileSync("mkfifo", [fifo]);
+    // The writer: a shell that copies the pull's NDJSON into the FIFO once the reader opens it.
+    const writer = spawn("sh", ["-c", 'cat "$1" > "$2"', "sh", file, fifo], { stdio: "ignore" });
+    const writerDone = new Promise((done) => writer.once("exit", done));
+    const fromFifo = await runCliProcess(["reconcile", "--source", fifo, pkg, "--json"], { cwd: dir });
+    await writerDone;
+    expect(fromFifo.stderr).toBe("");
+    // The same report, but for the source's name.
+    expect(fromFifo.stdout.replace(fifo, file)).toBe(fromFile.stdout);
+    expect(fromFifo.code).toBe(0);
+  });
+});
+
+/** `text` as a regular expression that matches it literally. */
+function escape(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+let exported: Promise<string> | undefined;
+/** Issuer 7 pulled to reconcile-7.ndjson and exported as of the samples' date: the package's path. */
+function exportedPackage(): Promise<string> {
+  exported ??= (async () => {
+    const pulled = await runCliProcess(["pull", "--base-url", samples.url, "--issuer", "7", "--out", join(dir, "reconcile-7.ndjson")], { cwd: dir });
+    expect(pulled.code).toBe(0);
+    const out = join(dir, "reconcile-out");
+    const result = await runCliProcess(["export", "--base-url", samples.url, "--issuer", "7", "--out", out, "--as-of", "2025-06-30"], { cwd: dir });
+    expect(result.code).toBe(0);
+    return join(out, "7");
+  })();
+  return exported;
+}
+
+describe("links and unreadable files (issue 25, item 11)", () => {
+  it("export and sync: an --out that is a link to nothing says so and names where it points (it said EEXIST)", async () => {
+    const link = join(dir, "out-dangling");
+    await symlink(join(dir, "out-nowhere"), link);
+    for (const command of ["export", "sync"]) {
+      const extra = command === "sync" ? ["--state", join(dir, "dangling-state.json")] : [];
+      await expectUsage(
+        [command, "--base-url", samples.url, "--issuer", "7", "--out", link, ...extra],
+        new RegExp(`^ocf-sync ${command}: --out: cannot create the folder ${escape(link)}: ${escape(link)} is a symbolic link to ${escape(join(dir, "out-nowhere"))}, which does not exist; create that folder, or give another path \\[FILE_SYSTEM_ERROR\\]$`, "m"),
+      );
+    }
+  });
+
+  it("sync: a state that cannot be read is FILE_SYSTEM_ERROR saying why, not an invalid state to delete", async () => {
+    // A loop of links: unreadable for root too.
+    const state = join(dir, "state-loop.json");
+    await symlink(state, state);
+    const result = await runCliProcess(["sync", "--base-url", samples.url, "--issuer", "7", "--out", join(dir, "loop-out"), "--state", state], { cwd: dir });
+    expect(result.stderr.trimEnd()).toBe(`ocf-sync sync: cannot read the sync state ${state}: too many symbolic links on the way (ELOOP) [FILE_SYSTEM_ERROR]`);
+    expect(result.stderr).not.toMatch(/SYNC_STATE_INVALID|delete it/);
+    expect(result.code).toBe(1);
+  });
+
+  it("pull --out LINK and reconcile --html LINK write through the link, which stays a link (they replaced it with a file)", async () => {
+    const folder = join(dir, "links");
+    await mkdir(join(folder, "real"), { recursive: true });
+    await writeFile(join(folder, "real", "backup.ndjson"), "old\n");
+    await symlink(join("real", "backup.ndjson"), join(folder, "backup.ndjson"));
+    // A link to a file not there yet: the file is made where it points.
+    await symlink(join("real", "report.html"), join(folder, "report.html"));
+
+    const pulled = await runCliProcess(["pull", "--base-url", samples.url, "--issuer", "7", "--out", join(folder, "backup.ndjson")], { cwd: dir });
+    expect(pulled.code, pulled.stderr).toBe(0);
+    expect((await lstat(join(folder, "backup.ndjson"))).isSymbolicLink()).toBe(true);
+    expect(await readFile(join(folder, "real", "backup.ndjson"), "utf8")).toMatch(/^\{"kind":/);
+
+    const pkg = await exportedPackage();
+    const reconciled = await runCliProcess(["reconcile", "--source", join(folder, "backup.ndjson"), pkg, "--html", join(folder, "report.html")], { cwd: dir });
+    expect(reconciled.code, reconciled.stderr).toBe(0);
+    expect((await lstat(join(folder, "report.html"))).isSymbolicLink()).toBe(true);
+    expect(await readFile(join(folder, "real", "report.html"), "utf8")).toMatch(/^<!DOCTYPE html>/i);
+    // Nothing else was left beside either file.
+    expect((await readdir(join(folder, "real"))).sort()).toEqual(["backup.ndjson", "report.html"]);
+    expect((await readdir(folder)).sort()).toEqual(["backup.ndjson", "real", "report.html"]);
+  });
 });

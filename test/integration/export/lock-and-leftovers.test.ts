@@ -4,7 +4,8 @@
  * the temporary package folders, zips and reports and the lock of a killed run (SIGKILL: no cleanup
  * at all), removes them, takes over the lock with one line, and writes its package.
  */
-import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { chmod, cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -82,4 +83,49 @@ describe("the output folder", () => {
     expect((await readdir(out)).sort()).toEqual(["7", "7.ocf.zip", "7.report.json"]);
     expect((await validatePackageAt(join(out, "7.ocf.zip"))).problems).toEqual([]);
   });
+
+  it("takes over a lock file that is a symbolic link to nothing (it was refused forever), with one line", async () => {
+    const out = join(dir, "dangling-lock");
+    await mkdir(out);
+    await symlink(join(dir, "gone.lock"), join(out, ".ocf-sync.lock"));
+    const result = await run("export", "--base-url", samples.url, "--issuer", "7", "--out", out, "--log", "plain");
+    expect(result.code, result.err).toBe(0);
+    const takeover = result.err.split("\n").filter((line) => line.includes("took over"));
+    expect(takeover).toEqual([`warn: took over the lock of ${out}: the lock file ${join(out, ".ocf-sync.lock")} was a symbolic link to ${join(dir, "gone.lock")}, which does not exist`]);
+    expect((await readdir(out)).sort()).toEqual(["7", "7.report.json"]);
+  });
+
+  it("a leftover it cannot delete is a warning naming it, and the export (and the next) goes on", async (context) => {
+    const out = join(dir, "undeletable");
+    const leftover = join(out, `.7.tmp-${DEAD}-0a1b2c41`);
+    await mkdir(join(leftover, "inner"), { recursive: true });
+    await writeFile(join(leftover, "inner", "Manifest.ocf.json"), "{");
+    // What makes it undeletable for real: a folder without write permission (not for root, whom no
+    // permission stops), else a mount point inside it (where the machine lets tests mount).
+    let undo: () => void;
+    if (process.getuid?.() !== 0) {
+      await chmod(join(leftover, "inner"), 0o555);
+      undo = () => execFileSync("chmod", ["755", join(leftover, "inner")]);
+    } else {
+      try {
+        execFileSync("mount", ["-t", "tmpfs", "-o", "size=16k", "tmpfs", join(leftover, "inner")], { stdio: "ignore" });
+      } catch {
+        return context.skip("running as root on a machine that lets tests mount nothing: no real way to make a folder undeletable");
+      }
+      undo = () => execFileSync("umount", [join(leftover, "inner")]);
+    }
+    try {
+      for (let run_ = 0; run_ < 2; run_ += 1) {
+        const result = await run("export", "--base-url", samples.url, "--issuer", "7", "--out", out, "--log", "plain");
+        expect(result.code, result.err).toBe(0);
+        const kept = result.err.split("\n").filter((line) => line.includes("left in place"));
+        expect(kept).toHaveLength(1);
+        expect(kept[0]).toMatch(new RegExp(`^warn: cannot remove the leftover ${leftover.replace(/[.]/g, "\\.")}: .* \\((EACCES|EBUSY|EPERM)\\); it is left in place \\(no run uses it\\): remove it by hand$`));
+        expect(await readdir(out)).toContain("7");
+      }
+    } finally {
+      undo();
+    }
+  });
 });
+

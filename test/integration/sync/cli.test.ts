@@ -93,10 +93,12 @@ describe("ocf-sync sync", () => {
     await mkdir(dir, { recursive: true });
     // process.ppid (the test runner) is alive and not this process: a lock naming this process's own pid
     // that it does not hold was left by an earlier process with that pid, and is taken over.
-    await writeFile(join(dir, "state.json.lock"), JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
+    // Written after the runner started (a lock written before its start would name a reused pid).
+    const now = new Date().toISOString();
+    await writeFile(join(dir, "state.json.lock"), JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: now }));
     const locked = await run();
     expect(locked.code).toBe(75);
-    expect(locked.stderr).toContain(`another sync is using this state: process ${process.ppid} took it at 2026-01-01T00:00:00Z and is still running`);
+    expect(locked.stderr).toContain(`another sync is using this state: process ${process.ppid} took it at ${now} and is still running`);
     expect(locked.stderr).toContain("[SYNC_LOCKED]");
   });
 

@@ -174,10 +174,12 @@ describe("sync against the sample server", () => {
     await mkdir(join(dir, "state"), { recursive: true });
     // process.ppid (the test runner) is alive and not this process: a lock naming this process's own pid
     // that it does not hold was left by an earlier process with that pid, and is taken over.
-    await writeFile(`${stateFile}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
+    // Written after the runner started (a lock written before its start would name a reused pid).
+    const now = new Date().toISOString();
+    await writeFile(`${stateFile}.lock`, JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: now }));
     const refused = runSync(server.url, ["7"], { outDir, stateFile });
     await expect(refused).rejects.toBeInstanceOf(SyncLockedError);
-    await expect(refused).rejects.toThrow(`process ${process.ppid} took it at 2026-01-01T00:00:00Z and is still running`);
+    await expect(refused).rejects.toThrow(`process ${process.ppid} took it at ${now} and is still running`);
     expect(server.stats().requests).toBe(0);
 
     // pid 2^22+1 is above Linux's pid_max ceiling: no such process can exist

@@ -23,7 +23,7 @@ describe("BufferedFile", () => {
           const path = join(root(), `file-${++n}`);
           const handle = await open(path, "wx");
           const seen: Buffer[] = [];
-          const file = new BufferedFile(handle, bufferPair(bufferBytes), (bytes) => seen.push(Buffer.from(bytes)));
+          const file = new BufferedFile(handle, bufferPair(bufferBytes), path, (bytes) => seen.push(Buffer.from(bytes)));
           try {
             for (const piece of pieces) await file.write(piece);
             const length = await file.end();
@@ -45,7 +45,7 @@ describe("BufferedFile", () => {
     await (await open(path, "wx")).close();
     const handle = await open(path, "r");
     try {
-      const file = new BufferedFile(handle, bufferPair(8));
+      const file = new BufferedFile(handle, bufferPair(8), path);
       // Each of these fills a buffer and sends it to a descriptor open for reading only.
       let failure: unknown;
       try {
@@ -54,7 +54,8 @@ describe("BufferedFile", () => {
       } catch (error) {
         failure = error;
       }
-      expect((failure as NodeJS.ErrnoException | undefined)?.code).toBe("EBADF");
+      // A FileSystemError naming the file, the system's code kept.
+      expect(failure).toMatchObject({ code: "FILE_SYSTEM_ERROR", errno: "EBADF", path });
     } finally {
       await handle.close();
     }

@@ -2,12 +2,14 @@
  * The lock file shared by `sync` (its state) and `export` (its output folder): one holder at a time, and
  * a stale lock (its owner gone, or the file empty or corrupt) taken over with a reason, never silently.
  */
-import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { lstat, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { until } from "../../helpers/spawn-cli.js";
 import { OutputLockedError, acquireOutputLock } from "../../../src/export/output-lock.js";
-import { acquireLockFile } from "../../../src/io/lock-file.js";
+import { acquireLockFile, processStartOf } from "../../../src/io/lock-file.js";
 
 // pid 2^22+1 is above Linux's pid_max ceiling: no such process can exist.
 const DEAD_PID = 4_194_305;
@@ -20,6 +22,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
+
+/** A lock file this process wrote (held, then released): what a fresh lock holds. */
+async function lockOf(): Promise<string> {
+  const path = join(dir, "mine.lock");
+  const lock = await acquireLockFile(path, refuse);
+  const copy = join(dir, "mine-copy.json");
+  await writeFile(copy, await readFile(path));
+  await lock.release();
+  return copy;
+}
 
 async function lockFileWith(name: string, content: string): Promise<string> {
   const path = join(dir, name);
@@ -55,8 +67,13 @@ describe("acquireLockFile", () => {
   });
 
   it("refuses a lock held by a live process, one of another host, and a second hold by this process", async () => {
-    const live = await lockFileWith("live.lock", JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
-    await expect(acquireLockFile(live, refuse)).rejects.toThrow(`refused: process ${process.ppid} took it at 2026-01-01T00:00:00Z and is still running`);
+    // The parent wrote it: its start, as the kernel counts it, is in the lock.
+    const now = new Date().toISOString();
+    const live = await lockFileWith("live.lock", JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: now, processStart: await processStartOf(process.ppid) }));
+    await expect(acquireLockFile(live, refuse)).rejects.toThrow(`refused: process ${process.ppid} took it at ${now} and is still running`);
+    // A lock of an older version, without the start: written after the process started, it is its.
+    const older = await lockFileWith("live-older.lock", JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: now }));
+    await expect(acquireLockFile(older, refuse)).rejects.toThrow(`refused: process ${process.ppid} took it at ${now} and is still running`);
     const other = await lockFileWith("other.lock", JSON.stringify({ pid: 1, host: "elsewhere", startedAt: "2026-01-01T00:00:00Z" }));
     await expect(acquireLockFile(other, refuse)).rejects.toThrow('process 1 on host "elsewhere"');
 
@@ -69,6 +86,49 @@ describe("acquireLockFile", () => {
     const again = await acquireLockFile(path, refuse);
     expect(again.tookOver).toBeUndefined();
     await again.release();
+  });
+
+  it("records its owner's start and boot, where the system tells (Linux)", async () => {
+    const path = join(dir, "start.lock");
+    const lock = await acquireLockFile(path, refuse);
+    const start = await processStartOf(process.pid);
+    expect(start).toMatch(/^[0-9]+$/);
+    expect(JSON.parse(await readFile(path, "utf8"))).toMatchObject({ pid: process.pid, processStart: start, bootId: expect.stringMatching(/./) });
+    await lock.release();
+  });
+
+  it("takes over a lock whose pid now belongs to a live process that started after it (a reused pid, a container's pid 1)", async () => {
+    // A live process of this host, started now: the pid a lock written earlier names.
+    const other = spawn("sleep", ["600"], { stdio: "ignore" });
+    try {
+      const pid = other.pid!;
+      await until(async () => (await processStartOf(pid)) !== undefined);
+      const cases = [
+        // The lock records another start than the live process's.
+        { name: "recorded", content: { pid, host: hostname(), startedAt: new Date().toISOString(), processStart: "1", bootId: JSON.parse(await readFile(await lockOf(), "utf8")).bootId } },
+        // A lock of an older version: written long before the live process started.
+        { name: "older", content: { pid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" } },
+      ];
+      for (const { name, content } of cases) {
+        const path = await lockFileWith(`reused-${name}.lock`, JSON.stringify(content));
+        const lock = await acquireLockFile(path, refuse);
+        expect(lock.tookOver?.reason).toBe("pid-reused");
+        expect(lock.tookOver?.description).toContain(`pid ${pid} now belongs to a process that started after it`);
+        expect(JSON.parse(await readFile(path, "utf8"))).toMatchObject({ pid: process.pid });
+        await lock.release();
+      }
+    } finally {
+      other.kill("SIGKILL");
+    }
+  });
+
+  it("takes over a lock file that is a symbolic link to nothing, saying so", async () => {
+    const path = join(dir, "dangling.lock");
+    await symlink(join(dir, "nowhere"), path);
+    const lock = await acquireLockFile(path, refuse);
+    expect(lock.tookOver).toMatchObject({ reason: "corrupt", description: `the lock file ${path} was a symbolic link to ${join(dir, "nowhere")}, which does not exist` });
+    expect((await lstat(path)).isFile()).toBe(true);
+    await lock.release();
   });
 
   it("reports a lock that cannot be created as a FileSystemError", async () => {
