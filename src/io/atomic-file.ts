@@ -8,7 +8,7 @@
  * Every failure is a `FileSystemError` naming the path and saying why; nothing is retried.
  */
 import { randomBytes } from "node:crypto";
-import { type FileHandle, open, rename, rm, stat } from "node:fs/promises";
+import { type FileHandle, open, readdir, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { FileSystemError, errnoOf, fileSystemError } from "../errors.js";
 import { explainCreateFailure, syncFolder } from "./folders.js";
@@ -22,6 +22,41 @@ export interface AtomicWriteOptions {
 /** The temporary sibling a file is written to: `.<name>.tmp-<pid>-<8 hex>` (the pattern recovery knows). */
 export function temporaryNameFor(target: string): string {
   return join(dirname(target), `.${basename(target)}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`);
+}
+
+const TEMPORARY_NAME = /^\.(.+)\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+/**
+ * Whether the process of a leftover's pid may still be using it. Our own pid on a leftover we are not
+ * using means an earlier process had the same pid (a container's pid 1, say): that process is gone. A
+ * live process of another user (EPERM) counts as alive.
+ */
+export function otherProcessAlive(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errnoOf(error) === "EPERM";
+  }
+}
+
+/**
+ * Removes the temporary siblings of `target` (`temporaryNameFor`'s names, files or folders) that a
+ * killed process left: those whose process is gone. Call it before making temporaries of one's own,
+ * which it would take for a dead process's. Never throws; returns the paths removed.
+ */
+export async function removeStaleTemporaries(target: string): Promise<string[]> {
+  const folder = dirname(target);
+  const name = basename(target);
+  const removed: string[] = [];
+  for (const entry of await readdir(folder).catch(() => [])) {
+    const match = TEMPORARY_NAME.exec(entry);
+    if (match === null || match[1] !== name || otherProcessAlive(Number(match[2]))) continue;
+    const path = join(folder, entry);
+    if (await rm(path, { recursive: true, force: true }).then(() => true, () => false)) removed.push(path);
+  }
+  return removed;
 }
 
 /** Creates `path` exclusively with `content`, flushed; false when something is already there. */

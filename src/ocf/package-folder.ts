@@ -16,7 +16,7 @@ import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Zip, ZipDeflate } from "fflate";
 import { OcfSyncError, errnoOf, fileSystemError } from "../errors.js";
-import { createAtomicWriteStream } from "../io/atomic-file.js";
+import { createAtomicWriteStream, otherProcessAlive } from "../io/atomic-file.js";
 import { makeFolder, syncFolder } from "../io/folders.js";
 import { pausePoint } from "../pause-point.js";
 import { readFileChunks } from "./package-writer.js";
@@ -111,18 +111,6 @@ async function replaceFolder(temporary: string, outDir: string, name: string): P
   } finally {
     inFlight.delete(aside);
     inFlight.delete(temporary);
-  }
-}
-
-function otherProcessAlive(pid: number): boolean {
-  // Our own pid on a leftover we are not using means an earlier process had the same pid (a
-  // container's pid 1, say): that process is gone.
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 
