@@ -33,7 +33,7 @@ import { acquireOutputLock } from "../export/output-lock.js";
 import { makeFolder } from "../io/folders.js";
 import type { HeldLock } from "../io/lock-file.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
-import { packageNameFor, recoverPackageFolders } from "../ocf/package-folder.js";
+import { packageNameFor, recoverPackageFolders, removeStaleCompanions } from "../ocf/package-folder.js";
 import type { PullEvent } from "../pull/events.js";
 import type { SourceWarning } from "../source/errors.js";
 import type { OcfChangeSet } from "./change-set.js";
@@ -95,7 +95,10 @@ export type SyncEvent =
   | { type: "lock-acquired"; lockFile: string; tookOverFrom: LockOwner | undefined; tookOver: StaleLock | undefined }
   /** Previous packages that a killed export or sync had renamed aside were put back. */
   | { type: "packages-recovered"; names: string[] }
-  /** Files a killed run left in the state's folders (temporary files, store files no state names) were removed. */
+  /**
+   * Files a killed run left were removed: in the state's folders, temporary files and store files no
+   * state names; in the output folder, zips and reports beside a newer package folder.
+   */
   | { type: "leftovers-removed"; files: string[] }
   | ({ type: "issuer-started"; issuerId: string } & PassPlan)
   | Extract<PullEvent, { type: "page-fetched" | "record-quarantined" }>
@@ -216,6 +219,8 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     if (outLock.tookOver !== undefined) yield { type: "lock-acquired", lockFile: outLock.lockFile, tookOverFrom: outLock.tookOver.owner, tookOver: outLock.tookOver };
     const restored = await recoverPackageFolders(options.outDir);
     if (restored.length > 0) yield { type: "packages-recovered", names: restored };
+    const stale = await removeStaleCompanions(options.outDir);
+    if (stale.length > 0) yield { type: "leftovers-removed", files: stale };
     const generatedAt = options.generatedAt ?? utcNowRfc3339();
     const mappingCode = await mappingCodeDigest();
     const directoryJsonOf = directoryJsonOnce();
