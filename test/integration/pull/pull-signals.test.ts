@@ -75,6 +75,7 @@ async function holdingProxy(hold: { request: number; how: "whole" | "half" } | u
 }
 
 function pull(proxy: Proxy, work: string, args: readonly string[]): SpawnedCli {
+  // A later --concurrency wins: the trials below that give one pull issuers at once.
   return spawnCli(["pull", "--base-url", proxy.server.url, ...ISSUERS, "--log", "plain", ...args], { env: { TMPDIR: temporary() } });
 }
 
@@ -125,6 +126,23 @@ describe("a signal at any point of a pull", () => {
       expect(await readFile(join(work, "out.ndjson"), "utf8")).toBe(PREVIOUS);
       expect(await readdir(work)).toEqual(["out.ndjson"]);
       expect(await stdoutParts()).toEqual([]);
+    } finally {
+      await proxy.server.close();
+    }
+  });
+
+  it.each(Array.from({ length: REQUESTS }, (_, request) => request))("issuers pulled at once, request %i held mid-body, SIGINT: exit 130, one line, no part files", async (request) => {
+    const proxy = await holdingProxy({ request, how: "half" });
+    try {
+      const work = await trialFolder(`c3-r${request}`);
+      const cli = pull(proxy, work, ["--out", join(work, "out.ndjson"), "--concurrency", "3"]);
+      await until(() => proxy.held());
+      cli.child.kill("SIGINT");
+      const result = await cli.exited;
+      expect(result.code).toBe(130);
+      expectOneLineAfterSignal(result.stderr, "SIGINT");
+      expect(await readFile(join(work, "out.ndjson"), "utf8")).toBe(PREVIOUS);
+      expect(await readdir(work)).toEqual(["out.ndjson"]);
     } finally {
       await proxy.server.close();
     }
