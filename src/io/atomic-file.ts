@@ -2,7 +2,8 @@
  * Files that appear whole or not at all: written under a temporary name in the same folder, flushed to
  * disk, then renamed over the target (rename is atomic within one file system). A failure or an abort
  * removes the temporary file; a crash leaves at most a stray `.<name>.tmp-<pid>-<hex>` file, which the
- * next export removes (`recoverPackageFolders`), never a half-written target. The previous file, if
+ * next export (`recoverPackageFolders`) or pull (`removeStaleTemporaries`) removes, never a half-written
+ * target. The previous file, if
  * any, stays as it was until the complete successor replaces it.
  *
  * Every failure is a `FileSystemError` naming the path and saying why; nothing is retried.
