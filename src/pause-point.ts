@@ -14,7 +14,13 @@ export type PausePoint =
   /** The package is complete, validated and zipped in its temporary folder, not yet in place. */
   | "before-commit"
   /** The previous package is set aside and the new one not yet renamed into its place. */
-  | "between-renames";
+  | "between-renames"
+  /** The new package folder is in place; its zip and report are not yet (the previous ones are there). */
+  | "folder-committed"
+  /** The folder and the zip are in place; the report is not yet. */
+  | "zip-committed"
+  /** The folder, zip and report are in place; without `--zip`, an earlier run's zip is not yet removed. */
+  | "report-committed";
 
 const PAUSE_AT = process.env.OCF_SYNC_PAUSE_AT;
 

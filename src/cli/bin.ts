@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 /** Process entry point: wires the real streams, environment and signals into `runCli`. */
-import { isFileSystemError, isInterruptedError } from "../errors.js";
 import { boundHeapGrowth } from "./heap.js";
-import { STANDARD_OUTPUT, runCli } from "./main.js";
+import { runCli } from "./main.js";
 import { exitBySignal, stopOnSignals } from "./signals.js";
 
 // Before any work: memory that stays flat as issuers grow (see heap.ts).
@@ -19,14 +18,10 @@ process.stderr.on("error", (error: NodeJS.ErrnoException) => {
   if (error.code !== "EPIPE" && error.code !== "ERR_STREAM_DESTROYED") throw error;
 });
 
-// A task still under way when the run is stopped (a signal; standard output that failed) may reject
-// with the stop's reason after nothing waits for it any more. That rejection is the stop itself, which
-// runCli reports: it must not end the run as an uncaught exception with its stack trace. Any other
-// unhandled rejection stays the crash it is.
-process.on("unhandledRejection", (reason) => {
-  if (isInterruptedError(reason) || (isFileSystemError(reason) && reason.path === STANDARD_OUTPUT)) return;
-  throw reason;
-});
+// No handler of unhandled rejections: one is a bug and crashes with its trace. A run stopped by a
+// signal or a failed standard output used to end so (work still under way when its consumer held an
+// item rejected with the stop's reason before anything listened: src/pull/concurrent.ts), and a guard
+// here hid it; concurrent.ts now holds such work as settled values (issue 25, item 4).
 
 const controller = new AbortController();
 stopOnSignals({ controller, stderr: process.stderr, exit: exitBySignal });

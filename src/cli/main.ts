@@ -95,6 +95,9 @@ function firstWord(typed: readonly string[]): string {
   return first !== undefined && Object.hasOwn(COMMANDS, first) ? ` ${first}` : "";
 }
 
+/** The path a failure to write standard output names. */
+const STANDARD_OUTPUT = "standard output";
+
 /**
  * Standard output that fails (a full disk, `> /dev/full`; a reader gone, `| head -1`): the first
  * error stops the command through the signal it is given, as an interrupt does, so that it cleans up
@@ -102,9 +105,6 @@ function firstWord(typed: readonly string[]): string {
  * then ends with one line on standard error and status 1, or quietly with 141 for a reader gone
  * (EPIPE), as SIGPIPE ends other tools. Without this, the error was an uncaught exception.
  */
-/** The path a failure to write standard output names. */
-export const STANDARD_OUTPUT = "standard output";
-
 function guardStdout(io: CliIo): { signal: AbortSignal; failure(): FileSystemError | undefined; flushed(): Promise<void>; dispose(): void } {
   const stopped = new AbortController();
   let failure: FileSystemError | undefined;

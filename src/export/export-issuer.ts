@@ -430,10 +430,15 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
     await commitPackageFolder(temporary, outDir, name, { signal });
     committed = true;
     // Both are flushed already: from here on, two renames, done even if the signal fires meanwhile.
+    // A kill before they are done leaves the previous zip or report beside the new folder, which
+    // readers refuse and the next run removes (package-set.ts).
+    pausePoint("folder-committed");
     await pendingZip?.commit();
     pendingZip = undefined;
+    pausePoint("zip-committed");
     await pendingReport.commit();
     pendingReport = undefined;
+    pausePoint("report-committed");
     if (zipPath === undefined) {
       const stale = join(outDir, `${name}.ocf.zip`);
       await rm(stale, { force: true }).catch((error: unknown) => {

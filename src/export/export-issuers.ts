@@ -11,7 +11,7 @@ import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { makeFolder } from "../io/folders.js";
 import { checkKnownKeys, optionKeys } from "../options.js";
 import type { StaleLock } from "../io/lock-file.js";
-import { recoverPackageFolders } from "../ocf/package-folder.js";
+import { recoverPackageFolders, removeStaleCompanions } from "../ocf/package-folder.js";
 import { inCompletionOrder } from "../pull/concurrent.js";
 import { type DirectoryJson, directoryJsonOnce } from "../sync/fingerprint.js";
 import { EXPORT_OPTION_KEYS, checkExportOptions, exportIssuerOfJob, withIssuerEvents, type ExportOptions, type IssuerExport } from "./export-issuer.js";
@@ -107,6 +107,10 @@ export async function* exportIssuers(
       if (restored.length > 0) {
         options.logger?.warn({ outDir: options.outDir, restored }, "restored previous packages that an interrupted export had set aside");
         onRecovered?.(restored);
+      }
+      const stale = await removeStaleCompanions(options.outDir);
+      if (stale.length > 0) {
+        options.logger?.warn({ outDir: options.outDir, removed: stale }, "removed zips and reports that an interrupted export left beside a newer package folder");
       }
       const resumedTime = resume ? await unfinishedJobTime(options.outDir) : undefined;
       const generatedAt = options.generatedAt ?? resumedTime ?? utcNowRfc3339();

@@ -2,7 +2,8 @@
  * Files that appear whole or not at all: written under a temporary name in the same folder, flushed to
  * disk, then renamed over the target (rename is atomic within one file system). A failure or an abort
  * removes the temporary file; a crash leaves at most a stray `.<name>.tmp-<pid>-<hex>` file, which the
- * next export removes (`recoverPackageFolders`), never a half-written target. The previous file, if
+ * next export (`recoverPackageFolders`) or pull (`removeStaleTemporaries`) removes, never a half-written
+ * target. The previous file, if
  * any, stays as it was until the complete successor replaces it.
  *
  * A target that is a symbolic link is written through, as editors do: the file it points to (through
@@ -12,7 +13,7 @@
  * Every failure is a `FileSystemError` naming the path and saying why; nothing is retried.
  */
 import { randomBytes } from "node:crypto";
-import { type FileHandle, lstat, open, readlink, rename, rm, stat } from "node:fs/promises";
+import { type FileHandle, lstat, open, readdir, readlink, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { FileSystemError, errnoOf, fileSystemError } from "../errors.js";
 import { explainCreateFailure, syncFolder } from "./folders.js";
@@ -55,6 +56,41 @@ export async function followLinks(path: string): Promise<string> {
       throw fileSystemError("write", path, error);
     }
   }
+}
+
+const TEMPORARY_NAME = /^\.(.+)\.tmp-(\d+)-[0-9a-f]{8}$/;
+
+/**
+ * Whether the process of a leftover's pid may still be using it. Our own pid on a leftover we are not
+ * using means an earlier process had the same pid (a container's pid 1, say): that process is gone. A
+ * live process of another user (EPERM) counts as alive.
+ */
+export function otherProcessAlive(pid: number): boolean {
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return errnoOf(error) === "EPERM";
+  }
+}
+
+/**
+ * Removes the temporary siblings of `target` (`temporaryNameFor`'s names, files or folders) that a
+ * killed process left: those whose process is gone. Call it before making temporaries of one's own,
+ * which it would take for a dead process's. Never throws; returns the paths removed.
+ */
+export async function removeStaleTemporaries(target: string): Promise<string[]> {
+  const folder = dirname(target);
+  const name = basename(target);
+  const removed: string[] = [];
+  for (const entry of await readdir(folder).catch(() => [])) {
+    const match = TEMPORARY_NAME.exec(entry);
+    if (match === null || match[1] !== name || otherProcessAlive(Number(match[2]))) continue;
+    const path = join(folder, entry);
+    if (await rm(path, { recursive: true, force: true }).then(() => true, () => false)) removed.push(path);
+  }
+  return removed;
 }
 
 /** Creates `path` exclusively with `content`, flushed; false when something is already there. */

@@ -16,9 +16,11 @@ import { mkdir, open, readdir, rename, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Zip, ZipDeflate } from "fflate";
 import { OcfSyncError, errnoOf, fileSystemError, isFileSystemError, type FileSystemError } from "../errors.js";
-import { createAtomicWriteStream } from "../io/atomic-file.js";
+import { createAtomicWriteStream, otherProcessAlive } from "../io/atomic-file.js";
 import { makeFolder, syncFolder } from "../io/folders.js";
 import { pausePoint } from "../pause-point.js";
+import { PackageUnusableError, openOcfPackage } from "./package-reader.js";
+import { folderManifestMd5, folderOfCompanion, reportManifestMd5, stalenessOf } from "./package-set.js";
 import { readFileChunks } from "./package-writer.js";
 
 const SAFE_NAME = /^[a-z0-9][a-z0-9_-]{0,49}$/;
@@ -114,18 +116,6 @@ async function replaceFolder(temporary: string, outDir: string, name: string): P
   }
 }
 
-function otherProcessAlive(pid: number): boolean {
-  // Our own pid on a leftover we are not using means an earlier process had the same pid (a
-  // container's pid 1, say): that process is gone.
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
 /**
  * Repairs what a killed export or sync left in `outDir`. A previous package that was set aside and not
  * replaced is always renamed back (a package must never vanish). Every other leftover is deleted
@@ -176,6 +166,35 @@ export async function recoverPackageFolders(
     }
   }
   return restored;
+}
+
+/**
+ * Removes from `outDir` each zip and report that holds another package than the folder beside it (a
+ * killed run put the folder in place and not them: package-set.ts), so that every zip and report there
+ * is its folder's again. Those with no folder, or beside a folder with no readable manifest, are left.
+ * Returns the paths removed.
+ */
+export async function removeStaleCompanions(outDir: string): Promise<string[]> {
+  const removed: string[] = [];
+  for (const entry of await readdir(outDir).catch(() => [])) {
+    const path = join(outDir, entry);
+    if (folderOfCompanion(path) === undefined) continue;
+    let stale: boolean;
+    if (entry.endsWith(".report.json")) stale = (await stalenessOf(path, await reportManifestMd5(path))) !== undefined;
+    else {
+      // The reader refuses a stale zip (and one that is no package at all, which is not the folder's either).
+      const folder = await folderManifestMd5(folderOfCompanion(path) as string);
+      stale = folder !== undefined && (await openOcfPackage(path).then((p) => p.close().then(() => false), (error: unknown) => error instanceof PackageUnusableError));
+    }
+    if (!stale) continue;
+    try {
+      await rm(path, { force: true });
+    } catch (error) {
+      throw fileSystemError("remove the stale", path, error);
+    }
+    removed.push(path);
+  }
+  return removed;
 }
 
 /** Thrown when a package cannot be zipped: a zip over 4 GiB or with more than 65,535 files needs Zip64, which the writer lacks. */

@@ -25,6 +25,7 @@ import { basename, isAbsolute, join, posix, relative, resolve, sep } from "node:
 import { constants as bufferConstants, isAscii } from "node:buffer";
 import { OcfSyncError, describeValue } from "../errors.js";
 import { firstInvalidUtf8 } from "./json-items.js";
+import { md5Hex, stalenessOf } from "./package-set.js";
 import { OcfManifestSchema } from "./schemas.js";
 import { ZipFormatError, ZipReader, type ZipEntry } from "./zip-reader.js";
 
@@ -326,6 +327,11 @@ async function withManifest(source: PackageSource, manifestLimit: number, signal
   const manifestContent = opened.state === "stream" ? await collect(opened, manifestLimit, signal) : opened;
   if (manifestContent.state !== "read") {
     throw new PackageUnusableError(source.location, manifestProblem(source, manifestContent));
+  }
+  if (source.container === "zip") {
+    // A zip beside a package folder that holds another package was left by a killed run (package-set.ts).
+    const stale = await stalenessOf(source.location, md5Hex(manifestContent.bytes));
+    if (stale !== undefined) throw new PackageUnusableError(source.location, stale);
   }
   const parsed = parseJsonBytes(manifestContent.bytes);
   if (!parsed.ok) throw new PackageUnusableError(source.location, `${MANIFEST_FILE_NAME} in ${source.location} ${parsed.message}`);

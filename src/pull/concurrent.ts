@@ -6,6 +6,28 @@
 import pLimit from "p-limit";
 
 /**
+ * What a promise that is waited for later came to, as a value: it never rejects. Both generators below
+ * keep work under way while the consumer holds a yielded item, and nothing listens to that work until
+ * the next `Promise.race`; a rejection in between (an abort's reason, as a signal makes every source
+ * fail at once) was an unhandled rejection, which ended the CLI with a stack trace (issue 25, item 4).
+ */
+type Settled<K, R> = { key: K; ok: true; value: R } | { key: K; ok: false; error: unknown };
+
+function settle<K, R>(key: K, promise: Promise<R>): Promise<Settled<K, R>> {
+  return promise.then(
+    (value) => ({ key, ok: true as const, value }),
+    (error: unknown) => ({ key, ok: false as const, error }),
+  );
+}
+
+/** The value of the first of `pending` to settle, with its key; throws its error when it failed. */
+async function first<K, R>(pending: Map<K, Promise<Settled<K, R>>>): Promise<{ key: K; value: R }> {
+  const settled = await Promise.race(pending.values());
+  if (!settled.ok) throw settled.error;
+  return settled;
+}
+
+/**
  * `task` runs with a signal that fires when the consumer stops early (`break`, `return`, a throw in
  * the loop): the tasks under way are then stopped through it, and have all settled (their cleanup
  * done) before the iteration ends; those not started yet are not started.
@@ -21,26 +43,23 @@ export async function* inCompletionOrder<T, R>(
   const limit = pLimit(concurrency);
   const stop = new AbortController();
   const iterator = inputs[Symbol.iterator]();
-  const pending = new Map<number, Promise<{ key: number; result: R }>>();
+  const pending = new Map<number, Promise<Settled<number, R>>>();
   let nextKey = 0;
   const fill = (): void => {
     while (pending.size < concurrency * 2) {
       const next = iterator.next();
       if (next.done === true) return;
       const key = nextKey++;
-      pending.set(
-        key,
-        limit(() => (stop.signal.aborted ? Promise.reject(stop.signal.reason) : task(next.value, stop.signal))).then((result) => ({ key, result })),
-      );
+      pending.set(key, settle(key, limit(() => (stop.signal.aborted ? Promise.reject(stop.signal.reason) : task(next.value, stop.signal)))));
     }
   };
   fill();
   try {
     while (pending.size > 0) {
-      const { key, result } = await Promise.race(pending.values());
+      const { key, value } = await first(pending);
       pending.delete(key);
       fill();
-      yield result;
+      yield value;
     }
   } finally {
     if (pending.size > 0) {
@@ -59,18 +78,15 @@ export async function* inCompletionOrder<T, R>(
  */
 export async function* interleave<T>(sources: readonly AsyncIterable<T>[], stop: () => void): AsyncGenerator<T, void, undefined> {
   const iterators = sources.map((source) => source[Symbol.asyncIterator]());
-  const pending = new Map<number, Promise<{ index: number; result: IteratorResult<T, unknown> }>>();
+  const pending = new Map<number, Promise<Settled<number, IteratorResult<T, unknown>>>>();
   const ask = (index: number): void => {
-    pending.set(
-      index,
-      (iterators[index] as AsyncIterator<T>).next().then((result) => ({ index, result })),
-    );
+    pending.set(index, settle(index, (iterators[index] as AsyncIterator<T>).next()));
   };
   iterators.forEach((_, index) => ask(index));
   let completed = false;
   try {
     while (pending.size > 0) {
-      const { index, result } = await Promise.race(pending.values());
+      const { key: index, value: result } = await first(pending);
       if (result.done === true) {
         pending.delete(index);
         continue;

@@ -33,7 +33,7 @@ import { acquireOutputLock } from "../export/output-lock.js";
 import { makeFolder } from "../io/folders.js";
 import type { HeldLock } from "../io/lock-file.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
-import { packageNameFor, recoverPackageFolders } from "../ocf/package-folder.js";
+import { packageNameFor, recoverPackageFolders, removeStaleCompanions } from "../ocf/package-folder.js";
 import type { PullEvent } from "../pull/events.js";
 import type { SourceWarning } from "../source/errors.js";
 import type { OcfChangeSet } from "./change-set.js";
@@ -97,7 +97,10 @@ export type SyncEvent =
   | { type: "packages-recovered"; names: string[] }
   /** A leftover of an interrupted run in the output folder could not be deleted: the sync goes on without it. */
   | { type: "leftover-kept"; path: string; error: FileSystemError }
-  /** Files a killed run left in the state's folders (temporary files, store files no state names) were removed. */
+  /**
+   * Files a killed run left were removed: in the state's folders, temporary files and store files no
+   * state names; in the output folder, zips and reports beside a newer package folder.
+   */
   | { type: "leftovers-removed"; files: string[] }
   | ({ type: "issuer-started"; issuerId: string } & PassPlan)
   | Extract<PullEvent, { type: "page-fetched" | "record-quarantined" }>
@@ -220,6 +223,8 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     const restored = await recoverPackageFolders(options.outDir, { onKept: (path, error) => kept.push({ path, error }) });
     for (const { path, error } of kept) yield { type: "leftover-kept", path, error };
     if (restored.length > 0) yield { type: "packages-recovered", names: restored };
+    const stale = await removeStaleCompanions(options.outDir);
+    if (stale.length > 0) yield { type: "leftovers-removed", files: stale };
     const generatedAt = options.generatedAt ?? utcNowRfc3339();
     const mappingCode = await mappingCodeDigest();
     const directoryJsonOf = directoryJsonOnce();

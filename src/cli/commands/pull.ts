@@ -1,10 +1,10 @@
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createApiClient, type ApiClient } from "../../client/create-client.js";
 import { parseUtcDateTime } from "../../dates.js";
 import { fileSystemError, isDeadlineExceededError } from "../../errors.js";
-import { openAtomicWriteStream, temporaryNameFor, type AtomicWriteStream } from "../../io/atomic-file.js";
+import { openAtomicWriteStream, removeStaleTemporaries, temporaryNameFor, type AtomicWriteStream } from "../../io/atomic-file.js";
 import type { PullEvent } from "../../pull/events.js";
 import { appendPart, pullIssuerToPart } from "../../pull/ndjson-part.js";
 import { eachIssuer } from "../../pull/pull-issuers.js";
@@ -27,7 +27,7 @@ record, exactly as the service sent it, with its kind and issuer. A raw backup y
 Standard output carries the records only (without --out): the summary table, progress and logs go to
 standard error, with --out too. Each issuer's lines come together: it is pulled into part files of its
 own (beside FILE, or in the temporary folder), appended whole when done, so memory stays flat however
-many records an issuer has.
+many records an issuer has. The next pull removes the part files of a pull that was killed (kill -9).
 
 Options:
   --issuer ID              an issuer to pull; repeat for more
@@ -101,6 +101,13 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   }
 
   const outPath = values.out === undefined || values.out === "-" ? undefined : resolve(io.cwd, values.out);
+  // Each issuer is pulled into part files of its own, then appended to the output whole: memory does
+  // not grow with an issuer's records. The parts are in a folder of this run, a temporary sibling of
+  // --out (else of `ocf-sync-pull` in the system's temporary folder), removed with all it holds however
+  // the pull ends. What a pull killed before it could clean up (kill -9, a power cut) left there under
+  // those names, its parts and unfinished output, is removed first, once its process is gone.
+  const partsOf = outPath ?? join(tmpdir(), "ocf-sync-pull");
+  const stale = await removeStaleTemporaries(partsOf);
   let output: AtomicWriteStream | undefined;
   try {
     // Opened now: an --out that cannot be written fails before anything is pulled.
@@ -108,22 +115,18 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
   } catch (error) {
     throw asArgumentError("out", error);
   }
-  // Each issuer is pulled into part files of its own, then appended to the output whole: memory does
-  // not grow with an issuer's records. The parts are in a folder of this run (a temporary sibling of
-  // --out, else in the system's temporary folder), removed with all it holds however the pull ends.
-  const partsDir = outPath === undefined ? await mkdtemp(join(tmpdir(), "ocf-sync-pull-")) : temporaryNameFor(outPath);
-  if (outPath !== undefined) {
-    await mkdir(partsDir).catch(async (error: unknown) => {
-      await output?.abort();
-      throw asArgumentError("out", fileSystemError("write", outPath, error));
-    });
-  }
+  const partsDir = temporaryNameFor(partsOf);
+  await mkdir(partsDir).catch(async (error: unknown) => {
+    await output?.abort();
+    throw outPath === undefined ? fileSystemError("create the temporary folder", partsDir, error) : asArgumentError("out", fileSystemError("write", outPath, error));
+  });
   let parts = 0;
   const partFiles = (): [string, string] => {
     parts += 1;
     return [join(partsDir, `${parts}.ndjson`), join(partsDir, `${parts}.quarantined.ndjson`)];
   };
   const reporter = createReporter(io.stderr, logMode, { env: io.env });
+  for (const path of stale) reporter.log("info", `removed ${path}, left by a pull that was killed`, { path });
   const client: ApiClient = createApiClient(clientOptions);
   const write = async (chunk: Uint8Array): Promise<void> => {
     if (output === undefined) await writeToStream(io.stdout, chunk);
