@@ -151,7 +151,7 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
     ...(tolerance === undefined ? {} : { tolerance }),
     ...(reader === undefined ? {} : { reader }),
   };
-  const clientOptions = apiSource ? clientOptionsFromFlags(values, io.env) : undefined;
+  const clientOptions = apiSource ? clientOptionsFromFlags(values, io.env, io.redactor) : undefined;
   const signal = io.signal === undefined ? {} : { signal: io.signal };
 
   const htmlPath = values.html === undefined ? undefined : resolve(io.cwd, values.html);

@@ -178,7 +178,7 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
   const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd, (ids) => named.push(...ids));
   const { outDir, profileOf, directoryOf, ...packageOptions } = await readPackageFlags(values, io.cwd);
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
-  const clientOptions = clientOptionsFromFlags(values, io.env);
+  const clientOptions = clientOptionsFromFlags(values, io.env, io.redactor);
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
   const overlapSeconds = parseSeconds("overlap", values.overlap) ?? DEFAULT_OVERLAP_SECONDS;
   const stateFile = resolve(io.cwd, values.state);
