@@ -475,11 +475,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
     if (is2xx(status)) {
       if (raw.truncated) throw new ResponseTooLargeError({ ...context, status, limit: maxResponseBytes });
-      if (status === 204) return { kind: "done", response: { status, body: null, headers: raw.headers, attempts: attempt, path } };
+      // The headers a caller gets are redacted as the body is (the client's own reading above saw them as sent).
+      const headers = redactor.redactValue(raw.headers);
+      if (status === 204) return { kind: "done", response: { status, body: null, headers, attempts: attempt, path } };
       try {
         const recognized = recognize?.(raw.chunks);
         const parsed = recognized !== undefined ? { body: recognized } : redactBody(parseJsonBody(raw.chunks, raw.size));
-        return { kind: "done", response: { status, headers: raw.headers, attempts: attempt, path, ...parsed } };
+        return { kind: "done", response: { status, headers, attempts: attempt, path, ...parsed } };
       } catch (cause) {
         // A cut-off body is a transport failure in disguise: ask again.
         const detail = redact(cause instanceof Error ? cause.message : String(cause));

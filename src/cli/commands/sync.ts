@@ -287,7 +287,8 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], prin
   if (values.json === true) {
     printJson(changeSetDocument(results, onInvalid));
   } else {
-    writeLine(io.stdout, changeSetSummary(results));
+    // Its failure lines quote errors: redacted as the --json document is.
+    writeLine(io.stdout, io.redactor === undefined ? changeSetSummary(results) : io.redactor.redact(changeSetSummary(results)));
     const failed = results.filter((r) => !r.ok).length;
     writeLine(
       io.stdout,

@@ -112,4 +112,21 @@ describe("a server echoing a credential in other forms", () => {
     expect(io.stderr.text).toContain("debugEcho: unknown field, ignored");
     expectNoForm(io.stderr.text, TOKEN);
   });
+
+  it("a token echoed in a good answer's body and headers: the caller gets them redacted, and where", async () => {
+    // Wholly as \uXXXX escapes in the JSON: the parsed value is the token itself.
+    const escaped = [...TOKEN].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+    const server = await serve((_request, res) => {
+      const body = `{"restrictedStockAwards":[{"id":"1","transferNote":"sent ${escaped}"},{"id":"2","note":"fine"}],"debug":"${Buffer.from(`Bearer ${TOKEN}`).toString("base64")}"}`;
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-echo": encodeURIComponent(encodeURIComponent(TOKEN)) });
+      res.end(body);
+    });
+    const client = createApiClient({ baseUrl: server.url, auth: { type: "bearer", token: TOKEN }, rateLimit: false });
+    const response = await client.getJson(["v1alpha1", "issuers", "7", "restrictedStockAwards"]);
+    await client.close();
+    expect(response.redacted).toEqual([["restrictedStockAwards", 0, "transferNote"], ["debug"]]);
+    expect(response.body).toMatchObject({ restrictedStockAwards: [{ id: "1", transferNote: "sent [REDACTED]" }, { id: "2", note: "fine" }] });
+    expect(response.headers["x-echo"]).toBe("[REDACTED]");
+    expectNoForm(JSON.stringify(response), TOKEN);
+  });
 });
