@@ -17,6 +17,8 @@
  * once per secret (see `scan`); a decoded copy is made only of text that holds `\` or `%`.
  */
 
+import { StringDecoder } from "node:string_decoder";
+
 /** What replaces a secret. */
 export const REDACTED = "[REDACTED]";
 /** Shorter values are not credentials anyone would issue, and replacing them would garble messages. */
@@ -30,6 +32,11 @@ const TABLE_BITS = 18;
 // Percent-decoding and JSON-unescaping are applied this many times at most (a URL-encoded JSON escape
 // of a double-encoded character is three).
 const MAX_DECODE_DEPTH = 3;
+// The most characters one decoded character takes in the text (`%255Cu002B`, a JSON escape URL-encoded
+// twice, is 12), times a window: how far from an escape a window it helps reveal can reach.
+const ESCAPE_REACH = 12 * WINDOW;
+// What `holdsIn` keeps of a piece to look at with the next: a window and the escapes around it.
+const CARRY = 2 * ESCAPE_REACH;
 
 /** Finds and replaces the secrets it was given. */
 export interface Redactor {
@@ -39,6 +46,11 @@ export interface Redactor {
   readonly active: boolean;
   /** `text` with every appearance of a secret, in any form above, replaced with `[REDACTED]`. */
   redact(text: string): string;
+  /**
+   * Whether UTF-8 text given in pieces (a response body as it arrived) holds a secret anywhere, also
+   * across pieces: a cheap look before a walk of what it parses to with `redactValue`.
+   */
+  holdsIn(pieces: Iterable<Uint8Array>): boolean;
   /**
    * A JSON-like value with every string in it (keys too) redacted: the same value when none holds a
    * secret, else a copy. `onRedacted` hears the path of each string that was changed.
@@ -179,6 +191,28 @@ function decodedViews(text: string): DecodedView[] {
   return views;
 }
 
+/**
+ * The stretches of `text` around its escapes (`\` and `%`), merged where they meet: a window of a
+ * secret that decoding reveals lies within `ESCAPE_REACH` of an escape, and any other is found in the
+ * text as it is. So only these stretches are decoded, and text without escapes never is.
+ */
+function escapedStretches(text: string): [number, number][] {
+  const stretches: [number, number][] = [];
+  let backslash = text.indexOf("\\");
+  let percent = text.indexOf("%");
+  while (backslash !== -1 || percent !== -1) {
+    const at = backslash === -1 ? percent : percent === -1 ? backslash : Math.min(backslash, percent);
+    const from = Math.max(0, at - ESCAPE_REACH);
+    const to = Math.min(text.length, at + ESCAPE_REACH);
+    const last = stretches[stretches.length - 1];
+    if (last !== undefined && from <= last[1]) last[1] = to;
+    else stretches.push([from, to]);
+    if (at === backslash) backslash = text.indexOf("\\", at + 1);
+    else percent = text.indexOf("%", at + 1);
+  }
+  return stretches;
+}
+
 /** A redactor of `secrets` (more may be added later). */
 export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
   const known = new Set<string>();
@@ -233,12 +267,31 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
   function rangesOf(text: string): number[] {
     const found: number[] = [];
     scan(text, found);
-    for (const view of decodedViews(text)) {
-      const inView: number[] = [];
-      scan(view.text, inView);
-      for (let k = 0; k < inView.length; k += 2) found.push(view.start[inView[k]!]!, view.end[inView[k + 1]! - 1]!);
+    for (const [from, to] of escapedStretches(text)) {
+      for (const view of decodedViews(text.slice(from, to))) {
+        const inView: number[] = [];
+        scan(view.text, inView);
+        for (let k = 0; k < inView.length; k += 2) found.push(from + view.start[inView[k]!]!, from + view.end[inView[k + 1]! - 1]!);
+      }
     }
     return found;
+  }
+
+  function holdsIn(pieces: Iterable<Uint8Array>): boolean {
+    if (known.size === 0) return false;
+    const decoder = new StringDecoder("utf8");
+    // The end of the text so far, looked at again with the start of the next piece: a secret may
+    // straddle them. (Each piece is searched apart: a string joined of two is slow to read.)
+    let carry = "";
+    const holds = (text: string): boolean => {
+      if (rangesOf(text).length > 0 || (carry !== "" && rangesOf(carry + text.slice(0, CARRY)).length > 0)) return true;
+      carry = text.length >= CARRY ? text.slice(-CARRY) : (carry + text).slice(-CARRY);
+      return false;
+    };
+    for (const piece of pieces) {
+      if (holds(decoder.write(piece))) return true;
+    }
+    return holds(decoder.end());
   }
 
   function redact(text: string): string {
@@ -316,6 +369,7 @@ export function createRedactor(secrets: Iterable<string | undefined> = []): Reda
       return known.size > 0;
     },
     redact,
+    holdsIn,
     redactValue,
   };
   redactor.add(...secrets);

@@ -383,9 +383,12 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return redactor.redact(text);
   }
 
-  /** The body with every string that holds a credential redacted, and where they were. */
-  function redactBody(body: unknown): { body: unknown; redacted?: (string | number)[][] } {
-    if (!redactor.active) return { body };
+  /**
+   * The body with every string that holds a credential redacted, and where they were. The bytes are
+   * looked at first: a walk of the parsed body costs more, and is needed only when they hold one.
+   */
+  function redactBody(body: unknown, chunks: readonly Buffer[]): { body: unknown; redacted?: (string | number)[][] } {
+    if (!redactor.holdsIn(chunks)) return { body };
     const redacted: (string | number)[][] = [];
     const shown = redactor.redactValue(body, (at) => redacted.push([...at]));
     return redacted.length === 0 ? { body } : { body: shown, redacted };
@@ -480,7 +483,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       if (status === 204) return { kind: "done", response: { status, body: null, headers, attempts: attempt, path } };
       try {
         const recognized = recognize?.(raw.chunks);
-        const parsed = recognized !== undefined ? { body: recognized } : redactBody(parseJsonBody(raw.chunks, raw.size));
+        const parsed = recognized !== undefined ? { body: recognized } : redactBody(parseJsonBody(raw.chunks, raw.size), raw.chunks);
         return { kind: "done", response: { status, headers, attempts: attempt, path, ...parsed } };
       } catch (cause) {
         // A cut-off body is a transport failure in disguise: ask again.

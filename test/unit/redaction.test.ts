@@ -70,6 +70,19 @@ describe("a redactor", () => {
     expect(redactor.redactValue(clean)).toBe(clean);
   });
 
+  it("finds a secret in text given in pieces, also one that straddles them, escaped or not", () => {
+    const pieces = (text: string, size: number): Buffer[] => {
+      const bytes = Buffer.from(text);
+      return Array.from({ length: Math.ceil(bytes.length / size) }, (_, k) => bytes.subarray(k * size, (k + 1) * size));
+    };
+    const filler = "x".repeat(300);
+    for (const [, echoed] of echoedForms(SECRET)) {
+      for (const size of [1, 5, 64, 301, 4096]) expect(redactor.holdsIn(pieces(`${filler}"${echoed}"${filler}`, size)), `${echoed} in pieces of ${size}`).toBe(true);
+    }
+    expect(redactor.holdsIn(pieces(`${filler}é${filler}`, 3))).toBe(false);
+    expect(createRedactor().holdsIn([Buffer.from(SECRET)])).toBe(false);
+  });
+
   it("never leaves any 8 characters of a random secret in any form, whatever surrounds it", () => {
     fc.assert(
       fc.property(fc.string({ minLength: 8, maxLength: 40, unit: "grapheme-ascii" }).filter((s) => s.trim().length >= 8), fc.string({ maxLength: 20 }), fc.string({ maxLength: 20 }), (secret, before, after) => {
