@@ -111,7 +111,8 @@ function credentialsOf(authorization: string | undefined): string[] {
 
 /**
  * The sample API, echoing the credentials of each request: issuer "7"'s records carry them in a
- * field the package keeps (`transferNote`), in an unknown field, and in a record's id; issuer "9" is
+ * field the package keeps (`transferNote`), in an unknown field, in a record's id, and in a quantity
+ * (the record is then quarantined, kept whole in the report); issuer "9" is
  * refused with them in the error's body and headers. The token endpoint grants ACCESS_TOKEN with a
  * REFRESH_TOKEN.
  */
@@ -133,7 +134,8 @@ const hostileUrl = hostileSampleApi(async (request, res, upstream) => {
   const inJson = JSON.stringify(line).slice(1, -1);
   const body = answer.body
     .replaceAll('"Gifted to family trust"', `"Gifted to family trust ${inJson}","debugEcho":"${inJson}"`)
-    .replaceAll('"id":"2210"', `"id":${JSON.stringify(seen[0]?.slice(0, 20) ?? "2210")}`);
+    .replaceAll('"id":"2210"', `"id":${JSON.stringify(seen[0]?.slice(0, 20) ?? "2210")}`)
+    .replace('"quantity":{"value":"16000"}', `"quantity":{"value":"16000 ${inJson}"}`);
   reply(answer.status, body)(request, res, 0);
 });
 
@@ -175,6 +177,7 @@ describe("credentials echoed transformed by a hostile server", () => {
     // A record value that held a credential is kept redacted in the package, and its report says so.
     const report = files.find(([path]) => path.endsWith(join("export-bearer", "7.report.json")))?.[1] ?? "";
     expect(report).toContain("SECRET_REDACTED");
+    expect((JSON.parse(report) as { quarantined: unknown[] }).quarantined.length).toBeGreaterThan(0);
   });
 
   it("as a child process: an issuer's error in the --json summary and on standard error", async () => {
