@@ -14,7 +14,9 @@
  *   the characters that depend on it alone are searched.
  *
  * Speed: no secret, no work. Otherwise one trigram in six positions is looked up in a table filled
- * once per secret (see `scan`); a decoded copy is made only of text that holds `\` or `%`.
+ * once per secret (see `scan`); only the stretches of text around a `\` or a `%` are decoded and
+ * searched again. A response body is looked at as bytes first (`holdsIn`), and walked only when it
+ * holds a secret.
  */
 
 import { StringDecoder } from "node:string_decoder";
@@ -32,8 +34,8 @@ const TABLE_BITS = 18;
 // Percent-decoding and JSON-unescaping are applied this many times at most (a URL-encoded JSON escape
 // of a double-encoded character is three).
 const MAX_DECODE_DEPTH = 3;
-// The most characters one decoded character takes in the text (`%255Cu002B`, a JSON escape URL-encoded
-// twice, is 12), times a window: how far from an escape a window it helps reveal can reach.
+// The most characters one decoded character takes in the text, with room to spare (`%255Cu002B`, a JSON
+// escape URL-encoded twice, is 10), times a window: how far from an escape a window it helps reveal reaches.
 const ESCAPE_REACH = 12 * WINDOW;
 // What `holdsIn` keeps of a piece to look at with the next: a window and the escapes around it.
 const CARRY = 2 * ESCAPE_REACH;
