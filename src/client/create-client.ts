@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { Agent, type Dispatcher } from "undici";
 import { OcfSyncError } from "../errors.js";
-import { type Logger, silentLogger } from "../logger.js";
+import { type Logger, redactingLogger, silentLogger } from "../logger.js";
 import { createRedactor, type Redactor } from "../redaction.js";
 import { checkKnownKeys, optionKeys } from "../options.js";
 import { abortError, isAborted } from "./abort.js";
@@ -329,8 +329,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
-  const logger = options.logger ?? silentLogger;
   const redactor = options.redactor ?? createRedactor();
+  const logger = redactingLogger(options.logger ?? silentLogger, redactor);
   const emit = options.onEvent ?? ((): void => {});
   const policy = resolveRetryPolicy(options.retry);
   const timeouts: Required<TimeoutOptions> = {

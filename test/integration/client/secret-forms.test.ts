@@ -129,4 +129,22 @@ describe("a server echoing a credential in other forms", () => {
     expect(response.headers["x-echo"]).toBe("[REDACTED]");
     expectNoForm(JSON.stringify(response), TOKEN);
   });
+
+  it("a token endpoint granting a scope that echoes the client secret: the client's log lines hold none of its forms", async () => {
+    const server = await serve((request, res) => {
+      const body = JSON.stringify(
+        request.url.startsWith("/o/") ? { access_token: "minted-5e1f9a2b7c", token_type: "Bearer", expires_in: 3600, scope: forms(CLIENT_SECRET).join(" ") } : { restrictedStockAwards: [] },
+      );
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      res.end(body);
+    });
+    const logger = collectingLogger();
+    const client = createApiClient({ baseUrl: server.url, auth: { type: "oauth2", tokenUrl: `${server.url}/o/token/`, clientId: "client-id", clientSecret: CLIENT_SECRET }, rateLimit: false, logger });
+    await client.getJson(["v1alpha1", "issuers", "7", "restrictedStockAwards"]);
+    await client.close();
+    const lines = JSON.stringify(logger.lines);
+    expect(lines).toContain("granted without some requested scopes");
+    expect(lines).toContain("[REDACTED]");
+    expectNoForm(lines, CLIENT_SECRET);
+  });
 });
