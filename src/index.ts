@@ -31,6 +31,7 @@ export type { DecimalString } from "./decimal.js";
 export { createApiClient } from "./client/create-client.js";
 export type { ApiClient, ApiClientOptions, ApiResponse, ClientEvent, ClientStats, GetJsonOptions, HttpDispatcher, TimeoutOptions } from "./client/create-client.js";
 export type { AuthOptions } from "./client/auth.js";
+export { createRedactor, type Redactor } from "./redaction.js";
 export type { Clock } from "./client/clock.js";
 export { createRateLimiter } from "./client/rate-limiter.js";
 export type { RateLimitPermit, RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";

@@ -2,6 +2,8 @@
  * The logger ocf-sync writes to: pino-shaped, so a pino instance (or `console`-like adapter) can be
  * passed directly. The library is silent unless a logger is given.
  */
+import type { Redactor } from "./redaction.js";
+
 export interface Logger {
   /** Detail for debugging: one line per HTTP request, per page, per retry decision. */
   debug(fields: Record<string, unknown>, message?: string): void;
@@ -17,3 +19,16 @@ const noop = (): void => {};
 
 /** A logger that discards everything: the default. */
 export const silentLogger: Logger = { debug: noop, info: noop, warn: noop, error: noop };
+
+/**
+ * `logger` with every line's message and fields redacted by `redactor` (a scope or a reason a server
+ * sent may echo a credential); `logger` itself when it is the silent one.
+ */
+export function redactingLogger(logger: Logger, redactor: Redactor): Logger {
+  if (logger === silentLogger) return logger;
+  const level =
+    (write: Logger["debug"]): Logger["debug"] =>
+    (fields, message) =>
+      write.call(logger, redactor.redactValue(fields), message === undefined ? undefined : redactor.redact(message));
+  return { debug: level(logger.debug), info: level(logger.info), warn: level(logger.warn), error: level(logger.error) };
+}

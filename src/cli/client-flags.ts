@@ -6,6 +6,7 @@
 import type { ApiClientOptions } from "../client/create-client.js";
 import { isClientConfigError } from "../client/errors.js";
 import { parseBaseUrl } from "../client/paths.js";
+import { redactUrl, type Redactor } from "../redaction.js";
 import { parseInteger } from "./args.js";
 import { CLIENT_FLAGS } from "./command-options.js";
 import { UsageError } from "./io.js";
@@ -44,6 +45,7 @@ type ClientFlagValues = {
 export function clientOptionsFromFlags(
   values: ClientFlagValues,
   env: Readonly<Record<string, string | undefined>>,
+  redactor?: Redactor,
 ): ApiClientOptions {
   // Each value by where it came from, so that a mistake names the flag or variable to change.
   const fromWhere = (flag: keyof typeof CLIENT_FLAGS, variable: string): string =>
@@ -55,7 +57,7 @@ export function clientOptionsFromFlags(
     const url = new URL(baseUrl);
     if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error("not http");
   } catch {
-    throw new UsageError(`${baseUrlName} must be an http(s) URL, got ${JSON.stringify(baseUrl)}`);
+    throw new UsageError(`${baseUrlName} must be an http(s) URL, got ${JSON.stringify(redactUrl(baseUrl))}`);
   }
   try {
     parseBaseUrl(baseUrl);
@@ -80,7 +82,8 @@ export function clientOptionsFromFlags(
     if (at < 0) continue;
     throw new UsageError(`${name} holds ${describeControl(value!.charCodeAt(at))} at character ${at + 1} of ${value!.length}; remove it (the value is not printed)`);
   }
-  const options: ApiClientOptions = { baseUrl };
+  // The client adds the tokens it mints to the redactor the command's output is redacted with.
+  const options: ApiClientOptions = { baseUrl, ...(redactor === undefined ? {} : { redactor }) };
   const oauth = [
     { value: tokenUrl, name: fromWhere("token-url", "OCF_SYNC_TOKEN_URL"), flag: "--token-url" },
     { value: clientId, name: fromWhere("client-id", "OCF_SYNC_CLIENT_ID"), flag: "--client-id" },

@@ -1,4 +1,5 @@
 import { isFileSystemError, isOcfSyncError } from "../errors.js";
+import type { Redactor } from "../redaction.js";
 
 /** What a command may touch of the outside world, injectable so tests run commands in-process. */
 export interface CliIo {
@@ -12,10 +13,11 @@ export interface CliIo {
    */
   signal?: AbortSignal;
   /**
-   * Removes the secrets the command was given (flags and environment) from a text it prints on
-   * standard output; standard error is redacted whole, whoever writes to it.
+   * Knows the secrets the command was given (flags and environment) and, once the client has it, every
+   * token minted: the client adds to it, `--json` documents are redacted with it, and standard error
+   * is redacted whole with it, whoever writes to it. `runCli` makes it.
    */
-  redact?: (text: string) => string;
+  redactor?: Redactor;
 }
 
 /**

@@ -16,13 +16,13 @@ export interface JsonFailure {
 
 /**
  * The code and message of a failure of a whole job: a usage error's code (`USAGE_ERROR` when it has
- * none), an ocf-sync error's, a system error's errno, else `UNEXPECTED`. The message is redacted of
- * the secrets the command was given; a usage error's is the one printed on standard error too.
+ * none), an ocf-sync error's, a system error's errno, else `UNEXPECTED`. A usage error's message is the
+ * one printed on standard error too (the document is redacted as a whole when printed).
  */
 export function jobFailureOf(error: unknown, io: CliIo, command: CommandName): JsonFailure {
   const code = error instanceof UsageError ? (error.code ?? USAGE_ERROR_CODE) : isOcfSyncError(error) ? error.code : (errnoOf(error) ?? UNEXPECTED_ERROR_CODE);
   const message = error instanceof UsageError ? usageErrorMessage(command, error) : error instanceof Error ? error.message : String(error);
-  return { code, message: io.redact === undefined ? message : io.redact(message) };
+  return { code, message };
 }
 
 /**
@@ -33,9 +33,12 @@ export function failedIssuers(issuers: readonly string[], failure: JsonFailure):
   return issuers.map((issuerId) => ({ issuerId, status: "failed", error: failure }));
 }
 
-/** Prints `document` as the command's one JSON document on standard output. */
+/**
+ * Prints `document` as the command's one JSON document on standard output, every string in it (an
+ * issuer's error message quoting the server, a path) redacted of the secrets in play.
+ */
 export function writeJsonDocument(io: CliIo, document: unknown): void {
-  writeLine(io.stdout, terminalSafeJson(document, 2));
+  writeLine(io.stdout, terminalSafeJson(io.redactor === undefined ? document : io.redactor.redactValue(document), 2));
 }
 
 /**

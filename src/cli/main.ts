@@ -3,7 +3,7 @@
  */
 import { ocfSyncVersion } from "../version.js";
 import { Writable } from "node:stream";
-import { redactSecrets, urlSecrets } from "../client/auth.js";
+import { createRedactor, urlSecrets, type Redactor } from "../redaction.js";
 import { errnoOf, fileSystemError, FileSystemError, isFileSystemError, isInterruptedError, isOcfSyncError, terminalSafe } from "../errors.js";
 import { closest } from "../closest.js";
 import { typedValue } from "./args.js";
@@ -71,7 +71,8 @@ function commandsLine(): string {
  * - 70, with a stack trace, only for what is a bug in ocf-sync.
  *
  * Every line on stderr passes through redaction of the secrets the command was given (flags and
- * environment), in the forms `redactSecrets` knows, whatever part of the code printed it.
+ * environment) and of the tokens minted during the run, in every form a `Redactor` finds, whatever
+ * part of the code printed it; so does every `--json` document.
  */
 export async function runCli(typed: readonly string[], io: CliIo): Promise<number> {
   const stdout = guardStdout(io);
@@ -163,8 +164,8 @@ async function runCommand(typed: readonly string[], io: CliIo, stdoutFailed: () 
     reportLine(io, argv, `ocf-sync: unknown command ${JSON.stringify(command)}${advice}\n${commandsLine()}`, undefined);
     return 2;
   }
-  const secrets = secretsOf(rest, io.env);
-  const guarded = guardStderr({ ...io, redact: (text) => (secrets.length === 0 ? text : redactSecrets(text, secrets)) }, secrets, stdoutFailed);
+  const redactor = createRedactor(secretsOf(rest, io.env));
+  const guarded = guardStderr({ ...io, redactor }, redactor, stdoutFailed);
   try {
     const run = await entry.load();
     // A signal while the command loaded: it does not start (a server would listen, an export begin,
@@ -257,29 +258,29 @@ function reportFailure(command: string, error: unknown, io: CliIo, argv: readonl
 }
 
 /**
- * The secrets a command was given: tokens and client secrets, and what a token URL holds in its query
- * or user info (`urlSecrets`), from flags and the environment.
+ * The secrets a command was given: tokens and client secrets, and what a token URL or a base URL
+ * holds in its query or user info (`urlSecrets`), from flags and the environment.
  */
 function secretsOf(argv: readonly string[], env: CliIo["env"]): string[] {
   const secrets = [env.OCF_SYNC_TOKEN, env.OCF_SYNC_CLIENT_SECRET];
-  const tokenUrls = [env.OCF_SYNC_TOKEN_URL];
+  const urls = [env.OCF_SYNC_TOKEN_URL, env.OCF_SYNC_BASE_URL];
   argv.forEach((arg, i) => {
-    for (const [flag, found] of [["--token", secrets], ["--client-secret", secrets], ["--token-url", tokenUrls]] as const) {
+    for (const [flag, found] of [["--token", secrets], ["--client-secret", secrets], ["--token-url", urls], ["--base-url", urls]] as const) {
       // A next argument that starts with "-" is an option (parseArgs takes no such value after a space).
       if (arg === flag && argv[i + 1]?.startsWith("-") !== true) found.push(argv[i + 1]);
       else if (arg.startsWith(`${flag}=`)) found.push(arg.slice(flag.length + 1));
     }
   });
-  const urlParts = tokenUrls.flatMap((url) => (url === undefined ? [] : urlSecrets(url)));
+  const urlParts = urls.flatMap((url) => (url === undefined ? [] : urlSecrets(url)));
   return [...secrets, ...urlParts].filter((s): s is string => s !== undefined && s !== "");
 }
 
 /**
- * `io` with a stderr that redacts `secrets` from every write and falls silent once `io.signal` fires
+ * `io` with a stderr that redacts with `redactor` every write and falls silent once `io.signal` fires
  * for a signal (the signal's one line has been printed by then) or for standard output that failed
  * (whose one line `runCli` prints at the end).
  */
-function guardStderr(io: CliIo, secrets: readonly string[], stdoutFailed: () => boolean): { io: CliIo; dispose(): void } {
+function guardStderr(io: CliIo, redactor: Redactor, stdoutFailed: () => boolean): { io: CliIo; dispose(): void } {
   let muted = false;
   const target = io.stderr;
   const stderr = new Writable({
@@ -287,7 +288,7 @@ function guardStderr(io: CliIo, secrets: readonly string[], stdoutFailed: () => 
     write(chunk: Buffer | string, _encoding, callback): void {
       if (!muted) {
         const text = chunk.toString();
-        target.write(secrets.length === 0 ? text : redactSecrets(text, secrets));
+        target.write(redactor.redact(text));
       }
       callback();
     },

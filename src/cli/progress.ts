@@ -161,7 +161,8 @@ export function leftoverKeptLine(error: FileSystemError): string {
  * names the latest as-of date the source's vesting status fits), the class ocf-sync chose for the
  * shares of units and awards that name none (`SETTLEMENT_CLASS_ASSUMED`, naming --settlement-class), the one name
  * it chose for a class id named two ways (`STOCK_CLASS_NAME_CHOSEN`), and a record listed twice in one
- * pass (`DUPLICATE_RECORD`, which `pull` logs too). Logged as warnings by export and sync.
+ * pass (`DUPLICATE_RECORD`, which `pull` logs too), and a value in which a credential was redacted
+ * (`SECRET_REDACTED`). Logged as warnings by export and sync.
  */
 export function logNotableWarnings(reporter: Reporter, warnings: readonly { code: string; issuerId?: string; message: string }[]): void {
   for (const w of warnings) {
@@ -170,7 +171,7 @@ export function logNotableWarnings(reporter: Reporter, warnings: readonly { code
   }
 }
 
-const NOTABLE_WARNINGS: ReadonlySet<string> = new Set(["UNVESTED_BEFORE_AS_OF", "SETTLEMENT_CLASS_ASSUMED", "STOCK_CLASS_NAME_CHOSEN"]);
+const NOTABLE_WARNINGS: ReadonlySet<string> = new Set(["UNVESTED_BEFORE_AS_OF", "SETTLEMENT_CLASS_ASSUMED", "STOCK_CLASS_NAME_CHOSEN", "SECRET_REDACTED"]);
 
 /** System codes of a connection that found no server: refused, or a host name that does not resolve. */
 const NO_SERVER = /\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN)\b/;

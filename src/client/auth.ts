@@ -5,6 +5,7 @@
  * minted again shortly before they expire; concurrent callers share one mint.
  */
 import type { Logger } from "../logger.js";
+import { createRedactor, redactUrl, urlSecrets, type Redactor } from "../redaction.js";
 import { raceAbort } from "./abort.js";
 import type { Clock } from "./clock.js";
 import { AuthError, ClientConfigError, parseErrorBody } from "./errors.js";
@@ -46,7 +47,7 @@ export interface AuthProvider {
   invalidate(authorization: string): boolean;
   /**
    * Replaces every secret this provider knows (client secret, tokens) in `text` with `[REDACTED]`,
-   * also when echoed in another case, URL- or form-encoded, base64-encoded or cut short (`redactSecrets`).
+   * also when echoed transformed (see `Redactor`).
    */
   redact(text: string): string;
   /** Token requests sent so far. */
@@ -58,113 +59,11 @@ export interface AuthProvider {
 /** Posts a form to the token endpoint; the client supplies it so that auth shares its dispatcher. */
 export type PostForm = (url: string, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<RawResponse>;
 
-const REDACTED = "[REDACTED]";
-// Shorter strings are not credentials anyone would issue, and replacing them would garble messages.
-const MIN_REDACT_LENGTH = 4;
-// A cut-off copy of a secret is redacted from this many characters on (or whole, when shorter).
-const MIN_PREFIX_LENGTH = 8;
 // The service documents one-hour tokens (source-api §2.1); used only when `expires_in` is left out.
 const DOCUMENTED_LIFETIME_S = 3600;
+/** The fields of a token response that hold credentials (RFC 6749 §5.1; `id_token` from OpenID Connect). */
+const TOKEN_RESPONSE_SECRETS = ["access_token", "refresh_token", "id_token"] as const;
 const EARLY_REFRESH_MS = 60_000;
-
-/**
- * The forms a secret takes when a server or gateway echoes it back: as it is, percent-encoded (as in a
- * URL, and as in a form body, where a space is `+`), and base64 (as inside a Basic authorization),
- * padded or not, standard or URL-safe. Upper and lower case are matched by `redactSecrets` itself.
- */
-export function secretVariants(secret: string): string[] {
-  const base64 = Buffer.from(secret, "utf8").toString("base64");
-  const variants = new Set([
-    secret,
-    encodeURIComponent(secret),
-    new URLSearchParams({ s: secret }).toString().slice(2),
-    base64,
-    base64.replace(/=+$/, ""),
-    Buffer.from(secret, "utf8").toString("base64url"),
-  ]);
-  return [...variants].filter((v) => v.length >= MIN_REDACT_LENGTH);
-}
-
-/**
- * Replaces every appearance of each secret in `text` with `[REDACTED]`: in any of its
- * {@link secretVariants}, in any mix of upper and lower case, and cut short (any prefix of at least
- * 8 characters, or the whole of a shorter secret), as an error message that quotes a truncated header
- * would show it.
- */
-export function redactSecrets(text: string, secrets: Iterable<string>): string {
-  const folded = text.toLowerCase();
-  // Case folding that changes a string's length (a few non-ASCII letters) would shift positions: such
-  // text is then matched as it is, case-sensitively.
-  const haystack = folded.length === text.length ? folded : text;
-  const ranges: [number, number][] = [];
-  for (const secret of secrets) {
-    for (const variant of secretVariants(secret)) {
-      const needle = haystack === folded ? variant.toLowerCase() : variant;
-      const seed = needle.slice(0, Math.min(needle.length, MIN_PREFIX_LENGTH));
-      for (let at = haystack.indexOf(seed); at !== -1; at = haystack.indexOf(seed, at + 1)) {
-        let end = at + seed.length;
-        while (end - at < needle.length && haystack[end] === needle[end - at]) end += 1;
-        ranges.push([at, end]);
-      }
-    }
-  }
-  if (ranges.length === 0) return text;
-  ranges.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  let out = "";
-  let position = 0;
-  for (const [start, end] of ranges) {
-    if (end <= position) continue;
-    out += `${text.slice(position, Math.max(start, position))}${start >= position ? REDACTED : ""}`;
-    position = end;
-  }
-  return out + text.slice(position);
-}
-
-function makeRedactor(secrets: () => Iterable<string>): (text: string) => string {
-  return (text) => redactSecrets(text, secrets());
-}
-
-// `scheme://user:password@`, `?query` and `#fragment`, found in text that may not parse as a URL.
-const URL_PARTS = /^(?<head>[^:/?#]+:\/\/)?(?:(?<userinfo>[^/?#]*)@)?(?<rest>[^?#]*)(?:\?(?<query>[^#]*))?(?:#(?<fragment>.*))?$/s;
-
-/**
- * A URL as it may be shown in a message or a log line: the user and password, every query value and
- * the fragment replaced with `[REDACTED]`, names of query parameters kept. Some token endpoints take
- * a key in the query (`?client_secret=…`, `?api_key=…`); any value may be one, so none is shown.
- * Works on text that is not a valid URL too (it is shown when refused as one).
- */
-export function redactUrl(text: string): string {
-  const { head = "", userinfo, rest = "", query, fragment } = URL_PARTS.exec(text)?.groups ?? {};
-  const shownQuery =
-    query === undefined
-      ? ""
-      : `?${query
-          .split("&")
-          .map((pair) => (pair.includes("=") ? `${pair.slice(0, pair.indexOf("="))}=${REDACTED}` : pair === "" ? "" : REDACTED))
-          .join("&")}`;
-  return `${head}${userinfo === undefined ? "" : `${REDACTED}@`}${rest}${shownQuery}${fragment === undefined ? "" : `#${REDACTED}`}`;
-}
-
-/**
- * The values {@link redactUrl} hides, decoded, for {@link redactSecrets} to find wherever a server or
- * a transport error echoes them.
- */
-export function urlSecrets(text: string): string[] {
-  const { userinfo, query, fragment } = URL_PARTS.exec(text)?.groups ?? {};
-  const decode = (part: string): string => {
-    try {
-      return decodeURIComponent(part.replaceAll("+", " "));
-    } catch {
-      return part;
-    }
-  };
-  const pieces = [
-    ...(userinfo === undefined ? [] : userinfo.split(":")),
-    ...(query === undefined ? [] : query.split("&").map((pair) => (pair.includes("=") ? pair.slice(pair.indexOf("=") + 1) : pair))),
-    ...(fragment === undefined ? [] : [fragment]),
-  ];
-  return pieces.filter((piece) => piece !== "").flatMap((piece) => [...new Set([piece, decode(piece)])]);
-}
 
 function checkTokenUrl(text: string): URL {
   let url: URL;
@@ -196,23 +95,31 @@ interface CachedToken {
   refreshAt: number;
 }
 
-/** A provider for a fixed token. */
-export function bearerAuth(token: string): AuthProvider {
+/**
+ * A provider for a fixed token. The token is added to `redactor` (a new one by default), which is
+ * then the provider's `redact`.
+ */
+export function bearerAuth(token: string, redactor: Redactor = createRedactor()): AuthProvider {
   if (token.trim() === "") throw new ClientConfigError("auth.token", "", "the bearer token is empty");
   const header = `Bearer ${token}`;
+  redactor.add(token);
   return {
     authorization: async () => header,
     invalidate: () => false,
-    redact: makeRedactor(() => [token]),
+    redact: (text) => redactor.redact(text),
     mints: 0,
     close: () => {},
   };
 }
 
-/** A provider for OAuth2 client credentials. */
+/**
+ * A provider for OAuth2 client credentials. The client secret, the token URL's query values and every
+ * token and refresh token the endpoint answers with are added to `deps.redactor` (a new one by
+ * default), which is then the provider's `redact`.
+ */
 export function oauth2Auth(
   options: Extract<AuthOptions, { type: "oauth2" }>,
-  deps: { post: PostForm; clock: Clock; logger: Logger },
+  deps: { post: PostForm; clock: Clock; logger: Logger; redactor?: Redactor },
 ): AuthProvider {
   const href = checkTokenUrl(options.tokenUrl).href;
   // The URL requests go to, and the one messages and log lines show.
@@ -225,11 +132,11 @@ export function oauth2Auth(
   }
   const basic = Buffer.from(`${options.clientId}:${options.clientSecret}`, "utf8").toString("base64");
   const form = new URLSearchParams({ grant_type: options.grantType ?? "client_credentials", scope: scopes.join(" ") }).toString();
-  const { post, clock, logger } = deps;
-  // Tokens minted so far, newest last: a late error body may still echo an older one.
-  const tokens: string[] = [];
-  const inUrl = urlSecrets(href);
-  const redact = makeRedactor(() => [options.clientSecret, basic, ...inUrl, ...tokens]);
+  const { post, clock, logger, redactor = createRedactor() } = deps;
+  // Every token stays known: a late error body may still echo an older one. (The Basic credentials'
+  // base64 is found as the client secret's.)
+  redactor.add(options.clientSecret, ...urlSecrets(href));
+  const redact = (text: string): string => redactor.redact(text);
   const closing = new AbortController();
   let cached: CachedToken | undefined;
   let inflight: Promise<CachedToken> | undefined;
@@ -268,6 +175,11 @@ export function oauth2Auth(
       json = undefined;
     }
     const body = typeof json === "object" && json !== null && !Array.isArray(json) ? (json as Record<string, unknown>) : {};
+    // Whatever the answer is, its credentials are known before any part of it is shown.
+    for (const key of TOKEN_RESPONSE_SECRETS) {
+      const value = body[key];
+      if (typeof value === "string") redactor.add(value);
+    }
     const { status } = response;
     if (status < 200 || status > 299) {
       const oauthError = typeof body["error"] === "string" ? body["error"] : undefined;
@@ -288,8 +200,6 @@ export function oauth2Auth(
     if (typeof accessToken !== "string" || accessToken.trim() === "") {
       throw fail(`the ${status} response has no access_token`, { failure: "INVALID_TOKEN_RESPONSE", status });
     }
-    tokens.push(accessToken);
-    if (tokens.length > 4) tokens.shift();
     const tokenType = body["token_type"];
     if (tokenType !== undefined && (typeof tokenType !== "string" || tokenType.toLowerCase() !== "bearer")) {
       throw fail(`token_type ${JSON.stringify(tokenType)} is not Bearer`, { failure: "INVALID_TOKEN_RESPONSE", status });

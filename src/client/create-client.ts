@@ -8,7 +8,8 @@
 import { ocfSyncVersion } from "../version.js";
 import { Agent, type Dispatcher } from "undici";
 import { OcfSyncError } from "../errors.js";
-import { type Logger, silentLogger } from "../logger.js";
+import { type Logger, redactingLogger, silentLogger } from "../logger.js";
+import { createRedactor, type Redactor } from "../redaction.js";
 import { checkKnownKeys, optionKeys } from "../options.js";
 import { abortError, isAborted } from "./abort.js";
 import { type AuthOptions, type AuthProvider, bearerAuth, oauth2Auth } from "./auth.js";
@@ -140,6 +141,13 @@ export interface ApiClientOptions {
   random?: () => number;
   /** Called for every request, retry and rate-limiter wait. */
   onEvent?: (event: ClientEvent) => void;
+  /**
+   * Where the credentials of `auth` (and every token minted) are added, and what the client redacts
+   * with: error messages, and every string of every response body (a record that echoes a token
+   * reaches no file or line). Pass the one a program already redacts its own output with, so that
+   * tokens minted here are found there too. Default: a redactor of this client's own.
+   */
+  redactor?: Redactor;
 }
 
 /** A parsed JSON response. */
@@ -153,6 +161,11 @@ export interface ApiResponse {
   attempts: number;
   /** Path and query of the request. */
   path: string;
+  /**
+   * Where a string of the body held a credential (see {@link ApiClientOptions.redactor}), replaced in
+   * `body` with `[REDACTED]`: the keys and indexes down to it. Absent when none did.
+   */
+  redacted?: readonly (readonly (string | number)[])[];
 }
 
 /** Options of one `getJson` call. */
@@ -282,7 +295,7 @@ type AttemptResult =
     };
 
 /** Every option of `createApiClient` (a key not among them is refused: from JavaScript a typo such as `ratelimit` would be ignored). */
-const CLIENT_OPTION_KEYS = optionKeys<ApiClientOptions>()(["baseUrl", "auth", "rateLimit", "retry", "timeouts", "maxResponseBytes", "userAgent", "dispatcher", "logger", "clock", "random", "onEvent"]);
+const CLIENT_OPTION_KEYS = optionKeys<ApiClientOptions>()(["baseUrl", "auth", "rateLimit", "retry", "timeouts", "maxResponseBytes", "userAgent", "dispatcher", "logger", "clock", "random", "onEvent", "redactor"]);
 
 /**
  * Creates a client. It holds a connection pool (unless `dispatcher` is given): call `close()` when done.
@@ -302,7 +315,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
   const clock = options.clock ?? systemClock;
   const random = options.random ?? Math.random;
-  const logger = options.logger ?? silentLogger;
+  const redactor = options.redactor ?? createRedactor();
+  const logger = redactingLogger(options.logger ?? silentLogger, redactor);
   const emit = options.onEvent ?? ((): void => {});
   const policy = resolveRetryPolicy(options.retry);
   const timeouts: Required<TimeoutOptions> = {
@@ -347,12 +361,23 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     options.auth === undefined
       ? undefined
       : options.auth.type === "bearer"
-        ? bearerAuth(options.auth.token)
-        : oauth2Auth(options.auth, { post: postForm, clock, logger });
+        ? bearerAuth(options.auth.token, redactor)
+        : oauth2Auth(options.auth, { post: postForm, clock, logger, redactor });
 
   /** Server-supplied text may echo a credential back (a debugging gateway, say): never pass it on. */
   function redact(text: string): string {
-    return auth === undefined ? text : auth.redact(text);
+    return redactor.redact(text);
+  }
+
+  /**
+   * The body with every string that holds a credential redacted, and where they were. The bytes are
+   * looked at first: a walk of the parsed body costs more, and is needed only when they hold one.
+   */
+  function redactBody(body: unknown, chunks: readonly Buffer[]): { body: unknown; redacted?: (string | number)[][] } {
+    if (!redactor.holdsIn(chunks)) return { body };
+    const redacted: (string | number)[][] = [];
+    const shown = redactor.redactValue(body, (at) => redacted.push([...at]));
+    return redacted.length === 0 ? { body } : { body: shown, redacted };
   }
 
   /** Waits for the limiter, counting the wait; the permit's `done()` is for when the response is in. */
@@ -439,11 +464,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
 
     if (is2xx(status)) {
       if (raw.truncated) throw new ResponseTooLargeError({ ...context, status, limit: maxResponseBytes });
-      if (status === 204) return { kind: "done", response: { status, body: null, headers: raw.headers, attempts: attempt, path } };
+      // The headers a caller gets are redacted as the body is (the client's own reading above saw them as sent).
+      const headers = redactor.redactValue(raw.headers);
+      if (status === 204) return { kind: "done", response: { status, body: null, headers, attempts: attempt, path } };
       try {
         const recognized = recognize?.(raw.chunks);
-        const body: unknown = recognized !== undefined ? recognized : parseJsonBody(raw.chunks, raw.size);
-        return { kind: "done", response: { status, body, headers: raw.headers, attempts: attempt, path } };
+        const parsed = recognized !== undefined ? { body: recognized } : redactBody(parseJsonBody(raw.chunks, raw.size), raw.chunks);
+        return { kind: "done", response: { status, headers, attempts: attempt, path, ...parsed } };
       } catch (cause) {
         // A cut-off body is a transport failure in disguise: ask again.
         const detail = redact(cause instanceof Error ? cause.message : String(cause));

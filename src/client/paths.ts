@@ -4,6 +4,7 @@
  * WHATWG URL parsing treats `%2E` and `%2e%2E` as dot segments too and would resolve them away
  * (https://url.spec.whatwg.org/#single-dot-path-segment), so they are rejected instead.
  */
+import { redactUrl } from "../redaction.js";
 import { ClientConfigError, InvalidIdentifierError } from "./errors.js";
 
 /** A base URL, checked and split: `origin` plus a path prefix without a trailing slash (`""` for none). */
@@ -28,7 +29,7 @@ export function parseBaseUrl(text: string): BaseUrl {
   try {
     url = new URL(text);
   } catch (cause) {
-    throw new ClientConfigError("baseUrl", text, `not an absolute URL (${cause instanceof Error ? cause.message : "unparsable"})`);
+    throw new ClientConfigError("baseUrl", redactUrl(text), `not an absolute URL (${cause instanceof Error ? cause.message : "unparsable"})`);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     throw new ClientConfigError("baseUrl", url.protocol, "only http: and https: are supported");
@@ -38,7 +39,8 @@ export function parseBaseUrl(text: string): BaseUrl {
     throw new ClientConfigError("baseUrl", `${url.protocol}//…@${url.host}`, "credentials in the URL are not supported; give them as a bearer token or OAuth2 client credentials (auth)");
   }
   if (url.search !== "" || url.hash !== "") {
-    throw new ClientConfigError("baseUrl", text, "a base URL cannot have a query or fragment");
+    // Shown with its query's names and without their values: a key may be one (`?api_key=...`).
+    throw new ClientConfigError("baseUrl", redactUrl(text), "a base URL cannot have a query or fragment");
   }
   const prefix = url.pathname.replace(/\/+$/, "");
   const version = prefix.split("/").indexOf(API_VERSION);

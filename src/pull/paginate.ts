@@ -123,7 +123,7 @@ export async function* listPages(
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(recognize === undefined ? {} : { recognize }),
     });
-    const envelope = known !== undefined && response.body === KNOWN ? { items: [], nextPageToken: known.nextPageToken, warnings: [] } : parseListEnvelope(kind, response.body, { issuerId, path: response.path });
+    const envelope = known !== undefined && response.body === KNOWN ? { items: [], nextPageToken: known.nextPageToken, warnings: [] } : parseListEnvelope(kind, response.body, { issuerId, path: response.path, redacted: response.redacted });
     yield {
       kind,
       issuerId,

@@ -3,7 +3,7 @@
  * either the failure of its issuer (`onInvalid: "fail"`, the default) or set aside with its raw JSON
  * and the full error (`"quarantine"`); it is never dropped.
  */
-import type { ApiClient } from "../client/create-client.js";
+import type { ApiClient, ApiResponse } from "../client/create-client.js";
 import { getRecord } from "../client/endpoints.js";
 import { asOcfSyncError, isOcfSyncError } from "../errors.js";
 import { parseGetEnvelope } from "../source/envelopes.js";
@@ -224,17 +224,20 @@ async function fetchOne(
 ): Promise<{ parsed: ParsedRecord; raw: unknown; warnings: SourceWarning[] } | undefined> {
   let body: unknown;
   let path: string;
+  let redacted: ApiResponse["redacted"];
   try {
     const response = await getRecord(client, kind, issuerId, id, options);
     body = response.body;
     path = response.path;
+    redacted = response.redacted;
   } catch (error) {
     if (isOcfSyncError(error) && error.code === "API_NOT_FOUND") return undefined;
     throw error;
   }
-  const raw = parseGetEnvelope(kind, body, { issuerId, path });
+  const envelopeWarnings: SourceWarning[] = [];
+  const raw = parseGetEnvelope(kind, body, { issuerId, path, redacted, onWarning: (warning) => envelopeWarnings.push(warning) });
   const { parsed, warnings } = parseRecord(kind, raw, { issuerId });
-  return { parsed, raw, warnings };
+  return { parsed, raw, warnings: [...envelopeWarnings, ...warnings] };
 }
 
 /** Fetches one award by id; `undefined` when the service answers 404. Throws `SourceRecordError` when invalid. */

@@ -6,7 +6,9 @@
  */
 import { describeValue } from "../errors.js";
 import { COLLECTION_OF, RECORD_KINDS, type RecordKind } from "./kinds.js";
-import { SourceEnvelopeError, UNKNOWN_FIELD_MESSAGE, sourceWarning, type SourceWarning } from "./errors.js";
+import { REDACTED } from "../redaction.js";
+import { SECRET_REDACTED_MESSAGE, SourceEnvelopeError, UNKNOWN_FIELD_MESSAGE, describeRecord, sourceWarning, type SourceWarning } from "./errors.js";
+import { recordIdOf } from "./parse.js";
 import { isJsonObject } from "./wire.js";
 import { keepableJson } from "./json-limits.js";
 
@@ -16,6 +18,8 @@ export interface EnvelopeContext {
   issuerId: string;
   /** The request path (already percent-encoded), e.g. `/v1alpha1/issuers/7/restrictedStockAwards`. */
   path: string;
+  /** Where the client redacted a credential in the body (`ApiResponse.redacted`): each is warned about. */
+  redacted?: readonly (readonly (string | number)[])[] | undefined;
 }
 
 /** A list page with its items still raw. */
@@ -52,7 +56,7 @@ export function parseListEnvelope(kind: RecordKind, body: unknown, ctx: Envelope
   if (token !== undefined && token !== null && typeof token !== "string") {
     throw fail(`nextPageToken ${describeValue(token)} is not a string`);
   }
-  const warnings = unknownKeys(body, new Set([key, "nextPageToken"]), kind, ctx, "list");
+  const warnings = [...unknownKeys(body, new Set([key, "nextPageToken"]), kind, ctx, "list"), ...redactionWarnings(body, key, kind, ctx, "list")];
   return {
     items: Array.isArray(items) ? items : [],
     nextPageToken: typeof token === "string" && token !== "" ? token : undefined,
@@ -78,8 +82,32 @@ export function parseGetEnvelope(
   const record = body[kind];
   if (record === undefined || record === null) throw fail(`the body has no ${JSON.stringify(kind)}`);
   if (!isJsonObject(record)) throw fail(`${JSON.stringify(kind)} is ${describeValue(record)}, not an object`);
-  for (const warning of unknownKeys(body, new Set([kind]), kind, ctx, "get")) ctx.onWarning?.(warning);
+  for (const warning of [...unknownKeys(body, new Set([kind]), kind, ctx, "get"), ...redactionWarnings(body, kind, kind, ctx, "get")]) ctx.onWarning?.(warning);
   return record;
+}
+
+/**
+ * A `SECRET_REDACTED` warning for each string of the body in which the client found a credential
+ * and put `[REDACTED]` (`ctx.redacted`): about the record it is in (under `key`, the list's array or
+ * the get response's record), else about the response.
+ */
+function redactionWarnings(body: Record<string, unknown>, key: string, kind: RecordKind, ctx: EnvelopeContext, operation: "list" | "get"): SourceWarning[] {
+  return (ctx.redacted ?? []).map((at) => {
+    const inList = operation === "list" && at[0] === key && typeof at[1] === "number" && Array.isArray(body[key]);
+    const inRecord = inList || (operation === "get" && at[0] === key && at.length > 1);
+    const record = !inRecord ? undefined : inList ? (body[key] as unknown[])[at[1] as number] : body[key];
+    const recordId = record === undefined ? undefined : recordIdOf(record);
+    return sourceWarning({
+      code: "SECRET_REDACTED",
+      issuerId: ctx.issuerId,
+      kind,
+      recordId,
+      subject: inRecord ? describeRecord(kind, recordId, ctx.issuerId) : `${operation} response of GET ${ctx.path}`,
+      path: inRecord ? at.slice(inList ? 2 : 1) : at,
+      value: REDACTED,
+      message: SECRET_REDACTED_MESSAGE,
+    });
+  });
 }
 
 function unknownKeys(

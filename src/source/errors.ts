@@ -34,7 +34,12 @@ export type SourceWarningCode =
   /** A vesting event with a `vestedQuantity` but without `vested: true` (`vested` defaults to false). */
   | "VESTED_QUANTITY_WITHOUT_VESTED"
   /** The same record id listed twice in one pass; raised by the pull layer, not by parsing. */
-  | "DUPLICATE_RECORD";
+  | "DUPLICATE_RECORD"
+  /**
+   * A value held a credential in use (the server echoed the token or client secret): it was replaced
+   * with `[REDACTED]` as it arrived, before anything read it. Raised by the envelope, not by parsing.
+   */
+  | "SECRET_REDACTED";
 
 /** Something worth telling about a record or envelope that still parsed. */
 export interface SourceWarning {
@@ -50,6 +55,10 @@ export interface SourceWarning {
   /** A complete sentence naming the record, the path and the value. */
   message: string;
 }
+
+/** The message of a `SECRET_REDACTED` warning. */
+export const SECRET_REDACTED_MESSAGE =
+  "held a credential in use (the server echoed the token or client secret); it was replaced with [REDACTED] before the record was read, and the record was read so";
 
 /** The message of an `UNKNOWN_FIELD` warning. */
 export const UNKNOWN_FIELD_MESSAGE = (value: unknown): string =>

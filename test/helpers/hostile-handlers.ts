@@ -1,9 +1,12 @@
 /**
  * Handlers for `startLoopbackServer` that misbehave the way hostile or broken servers do: a body sent
- * one byte at a time, a connection reset in the middle of the body. (`hang` and `resetConnection` are
- * in loopback-server.ts.)
+ * one byte at a time, a connection reset in the middle of the body; and the sample API behind a
+ * server that changes its answers. (`hang` and `resetConnection` are in loopback-server.ts.)
  */
-import type { Handler } from "./loopback-server.js";
+import type { ServerResponse } from "node:http";
+import { afterAll, beforeAll } from "vitest";
+import { startSampleServer, type SampleServer } from "../../src/sample-server/server.js";
+import { reply, startLoopbackServer, type Handler, type LoopbackServer, type RecordedRequest } from "./loopback-server.js";
 
 /** Sends a 200 with `body` one byte every `intervalMs` (a whole body can take as long as one likes). */
 export function trickle(body: string, intervalMs: number): Handler {
@@ -55,4 +58,38 @@ export function answerOnly(upstream: string, answered: (issuerId: string) => boo
     res.end(body);
   };
   return { handler, held };
+}
+
+/** The sample API's answer to a request, as it sent it. */
+export interface UpstreamAnswer {
+  status: number;
+  body: string;
+}
+
+/**
+ * For a test file: the sample API behind a loopback server whose `handle` answers every request,
+ * given a way to ask the sample API for its own answer (to pass it on changed, or not at all). Both
+ * are started before the tests and closed after; the getter gives the loopback server's URL.
+ */
+export function hostileSampleApi(handle: (request: RecordedRequest, res: ServerResponse, upstream: () => Promise<UpstreamAnswer>) => void | Promise<void>): () => string {
+  let samples: SampleServer | undefined;
+  let hostile: LoopbackServer | undefined;
+  beforeAll(async () => {
+    const started = await startSampleServer({ port: 0 });
+    samples = started;
+    hostile = await startLoopbackServer((request, res) =>
+      handle(request, res, async () => {
+        const response = await fetch(`${started.url}${request.url}`, { headers: { accept: "application/json" } });
+        return { status: response.status, body: await response.text() };
+      }),
+    );
+  });
+  afterAll(async () => {
+    await hostile?.close();
+    await samples?.close();
+  });
+  return () => {
+    if (hostile === undefined) throw new Error("the servers start in beforeAll: ask for the URL inside a test");
+    return hostile.url;
+  };
 }

@@ -54,6 +54,7 @@ const VALUES = [
   "checkSourceConsistency",
   "createApiClient",
   "createRateLimiter",
+  "createRedactor",
   "declaredLineage",
   "checkLineage",
   "LEDGER_PROBLEM_CODES",

@@ -131,7 +131,7 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
   });
   const packageSettings = await readPackageFlags(values, io.cwd);
   known.outDir = packageSettings.outDir;
-  const clientOptions = clientOptionsFromFlags(values, io.env);
+  const clientOptions = clientOptionsFromFlags(values, io.env, io.redactor);
   let issuers = job.issuers;
   if (values.shard !== undefined) {
     const m = /^(\d+)\/(\d+)$/.exec(values.shard);

@@ -89,7 +89,7 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     writeLine(io.stdout, PULL_HELP);
     return 0;
   }
-  const clientOptions = clientOptionsFromFlags(values, io.env);
+  const clientOptions = clientOptionsFromFlags(values, io.env, io.redactor);
   const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd);
   const modifiedAfter = filterTime("modified-after", values["modified-after"]);
   const modifiedBefore = filterTime("modified-before", values["modified-before"]);

@@ -194,7 +194,7 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
   const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd, (ids) => named.push(...ids));
   const { outDir, profileOf, directoryOf, ...packageOptions } = await readPackageFlags(values, io.cwd);
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
-  const clientOptions = clientOptionsFromFlags(values, io.env);
+  const clientOptions = clientOptionsFromFlags(values, io.env, io.redactor);
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
   const overlapSeconds = parseSeconds("overlap", values.overlap) ?? DEFAULT_OVERLAP_SECONDS;
   const stateFile = resolve(io.cwd, values.state);
@@ -309,7 +309,8 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
   if (values.json === true) {
     printJson(changeSetDocument(results, onInvalid));
   } else {
-    writeLine(io.stdout, changeSetSummary(results));
+    // Its failure lines quote errors: redacted as the --json document is.
+    writeLine(io.stdout, io.redactor === undefined ? changeSetSummary(results) : io.redactor.redact(changeSetSummary(results)));
     const failed = results.filter((r) => !r.ok).length;
     writeLine(
       io.stdout,

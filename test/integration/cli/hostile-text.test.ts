@@ -7,10 +7,10 @@
  */
 import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
+import { describe, expect, it } from "vitest";
 import { runCliProcess, type CliRun } from "../../helpers/cli-process.js";
-import { startLoopbackServer, type Handler, type LoopbackServer } from "../../helpers/loopback-server.js";
+import { hostileSampleApi } from "../../helpers/hostile-handlers.js";
+import { reply } from "../../helpers/loopback-server.js";
 import { temporaryFolder } from "../../helpers/temporary-folder.js";
 
 /** An id has at most 50 characters. */
@@ -23,38 +23,23 @@ const SHOWN = "\\u001b]0;owned\\u0007\\u001b[2J\\u000dforged\\u000aerror: issuer
 const SHOWN_IN_JSON = "\\u001b]0;owned\\u0007\\u001b[2J\\rforged\\nerror: issuer";
 
 const dir = temporaryFolder("ocf-sync-hostile-text-");
-let samples: SampleServer;
-let hostile: LoopbackServer;
 
 /**
  * The sample API, but issuer "7"'s records carry the hostile text in a value that is warned about
  * (an unknown field's) and in an award's id, and issuer "9" is refused with it as the error's message
  * and reason.
  */
-const handler: Handler = async (request, res) => {
+const hostileUrl = hostileSampleApi(async (request, res, upstream) => {
   if (request.url.startsWith("/v1alpha1/issuers/9/")) {
-    const body = JSON.stringify({ code: 3, message: HOSTILE, details: [{ reason: `BAD${HOSTILE}` }] });
-    res.writeHead(400, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-    res.end(body);
+    reply(400, { code: 3, message: HOSTILE, details: [{ reason: `BAD${HOSTILE}` }] })(request, res, 0);
     return;
   }
-  const response = await fetch(`${samples.url}${request.url}`, { headers: { accept: "application/json" } });
-  const body = (await response.text())
+  const answer = await upstream();
+  const body = answer.body
     .replaceAll("Gifted to family trust", JSON.stringify(HOSTILE).slice(1, -1))
     .replaceAll('"id":"2210"', `"id":${JSON.stringify(HOSTILE_ID)}`);
-  res.writeHead(response.status, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-  res.end(body);
-};
-
-beforeAll(async () => {
-  samples = await startSampleServer({ port: 0 });
-  hostile = await startLoopbackServer(handler);
+  reply(answer.status, body)(request, res, 0);
 });
-afterAll(async () => {
-  await hostile.close();
-  await samples.close();
-});
-
 async function run(...args: string[]): Promise<CliRun> {
   const result = await runCliProcess(args, { cwd: dir() });
   expect(result.stdout).not.toMatch(RAW_CONTROL);
@@ -68,7 +53,7 @@ function lines(text: string): string[] {
 
 describe("server text with escape sequences, CR, LF and bidi overrides", () => {
   it("pull: the error body, the record's id and value are escaped in log lines and NDJSON", async () => {
-    const result = await run("pull", "--base-url", hostile.url, "--issuer", "7", "--issuer", "9", "--log", "plain");
+    const result = await run("pull", "--base-url", hostileUrl(), "--issuer", "7", "--issuer", "9", "--log", "plain");
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(`error: issuer "9" failed: GET /v1alpha1/issuers/9/`);
     expect(result.stderr).toContain(SHOWN);
@@ -81,7 +66,7 @@ describe("server text with escape sequences, CR, LF and bidi overrides", () => {
   });
 
   it("pull --log json: the lines are JSON with the text escaped, C1 and bidi included", async () => {
-    const result = await run("pull", "--base-url", hostile.url, "--issuer", "9", "--log", "json");
+    const result = await run("pull", "--base-url", hostileUrl(), "--issuer", "9", "--log", "json");
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(SHOWN_IN_JSON);
     const failure = lines(result.stderr).map((line) => JSON.parse(line) as { msg: string }).find((line) => line.msg.includes("owned"));
@@ -89,17 +74,17 @@ describe("server text with escape sequences, CR, LF and bidi overrides", () => {
   });
 
   it("export and its summary, the --json document, validate and reconcile (text and HTML)", async () => {
-    const exported = await run("export", "--base-url", hostile.url, "--issuer", "7", "--issuer", "9", "--out", "out", "--on-invalid", "quarantine", "--as-of", "2025-06-30");
+    const exported = await run("export", "--base-url", hostileUrl(), "--issuer", "7", "--issuer", "9", "--out", "out", "--on-invalid", "quarantine", "--as-of", "2025-06-30");
     expect(exported.code).toBe(1);
     expect(exported.stderr).toContain(SHOWN);
-    const json = await run("export", "--base-url", hostile.url, "--issuer", "9", "--out", "out-json", "--json");
+    const json = await run("export", "--base-url", hostileUrl(), "--issuer", "9", "--out", "out-json", "--json");
     expect(JSON.stringify(JSON.parse(json.stdout))).toContain("owned");
     expect(json.stdout).toContain(SHOWN_IN_JSON);
 
     expect(await readdir(join(dir(), "out"))).toContain("7");
     const validated = await run("validate", "out/7");
     expect(validated.stdout).toContain("out/7");
-    const pulled = await run("pull", "--base-url", hostile.url, "--issuer", "7", "--out", "7.ndjson");
+    const pulled = await run("pull", "--base-url", hostileUrl(), "--issuer", "7", "--out", "7.ndjson");
     expect(pulled.code).toBe(0);
     // The source now differs from the package for the award with the hostile id: reconcile names it.
     const source = join(dir(), "7.ndjson");
@@ -118,7 +103,7 @@ describe("server text with escape sequences, CR, LF and bidi overrides", () => {
   });
 
   it("sync: the log lines and the change set", async () => {
-    const result = await run("sync", "--base-url", hostile.url, "--issuer", "7", "--issuer", "9", "--out", "synced", "--state", "synced.json", "--as-of", "2025-06-30");
+    const result = await run("sync", "--base-url", hostileUrl(), "--issuer", "7", "--issuer", "9", "--out", "synced", "--state", "synced.json", "--as-of", "2025-06-30");
     expect(result.code).toBe(1);
     expect(`${result.stdout}${result.stderr}`).toContain(SHOWN);
   });
@@ -127,7 +112,7 @@ describe("server text with escape sequences, CR, LF and bidi overrides", () => {
 describe("a failure line", () => {
   it("shows the C1 and bidi characters of a value it quotes escaped, its own line breaks kept", async () => {
     // JSON.stringify, which quotes the value, escapes C0 but not these.
-    const result = await run("export", "--base-url", hostile.url, "--issuer", "7", "--out", "o", "--as-of", "\u009b2J\u202e");
+    const result = await run("export", "--base-url", hostileUrl(), "--issuer", "7", "--out", "o", "--as-of", "\u009b2J\u202e");
     expect(result.code).toBe(2);
     expect(result.stderr).toBe(`ocf-sync export: --as-of takes a real date YYYY-MM-DD, got "\\u009b2J\\u202e"\nRun 'ocf-sync export --help' for the options.\n`);
   });

@@ -112,4 +112,39 @@ describe("a server echoing a credential in other forms", () => {
     expect(io.stderr.text).toContain("debugEcho: unknown field, ignored");
     expectNoForm(io.stderr.text, TOKEN);
   });
+
+  it("a token echoed in a good answer's body and headers: the caller gets them redacted, and where", async () => {
+    // Wholly as \uXXXX escapes in the JSON: the parsed value is the token itself.
+    const escaped = [...TOKEN].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+    const server = await serve((_request, res) => {
+      const body = `{"restrictedStockAwards":[{"id":"1","transferNote":"sent ${escaped}"},{"id":"2","note":"fine"}],"debug":"${Buffer.from(`Bearer ${TOKEN}`).toString("base64")}"}`;
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "x-echo": encodeURIComponent(encodeURIComponent(TOKEN)) });
+      res.end(body);
+    });
+    const client = createApiClient({ baseUrl: server.url, auth: { type: "bearer", token: TOKEN }, rateLimit: false });
+    const response = await client.getJson(["v1alpha1", "issuers", "7", "restrictedStockAwards"]);
+    await client.close();
+    expect(response.redacted).toEqual([["restrictedStockAwards", 0, "transferNote"], ["debug"]]);
+    expect(response.body).toMatchObject({ restrictedStockAwards: [{ id: "1", transferNote: "sent [REDACTED]" }, { id: "2", note: "fine" }] });
+    expect(response.headers["x-echo"]).toBe("[REDACTED]");
+    expectNoForm(JSON.stringify(response), TOKEN);
+  });
+
+  it("a token endpoint granting a scope that echoes the client secret: the client's log lines hold none of its forms", async () => {
+    const server = await serve((request, res) => {
+      const body = JSON.stringify(
+        request.url.startsWith("/o/") ? { access_token: "minted-5e1f9a2b7c", token_type: "Bearer", expires_in: 3600, scope: forms(CLIENT_SECRET).join(" ") } : { restrictedStockAwards: [] },
+      );
+      res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+      res.end(body);
+    });
+    const logger = collectingLogger();
+    const client = createApiClient({ baseUrl: server.url, auth: { type: "oauth2", tokenUrl: `${server.url}/o/token/`, clientId: "client-id", clientSecret: CLIENT_SECRET }, rateLimit: false, logger });
+    await client.getJson(["v1alpha1", "issuers", "7", "restrictedStockAwards"]);
+    await client.close();
+    const lines = JSON.stringify(logger.lines);
+    expect(lines).toContain("granted without some requested scopes");
+    expect(lines).toContain("[REDACTED]");
+    expectNoForm(lines, CLIENT_SECRET);
+  });
 });

@@ -115,3 +115,22 @@ describe("parseGetEnvelope", () => {
     expect(warnings[0]?.message).toContain("get response of GET /v1alpha1/issuers/7/restrictedStockUnits/5570");
   });
 });
+
+describe("credentials the client redacted (ApiResponse.redacted)", () => {
+  it("are each a SECRET_REDACTED warning about the record and field, or about the response", () => {
+    const body = { restrictedStockAwards: [{ ...awardRecord(), id: "41", transferNote: "a [REDACTED]" }], nextPageToken: "[REDACTED]" };
+    const redacted = [["restrictedStockAwards", 0, "transferNote"], ["nextPageToken"]];
+    const page = parseListEnvelope("restrictedStockAward", body, { ...awardsCtx, redacted });
+    expect(page.warnings.map(({ code, recordId, path }) => ({ code, recordId, path }))).toEqual([
+      { code: "SECRET_REDACTED", recordId: "41", path: "transferNote" },
+      { code: "SECRET_REDACTED", recordId: undefined, path: "nextPageToken" },
+    ]);
+    expect(page.warnings[0]?.message).toMatch(/^restrictedStockAward "41" of issuer "7": transferNote: held a credential in use/);
+    expect(page.warnings[1]?.message).toMatch(/^list response of GET \/v1alpha1\/issuers\/7\/restrictedStockAwards: nextPageToken: held a credential/);
+
+    const warnings: SourceWarning[] = [];
+    const path = "/v1alpha1/issuers/7/restrictedStockAwards/41";
+    parseGetEnvelope("restrictedStockAward", { restrictedStockAward: body.restrictedStockAwards[0] }, { issuerId: "7", path, redacted: [["restrictedStockAward", "transferNote"]], onWarning: (w) => warnings.push(w) });
+    expect(warnings.map(({ code, recordId, path: at }) => ({ code, recordId, path: at }))).toEqual([{ code: "SECRET_REDACTED", recordId: "41", path: "transferNote" }]);
+  });
+});
