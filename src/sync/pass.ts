@@ -289,7 +289,9 @@ export async function* syncIssuer(
   const present = new Set(await listFolder(storeDir));
   const usable = (files: Iterable<string>): boolean => [...files].every((file) => present.has(file));
   const storeFound = previous?.store !== undefined && usable(shardFiles(previous.store.shards)) && (previous.store.recent === 0 || present.has(recentFileName(previous.store.recent)));
-  const plan = planPass(previous, storeFound, options);
+  // An entry of the state file that could not be read was set aside: the issuer starts afresh.
+  const setAside = previous === undefined && state.unreadable?.some((entry) => entry.issuerId === issuerId) === true;
+  const plan: PassPlan = setAside ? { pass: "full", reason: "state-unreadable" } : planPass(previous, storeFound, options);
   const store: IssuerStore | undefined = storeFound ? previous?.store : undefined;
   const priorPackage: IssuerPackageState | undefined =
     previous?.package !== undefined && usable([...shardFiles(previous.package.shards), headFileName(previous.package.generation)]) ? previous.package : undefined;
