@@ -46,6 +46,11 @@ export interface IssuerStore {
    * stored units were mapped with: a unit delivers the class an award names (mapping/share-classes.ts).
    */
   classNames?: Record<string, string>;
+  /**
+   * Per class id of `classNames`, an award that gives it that name (its record id): when that award
+   * no longer does, another one is looked for (`class-names.ts`). Absent in a state of an earlier version.
+   */
+  classNamedBy?: Record<string, string>;
 }
 
 /** The package as last written from the store. */
@@ -122,13 +127,13 @@ export interface SyncState {
 
 const generation = z.int().min(0);
 /**
- * Class id → class name: any strings, as the pass writes any the mapping takes (issue 25, item 1: a
- * narrower reader refused what the writer wrote, and so every later sync). Kept as parsed, not copied
- * key by key: a copy would lose an id such as `"__proto__"`.
+ * Class id → class name (or award id): any strings, as the pass writes any the mapping takes (issue 25,
+ * item 1: a narrower reader refused what the writer wrote, and so every later sync). Kept as parsed,
+ * not copied key by key: a copy would lose an id such as `"__proto__"`.
  */
-const classNamesSchema = z.custom<Record<string, string>>(
+const stringsSchema = z.custom<Record<string, string>>(
   (value) => typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((name) => typeof name === "string"),
-  "is not an object of class names (strings)",
+  "is not an object of strings",
 );
 const digest = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
@@ -146,7 +151,8 @@ const IssuerSyncStateSchema = z.strictObject({
       shards: z.array(generation).min(1).max(256),
       recent: generation,
       mapping: digest,
-      classNames: classNamesSchema.optional(),
+      classNames: stringsSchema.optional(),
+      classNamedBy: stringsSchema.optional(),
     })
     .optional(),
   package: z
