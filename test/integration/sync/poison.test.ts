@@ -185,3 +185,106 @@ describe("quarantine: sync and export write the same package from the same recor
     }
   });
 });
+
+describe("a sync over issuers of which one has a record of every fuzzed kind (issue 25, done when)", () => {
+  let server: SampleServer;
+  let outDir: string;
+  let stateFile: string;
+  beforeEach(async () => {
+    ({ server, outDir, stateFile } = await openSyncWorkspace("ocf-sync-fuzzed-", ["state", "sync-state.json"]));
+  });
+  afterEach(async () => server.close());
+
+  const control = "Com\u0000mon\u001b[2J\r\n\u0007\u2028\u202e";
+  /** Copies of issuer 7's award 2207 and unit 8801, each with one kind of bad value. */
+  function fuzzedRecords(): { awards: WireRecord[]; units: WireRecord[] } {
+    const award = (id: string, change: (r: WireRecord) => void): WireRecord => {
+      const r = structuredClone(recordOf(server, "7", "awards", "2207"));
+      r.id = id;
+      r.securityLabel = `RSA-${id}`;
+      change(r);
+      return r;
+    };
+    const unit = (id: string, change: (r: WireRecord) => void): WireRecord => {
+      const r = structuredClone(recordOf(server, "7", "units", "8801"));
+      r.id = id;
+      r.securityLabel = `RSU-${id}`;
+      change(r);
+      return r;
+    };
+    const empty = (r: WireRecord): void => {
+      for (const key of ["stakeholderId", "equityIncentivePlanName", "securityLabel", "shareClassName", "shareClassId", "securityId", "vestingScheduleTemplateId"]) r[key] = "";
+    };
+    return {
+      awards: [
+        award("9001", empty),
+        award("9002", (r) => (r.shareClassName = " ")),
+        award("9003", (r) => (r.shareClassName = "y".repeat(51))),
+        award("9004", (r) => (r.securityLabel = "x".repeat(100_000))),
+        award("9005", (r) => {
+          r.shareClassName = control.slice(0, 20);
+          r.stakeholderId = "\u0007holder";
+          r.equityIncentivePlanName = "\u2028plan\u0000";
+        }),
+        // Another name for the class id the issuer's other awards call "Common".
+        award("9006", (r) => (r.shareClassName = "Preferred")),
+        award("9007", (r) => (r.quantity = { value: "0" })),
+        award("9008", (r) => (r.quantity = { value: "99999999999999999999999999999999.999999" })),
+        award("9009", (r) => (r.shareClassId = "__proto__")),
+        award("9010", (r) => {
+          r.shareClassId = "a-class-only-this-award-names";
+          r.shareClassName = "";
+        }),
+      ],
+      units: [
+        unit("9101", empty),
+        unit("9102", (r) => (r.shareClassId = "")),
+        unit("9103", (r) => (r.quantity = { value: "0" })),
+        unit("9104", (r) => (r.quantity = { value: "99999999999999999999999999999999.999999" })),
+        unit("9105", (r) => {
+          delete r.shareClassId;
+          r.equityIncentivePlanName = "A plan of this unit alone";
+        }),
+        unit("9106", (r) => (r.shareClassId = "\u001b[2J")),
+      ],
+    };
+  }
+
+  it("runs three times: the other issuers sync every time, the bad records are quarantined, and the state stays readable", async () => {
+    const { awards, units } = fuzzedRecords();
+    recordsOf(server, "7", "awards").push(...awards);
+    recordsOf(server, "7", "units").push(...units);
+    const issuers = ["7", "acme-robotics", "144361"];
+    for (const [run, at] of ["2025-03-10T09:31:00Z", "2025-03-10T09:32:00Z", "2025-03-10T09:33:00Z"].entries()) {
+      // Every bad record changes each run, so that each pass pulls, maps and stores it anew.
+      for (const record of [...awards, ...units]) {
+        touch(record, at);
+        if (typeof record.securityLabel === "string" && record.securityLabel.length < 100) record.securityLabel = `${record.securityLabel.replace(/-run\d$/, "")}-run${run}`;
+      }
+      const events = await runSync(server.url, issuers, { outDir, stateFile, onInvalid: "quarantine" });
+      expect(outcomes(events), `run ${run}`).toEqual([
+        ["7", true],
+        ["acme-robotics", true],
+        ["144361", true],
+      ]);
+      const state = await readSyncState(stateFile);
+      expect(state.unreadable, `run ${run}`).toBeUndefined();
+      expect(state.issuers.map((s) => s.issuerId).sort()).toEqual(["144361", "7", "acme-robotics"]);
+      for (const issuerId of issuers) await expectSameAsFreshExport(server.url, issuerId, outDir, { onInvalid: "quarantine" });
+      const quarantined = (await reportOf(outDir, "7")).quarantined.map((q) => q.recordId).sort();
+      // Too long (a label, a name), no stakeholder, a quantity of zero that its tranches contradict: set
+      // aside; every other one maps.
+      expect(quarantined, `run ${run}`).toEqual(["9001", "9003", "9004", "9007", "9101", "9103"]);
+    }
+    // Under --on-invalid fail the bad issuer fails alone, and the state stays readable.
+    touch(awards[0] as WireRecord, "2025-03-10T09:34:00Z");
+    const failing = await runSync(server.url, issuers, { outDir, stateFile });
+    expect(outcomes(failing)).toEqual([
+      ["7", false],
+      ["acme-robotics", true],
+      ["144361", true],
+    ]);
+    expect((await readSyncState(stateFile)).unreadable).toBeUndefined();
+  });
+});
+
