@@ -34,15 +34,16 @@ async function reportOf(outDir: string, issuerId: string): Promise<{ quarantined
   return JSON.parse(await readFile(join(outDir, `${issuerId}.report.json`), "utf8")) as { quarantined: { recordId: string }[]; warnings: { code: string; message: string }[] };
 }
 
-describe("no record poisons a later sync (issue 25)", () => {
-  let server: SampleServer;
-  let outDir: string;
-  let stateFile: string;
-  beforeEach(async () => {
-    ({ server, outDir, stateFile } = await openSyncWorkspace("ocf-sync-poison-", ["state", "sync-state.json"]));
-  });
-  afterEach(async () => server.close());
+// Every test: a sample server with a private copy of the data, and fresh folders for packages and state.
+let server: SampleServer;
+let outDir: string;
+let stateFile: string;
+beforeEach(async () => {
+  ({ server, outDir, stateFile } = await openSyncWorkspace("ocf-sync-poison-", ["state", "sync-state.json"]));
+});
+afterEach(async () => server.close());
 
+describe("no record poisons a later sync (issue 25)", () => {
   it("an award whose shareClassName is empty (with a shareClassId) is a class-less award: three syncs in a row read the state, and write what export writes", async () => {
     const award = recordOf(server, "7", "awards", "2208");
     award.shareClassName = "";
@@ -110,14 +111,6 @@ describe("no record poisons a later sync (issue 25)", () => {
 });
 
 describe("quarantine: sync and export write the same package from the same records (issue 25, item 2)", () => {
-  let server: SampleServer;
-  let outDir: string;
-  let stateFile: string;
-  beforeEach(async () => {
-    ({ server, outDir, stateFile } = await openSyncWorkspace("ocf-sync-agree-", ["state", "sync-state.json"]));
-  });
-  afterEach(async () => server.close());
-
   /** Issuer 7 whose awards give their class only by id, but 2207, which names it. */
   function onlyNamedBy2207(): WireRecord {
     for (const award of recordsOf(server, "7", "awards")) if (award.id !== "2207") delete award.shareClassName;
@@ -187,31 +180,20 @@ describe("quarantine: sync and export write the same package from the same recor
 });
 
 describe("a sync over issuers of which one has a record of every fuzzed kind (issue 25, done when)", () => {
-  let server: SampleServer;
-  let outDir: string;
-  let stateFile: string;
-  beforeEach(async () => {
-    ({ server, outDir, stateFile } = await openSyncWorkspace("ocf-sync-fuzzed-", ["state", "sync-state.json"]));
-  });
-  afterEach(async () => server.close());
-
   const control = "Com\u0000mon\u001b[2J\r\n\u0007\u2028\u202e";
   /** Copies of issuer 7's award 2207 and unit 8801, each with one kind of bad value. */
   function fuzzedRecords(): { awards: WireRecord[]; units: WireRecord[] } {
-    const award = (id: string, change: (r: WireRecord) => void): WireRecord => {
-      const r = structuredClone(recordOf(server, "7", "awards", "2207"));
-      r.id = id;
-      r.securityLabel = `RSA-${id}`;
-      change(r);
-      return r;
-    };
-    const unit = (id: string, change: (r: WireRecord) => void): WireRecord => {
-      const r = structuredClone(recordOf(server, "7", "units", "8801"));
-      r.id = id;
-      r.securityLabel = `RSU-${id}`;
-      change(r);
-      return r;
-    };
+    const copyOf =
+      (kind: "awards" | "units", sourceId: string, label: string) =>
+      (id: string, change: (r: WireRecord) => void): WireRecord => {
+        const r = structuredClone(recordOf(server, "7", kind, sourceId));
+        r.id = id;
+        r.securityLabel = `${label}-${id}`;
+        change(r);
+        return r;
+      };
+    const award = copyOf("awards", "2207", "RSA");
+    const unit = copyOf("units", "8801", "RSU");
     const empty = (r: WireRecord): void => {
       for (const key of ["stakeholderId", "equityIncentivePlanName", "securityLabel", "shareClassName", "shareClassId", "securityId", "vestingScheduleTemplateId"]) r[key] = "";
     };
