@@ -485,7 +485,8 @@ export async function* syncIssuer(
       await writeRecent(storeDir, generation, { previous: previousRecent, rewrittenShards: rewritten, shardCount, added: merged.recent, from: recentFrom });
       nextStore = { shards: merged.shards, recent: generation, mapping, ...classNames.toStore() };
     } else {
-      nextStore = store as IssuerStore;
+      // The same names (else every record would have been mapped again), perhaps kept with other awards.
+      nextStore = { ...(store as IssuerStore), ...classNames.toStore() };
     }
     const stored: IssuerSyncState = {
       issuerId,
