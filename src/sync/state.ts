@@ -206,7 +206,11 @@ export function snapshotFolderOf(stateFile: string): string {
   return `${stateFile}.snapshots`;
 }
 
-/** Reads the state file; a missing file is an empty state. @throws {SyncStateError} when it is not a state file */
+/**
+ * Reads the state file; a missing file is an empty state. Each issuer's entry is read on its own: one
+ * that cannot be read (or an issuer listed twice) is set aside in `unreadable`, and the rest is used.
+ * @throws {SyncStateError} when the file as a whole is not a state file (not JSON, another version)
+ */
 export async function readSyncState(stateFile: string, options: { signal?: AbortSignal } = {}): Promise<SyncState> {
   options.signal?.throwIfAborted();
   let text: string;
