@@ -175,7 +175,7 @@ export { SyncLockedError } from "./sync/lock.js";
 export type { LockOwner, StaleLock } from "./sync/lock.js";
 export type { StaleLockReason } from "./io/lock-file.js";
 export { SyncStateError, readSyncState } from "./sync/state.js";
-export type { FullPassReason, IssuerPackageState, IssuerStore, IssuerSyncState, SyncState, UnchangedPage } from "./sync/state.js";
+export type { FullPassReason, IssuerPackageState, IssuerStore, IssuerSyncState, SyncState, UnchangedPage, UnreadableIssuerState } from "./sync/state.js";
 export { SyncStoreError } from "./sync/store.js";
 
 // The embedded sample API (the demo, and tests of code built on ocf-sync)

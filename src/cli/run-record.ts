@@ -14,6 +14,7 @@
 import { dirname } from "node:path";
 import { isNetworkError } from "../client/errors.js";
 import { isInterruptedError, isOcfSyncError } from "../errors.js";
+import type { Redactor } from "../redaction.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
 import type { ClientStats } from "../client/create-client.js";
 import type { IssuerExport } from "../export/export-issuer.js";
@@ -124,9 +125,9 @@ export class RunRecordFile {
     }
   }
 
-  async write(record: RunRecord, redact: ((text: string) => string) | undefined): Promise<void> {
-    const text = `${JSON.stringify(record, null, 2)}\n`;
-    await this.stream.write(redact === undefined ? text : redact(text));
+  /** Writes `record`, every string in it redacted of the run's secrets (an error message may quote a server). */
+  async write(record: RunRecord, redactor: Redactor | undefined): Promise<void> {
+    await this.stream.write(`${JSON.stringify(redactor === undefined ? record : redactor.redactValue(record), null, 2)}\n`);
     await this.stream.commit();
   }
 
@@ -197,7 +198,7 @@ export async function finishRunRecord(io: CliIo, slot: RunRecordSlot, issuers: r
   if (slot.file !== undefined && !slot.written) {
     slot.written = true;
     try {
-      await slot.file.write(record, io.redact);
+      await slot.file.write(record, io.redactor);
     } catch (error) {
       await slot.file.abort();
       throw error;
@@ -220,7 +221,7 @@ export async function withRunRecord(io: CliIo, command: CommandName, slot: RunRe
       const reason: unknown = io.signal?.reason;
       const status = io.signal?.aborted === true && isInterruptedError(reason) ? reason.exitCode : jobFailureExitStatus(error, error instanceof UsageError);
       try {
-        await slot.file.write(failedRunRecord(slot.facts, jobFailureOf(error, io, command), status, Date.now()), io.redact);
+        await slot.file.write(failedRunRecord(slot.facts, jobFailureOf(error, io, command), status, Date.now()), io.redactor);
       } catch {
         // The job's own failure is what the run ends with; the record could not be written either.
       }

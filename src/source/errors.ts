@@ -33,6 +33,8 @@ export type SourceWarningCode =
   | "UNKNOWN_ENUM_VALUE"
   /** A vesting event with a `vestedQuantity` but without `vested: true` (`vested` defaults to false). */
   | "VESTED_QUANTITY_WITHOUT_VESTED"
+  /** An empty or white-space-only share class reference (`shareClassName`, `shareClassId`), taken as absent. */
+  | "BLANK_VALUE"
   /** The same record id listed twice in one pass; raised by the pull layer, not by parsing. */
   | "DUPLICATE_RECORD"
   /**

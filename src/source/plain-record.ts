@@ -27,7 +27,7 @@ import {
   type VestingEvent,
   type VestingSchedule,
 } from "./records.js";
-import type { Money } from "./wire.js";
+import { isBlank, type Money } from "./wire.js";
 
 /** Thrown inside the reader when the record is not plain; never leaves this module. */
 const NOT_PLAIN: unique symbol = Symbol("not a plain record");
@@ -110,6 +110,14 @@ function text(limits: { min?: number; max?: number } = {}): Reader<string | unde
     return value;
   };
 }
+
+/** `ClassRefWire`: a blank value is absent with a warning, which is not plain. */
+const classRefText = text({ max: 50 });
+const classRef: Reader<string | undefined> = (state, value) => {
+  const read = classRefText(state, value);
+  if (read !== undefined && isBlank(read)) notPlain();
+  return read;
+};
 
 /** `FlagWire`: absent is `false`. */
 const flag: Reader<boolean> = (state, value) => {
@@ -278,13 +286,13 @@ export const PLAIN_FIELDS = (() => {
     ["returnedToTreasuryQuantity", decimal],
     ["lastModifiedDatetime", dateTime],
     ["securityId", text({ max: 50 })],
-    ["shareClassId", text({ max: 50 })],
+    ["shareClassId", classRef],
     ["vestingScheduleTemplateId", text({ max: 50 })],
   ];
   const fields = {
     restrictedStockAward: [
       ...grant,
-      ["shareClassName", text({ max: 50 })],
+      ["shareClassName", classRef],
       ["pricePerShare", money],
       ["precededBy", nested(objectReader<PrecededBy>(precededBy))],
     ],

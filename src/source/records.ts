@@ -11,6 +11,7 @@ import { describeValue } from "../errors.js";
 import type { RecordKind } from "./kinds.js";
 import {
   CalendarDateWire,
+  ClassRefWire,
   DateTimeWire,
   DecimalWire,
   FlagWire,
@@ -215,7 +216,7 @@ export const PrecededByWire = nested(z.object(precededByFields), (fields): Prece
 /** The fields the newer data schema (CDS 2026-06-22) adds to both records; all optional and nullable. */
 const newerGrantFields = {
   securityId: text({ max: 50 }),
-  shareClassId: text({ max: 50 }),
+  shareClassId: ClassRefWire,
   vestingScheduleTemplateId: text({ max: 50 }),
 };
 
@@ -244,7 +245,7 @@ const grantFields = {
 
 const awardFields = {
   ...grantFields,
-  shareClassName: text({ max: 50 }),
+  shareClassName: ClassRefWire,
   pricePerShare: MoneyWire,
   precededBy: PrecededByWire,
 };

@@ -98,6 +98,20 @@ export function text(limits: { min?: number; max?: number } = {}) {
 }
 
 /**
+ * A share class reference (`shareClassName`, `shareClassId`): text of at most 50 characters, where an
+ * empty or white-space-only value is absent, with a `BLANK_VALUE` warning (`WIRE_NOTES`). A blank name
+ * is no name: kept, it became a class named `""` that the sync state could not hold, and so stopped
+ * every later sync (issue 25, item 1). Taken as absent, it follows the rules of a record that names
+ * no class, the same way in export and sync, as both parse here.
+ */
+export const ClassRefWire = text({ max: 50 }).transform((value) => (value === undefined || isBlank(value) ? undefined : value));
+
+/** Empty, or only white space (as `String.prototype.trim` counts it). */
+export function isBlank(value: string): boolean {
+  return value.trim() === "";
+}
+
+/**
  * The record's `id`, which must be present and non-empty although the spec marks every field optional
  * (and the RSA `id` has no minimum length). This is the project's deliberate rule: a record without an
  * id cannot be mapped to stable OCF ids, de-duplicated across pages and incremental runs, or named in a
@@ -217,7 +231,7 @@ export const MoneyWire = z
 
 /** A warning that a wire value is well formed but deserves attention. */
 export interface WireNote {
-  code: "NEGATIVE_DECIMAL" | "DATETIME_TRUNCATED" | "UNKNOWN_ENUM_VALUE";
+  code: "NEGATIVE_DECIMAL" | "DATETIME_TRUNCATED" | "UNKNOWN_ENUM_VALUE" | "BLANK_VALUE";
   /** Where inside the field (`["value"]` for a wrapper's value). */
   path: readonly (string | number)[];
   value: unknown;
@@ -241,6 +255,13 @@ export const WIRE_NOTES: ReadonlyMap<z.ZodType, (raw: unknown) => WireNote | und
       if (typeof value !== "string" || !value.startsWith("-") || parseSourceDecimal(value).isZero()) return undefined;
       return { code: "NEGATIVE_DECIMAL", path: ["value"], value, message: `${describeValue(value)} is negative` };
     },
+  ],
+  [
+    ClassRefWire,
+    (raw): WireNote | undefined =>
+      typeof raw === "string" && isBlank(raw)
+        ? { code: "BLANK_VALUE", path: [], value: raw, message: `${describeValue(raw)} is blank: taken as absent (the record names no share class this way)` }
+        : undefined,
   ],
   [
     DateTimeWire,

@@ -31,7 +31,7 @@ import { mapGrant, type AccumulatedIssuer } from "../mapping/accumulator.js";
 import { keepDeliveredShares } from "../mapping/delivered-shares.js";
 import { isMappingError } from "../mapping/errors.js";
 import type { ShareClassDirectory } from "../mapping/share-classes.js";
-import type { MappingOptions } from "../mapping/types.js";
+import type { MappedRecord, MappingOptions } from "../mapping/types.js";
 import { PACKAGE_FILE_NAMES } from "../ocf/package-files.js";
 import { packageNameFor } from "../ocf/package-folder.js";
 import type { PullEvent } from "../pull/events.js";
@@ -42,6 +42,7 @@ import type { RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward } from "../source/records.js";
 import { diffStoredPackages, type OcfChangeSet } from "./change-set.js";
+import { PassClassNames } from "./class-names.js";
 import { type DirectoryJson, digestOf, mappingDigest } from "./fingerprint.js";
 import { snapshotFolderOf, UNCHANGED_PAGES_LIMIT, type FullPassReason, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState, type UnchangedPage } from "./state.js";
 import {
@@ -241,6 +242,22 @@ async function* storedItems(storeDir: string, shards: readonly number[], issuerI
   }
 }
 
+/** Among the stored awards but `except` (award ids), one that names each class id of `ids`, with its name. */
+async function findClassNamers(storeDir: string, shards: readonly number[], ids: ReadonlySet<string>, except: ReadonlySet<string>): Promise<Map<string, [string, string]>> {
+  const found = new Map<string, [string, string]>();
+  for (const [shard, generation] of shards.entries()) {
+    if (generation === 0) continue;
+    for (const record of await readShardMappings(storeDir, shard, generation)) {
+      const awardId = record.header.i;
+      if (record.header.k !== "restrictedStockAward" || record.header.s !== undefined || record.mapped === "" || awardId === undefined || except.has(awardId)) continue;
+      const [use] = (JSON.parse(record.mapped) as MappedRecord).uses.stockClasses;
+      if (use?.id !== undefined && use.name !== undefined && ids.has(use.id) && !found.has(use.id)) found.set(use.id, [use.name, awardId]);
+    }
+    if (found.size === ids.size) break;
+  }
+  return found;
+}
+
 /** The pass's own warnings (records listed twice), then the stored items: what its package's report says. */
 async function* passItems(warnings: readonly SourceWarning[], items: AsyncIterable<PullItem | MappedRecordItem>): AsyncGenerator<PullItem | MappedRecordItem, void, undefined> {
   for (const warning of warnings) yield { type: "warning", warning };
@@ -289,7 +306,9 @@ export async function* syncIssuer(
   const present = new Set(await listFolder(storeDir));
   const usable = (files: Iterable<string>): boolean => [...files].every((file) => present.has(file));
   const storeFound = previous?.store !== undefined && usable(shardFiles(previous.store.shards)) && (previous.store.recent === 0 || present.has(recentFileName(previous.store.recent)));
-  const plan = planPass(previous, storeFound, options);
+  // An entry of the state file that could not be read was set aside: the issuer starts afresh.
+  const setAside = previous === undefined && state.unreadable?.some((entry) => entry.issuerId === issuerId) === true;
+  const plan: PassPlan = setAside ? { pass: "full", reason: "state-unreadable" } : planPass(previous, storeFound, options);
   const store: IssuerStore | undefined = storeFound ? previous?.store : undefined;
   const priorPackage: IssuerPackageState | undefined =
     previous?.package !== undefined && usable([...shardFiles(previous.package.shards), headFileName(previous.package.generation)]) ? previous.package : undefined;
@@ -318,9 +337,8 @@ export async function* syncIssuer(
   // A unit delivers the class an award of the issuer names by its shareClassId (mapping/share-classes.ts):
   // the names come from the awards pulled now, on top of those the stored units were mapped with (a full
   // pass starts afresh). A unit whose class needs them is mapped once the pull is over, in the merge.
-  const pulledClassNames = new Map<string, string>();
-  const classNames = new Map<string, string>(plan.pass === "full" ? [] : Object.entries(store?.classNames ?? {}));
-  const shareClasses: ShareClassDirectory = { nameOf: (id) => classNames.get(id), complete: true };
+  const classNames = new PassClassNames(store, plan.pass === "full");
+  const shareClasses: ShareClassDirectory = { nameOf: (id) => classNames.nameOf(id), complete: true };
   const context = { issuerId, options: mappingOptions, shareClasses };
   // So does an award that gives a class id but no name.
   const waitsForAwards = (parsed: ParsedRecord): boolean =>
@@ -387,14 +405,23 @@ export async function* syncIssuer(
             warnings.push(item.warning);
           } else if (item.type === "quarantined") {
             const header = invalidHeader(kind, raw, hash);
+            if (kind === "restrictedStockAward" && header.i !== undefined) classNames.pulledAward(header.i, undefined);
             await staging.add({ key: recordKey(kind, header.i, hash), header, mapped: "", raw: rawJson });
           } else {
             const modified = item.record.lastModifiedDatetime;
             if (modified !== undefined && (highWater === undefined || modified > highWater)) highWater = modified;
             const parsed = { parsed: { kind, record: item.record } as ParsedRecord, warnings };
             if (kind === "restrictedStockAward") {
+              // An award that names its class is mapped now (its class needs no other record): only
+              // one the mapping takes gives the id its name, as in export.
               const award = item.record as RestrictedStockAward;
-              if (award.shareClassId !== undefined && award.shareClassName !== undefined) pulledClassNames.set(award.shareClassId, award.shareClassName);
+              const { shareClassId: id, shareClassName: name } = award;
+              const record = id === undefined || name === undefined ? undefined : mapped(kind, rawJson, hash, context, parsed);
+              classNames.pulledAward(award.id, record?.header.s === undefined && id !== undefined && name !== undefined ? { id, name } : undefined);
+              if (record !== undefined) {
+                await staging.add(record);
+                continue;
+              }
             }
             await staging.add(
               mapNow && !waitsForAwards(parsed.parsed)
@@ -407,14 +434,10 @@ export async function* syncIssuer(
     }
     yield* pending.splice(0);
 
-    // The awards pulled may name a class anew (or rename one): every stored mapping is made again then,
-    // so that no unit keeps a class the awards no longer give it.
-    let classNamesChanged = false;
-    for (const [id, className] of pulledClassNames) {
-      if (classNames.get(id) !== className) classNamesChanged = true;
-      classNames.set(id, className);
-    }
-    const remapStored = remapAll || (store !== undefined && classNamesChanged && plan.pass === "incremental");
+    // The awards pulled may name a class anew, rename one or no longer name it: every stored mapping is
+    // made again then, so that no unit keeps a class the awards no longer give it.
+    const classNamesChanged = await classNames.settle((ids, except) => (store === undefined ? Promise.resolve(new Map()) : findClassNamers(storeDir, store.shards, ids, except)));
+    const remapStored = remapAll || (store !== undefined && classNamesChanged);
 
     // Store: the shards the staged records fall in (none when nothing changed).
     const generation = (previous?.generation ?? 0) + 1;
@@ -460,9 +483,10 @@ export async function* syncIssuer(
       });
       const previousRecent = store === undefined || remapAll || shardCount !== previousCount ? new Map<string, { h: string; m: string }>() : recent.size > 0 ? recent : await readRecent(storeDir, store.recent);
       await writeRecent(storeDir, generation, { previous: previousRecent, rewrittenShards: rewritten, shardCount, added: merged.recent, from: recentFrom });
-      nextStore = { shards: merged.shards, recent: generation, mapping, ...(classNames.size === 0 ? {} : { classNames: Object.fromEntries([...classNames].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) }) };
+      nextStore = { shards: merged.shards, recent: generation, mapping, ...classNames.toStore() };
     } else {
-      nextStore = store as IssuerStore;
+      // The same names (else every record would have been mapped again), perhaps kept with other awards.
+      nextStore = { ...(store as IssuerStore), ...classNames.toStore() };
     }
     const stored: IssuerSyncState = {
       issuerId,

@@ -29,7 +29,9 @@ export type FullPassReason =
   /** The records the state names are gone (or damaged). */
   | "snapshot-missing"
   /** The state was written by an earlier version of ocf-sync, which kept records another way. */
-  | "state-upgraded";
+  | "state-upgraded"
+  /** The issuer's entry in the state file could not be read; it was set aside (`SyncState.unreadable`). */
+  | "state-unreadable";
 
 /** The records a sync keeps of an issuer: the generation of each shard's files, and of the recent list. */
 export interface IssuerStore {
@@ -44,6 +46,11 @@ export interface IssuerStore {
    * stored units were mapped with: a unit delivers the class an award names (mapping/share-classes.ts).
    */
   classNames?: Record<string, string>;
+  /**
+   * Per class id of `classNames`, an award that gives it that name (its record id): when that award
+   * no longer does, another one is looked for (`class-names.ts`). Absent in a state of an earlier version.
+   */
+  classNamedBy?: Record<string, string>;
 }
 
 /** The package as last written from the store. */
@@ -98,13 +105,36 @@ export type UnchangedPage = [digest: string, records: number, nextPageToken: str
 /** At most this many pages are kept as unchanged: what an overlap window usually spans, many times over. */
 export const UNCHANGED_PAGES_LIMIT = 64;
 
+/** An issuer's entry of the state file that could not be read. */
+export interface UnreadableIssuerState {
+  /** The issuer it names, when that much can be read. */
+  issuerId: string | undefined;
+  /** What is wrong with it, naming where. */
+  problem: string;
+}
+
 /** The whole state file. */
 export interface SyncState {
   version: 2;
   issuers: IssuerSyncState[];
+  /**
+   * Entries of the file that could not be read, set aside when it was read: one issuer's damaged entry
+   * never stops the others. Such an issuer's next pass is a full one (`"state-unreadable"`); the
+   * entries are not written back.
+   */
+  unreadable?: UnreadableIssuerState[];
 }
 
 const generation = z.int().min(0);
+/**
+ * Class id → class name (or award id): any strings, as the pass writes any the mapping takes (issue 25,
+ * item 1: a narrower reader refused what the writer wrote, and so every later sync). Kept as parsed,
+ * not copied key by key: a copy would lose an id such as `"__proto__"`.
+ */
+const stringsSchema = z.custom<Record<string, string>>(
+  (value) => typeof value === "object" && value !== null && !Array.isArray(value) && Object.values(value).every((name) => typeof name === "string"),
+  "is not an object of strings",
+);
 const digest = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/);
 
 const IssuerSyncStateSchema = z.strictObject({
@@ -121,7 +151,8 @@ const IssuerSyncStateSchema = z.strictObject({
       shards: z.array(generation).min(1).max(256),
       recent: generation,
       mapping: digest,
-      classNames: z.record(z.string().min(1).max(200), z.string().min(1).max(200)).optional(),
+      classNames: stringsSchema.optional(),
+      classNamedBy: stringsSchema.optional(),
     })
     .optional(),
   package: z
@@ -137,24 +168,20 @@ const IssuerSyncStateSchema = z.strictObject({
   unchangedPages: z.array(z.tuple([digest, z.int().min(0), z.string().nullable()])).max(UNCHANGED_PAGES_LIMIT).optional(),
 });
 
-const SyncStateSchema = z.strictObject({ version: z.literal(2), issuers: z.array(IssuerSyncStateSchema) });
+/** The file's frame; each issuer's entry is read on its own (`readIssuerEntry`). */
+const SyncStateFrameSchema = z.strictObject({ version: z.union([z.literal(1), z.literal(2)]), issuers: z.array(z.unknown()) });
 
 /** A state of version 1: a snapshot file per issuer. Read to keep the cursors; its records are pulled again. */
-const V1StateSchema = z.strictObject({
-  version: z.literal(1),
-  issuers: z.array(
-    z.strictObject({
-      issuerId: z.string().min(1),
-      cursor: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/).nullable(),
-      snapshot: z.string(),
-      generation: z.int().min(1),
-      records: z.int().min(0),
-      incrementalSinceFull: z.int().min(0),
-      lastPass: z.enum(["full", "incremental"]),
-      syncedAt: z.string(),
-      fullPending: z.boolean().optional(),
-    }),
-  ),
+const V1IssuerSchema = z.strictObject({
+  issuerId: z.string().min(1),
+  cursor: z.string().regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/).nullable(),
+  snapshot: z.string(),
+  generation: z.int().min(1),
+  records: z.int().min(0),
+  incrementalSinceFull: z.int().min(0),
+  lastPass: z.enum(["full", "incremental"]),
+  syncedAt: z.string(),
+  fullPending: z.boolean().optional(),
 });
 
 /** What to do about a state file that cannot be used; every {@link SyncStateError}'s message ends with it. */
@@ -180,9 +207,11 @@ export function snapshotFolderOf(stateFile: string): string {
 }
 
 /**
- * Reads the state file; a missing file is an empty state.
- * @throws {SyncStateError} when it is not a state file; {FileSystemError} when it cannot be read (permission
- *   denied, a folder, a link loop, …), which says nothing of its content
+ * Reads the state file; a missing file is an empty state. Each issuer's entry is read on its own: one
+ * that cannot be read (or an issuer listed twice) is set aside in `unreadable`, and the rest is used.
+ * @throws {SyncStateError} when the file as a whole is not a state file (not JSON, another version);
+ *   {FileSystemError} when it cannot be read (permission denied, a folder, a link loop, …), which says
+ *   nothing of its content
  */
 export async function readSyncState(stateFile: string, options: { signal?: AbortSignal } = {}): Promise<SyncState> {
   options.signal?.throwIfAborted();
@@ -201,29 +230,58 @@ export async function readSyncState(stateFile: string, options: { signal?: Abort
   } catch (error) {
     throw new SyncStateError(stateFile, `the sync state ${stateFile} is not JSON (${(error as Error).message}); it was left as it is`, { cause: error });
   }
-  // A state of version 1 keeps its cursors and counts; without a store, each issuer's next pass is full.
   // Parsed once a run: zod's compiled fast path would cost more to compile than it saves (jitless).
   const once = { jitless: true };
-  const earlier = (json as { version?: unknown } | null)?.version === 1 ? V1StateSchema.safeParse(json, once) : undefined;
-  const parsed =
-    earlier === undefined
-      ? SyncStateSchema.safeParse(json, once)
-      : earlier.success
-        ? SyncStateSchema.safeParse({ version: 2, issuers: earlier.data.issuers.map(({ snapshot: _snapshot, ...rest }) => rest) }, once)
-        : earlier;
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
+  const frame = SyncStateFrameSchema.safeParse(json, once);
+  if (!frame.success) {
+    const issue = frame.error.issues[0];
     throw new SyncStateError(
       stateFile,
       `the sync state ${stateFile} is not a state file of this version of ocf-sync (at ${issue?.path.join(".") || "the top"}: ${issue?.message ?? "invalid"}); it was left as it is`,
     );
   }
-  const seen = new Set<string>();
-  for (const issuer of parsed.data.issuers) {
-    if (seen.has(issuer.issuerId)) throw new SyncStateError(stateFile, `the sync state ${stateFile} lists issuer ${JSON.stringify(issuer.issuerId)} twice`);
-    seen.add(issuer.issuerId);
+  // Each issuer's entry on its own: one that cannot be read is set aside, and only its issuer is
+  // synced afresh (a full pass); the others go on as the file says.
+  const read = frame.data.issuers.map((entry, index) => readIssuerEntry(entry, index, frame.data.version, once));
+  const counts = new Map<string, number>();
+  for (const entry of read) if (entry.issuerId !== undefined) counts.set(entry.issuerId, (counts.get(entry.issuerId) ?? 0) + 1);
+  const state: SyncState = { version: 2, issuers: [] };
+  const unreadable: UnreadableIssuerState[] = [];
+  for (const entry of read) {
+    const { issuerId } = entry;
+    // Listed twice: neither entry can be told to be the right one.
+    if (issuerId !== undefined && (counts.get(issuerId) ?? 0) > 1) {
+      if (!unreadable.some((u) => u.issuerId === issuerId)) unreadable.push({ issuerId, problem: `issuer ${JSON.stringify(issuerId)} is listed more than once` });
+    } else if (entry.state === undefined) {
+      unreadable.push({ issuerId, problem: entry.problem });
+    } else {
+      state.issuers.push(entry.state);
+    }
   }
-  return parsed.data as SyncState;
+  if (unreadable.length > 0) state.unreadable = unreadable;
+  return state;
+}
+
+/** One issuer's entry of the state file: its state, or what is wrong with it (and its issuer, when readable). */
+function readIssuerEntry(
+  entry: unknown,
+  index: number,
+  version: 1 | 2,
+  once: { jitless: boolean },
+): { issuerId: string | undefined; state: IssuerSyncState; problem?: undefined } | { issuerId: string | undefined; state?: undefined; problem: string } {
+  const named = typeof entry === "object" && entry !== null ? (entry as { issuerId?: unknown }).issuerId : undefined;
+  const issuerId = typeof named === "string" && named !== "" ? named : undefined;
+  // A state of version 1 keeps its cursors and counts; without a store, each issuer's next pass is full.
+  const earlier = version === 1 ? V1IssuerSchema.safeParse(entry, once) : undefined;
+  const parsed =
+    earlier === undefined
+      ? IssuerSyncStateSchema.safeParse(entry, once)
+      : earlier.success
+        ? IssuerSyncStateSchema.safeParse((({ snapshot: _snapshot, ...rest }) => rest)(earlier.data), once)
+        : earlier;
+  if (parsed.success) return { issuerId, state: parsed.data as IssuerSyncState };
+  const issue = parsed.error.issues[0];
+  return { issuerId, problem: `at issuers.${[index, ...(issue?.path ?? [])].join(".")}: ${issue?.message ?? "invalid"}` };
 }
 
 /** Writes the state file atomically (a reader sees the previous state or this one, never a mix); one issuer a line. */

@@ -40,7 +40,7 @@ import type { OcfChangeSet } from "./change-set.js";
 import { directoryJsonOnce, mappingCodeDigest } from "./fingerprint.js";
 import { acquireSyncLock, type LockOwner, type StaleLock } from "./lock.js";
 import { syncIssuer, storeFilesOf, type IssuerSyncResult, type PassPlan, type RecordChanges } from "./pass.js";
-import { readSyncState, snapshotFolderOf, writeSyncState, type SyncState } from "./state.js";
+import { readSyncState, snapshotFolderOf, writeSyncState, type SyncState, type UnreadableIssuerState } from "./state.js";
 import { listFolder, removeAllBut } from "./store.js";
 
 export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, planPass } from "./pass.js";
@@ -93,6 +93,12 @@ export type SyncEvent =
    * the dead sync.
    */
   | { type: "lock-acquired"; lockFile: string; tookOverFrom: LockOwner | undefined; tookOver: StaleLock | undefined }
+  /**
+   * Issuers' entries of the state file that could not be read, set aside (`SyncState.unreadable`): the
+   * other issuers go on as the state says, and each issuer named here gets a full pass
+   * (`"state-unreadable"`) when it is synced.
+   */
+  | { type: "state-entries-set-aside"; stateFile: string; entries: UnreadableIssuerState[] }
   /** Previous packages that a killed export or sync had renamed aside were put back. */
   | { type: "packages-recovered"; names: string[] }
   /** A leftover of an interrupted run in the output folder could not be deleted: the sync goes on without it. */
@@ -213,6 +219,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
   try {
     yield { type: "lock-acquired", lockFile: lock.lockFile, tookOverFrom: lock.tookOverFrom, tookOver: lock.tookOver };
     const state = await readSyncState(stateFile, signalOption);
+    if (state.unreadable !== undefined) yield { type: "state-entries-set-aside", stateFile, entries: state.unreadable };
     const leftovers = await removeLeftovers(stateFile, state);
     if (leftovers.length > 0) yield { type: "leftovers-removed", files: leftovers };
     await makeFolder(options.outDir, signalOption);

@@ -221,6 +221,13 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
           reporter.log("warn", `took over a stale lock: ${event.tookOver.description}; any interrupted work is redone`, { lockFile: event.lockFile, reason: event.tookOver.reason });
         }
         break;
+      case "state-entries-set-aside":
+        for (const entry of event.entries) {
+          const whose = entry.issuerId === undefined ? "an entry that names no issuer" : `the entry of issuer ${JSON.stringify(entry.issuerId)}`;
+          const then = entry.issuerId === undefined ? "it is dropped" : "that issuer is synced afresh (a full pass) and the others as the state says";
+          reporter.log("warn", `the sync state ${event.stateFile}: ${whose} cannot be read (${entry.problem}); ${then}`, { stateFile: event.stateFile, ...(entry.issuerId === undefined ? {} : { issuerId: entry.issuerId }) });
+        }
+        break;
       case "packages-recovered":
         reporter.log("warn", `restored ${event.names.length} previous package(s) that an interrupted run had set aside: ${event.names.join(", ")}`);
         break;

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -112,5 +112,20 @@ describe("ocf-sync sync", () => {
       ["7", "ok"],
     ]);
     expect(doc.issuers[0]?.error?.code).toMatch(/^API_/);
+  });
+
+  it("sets aside an issuer's entry of the state it cannot read with a warning line, syncs that issuer afresh and the others as the state says (exit 0)", async () => {
+    expect((await run("--issuer", "acme-robotics")).code).toBe(0);
+    const statePath = join(dir, "state.json");
+    const state = JSON.parse(await readFile(statePath, "utf8")) as { issuers: Record<string, unknown>[] };
+    const seven = state.issuers.find((i) => i.issuerId === "7") as Record<string, unknown>;
+    seven.cursor = "yesterday";
+    await writeFile(statePath, JSON.stringify(state));
+    const again = await run("--issuer", "acme-robotics");
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain(`the sync state ${statePath}: the entry of issuer "7" cannot be read (at issuers.0.cursor: `);
+    expect(again.stderr).toContain("); that issuer is synced afresh (a full pass) and the others as the state says");
+    expect(again.stderr).toContain('issuer "7": full pass (state-unreadable)');
+    expect(again.stdout).toMatch(/^acme-robotics\s+incremental\s/m);
   });
 });

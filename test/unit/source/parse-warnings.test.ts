@@ -118,3 +118,23 @@ describe("other warnings", () => {
     ]);
   });
 });
+
+describe("a blank share class reference is absent (issue 25, item 1)", () => {
+  it("takes an empty or white-space-only shareClassName and shareClassId as absent, with a BLANK_VALUE warning each, on awards and units", () => {
+    for (const blank of ["", " ", "\t\n", "\u00a0"]) {
+      const award = parseAward({ ...awardRecord(), shareClassName: blank, shareClassId: blank }, ctx);
+      expect(Object.hasOwn(award.record, "shareClassName")).toBe(false);
+      expect(Object.hasOwn(award.record, "shareClassId")).toBe(false);
+      expect(award.warnings.map((w) => [w.code, w.path, w.value])).toEqual([
+        ["BLANK_VALUE", "shareClassName", blank],
+        ["BLANK_VALUE", "shareClassId", blank],
+      ]);
+      expect(award.warnings[0]?.message).toBe(`restrictedStockAward "3104" of issuer "7": shareClassName: ${JSON.stringify(blank)} is blank: taken as absent (the record names no share class this way)`);
+      const unit = parseUnit({ ...unitRecord(), shareClassId: blank }, ctx);
+      expect(Object.hasOwn(unit.record, "shareClassId")).toBe(false);
+      expect(unit.warnings.map((w) => [w.code, w.path])).toEqual([["BLANK_VALUE", "shareClassId"]]);
+    }
+    // A name with white space around it is a name, kept as sent.
+    expect(parseAward({ ...awardRecord(), shareClassName: " Common " }, ctx)).toMatchObject({ record: { shareClassName: " Common " }, warnings: [] });
+  });
+});

@@ -42,17 +42,30 @@ describe("the state file", () => {
     expect(await readSyncState(file)).toEqual({ version: 2, issuers: [] });
   });
 
-  it("refuses a file that is not a state, naming where it is wrong", async () => {
+  it("refuses a file that is not a state, and sets aside, alone, an issuer's entry it cannot read, naming where it is wrong", async () => {
     const file = join(dir, "state.json");
-    await writeFile(file, JSON.stringify({ version: 2, issuers: [{ ...state.issuers[0], store: { shards: [1], recent: 1, mapping: "../../etc" } }] }));
-    await expect(readSyncState(file)).rejects.toThrow(/at issuers\.0\.store\.mapping/);
+    await writeFile(file, JSON.stringify({ version: 2, issuers: [{ ...state.issuers[0], store: { shards: [1], recent: 1, mapping: "../../etc" } }, state.issuers[1]] }));
+    expect(await readSyncState(file)).toEqual({
+      version: 2,
+      issuers: [state.issuers[1]],
+      unreadable: [{ issuerId: "zeta", problem: expect.stringMatching(/^at issuers\.0\.store\.mapping: /) as unknown }],
+    });
     await writeFile(file, JSON.stringify({ version: 3, issuers: [] }));
     await expect(readSyncState(file)).rejects.toBeInstanceOf(SyncStateError);
     await expect(readSyncState(file)).rejects.toThrow(/it was left as it is\. To start afresh, move the state file away or delete it: the next sync is then a full pass of every issuer$/);
-    await writeFile(file, JSON.stringify({ version: 2, issuers: [state.issuers[0], state.issuers[0]] }));
-    await expect(readSyncState(file)).rejects.toThrow('lists issuer "zeta" twice');
-    await writeFile(file, JSON.stringify({ version: 1, issuers: [{ issuerId: "7" }] }));
-    await expect(readSyncState(file)).rejects.toThrow(/at issuers\.0\.cursor/);
+    await writeFile(file, JSON.stringify({ version: 2, issuers: {} }));
+    await expect(readSyncState(file)).rejects.toThrow(/at issuers: /);
+    await writeFile(file, JSON.stringify({ version: 2, issuers: [state.issuers[0], state.issuers[1], state.issuers[0]] }));
+    expect(await readSyncState(file)).toEqual({ version: 2, issuers: [state.issuers[1]], unreadable: [{ issuerId: "zeta", problem: 'issuer "zeta" is listed more than once' }] });
+    await writeFile(file, JSON.stringify({ version: 1, issuers: [{ issuerId: "7" }, null] }));
+    expect(await readSyncState(file)).toEqual({
+      version: 2,
+      issuers: [],
+      unreadable: [
+        { issuerId: "7", problem: expect.stringMatching(/^at issuers\.0\.cursor: /) as unknown },
+        { issuerId: undefined, problem: expect.stringMatching(/^at issuers\.1: /) as unknown },
+      ],
+    });
   });
 
   it("reads a state of version 1, keeping cursors and counts, without a store (the next pass is full)", async () => {
