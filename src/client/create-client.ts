@@ -383,9 +383,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return permit;
   }
 
-  /** The server says the minute's quota is spent: hold every request until it says it resets. */
+  /**
+   * The server's count, on every response: when it says a window is spent (`RateLimit-Remaining: 0`,
+   * the trio describing the window closest to its limit, or `X-RateLimit-Remaining-Minute: 0`), no
+   * request goes before `RateLimit-Reset`. Processes that share a credential without sharing a limiter
+   * each see the others' requests there, so they wait instead of spending retries on 429s.
+   */
   function honourQuotaHeaders(headers: Record<string, string>): void {
-    if (limiter === undefined || headers["x-ratelimit-remaining-minute"]?.trim() !== "0") return;
+    if (limiter === undefined) return;
+    const spent = headers["ratelimit-remaining"]?.trim() === "0" || headers["x-ratelimit-remaining-minute"]?.trim() === "0";
+    if (!spent) return;
     const reset = headers["ratelimit-reset"];
     const waitMs = reset === undefined ? undefined : parseRateLimitReset(reset, clock.now());
     // Without a reset time the limiter's own log is the best guide; a 429 would still pause it.
