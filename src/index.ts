@@ -32,8 +32,10 @@ export { createApiClient } from "./client/create-client.js";
 export type { ApiClient, ApiClientOptions, ApiResponse, ClientEvent, ClientStats, GetJsonOptions, HttpDispatcher, TimeoutOptions } from "./client/create-client.js";
 export type { AuthOptions } from "./client/auth.js";
 export type { Clock } from "./client/clock.js";
-export { createRateLimiter } from "./client/rate-limiter.js";
-export type { RateLimitPermit, RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
+export { createRateLimiter, quotaWindow } from "./client/rate-limiter.js";
+export type { QuotaWindow, RateLimitPermit, RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
+export { createRedisRateLimiter, quotaKey } from "./client/redis-rate-limiter.js";
+export type { RedisRateLimiter, RedisRateLimiterOptions } from "./client/redis-rate-limiter.js";
 export type { RetryOptions } from "./client/retry-timing.js";
 export {
   API_ERROR_CODES,
@@ -131,6 +133,8 @@ export type { CheckLineageOptions, LedgerProblemCode, LedgerSeverity, LineagePro
 export { ExportValidationError, exportIssuer } from "./export/export-issuer.js";
 export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport, MappedRecordItem } from "./export/export-issuer.js";
 export { exportIssuers, shardIndexOf, shardOf } from "./export/export-issuers.js";
+export { SHARD_INVALID, parseShard, shardFromEnvironment, shardOfIndex } from "./export/shard.js";
+export type { Shard } from "./export/shard.js";
 export type { ExportManyOptions, IssuerExportResult } from "./export/export-issuers.js";
 export { OutputLockedError } from "./export/output-lock.js";
 
