@@ -56,7 +56,7 @@ const HELP = { help: { type: "boolean", short: "h" } } as const;
 export const COMMAND_OPTIONS = {
   demo: { out: { type: "string" }, ...HELP },
   export: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, ...SHARD_FLAGS, resume: { type: "boolean" }, json: { type: "boolean" }, ...HELP },
-  pull: { ...CLIENT_FLAGS, ...JOB_FLAGS, out: { type: "string" }, "modified-after": { type: "string" }, "modified-before": { type: "string" }, ...HELP },
+  pull: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...SHARD_FLAGS, out: { type: "string" }, "modified-after": { type: "string" }, "modified-before": { type: "string" }, ...HELP },
   reconcile: {
     ...CLIENT_FLAGS,
     source: { type: "string" },
@@ -86,6 +86,7 @@ export const COMMAND_OPTIONS = {
     ...CLIENT_FLAGS,
     ...JOB_FLAGS,
     ...PACKAGE_FLAGS,
+    ...SHARD_FLAGS,
     state: { type: "string" },
     full: { type: "boolean" },
     "full-every": { type: "string" },

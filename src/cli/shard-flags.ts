@@ -5,6 +5,7 @@
  * see `src/export/shard.ts`). Any mistake is a usage error naming the flag or variable.
  */
 import { isOcfSyncError } from "../errors.js";
+import { shardOf } from "../export/export-issuers.js";
 import { SHARD_INVALID, type Shard, parseShard, shardFromEnvironment, shardOfIndex } from "../export/shard.js";
 import { parseInteger } from "./args.js";
 import { UsageError } from "./io.js";
@@ -59,4 +60,14 @@ export function readShardFlags(
   }
   if (count !== undefined) throw new UsageError(`--shard-count ${count} needs --shard-index I, or --shard auto`);
   return undefined;
+}
+
+/** The issuers of `shard` among `issuers` (all of them without a shard). */
+export function shardSlice(issuers: readonly string[], shard: Shard | undefined): string[] {
+  return shard === undefined ? [...issuers] : shardOf(issuers, shard.k, shard.n);
+}
+
+/** The state file of a shard of a sync: `state.json` becomes `state.json.shard-2-of-4`. */
+export function shardStateFile(state: string, shard: Shard): string {
+  return `${state}.shard-${shard.k}-of-${shard.n}`;
 }

@@ -1,6 +1,6 @@
 import { createApiClient } from "../../client/create-client.js";
 import { type DeadlineExceededError, isDeadlineExceededError, terminalSafe } from "../../errors.js";
-import { exportIssuers, shardOf, type IssuerExportResult } from "../../export/export-issuers.js";
+import { exportIssuers, type IssuerExportResult } from "../../export/export-issuers.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
@@ -12,7 +12,7 @@ import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, issuerFailureOf, logIssuerFailure, logNotableWarnings, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
-import { readShardFlags, SHARD_HELP } from "../shard-flags.js";
+import { readShardFlags, SHARD_HELP, shardSlice } from "../shard-flags.js";
 import { renderTable } from "../table.js";
 
 export const EXPORT_HELP = `Usage: ocf-sync export --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR [options]
@@ -123,7 +123,7 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
   const shard = readShardFlags(values, io.env);
   // Without a shared limiter (--rate-limiter) the N shards split the credential's quota.
   const clientOptions = clientOptionsFromFlags(values, io.env, shard?.n ?? 1);
-  const issuers = shard === undefined ? job.issuers : shardOf(job.issuers, shard.k, shard.n);
+  const issuers = shardSlice(job.issuers, shard);
   known.issuers = issuers;
   const { outDir, profileOf, directoryOf, ...packageOptions } = packageSettings;
   await prepareOutputFolder("out", outDir, io.signal);

@@ -4,10 +4,11 @@
  * (none of them gets a 429 however they overlap); with `--rate-limiter` they share it through a real
  * `redis-server`; and each reads its shard from the orchestrator's variables with `--shard auto`.
  */
-import { writeFile } from "node:fs/promises";
+import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fleetData } from "../../../bench/fleet-data.js";
+import { shardOf } from "../../../src/export/export-issuers.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { runCliProcess } from "../../helpers/cli-process.js";
 import { describeGated } from "../../helpers/gate.js";
@@ -72,6 +73,33 @@ describe("export shards on one credential", () => {
     });
     expect(exit.code).toBe(2);
     expect(exit.stderr).toContain("JOB_COMPLETION_INDEX=1 needs the number of shards: give --shard-count N or set OCF_SYNC_SHARD_COUNT");
+  });
+});
+
+describe("sync and pull shards", () => {
+  it("two sync --shard K/2 processes keep a state each (state.json.shard-K-of-2), split the quota and cover every issuer", { timeout: 120_000 }, async () => {
+    const before = server.stats();
+    const exits = await Promise.all(
+      [1, 2].map((k) =>
+        runCliProcess(["sync", "--base-url", server.url, "--issuers-file", "issuers.txt", "--out", `sync-out-${k}`, "--state", "state.json", "--shard", `${k}/2`, "--rate-per-second", String(QUOTA.perSecond), "--json", "--log", "plain"], {
+          cwd: folder(),
+        }),
+      ),
+    );
+    for (const exit of exits) expect(exit.code, exit.stderr).toBe(0);
+    const synced = exits.flatMap((exit) => (JSON.parse(exit.stdout) as ExportSummary).issuers.map((i) => i.issuerId));
+    expect(synced.sort()).toEqual([...server.issuers].sort());
+    expect(server.stats().rateLimited - before.rateLimited).toBe(0);
+    const states = (await readdir(folder())).filter((name) => name.startsWith("state.json"));
+    expect(states.filter((name) => !name.includes(".lock") && !name.includes(".snapshots")).sort()).toEqual(["state.json.shard-1-of-2", "state.json.shard-2-of-2"]);
+  });
+
+  it("pull --shard-index 0 --shard-count 2 pulls only the first slice", async () => {
+    const exit = await runCliProcess(["pull", "--base-url", server.url, "--issuers-file", "issuers.txt", "--shard-index", "0", "--shard-count", "2", "--out", "pulled.ndjson", "--log", "plain"], { cwd: folder() });
+    expect(exit.code, exit.stderr).toBe(0);
+    const lines = (await readFile(join(folder(), "pulled.ndjson"), "utf8")).trim().split("\n");
+    const issuers = new Set(lines.map((line) => (JSON.parse(line) as { issuerId: string }).issuerId));
+    expect([...issuers].sort()).toEqual(shardOf(server.issuers, 1, 2).sort());
   });
 });
 
