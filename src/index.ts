@@ -33,7 +33,7 @@ export type { ApiClient, ApiClientOptions, ApiResponse, ClientEvent, ClientStats
 export type { AuthOptions } from "./client/auth.js";
 export type { Clock } from "./client/clock.js";
 export { createRateLimiter, quotaWindow } from "./client/rate-limiter.js";
-export type { QuotaWindow, RateLimitPermit, RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
+export type { PauseReason, QuotaWindow, RateLimitPermit, RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
 export { createRedisRateLimiter, quotaKey } from "./client/redis-rate-limiter.js";
 export type { RedisRateLimiter, RedisRateLimiterOptions } from "./client/redis-rate-limiter.js";
 export type { RetryOptions } from "./client/retry-timing.js";

@@ -396,7 +396,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     const reset = headers["ratelimit-reset"];
     const waitMs = reset === undefined ? undefined : parseRateLimitReset(reset, clock.now());
     // Without a reset time the limiter's own log is the best guide; a 429 would still pause it.
-    if (waitMs !== undefined) limiter.pauseUntil(clock.now() + Math.min(waitMs, 60_000));
+    if (waitMs !== undefined) limiter.pauseUntil(clock.now() + Math.min(waitMs, 60_000), "server-count");
   }
 
   async function attemptOnce(
@@ -521,7 +521,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       } else {
         delayMs = retryDelay({ retry: attempt, status: result.status, headers: result.headers, nowMs: clock.now(), policy, random }).delayMs;
         // The quota is spent for everyone using this limiter, not just for this call.
-        if (result.status === 429) limiter?.pauseUntil(clock.now() + delayMs);
+        if (result.status === 429) limiter?.pauseUntil(clock.now() + delayMs, "rate-limited");
         if (attempt >= policy.maxAttempts || clock.now() - started + delayMs > policy.maxElapsedMs) throw result.error;
       }
       stats.retries += 1;

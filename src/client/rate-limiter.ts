@@ -27,6 +27,9 @@ export interface RateLimitPermit {
   done(): void;
 }
 
+/** Why a limiter is paused: a 429, or the server's count of the quota (`RateLimit-Remaining: 0`). */
+export type PauseReason = "rate-limited" | "server-count";
+
 /** Grants request slots within a quota. */
 export interface RateLimiter {
   /**
@@ -41,9 +44,11 @@ export interface RateLimiter {
   acquirePermit?(options?: { signal?: AbortSignal }): Promise<RateLimitPermit>;
   /**
    * Grants nothing before `epochMs` (on the limiter's clock): used when the server says the quota is
-   * spent (a 429, or `RateLimit-Remaining: 0` on any response). A pause never shortens an earlier one.
+   * spent. A pause never shortens an earlier one. `reason` says how: `"rate-limited"` for a 429,
+   * `"server-count"` for `RateLimit-Remaining: 0` on a response that was let through (a limiter that
+   * counts every request of the credential itself, as the Redis one does, may leave those aside).
    */
-  pauseUntil(epochMs: number): void;
+  pauseUntil(epochMs: number, reason?: PauseReason): void;
   /** The configured quota (a share of the service's quota may be fractional: see {@link quotaWindow}). */
   readonly limits: { readonly perSecond: number; readonly perMinute: number };
 }

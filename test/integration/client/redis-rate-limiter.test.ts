@@ -106,6 +106,17 @@ describeGated(gate, "the Redis rate limiter", () => {
     expect(sleeps).toEqual([1000]);
   });
 
+  it("leaves aside the server's count (RateLimit-Remaining: 0): the shared log already holds every request", async () => {
+    const key = "server-count-key";
+    const first = limiter(key, { perSecond: 100, perMinute: 1000 });
+    first.pauseUntil(Date.now() + 60_000, "server-count");
+    // Granted at once, and no pause in Redis afterwards (a command after it on the same connection).
+    (await first.acquirePermit!()).done();
+    const probe = createRespClient(redis.url);
+    opened.push(probe);
+    expect(await probe.command(["EXISTS", `ocf-sync:quota:{${key}}:pause`])).toBe(0);
+  });
+
   it("the key is a hash: neither the token nor the client secret reaches Redis", async () => {
     const key = quotaKey({ baseUrl: "https://api.example.com", auth: { type: "oauth2", tokenUrl: "https://login.example.com/o/access_token/", clientId: "my-client", clientSecret: "s3cret-value" } });
     expect(key).toMatch(/^[0-9a-f]{32}$/);
