@@ -77,6 +77,8 @@ function resolveGate(options: {
   what: string;
   requiredBy: string | undefined;
   howToRun: string;
+  /** Where the candidates are, for the skip line; by default they are listed. */
+  where?: string;
 }): Gate {
   const { name, variable, named, candidates, exists, what, requiredBy, howToRun } = options;
   if (named !== undefined && named !== "") {
@@ -95,7 +97,7 @@ function resolveGate(options: {
   return {
     name,
     found,
-    missing: found === undefined ? `${variable} is unset and there is none at ${candidates.join(", ")}` : "",
+    missing: found === undefined ? `${variable} is unset and there is none ${options.where ?? `at ${candidates.join(", ")}`}` : "",
     howToRun,
     requiredBy,
     misconfigured: undefined,
@@ -156,6 +158,7 @@ export function redisGate(env: Env = process.env): Gate {
     what: "an executable file",
     requiredBy: demands(env.OCF_SYNC_REQUIRE_REDIS) ? "OCF_SYNC_REQUIRE_REDIS=1" : undefined,
     howToRun: "Install Redis (Debian: apt-get install redis-server) or run with OCF_SYNC_REDIS_SERVER=/path/to/redis-server npm test",
+    where: "on the PATH",
   });
 }
 
