@@ -191,6 +191,8 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
   const memberPrefix = `${process.pid}.${randomBytes(6).toString("hex")}`;
   let members = 0;
   let pausedUntil = Number.NEGATIVE_INFINITY;
+  // Since when Redis has been out of reach (`undefined` while it answers).
+  let unreachableSince: number | undefined;
   const inTurn = turns();
 
   async function run(args: readonly (string | number)[], signal: AbortSignal | undefined): Promise<number> {
@@ -206,18 +208,23 @@ export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisR
     return typeof reply === "number" ? reply : Number(reply);
   }
 
-  /** Runs the script, trying again while Redis cannot be reached, for up to `unavailableAfterMs`. */
+  /**
+   * Runs the script, trying again while Redis cannot be reached, until it has been out of reach for
+   * `unavailableAfterMs`: counted across calls, so that once it has, every waiter fails after one try
+   * (a batch of thousands of issuers ends in seconds, not in thousands of waits).
+   */
   async function runPatiently(args: readonly (string | number)[], signal: AbortSignal | undefined): Promise<number> {
-    let firstFailure: number | undefined;
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return await run(args, signal);
+        const reply = await run(args, signal);
+        unreachableSince = undefined;
+        return reply;
       } catch (error) {
         if (isAborted(signal)) throw error;
         if (!(error instanceof OcfSyncError && error.code === REDIS_UNAVAILABLE)) throw error;
         const now = clock.now();
-        firstFailure ??= now;
-        if (now - firstFailure >= unavailableAfterMs) throw error;
+        unreachableSince ??= now;
+        if (now - unreachableSince >= unavailableAfterMs) throw error;
         const delayMs = Math.min(2000, 100 * 2 ** (attempt - 1));
         logger.warn({ redis: redis.address, attempt, delayMs, error: error.message }, "the shared rate limiter's Redis cannot be reached; trying again");
         await clock.sleep(delayMs, signal);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type ApiClient, createApiClient } from "../../../src/client/create-client.js";
 import { isAbortedError } from "../../../src/client/errors.js";
+import { systemClock } from "../../../src/client/clock.js";
 import { createRateLimiter } from "../../../src/client/rate-limiter.js";
 import { createRedisRateLimiter, quotaKey, type RedisRateLimiter } from "../../../src/client/redis-rate-limiter.js";
 import { createRespClient } from "../../../src/client/resp-client.js";
@@ -142,11 +143,25 @@ describeGated(gate, "the Redis rate limiter", () => {
   });
 
   it("fails with RATE_LIMITER_UNAVAILABLE once Redis stays unreachable, naming it without a password", async () => {
-    const l = createRedisRateLimiter({ url: "redis://:hunter2@127.0.0.1:9/0", key: "k", unavailableAfterMs: 300 });
+    const sleeps: number[] = [];
+    const clock = {
+      now: () => systemClock.now(),
+      sleep: (ms: number, signal?: AbortSignal) => {
+        sleeps.push(ms);
+        return systemClock.sleep(ms, signal);
+      },
+    };
+    const l = createRedisRateLimiter({ url: "redis://:hunter2@127.0.0.1:9/0", key: "k", unavailableAfterMs: 300, clock });
     opened.push(l);
     const error = (await l.acquire().catch((e: unknown) => e)) as { code?: string; message?: string };
     expect(error.code).toBe("RATE_LIMITER_UNAVAILABLE");
     expect(error.message).toContain("redis://127.0.0.1:9/0");
     expect(error.message).not.toContain("hunter2");
+    expect(sleeps.length).toBeGreaterThan(0);
+    // Once it has been out of reach that long, the next waiters fail after one try each, waiting for nothing.
+    sleeps.length = 0;
+    const next = await Promise.all([l.acquire().catch((e: unknown) => e), l.acquire().catch((e: unknown) => e)]);
+    expect(next.map((e) => (e as { code?: string }).code)).toEqual(["RATE_LIMITER_UNAVAILABLE", "RATE_LIMITER_UNAVAILABLE"]);
+    expect(sleeps).toEqual([]);
   });
 });
