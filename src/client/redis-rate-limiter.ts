@@ -76,6 +76,7 @@ export interface RedisRateLimiterOptions {
 export interface RedisRateLimiter extends RateLimiter {
   /** The Redis server, without credentials. */
   readonly address: string;
+  /** Closes the connection to Redis (a later request opens a new one). */
   close(): void;
 }
 

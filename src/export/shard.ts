@@ -61,8 +61,6 @@ export function shardOfIndex(index: string, count: string, names: { index: strin
   return { k: i + 1, n };
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /** The variables {@link shardFromEnvironment} reads, for messages and documentation. */
 export const SHARD_VARIABLES = ["OCF_SYNC_SHARD", "JOB_COMPLETION_INDEX", "OCF_SYNC_SHARD_COUNT", "AWS_BATCH_JOB_ARRAY_INDEX", "AWS_BATCH_JOB_ARRAY_SIZE"] as const;
 
@@ -88,7 +86,7 @@ function given(value: string | undefined): value is string {
  * const shard = shardFromEnvironment(process.env); // { k: 3, n: 8 } in the pod of index 2
  * const mine = shard === undefined ? issuers : shardOf(issuers, shard.k, shard.n);
  */
-export function shardFromEnvironment(env: Env, options: { count?: number } = {}): Shard | undefined {
+export function shardFromEnvironment(env: Readonly<Record<string, string | undefined>>, options: { count?: number } = {}): Shard | undefined {
   const found: { shard: Shard; from: string }[] = [];
   const countOption = options.count;
   if (countOption !== undefined && !(Number.isSafeInteger(countOption) && countOption >= 1)) {
