@@ -12,11 +12,13 @@
  *   npm run bench -- reconcile    reconcile of 2,000, 10,000 and 30,000 generated records: peak memory, time against an export
  *   npm run bench -- sync         the sync on a generated issuer (10,000 and 100,000 records) against a full export
  *   npm run bench -- quota        only the rate-limit section (about 75 s: it must outlast a minute window)
+ *   npm run bench -- fleet        4 shard processes on one credential against 1 process (about 5 min)
  */
 import { benchExport } from "./export.js";
 import { benchMapping } from "./mapping.js";
 import { benchParse } from "./parse.js";
 import { benchPullThroughput } from "./pull-throughput.js";
+import { benchFleetQuota } from "./fleet-quota.js";
 import { benchQuotaShare } from "./quota-share.js";
 import { benchReconcile } from "./reconcile.js";
 import { benchSync } from "./sync.js";
@@ -30,6 +32,7 @@ const sections: Record<string, () => Promise<string>> = {
   pull: benchPullThroughput,
   reconcile: benchReconcile,
   quota: benchQuotaShare,
+  fleet: benchFleetQuota,
   sync: benchSync,
 };
 

@@ -33,8 +33,10 @@ export type { ApiClient, ApiClientOptions, ApiResponse, ClientEvent, ClientStats
 export type { AuthOptions } from "./client/auth.js";
 export { createRedactor, type Redactor } from "./redaction.js";
 export type { Clock } from "./client/clock.js";
-export { createRateLimiter } from "./client/rate-limiter.js";
-export type { RateLimitPermit, RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
+export { createRateLimiter, quotaWindow } from "./client/rate-limiter.js";
+export type { PauseReason, QuotaWindow, RateLimitPermit, RateLimiter, RateLimiterOptions } from "./client/rate-limiter.js";
+export { createRedisRateLimiter, quotaKey } from "./client/redis-rate-limiter.js";
+export type { RedisRateLimiter, RedisRateLimiterOptions } from "./client/redis-rate-limiter.js";
 export type { RetryOptions } from "./client/retry-timing.js";
 export {
   API_ERROR_CODES,
@@ -132,6 +134,8 @@ export type { CheckLineageOptions, LedgerProblemCode, LedgerSeverity, LineagePro
 export { ExportValidationError, exportIssuer } from "./export/export-issuer.js";
 export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport, MappedRecordItem } from "./export/export-issuer.js";
 export { exportIssuers, shardIndexOf, shardOf } from "./export/export-issuers.js";
+export { SHARD_INVALID, parseShard, shardFromEnvironment, shardOfIndex } from "./export/shard.js";
+export type { Shard } from "./export/shard.js";
 export type { ExportManyOptions, IssuerExportResult } from "./export/export-issuers.js";
 export { OutputLockedError } from "./export/output-lock.js";
 

@@ -142,6 +142,14 @@ export function parseInteger(option: string, text: string | undefined, bounds: {
   return value;
 }
 
+/** A number > 0 written in decimals (`10`, `2.5`, `0.25`), at most `max`, or a usage error naming the option. */
+export function parsePositiveNumber(option: string, text: string | undefined, max: number): number | undefined {
+  if (text === undefined) return undefined;
+  const value = /^(\d+(\.\d+)?|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
+  if (!(value > 0 && value <= max)) throw new UsageError(`--${option} takes a number above 0 and up to ${max} (fractions too, such as 2.5 or 0.25), got ${JSON.stringify(text)}`);
+  return value;
+}
+
 /** A fraction from 0 to 1, or a usage error. */
 export function parseFraction(option: string, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;

@@ -5,9 +5,12 @@
  */
 import type { ApiClientOptions } from "../client/create-client.js";
 import { isClientConfigError } from "../client/errors.js";
+import { createRateLimiter } from "../client/rate-limiter.js";
 import { parseBaseUrl } from "../client/paths.js";
 import { redactUrl, type Redactor } from "../redaction.js";
-import { parseInteger } from "./args.js";
+import { createRedisRateLimiter, quotaKey } from "../client/redis-rate-limiter.js";
+import { parseRedisUrl } from "../client/resp-client.js";
+import { parseInteger, parsePositiveNumber } from "./args.js";
 import { CLIENT_FLAGS } from "./command-options.js";
 import { UsageError } from "./io.js";
 
@@ -20,8 +23,12 @@ export const CLIENT_FLAGS_HELP = `Connection:
   --client-id ID           OAuth2 client id (or OCF_SYNC_CLIENT_ID)
   --client-secret SECRET   OAuth2 client secret; better: set OCF_SYNC_CLIENT_SECRET
   --scope SCOPE            OAuth2 scope, repeatable (default read_issuer_securities)
-  --rate-per-second N      client-side limit (default 10, the service's quota)
-  --rate-per-minute N      client-side limit (default 300, the service's quota)
+  --rate-per-second N      the credential's quota per second (default 10, the service's); fractions
+                           too (2.5, 0.5). With --shard K/N each shard takes 1/N of it
+  --rate-per-minute N      the same per minute (default 300, the service's)
+  --rate-limiter URL       share one quota between every process of the credential through Redis,
+                           e.g. redis://127.0.0.1:6379/0 (then --shard does not split the rates);
+                           or set OCF_SYNC_RATE_LIMITER
   --max-attempts N         attempts per request, retries included (default 6)
   --timeout-ms N           the most one attempt may take, from connecting to the last byte of the
                            body, and the longest wait to connect, for the headers or for more of
@@ -41,11 +48,15 @@ type ClientFlagValues = {
   [K in keyof typeof CLIENT_FLAGS]?: (typeof CLIENT_FLAGS)[K] extends { multiple: true } ? string[] : string;
 };
 
-/** Builds client options from flags and environment; a usage error for anything missing or contradictory. */
+/**
+ * Builds client options from flags and environment; a usage error for anything missing or
+ * contradictory. `shares` is how many processes split the credential's quota with no shared limiter
+ * (the N of `--shard K/N`): each one is paced to 1/N of the rates.
+ */
 export function clientOptionsFromFlags(
   values: ClientFlagValues,
   env: Readonly<Record<string, string | undefined>>,
-  redactor?: Redactor,
+  { redactor, shares = 1 }: { redactor?: Redactor | undefined; shares?: number } = {},
 ): ApiClientOptions {
   // Each value by where it came from, so that a mistake names the flag or variable to change.
   const fromWhere = (flag: keyof typeof CLIENT_FLAGS, variable: string): string =>
@@ -116,13 +127,26 @@ export function clientOptionsFromFlags(
     if (values.scope !== undefined) throw new UsageError("--scope is for OAuth2 client credentials (--token-url, --client-id, --client-secret); a bearer token has its scopes already");
     if (token !== undefined && token !== "") options.auth = { type: "bearer", token };
   }
-  const perSecond = parseInteger("rate-per-second", values["rate-per-second"], { min: 1, max: 10_000 });
-  const perMinute = parseInteger("rate-per-minute", values["rate-per-minute"], { min: 1, max: 600_000 });
-  if (perSecond !== undefined || perMinute !== undefined) {
-    options.rateLimit = {
-      ...(perSecond === undefined ? {} : { perSecond }),
-      ...(perMinute === undefined ? {} : { perMinute }),
-    };
+  const perSecond = parsePositiveNumber("rate-per-second", values["rate-per-second"], 10_000) ?? 10;
+  const perMinute = parsePositiveNumber("rate-per-minute", values["rate-per-minute"], 600_000) ?? 300;
+  const redisUrl = values["rate-limiter"] ?? env.OCF_SYNC_RATE_LIMITER;
+  if (redisUrl !== undefined && redisUrl !== "") {
+    try {
+      parseRedisUrl(redisUrl);
+    } catch (error) {
+      throw new UsageError(`${fromWhere("rate-limiter", "OCF_SYNC_RATE_LIMITER")} ${error instanceof Error ? error.message : String(error)}`);
+    }
+    // One quota for every process of the credential, whatever the shards: nothing to split.
+    options.rateLimit = createRedisRateLimiter({ url: redisUrl, key: quotaKey(options), perSecond, perMinute });
+  } else if (shares > 1 || values["rate-per-second"] !== undefined || values["rate-per-minute"] !== undefined) {
+    const rateLimit = { perSecond: perSecond / shares, perMinute: perMinute / shares };
+    try {
+      createRateLimiter(rateLimit);
+      options.rateLimit = rateLimit;
+    } catch (error) {
+      if (!isClientConfigError(error)) throw error;
+      throw new UsageError(`the rates split ${shares} ways (${perSecond}/s and ${perMinute}/min) are too small to pace: share one quota with --rate-limiter instead`);
+    }
   }
   const maxAttempts = parseInteger("max-attempts", values["max-attempts"], { min: 1, max: 100 });
   if (maxAttempts !== undefined) options.retry = { maxAttempts };

@@ -14,6 +14,7 @@ export const CLIENT_FLAGS = {
   scope: { type: "string", multiple: true },
   "rate-per-second": { type: "string" },
   "rate-per-minute": { type: "string" },
+  "rate-limiter": { type: "string" },
   "max-attempts": { type: "string" },
   "timeout-ms": { type: "string" },
 } as const;
@@ -43,12 +44,19 @@ export const PACKAGE_FLAGS = {
   "no-validate": { type: "boolean" },
 } as const;
 
+/** Which slice of the issuer list a run takes (see `shard-flags.ts`). */
+export const SHARD_FLAGS = {
+  shard: { type: "string" },
+  "shard-index": { type: "string" },
+  "shard-count": { type: "string" },
+} as const;
+
 const HELP = { help: { type: "boolean", short: "h" } } as const;
 
 export const COMMAND_OPTIONS = {
   demo: { out: { type: "string" }, ...HELP },
-  export: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, shard: { type: "string" }, resume: { type: "boolean" }, json: { type: "boolean" }, summary: { type: "string" }, ...HELP },
-  pull: { ...CLIENT_FLAGS, ...JOB_FLAGS, out: { type: "string" }, "modified-after": { type: "string" }, "modified-before": { type: "string" }, ...HELP },
+  export: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...PACKAGE_FLAGS, ...SHARD_FLAGS, resume: { type: "boolean" }, json: { type: "boolean" }, summary: { type: "string" }, ...HELP },
+  pull: { ...CLIENT_FLAGS, ...JOB_FLAGS, ...SHARD_FLAGS, out: { type: "string" }, "modified-after": { type: "string" }, "modified-before": { type: "string" }, ...HELP },
   reconcile: {
     ...CLIENT_FLAGS,
     source: { type: "string" },
@@ -78,6 +86,7 @@ export const COMMAND_OPTIONS = {
     ...CLIENT_FLAGS,
     ...JOB_FLAGS,
     ...PACKAGE_FLAGS,
+    ...SHARD_FLAGS,
     state: { type: "string" },
     full: { type: "boolean" },
     "full-every": { type: "string" },

@@ -394,13 +394,20 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     return permit;
   }
 
-  /** The server says the minute's quota is spent: hold every request until it says it resets. */
+  /**
+   * The server's count, on every response: when it says a window is spent (`RateLimit-Remaining: 0`,
+   * the trio describing the window closest to its limit, or `X-RateLimit-Remaining-Minute: 0`), no
+   * request goes before `RateLimit-Reset`. Processes that share a credential without sharing a limiter
+   * each see the others' requests there, so they wait instead of spending retries on 429s.
+   */
   function honourQuotaHeaders(headers: Record<string, string>): void {
-    if (limiter === undefined || headers["x-ratelimit-remaining-minute"]?.trim() !== "0") return;
+    if (limiter === undefined) return;
+    const spent = headers["ratelimit-remaining"]?.trim() === "0" || headers["x-ratelimit-remaining-minute"]?.trim() === "0";
+    if (!spent) return;
     const reset = headers["ratelimit-reset"];
     const waitMs = reset === undefined ? undefined : parseRateLimitReset(reset, clock.now());
     // Without a reset time the limiter's own log is the best guide; a 429 would still pause it.
-    if (waitMs !== undefined) limiter.pauseUntil(clock.now() + Math.min(waitMs, 60_000));
+    if (waitMs !== undefined) limiter.pauseUntil(clock.now() + Math.min(waitMs, 60_000), "server-count");
   }
 
   async function attemptOnce(
@@ -527,7 +534,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       } else {
         delayMs = retryDelay({ retry: attempt, status: result.status, headers: result.headers, nowMs: clock.now(), policy, random }).delayMs;
         // The quota is spent for everyone using this limiter, not just for this call.
-        if (result.status === 429) limiter?.pauseUntil(clock.now() + delayMs);
+        if (result.status === 429) limiter?.pauseUntil(clock.now() + delayMs, "rate-limited");
         if (attempt >= policy.maxAttempts || clock.now() - started + delayMs > policy.maxElapsedMs) throw result.error;
       }
       stats.retries += 1;

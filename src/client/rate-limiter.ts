@@ -27,6 +27,9 @@ export interface RateLimitPermit {
   done(): void;
 }
 
+/** Why a limiter is paused: a 429, or the server's count of the quota (`RateLimit-Remaining: 0`). */
+export type PauseReason = "rate-limited" | "server-count";
+
 /** Grants request slots within a quota. */
 export interface RateLimiter {
   /**
@@ -41,22 +44,25 @@ export interface RateLimiter {
   acquirePermit?(options?: { signal?: AbortSignal }): Promise<RateLimitPermit>;
   /**
    * Grants nothing before `epochMs` (on the limiter's clock): used when the server says the quota is
-   * spent (a 429, or `X-RateLimit-Remaining-Minute: 0`). A pause never shortens an earlier one.
+   * spent. A pause never shortens an earlier one. `reason` says how: `"rate-limited"` for a 429,
+   * `"server-count"` for `RateLimit-Remaining: 0` on a response that was let through (a limiter that
+   * counts every request of the credential itself, as the Redis one does, may leave those aside).
    */
-  pauseUntil(epochMs: number): void;
-  /** The configured quota. */
+  pauseUntil(epochMs: number, reason?: PauseReason): void;
+  /** The configured quota (a share of the service's quota may be fractional: see {@link quotaWindow}). */
   readonly limits: { readonly perSecond: number; readonly perMinute: number };
 }
 
 /** Options of {@link createRateLimiter}. */
 export interface RateLimiterOptions {
   /**
-   * Most requests in any window of one second.
+   * Most requests in any window of one second; any number > 0 (a share of a quota, such as 10 / 4).
+   * How a fractional rate is held: {@link quotaWindow}.
    * @default 10
    */
   perSecond?: number;
   /**
-   * Most requests in any window of sixty seconds.
+   * Most requests in any window of sixty seconds; any number > 0, like `perSecond`.
    * @default 300
    */
   perMinute?: number;
@@ -81,9 +87,69 @@ export interface RateLimiterOptions {
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60_000;
 
-function positiveInteger(option: string, value: number): number {
-  if (!Number.isSafeInteger(value) || value < 1) throw new ClientConfigError(option, value, "must be a positive integer");
+/** A window of the log: at most `count` grants in any `ms` milliseconds. */
+export interface QuotaWindow {
+  readonly count: number;
+  readonly ms: number;
+}
+
+/**
+ * The window that holds a rate of `rate` requests per `baseMs` (a second, a minute) without ever
+ * exceeding it in a window of `baseMs`, which is what a server counts: a whole number of requests is
+ * kept as is; above 1 the fraction is dropped (2.5 a second is 2 in any second: a server's window never
+ * holds half a request); below 1 it is one request every `baseMs / rate` (0.5 a second is one every
+ * 2 s), rounded up to the millisecond. So the shares of N processes (`rate / N` each) never add up to
+ * more than the quota in any window: only a share below 1 can, when the processes' single requests
+ * meet in one window, which is what a shared limiter (`createRedisRateLimiter`) is for.
+ *
+ * @example
+ * quotaWindow(300 / 7, 60_000); // { count: 42, ms: 60000 }
+ * quotaWindow(10 / 20, 1000);   // { count: 1, ms: 2000 }
+ */
+export function quotaWindow(rate: number, baseMs: number): QuotaWindow {
+  if (rate >= 1) return { count: Math.floor(rate), ms: baseMs };
+  return { count: 1, ms: Math.ceil(baseMs / rate) };
+}
+
+// The longest wait a timer holds (2^31 - 1 ms, about 24.8 days): a window longer than that is no rate.
+const LONGEST_WINDOW_MS = 2_147_483_647;
+
+/** Checks a rate of requests per `baseMs`: a finite number > 0 whose window a timer can wait out. */
+export function positiveRate(option: string, value: number, baseMs: number): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) throw new ClientConfigError(option, value, "must be a number > 0");
+  if (quotaWindow(value, baseMs).ms > LONGEST_WINDOW_MS) throw new ClientConfigError(option, value, "is too small (fewer than one request in 24 days)");
   return value;
+}
+
+/**
+ * First come, first served turns for the waiters of a limiter: `inTurn(signal, body)` runs `body` once
+ * every earlier waiter's body has ended, and rejects with `ABORTED` when `signal` fires first (or
+ * while `body` runs).
+ */
+export function turns(): <T>(signal: AbortSignal | undefined, body: () => Promise<T>) => Promise<T> {
+  // The turn of the last waiter: each one waits for the one before it.
+  let tail: Promise<void> = Promise.resolve();
+  return async <T>(signal: AbortSignal | undefined, body: () => Promise<T>): Promise<T> => {
+    if (isAborted(signal)) throw abortError("Waiting for the rate limiter", signal);
+    const previous = tail;
+    let release!: () => void;
+    tail = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let hadTurn = false;
+    try {
+      await raceAbort(previous, signal);
+      hadTurn = true;
+      return await body();
+    } catch (error) {
+      if (isAborted(signal)) throw abortError("Waiting for the rate limiter", signal);
+      throw error;
+    } finally {
+      // An aborted waiter hands its turn on only when its own turn comes, so that order is kept.
+      if (hadTurn) release();
+      else void previous.then(release);
+    }
+  };
 }
 
 /**
@@ -95,8 +161,10 @@ function positiveInteger(option: string, value: number): number {
  * const b = createApiClient({ baseUrl: otherUrl, rateLimit: limiter }); // same credentials, one quota
  */
 export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
-  const perSecond = positiveInteger("rateLimit.perSecond", options.perSecond ?? 10);
-  const perMinute = positiveInteger("rateLimit.perMinute", options.perMinute ?? 300);
+  const perSecond = positiveRate("rateLimit.perSecond", options.perSecond ?? 10, SECOND_MS);
+  const perMinute = positiveRate("rateLimit.perMinute", options.perMinute ?? 300, MINUTE_MS);
+  const second = quotaWindow(perSecond, SECOND_MS);
+  const minute = quotaWindow(perMinute, MINUTE_MS);
   const margin = options.safetyMarginMs ?? 25;
   if (!Number.isFinite(margin) || margin < 0) throw new ClientConfigError("rateLimit.safetyMarginMs", margin, "must be a number >= 0");
   const minuteMargin = options.minuteSafetyMarginMs ?? 250;
@@ -110,8 +178,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   // not by count: an early grant answered late can outlive later ones.)
   const grants: { at: number | undefined; secondPad: number; minutePad: number }[] = [];
   let pausedUntil = Number.NEGATIVE_INFINITY;
-  // The turn of the last waiter: each acquire waits for the one before it.
-  let tail: Promise<void> = Promise.resolve();
+  const inTurn = turns();
 
   /**
    * The `count`-th latest padded time in the log, a request in flight counting as now: a window
@@ -131,15 +198,15 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
 
   /** Drops the answered grants that no window ending now or later can hold. */
   function forgetExpired(now: number): void {
-    const live = grants.filter((g) => g.at === undefined || g.at + g.secondPad + SECOND_MS > now || g.at + g.minutePad + MINUTE_MS > now);
+    const live = grants.filter((g) => g.at === undefined || g.at + g.secondPad + second.ms > now || g.at + g.minutePad + minute.ms > now);
     if (live.length !== grants.length) grants.splice(0, grants.length, ...live);
   }
 
   function earliestGrant(now: number): number {
     let at = pausedUntil;
     const n = grants.length;
-    if (n >= perSecond) at = Math.max(at, latest(perSecond, now, "secondPad") + SECOND_MS);
-    if (n >= perMinute) at = Math.max(at, latest(perMinute, now, "minutePad") + MINUTE_MS);
+    if (n >= second.count) at = Math.max(at, latest(second.count, now, "secondPad") + second.ms);
+    if (n >= minute.count) at = Math.max(at, latest(minute.count, now, "minutePad") + minute.ms);
     return at;
   }
 
@@ -149,16 +216,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
    */
   async function grant(acquireOptions: { signal?: AbortSignal }, inFlight: boolean): Promise<(typeof grants)[number]> {
     const { signal } = acquireOptions;
-    if (isAborted(signal)) throw abortError("Waiting for the rate limiter", signal);
-    const previous = tail;
-    let release!: () => void;
-    tail = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let hadTurn = false;
-    try {
-      await raceAbort(previous, signal);
-      hadTurn = true;
+    return inTurn(signal, async () => {
       // Loop: a pause may arrive while sleeping, and the clock may wake us a little early.
       for (;;) {
         const now = clock.now();
@@ -171,14 +229,7 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
         }
         await clock.sleep(wait, signal);
       }
-    } catch (error) {
-      if (isAborted(signal)) throw abortError("Waiting for the rate limiter", signal);
-      throw error;
-    } finally {
-      // An aborted waiter hands its turn on only when its own turn comes, so that order is kept.
-      if (hadTurn) release();
-      else void previous.then(release);
-    }
+    });
   }
 
   return {

@@ -7,13 +7,15 @@
  *   project when it exists. Never copied into the repository.
  * - chromium: the browser the HTML report test drives through playwright-core (never a download),
  *   named by `OCF_SYNC_CHROMIUM`, else the first usual install path that exists.
+ * - redis: a `redis-server` executable the shared-quota tests start on a free loopback port of their
+ *   own, named by `OCF_SYNC_REDIS_SERVER`, else the first on the PATH.
  *
  * Absent: the suites are skipped and the run prints one line per gate saying how to run them.
- * `OCF_SYNC_REQUIRE_CONFORMANCE=1` / `OCF_SYNC_REQUIRE_BROWSER=1` (set by `.ci/run`) turn absence into
+ * `OCF_SYNC_REQUIRE_CONFORMANCE=1` / `OCF_SYNC_REQUIRE_BROWSER=1` / `OCF_SYNC_REQUIRE_REDIS=1` (set by `.ci/run`) turn absence into
  * a failure, and so does a variable naming something that is not there.
  */
 import { accessSync, constants, statSync } from "node:fs";
-import { resolve } from "node:path";
+import { delimiter, join, resolve } from "node:path";
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -75,6 +77,8 @@ function resolveGate(options: {
   what: string;
   requiredBy: string | undefined;
   howToRun: string;
+  /** Where the candidates are, for the skip line; by default they are listed. */
+  where?: string;
 }): Gate {
   const { name, variable, named, candidates, exists, what, requiredBy, howToRun } = options;
   if (named !== undefined && named !== "") {
@@ -93,7 +97,7 @@ function resolveGate(options: {
   return {
     name,
     found,
-    missing: found === undefined ? `${variable} is unset and there is none at ${candidates.join(", ")}` : "",
+    missing: found === undefined ? `${variable} is unset and there is none ${options.where ?? `at ${candidates.join(", ")}`}` : "",
     howToRun,
     requiredBy,
     misconfigured: undefined,
@@ -142,7 +146,23 @@ export function chromiumGate(env: Env = process.env, candidates: readonly string
   });
 }
 
+/** A `redis-server` executable: `OCF_SYNC_REDIS_SERVER`, else the first on the PATH. */
+export function redisGate(env: Env = process.env): Gate {
+  const path = env.PATH ?? "";
+  return resolveGate({
+    name: "redis",
+    variable: "OCF_SYNC_REDIS_SERVER",
+    named: env.OCF_SYNC_REDIS_SERVER,
+    candidates: path === "" ? [] : path.split(delimiter).filter((dir) => dir !== "").map((dir) => join(dir, "redis-server")),
+    exists: isExecutable,
+    what: "an executable file",
+    requiredBy: demands(env.OCF_SYNC_REQUIRE_REDIS) ? "OCF_SYNC_REQUIRE_REDIS=1" : undefined,
+    howToRun: "Install Redis (Debian: apt-get install redis-server) or run with OCF_SYNC_REDIS_SERVER=/path/to/redis-server npm test",
+    where: "on the PATH",
+  });
+}
+
 /** Every gate of the test run. */
 export function allGates(env: Env = process.env): Gate[] {
-  return [conformanceGate(env), chromiumGate(env)];
+  return [conformanceGate(env), chromiumGate(env), redisGate(env)];
 }

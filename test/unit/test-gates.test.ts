@@ -6,7 +6,7 @@ import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumGate, conformanceGate, gateFailure } from "../helpers/gates.js";
+import { chromiumGate, conformanceGate, gateFailure, redisGate } from "../helpers/gates.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -96,5 +96,33 @@ describe("the third-party folder", () => {
       }
     }
     expect(found).toEqual([join("test", "helpers", "gates.ts")]);
+  });
+});
+
+describe("the Redis gate", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "ocf-sync-gates-"));
+    await mkdir(join(dir, "bin"));
+    await writeFile(join(dir, "bin", "redis-server"), "#!/bin/sh\n");
+    await chmod(join(dir, "bin", "redis-server"), 0o755);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("finds redis-server on the PATH", () => {
+    expect(redisGate({ PATH: `${join(dir, "nothing")}:${join(dir, "bin")}` }).found).toBe(join(dir, "bin", "redis-server"));
+  });
+
+  it("skips without one, saying so in one line, and fails with OCF_SYNC_REQUIRE_REDIS=1", () => {
+    const gate = redisGate({ PATH: join(dir, "nothing") });
+    expect(gate.found).toBeUndefined();
+    expect(gate.missing).toBe("OCF_SYNC_REDIS_SERVER is unset and there is none on the PATH");
+    expect(gateFailure(gate)).toBeUndefined();
+    expect(gateFailure(redisGate({ PATH: join(dir, "nothing"), OCF_SYNC_REQUIRE_REDIS: "1" }))).toContain("OCF_SYNC_REQUIRE_REDIS=1 demands the redis suites");
+  });
+
+  it("takes OCF_SYNC_REDIS_SERVER, and fails the run when it names no executable", () => {
+    expect(redisGate({ OCF_SYNC_REDIS_SERVER: join(dir, "bin", "redis-server") }).found).toBe(join(dir, "bin", "redis-server"));
+    expect(gateFailure(redisGate({ OCF_SYNC_REDIS_SERVER: join(dir, "missing") }))).toContain("is not an executable file");
   });
 });

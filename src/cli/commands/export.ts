@@ -1,18 +1,19 @@
 import { resolve } from "node:path";
 import { createApiClient, type ClientStats } from "../../client/create-client.js";
 import { type DeadlineExceededError, isDeadlineExceededError, terminalSafe } from "../../errors.js";
-import { exportIssuers, shardOf, type IssuerExportResult } from "../../export/export-issuers.js";
+import { exportIssuers, type IssuerExportResult } from "../../export/export-issuers.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
-import { UsageError, writeLine, type CliIo } from "../io.js";
+import { writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
 import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, issuerFailureOf, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
+import { readShardFlags, SHARD_HELP, shardSlice } from "../shard-flags.js";
 import { renderTable } from "../table.js";
 import { ocfSyncVersion } from "../../version.js";
 import { exportedIssuer, finishRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, withRunRecord, type RunRecordSlot } from "../run-record.js";
@@ -35,8 +36,7 @@ ${ISSUERS_FILE_HELP}
   --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
                            run is removed when the package is written: it would hold another package)
   --concurrency N          issuers exported at once (default 4); all share one rate limiter
-  --shard K/N              export only the K-th of N slices of the issuer list (by a hash of each id),
-                           to split a batch across machines or CI jobs with no coordination
+${SHARD_HELP}
   --resume                 continue the export last run into DIR that was interrupted or had failed
                            issuers: a package it already wrote with the same options is kept, not
                            exported again ("ok, resumed"), and the rest get its --generated-at
@@ -87,8 +87,12 @@ Examples:
   printf '144361\\n7\\n' > issuers.txt   # one issuer id per line
   OCF_SYNC_TOKEN=... ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt \\
       --out /data/ocf --concurrency 8 --on-invalid quarantine --log json --json > summary.json
-  ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --shard 2/4 \
+  ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --shard 2/4 \\
       --summary runs/2-of-4.json   # job 2 of 4, with its run record ('ocf-sync summarize runs' merges them)
+  JOB_COMPLETION_INDEX=1 OCF_SYNC_SHARD_COUNT=4 ocf-sync export --base-url https://api.carta.com \\
+      --issuers-file issuers.txt --out out --shard auto   # the same job in a Kubernetes Indexed Job
+  ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out \\
+      --shard-index 1 --shard-count 4   # the same, 0-based as orchestrators count
   ocf-sync export --base-url https://api.carta.com --issuers-file issuers.txt --out out --resume   # after Ctrl-C
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --settlement-class Common
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --strict --on-invalid quarantine
@@ -131,16 +135,11 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
   });
   const packageSettings = await readPackageFlags(values, io.cwd);
   known.outDir = packageSettings.outDir;
-  const clientOptions = clientOptionsFromFlags(values, io.env, io.redactor);
-  let issuers = job.issuers;
-  if (values.shard !== undefined) {
-    const m = /^(\d+)\/(\d+)$/.exec(values.shard);
-    const k = Number(m?.[1]);
-    const n = Number(m?.[2]);
-    if (m === null || n < 1 || k < 1 || k > n) throw new UsageError(`--shard takes K/N with 1 <= K <= N, such as 2/4, got ${JSON.stringify(values.shard)}`);
-    issuers = shardOf(issuers, k, n);
-    record.facts.shard = { index: k - 1, count: n };
-  }
+  const shard = readShardFlags(values, io.env);
+  // Without a shared limiter (--rate-limiter) the N shards split the credential's quota.
+  const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, shares: shard?.n ?? 1 });
+  const issuers = shardSlice(job.issuers, shard);
+  record.facts.shard = shard === undefined ? null : { index: shard.k - 1, count: shard.n };
   known.issuers = issuers;
   const { outDir, profileOf, directoryOf, ...packageOptions } = packageSettings;
   await prepareOutputFolder("out", outDir, io.signal);

@@ -16,6 +16,7 @@ import { UsageError, asArgumentError, failureCodeOf, writeLine, type CliIo } fro
 import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
 import { exitStatusOfIssuers, isTransientFailure } from "../run-record.js";
 import { createReporter, formatDuration, logIssuerFailure, PageTally } from "../progress.js";
+import { readShardFlags, SHARD_HELP, shardSlice } from "../shard-flags.js";
 import { renderTable } from "../table.js";
 
 export const PULL_HELP = `Usage: ocf-sync pull --base-url URL (--issuer ID ... | --issuers-file FILE) [options]
@@ -35,6 +36,7 @@ ${ISSUERS_FILE_HELP}
   --out FILE               write NDJSON here; default: standard output. FILE is replaced only by
                            a complete pull: when an issuer fails, a previous FILE stays as it was
   --concurrency N          issuers pulled at once (default 4); all share one rate limiter
+${SHARD_HELP}
   --on-invalid MODE        fail (default): an invalid record fails its issuer;
                            quarantine: keep it in the output marked "quarantined" and go on
   --modified-after TIME    only records modified on or after TIME (YYYY-MM-DDThh:mm:ssZ, UTC; a
@@ -55,7 +57,8 @@ Examples:
   ocf-sync pull --base-url https://api.carta.com --issuer 144361 --out 144361.ndjson
   printf '7\\nacme-robotics\\n' > issuers.txt   # one issuer id per line
   OCF_SYNC_TOKEN=... ocf-sync pull --base-url http://127.0.0.1:4010 --issuers-file issuers.txt \\
-      --concurrency 8 --on-invalid quarantine --out backup.ndjson`;
+      --concurrency 8 --on-invalid quarantine --out backup.ndjson
+  ocf-sync pull --base-url http://127.0.0.1:4010 --issuers-file issuers.txt --shard 1/2 --out part-1.ndjson`;
 
 const FILTER_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z)?$/;
 
@@ -89,8 +92,10 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     writeLine(io.stdout, PULL_HELP);
     return 0;
   }
-  const clientOptions = clientOptionsFromFlags(values, io.env, io.redactor);
-  const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd);
+  const shard = readShardFlags(values, io.env);
+  const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, shares: shard?.n ?? 1 });
+  const { issuers: listed, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd);
+  const issuers = shardSlice(listed, shard);
   const modifiedAfter = filterTime("modified-after", values["modified-after"]);
   const modifiedBefore = filterTime("modified-before", values["modified-before"]);
   if (modifiedAfter !== undefined && modifiedBefore !== undefined && instantKey(modifiedAfter) > instantKey(modifiedBefore)) {

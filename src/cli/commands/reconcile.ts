@@ -152,7 +152,7 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
     ...(tolerance === undefined ? {} : { tolerance }),
     ...(reader === undefined ? {} : { reader }),
   };
-  const clientOptions = apiSource ? clientOptionsFromFlags(values, io.env, io.redactor) : undefined;
+  const clientOptions = apiSource ? clientOptionsFromFlags(values, io.env, { redactor: io.redactor }) : undefined;
   const signal = io.signal === undefined ? {} : { signal: io.signal };
 
   const sourcePath = values.source === undefined ? undefined : resolve(io.cwd, values.source);

@@ -12,6 +12,7 @@ import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutput
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { createReporter, formatDuration, issuerFailureOf, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally } from "../progress.js";
+import { readShardFlags, SHARD_HELP, shardSlice, shardStateFile } from "../shard-flags.js";
 import { renderTable } from "../table.js";
 import { ocfSyncVersion } from "../../version.js";
 import { finishRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, syncedIssuer, withRunRecord, type RunRecordSlot } from "../run-record.js";
@@ -42,6 +43,8 @@ ${ISSUERS_FILE_HELP}
   --out DIR                where packages go (required), as with 'ocf-sync export'
   --state FILE             the sync state file (required)
   --concurrency N          issuers synced at once (default 4); all share one rate limiter
+${SHARD_HELP}
+                           A shard keeps its own state, FILE.shard-K-of-N, and needs its own --out
   --full                   pull everything this time, and report deleted records as removed
   --full-every N           make every N-th run of an issuer a full one (default ${DEFAULT_FULL_EVERY}; 0: never)
   --overlap TIME           re-read changes this far before the cursor: seconds, or with a unit
@@ -81,7 +84,8 @@ Examples:
       --state /data/ocf-sync-state.json
   ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --full --json > changes.json
   ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --strict
-  ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --summary run.json`;
+  ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --summary run.json
+  ocf-sync sync --base-url http://127.0.0.1:4010 --issuers-file issuers.txt --out out-1 --state state.json --shard 1/2`;
 
 /** The `--json` document: per issuer, the counts `created`, `changed`, `removed`, `unchanged` and the objects. */
 export function changeSetDocument(results: readonly IssuerSyncResult[], onInvalid: OnInvalid): unknown {
@@ -191,19 +195,23 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
     return 0;
   }
   // The issuers first: a usage error in any other value fails every one of them (--json lists them).
-  const { issuers, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd, (ids) => named.push(...ids));
+  const { issuers: listed, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd, (ids) => named.push(...ids));
+  const shard = readShardFlags(values, io.env);
+  const issuers = shardSlice(listed, shard);
   const { outDir, profileOf, directoryOf, ...packageOptions } = await readPackageFlags(values, io.cwd);
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
-  const clientOptions = clientOptionsFromFlags(values, io.env, io.redactor);
+  const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, shares: shard?.n ?? 1 });
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
   const overlapSeconds = parseSeconds("overlap", values.overlap) ?? DEFAULT_OVERLAP_SECONDS;
-  const stateFile = resolve(io.cwd, values.state);
+  // Each shard keeps a state of its own: the shards' cursors move apart.
+  const stateFile = resolve(io.cwd, shard === undefined ? values.state : shardStateFile(values.state, shard));
   await prepareOutputFolder("out", outDir, io.signal);
   await prepareOutputFolder("state", dirname(stateFile), io.signal);
   if ((await stat(stateFile).catch(() => undefined))?.isDirectory() === true) {
     throw new UsageError(`--state: ${stateFile} is a folder; give the file the sync keeps its state in, such as ${join(stateFile, "state.json")}`, { code: "FILE_SYSTEM_ERROR" });
   }
   record.facts.named = issuers;
+  record.facts.shard = shard === undefined ? null : { index: shard.k - 1, count: shard.n };
   record.facts.outDir = outDir;
   if (values.summary !== undefined) record.file = await RunRecordFile.open(resolve(io.cwd, values.summary), io.signal);
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isAbortedError, isClientConfigError } from "../../../src/client/errors.js";
-import { createRateLimiter } from "../../../src/client/rate-limiter.js";
+import { createRateLimiter, quotaWindow } from "../../../src/client/rate-limiter.js";
 import { VirtualClock } from "../../helpers/virtual-clock.js";
 
 /** The most grants any half-open window `[t, t + windowMs)` holds (a busiest window starts at a grant). */
@@ -213,8 +213,8 @@ describe("createRateLimiter", () => {
     expect(clock.sleeps).toEqual([5000]);
   });
 
-  it("rejects limits that are not positive integers", () => {
-    for (const bad of [{ perSecond: 0 }, { perMinute: -1 }, { perSecond: 1.5 }, { safetyMarginMs: -1 }]) {
+  it("rejects limits that are not numbers > 0, or too small for a timer", () => {
+    for (const bad of [{ perSecond: 0 }, { perMinute: -1 }, { perSecond: Number.NaN }, { perSecond: Infinity }, { perSecond: 1e-7 }, { safetyMarginMs: -1 }]) {
       let error: unknown;
       try {
         createRateLimiter(bad);
@@ -224,5 +224,54 @@ describe("createRateLimiter", () => {
       expect(isClientConfigError(error)).toBe(true);
     }
     expect(createRateLimiter().limits).toEqual({ perSecond: 10, perMinute: 300 });
+  });
+});
+
+describe("fractional rates (a share of a quota)", () => {
+  it("quotaWindow keeps whole rates, drops the fraction above 1, and spaces requests out below 1", () => {
+    expect(quotaWindow(10, 1000)).toEqual({ count: 10, ms: 1000 });
+    expect(quotaWindow(2.5, 1000)).toEqual({ count: 2, ms: 1000 });
+    expect(quotaWindow(300 / 7, 60_000)).toEqual({ count: 42, ms: 60_000 });
+    expect(quotaWindow(0.5, 1000)).toEqual({ count: 1, ms: 2000 });
+    expect(quotaWindow(10 / 3 / 10, 1000)).toEqual({ count: 1, ms: 3000 });
+  });
+
+  it("accepts a rate below 1: 0.5 a second grants one request every 2 s", async () => {
+    const { grants } = await simulate([0, 0, 0, 0], { perSecond: 0.5, perMinute: 300, safetyMarginMs: 0 });
+    expect(grants).toEqual([0, 2000, 4000, 6000]);
+  });
+
+  it("property: the shares of N limiters (the quota divided by N, each alone) never add up to more than the quota in any window", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 10 }),
+        fc.array(fc.integer({ min: 0, max: 130_000 }), { minLength: 1, maxLength: 60 }),
+        async (n, arrivals) => {
+          const all: number[] = [];
+          for (let k = 0; k < n; k += 1) {
+            // Each process gets every arrival: the worst case, all of them busy at once.
+            const { grants } = await simulate(arrivals, { perSecond: 10 / n, perMinute: 300 / n });
+            all.push(...grants);
+          }
+          expect(busiestWindow(all, 1000)).toBeLessThanOrEqual(10);
+          expect(busiestWindow(all, 60_000)).toBeLessThanOrEqual(300);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+
+  it("property: a rate r below 1 grants at most one request in any window of 1/r seconds", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.double({ min: 0.01, max: 0.99, noNaN: true }),
+        fc.array(fc.integer({ min: 0, max: 300_000 }), { minLength: 1, maxLength: 30 }),
+        async (rate, arrivals) => {
+          const { grants } = await simulate(arrivals, { perSecond: rate, perMinute: 300, safetyMarginMs: 0 });
+          expect(busiestWindow(grants, Math.floor(1000 / rate))).toBeLessThanOrEqual(1);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
