@@ -91,7 +91,8 @@ describe("the run record", () => {
     expect((record.issuers as { sync: { pass: string; reason: string } }[])[0]?.sync).toMatchObject({ pass: "full", reason: "first-run" });
 
     // Another sync holds the state: process.ppid (the test runner) is alive and is not this process.
-    await writeFile(join(dir, "state.json.lock"), JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: "2026-01-01T00:00:00Z" }));
+    // Written after the runner started: a lock older than its process would name a reused pid.
+    await writeFile(join(dir, "state.json.lock"), JSON.stringify({ pid: process.ppid, host: hostname(), startedAt: new Date().toISOString() }));
     const locked = await run("sync", "--base-url", server.url, "--issuer", "7", "--out", "sout", "--state", "state.json", "--summary", "runs/locked.json", "--log", "plain");
     await rm(join(dir, "state.json.lock"));
     expect(locked.code).toBe(75);

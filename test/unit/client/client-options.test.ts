@@ -20,7 +20,7 @@ describe("createApiClient refuses", () => {
   });
 
   it.each([
-    [{ rateLimit: { perSecond: Number.NaN } }, "rateLimit.perSecond NaN is invalid: must be a positive integer"],
+    [{ rateLimit: { perSecond: Number.NaN } }, "rateLimit.perSecond NaN is invalid: must be a number > 0"],
     [{ timeouts: { headersMs: Number.POSITIVE_INFINITY } }, "timeouts.headersMs Infinity is invalid: must be a positive number"],
     [{ retry: { maxAttempts: Number.NaN } }, "retry.maxAttempts NaN is invalid: must be a positive integer"],
   ])("a non-finite number, shown as it was given (it was shown as null): %o", (options, message) => {
