@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /** Process entry point: wires the real streams, environment and signals into `runCli`. */
 import { boundHeapGrowth } from "./heap.js";
-import { runCli } from "./main.js";
-import { exitBySignal, stopOnSignals } from "./signals.js";
+import { runCli, splitGlobalOptions } from "./main.js";
+import { afterStopHint, exitBySignal, stopOnSignals } from "./signals.js";
 
 // Before any work: memory that stays flat as issuers grow (see heap.ts).
 boundHeapGrowth();
@@ -24,7 +24,7 @@ process.stderr.on("error", (error: NodeJS.ErrnoException) => {
 // here hid it; concurrent.ts now holds such work as settled values (issue 25, item 4).
 
 const controller = new AbortController();
-stopOnSignals({ controller, stderr: process.stderr, exit: exitBySignal });
+stopOnSignals({ controller, stderr: process.stderr, exit: exitBySignal, hint: afterStopHint(splitGlobalOptions(process.argv.slice(2)).first) });
 
 runCli(process.argv.slice(2), {
   stdout: process.stdout,

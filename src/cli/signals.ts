@@ -14,6 +14,13 @@ import { InterruptedError } from "../errors.js";
 
 export const INTERRUPT_SIGNALS = ["SIGINT", "SIGTERM"] as const;
 
+/** What the signal's line tells a person to do next, by command: how to go on after the stop. */
+export function afterStopHint(command: string | undefined): string | undefined {
+  if (command === "export") return "to go on later, run the same command with --resume (packages written stay)";
+  if (command === "sync") return "the next sync goes on from the state this one saved";
+  return undefined;
+}
+
 /** How long cleaning up after a signal may take before the process exits anyway. */
 export const DEFAULT_GRACE_MS = 30_000;
 
@@ -28,6 +35,8 @@ export function stopOnSignals(options: {
   exit: (code: number, signal: "SIGINT" | "SIGTERM") => void;
   graceMs?: number;
   process?: Pick<NodeJS.Process, "on" | "off">;
+  /** What to do next, said after the line (export: how to go on with --resume). */
+  hint?: string | undefined;
 }): () => void {
   const { controller, stderr, exit } = options;
   const target = options.process ?? process;
@@ -40,7 +49,8 @@ export function stopOnSignals(options: {
         return;
       }
       first = reason;
-      stderr.write(`ocf-sync: ${name} received: stopping and removing this run's temporary files (send it again to quit at once)\n`);
+      const next = options.hint === undefined ? "" : `; ${options.hint}`;
+      stderr.write(`ocf-sync: ${name} received: stopping and removing this run's temporary files (send it again to quit at once)${next}\n`);
       controller.abort(reason);
       setTimeout(() => exit(reason.exitCode, name), options.graceMs ?? DEFAULT_GRACE_MS).unref();
     };

@@ -16,7 +16,7 @@ import { type LoopbackServer, hang, startLoopbackServer } from "../../helpers/lo
 import { spawnCli, until } from "../../helpers/spawn-cli.js";
 
 const GOLDEN = resolve(import.meta.dirname, "../../../samples/ocf");
-const STOPPING = /^ocf-sync: (SIGINT|SIGTERM) received: stopping and removing this run's temporary files \(send it again to quit at once\)$/;
+const STOPPING = /^ocf-sync: (SIGINT|SIGTERM) received: stopping and removing this run's temporary files \(send it again to quit at once\)(; .+)?$/;
 
 let dir: string;
 const servers: LoopbackServer[] = [];
@@ -90,6 +90,8 @@ describe("a signal stops the job cleanly", () => {
     const result = await cli.exited;
     expect(result.code).toBe(143);
     expectOneCleanLine(result.stderr, "SIGTERM");
+    // The line says how to go on.
+    expect(result.stderr).toContain("; to go on later, run the same command with --resume");
     // The interrupted job keeps its file, so that --resume can continue it.
     expect((await readdir(out)).sort()).toEqual([".ocf-sync-export.json", "7"]);
     expect((await validatePackageAt(join(out, "7"))).problems).toEqual([]);

@@ -16,7 +16,7 @@ import { startSampleServer, type SampleServer } from "../../../src/sample-server
 import { startLoopbackServer, type LoopbackServer } from "../../helpers/loopback-server.js";
 import { spawnCli, until, type SpawnedCli } from "../../helpers/spawn-cli.js";
 
-const STOPPING = /^ocf-sync: (SIGINT|SIGTERM) received: stopping and removing this run's temporary files \(send it again to quit at once\)$/;
+const STOPPING = /^ocf-sync: (SIGINT|SIGTERM) received: stopping and removing this run's temporary files \(send it again to quit at once\)(; .+)?$/;
 /** Concurrency 1: issuer "7" is requests 0-1, "144361" requests 2-5 (two pages a list), "acme-robotics" 6-7. */
 const ISSUERS = ["--issuer", "7", "--issuer", "144361", "--issuer", "acme-robotics", "--concurrency", "1"];
 const REQUESTS = 8;

@@ -1,7 +1,7 @@
 /** The signal handlers on a stand-in process: one line and one abort at the first signal, an exit at the second. */
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
-import { stopOnSignals } from "../../../src/cli/signals.js";
+import { afterStopHint, stopOnSignals } from "../../../src/cli/signals.js";
 import { isInterruptedError } from "../../../src/errors.js";
 import { Capture } from "../../helpers/capture.js";
 
@@ -36,5 +36,17 @@ describe("stopOnSignals", () => {
     expect(stderr.text.split("\n").filter((l) => l !== "")).toHaveLength(1);
     remove();
     expect(emitter.listenerCount("SIGINT") + emitter.listenerCount("SIGTERM")).toBe(0);
+  });
+
+  it("says what to do next after the line where the command has a way to go on", () => {
+    const emitter = new EventEmitter();
+    const stderr = new Capture();
+    stopOnSignals({ controller: new AbortController(), stderr, exit: () => {}, process: emitter as unknown as Pick<NodeJS.Process, "on" | "off">, hint: afterStopHint("export") });
+    emitter.emit("SIGINT");
+    expect(stderr.text).toBe(
+      "ocf-sync: SIGINT received: stopping and removing this run's temporary files (send it again to quit at once); to go on later, run the same command with --resume (packages written stay)\n",
+    );
+    expect(afterStopHint("sync")).toContain("the next sync goes on");
+    expect(afterStopHint("validate")).toBeUndefined();
   });
 });
