@@ -55,8 +55,8 @@ async function run(command: string, args: string[], options: { cwd: string; env?
 }
 
 /** What the tarball must hold, and what it must not. */
-const REQUIRED = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "bin/ocf-sync.cjs", "bin/start.cjs", "dist/index.js", "dist/index.d.ts", "dist/cli/bin.js", "samples/api/7.json"];
-const ALLOWED = [/^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/, /^bin\/[a-z-]+\.cjs$/, /^dist\/.+\.(js|d\.ts)$/, /^samples\/api\/[^/]+\.json$/];
+const REQUIRED = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "bin/ocf-sync.cjs", "bin/start.cjs", "dist/index.js", "dist/index.d.ts", "dist/cli/bin.js", "samples/api/7.json", "schemas/run-record.schema.json"];
+const ALLOWED = [/^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/, /^bin\/[a-z-]+\.cjs$/, /^dist\/.+\.(js|d\.ts)$/, /^samples\/api\/[^/]+\.json$/, /^schemas\/[a-z-]+\.schema\.json$/];
 
 /** The ```ts block of the README's "Library" section. */
 async function readmeLibraryExample(): Promise<string> {
