@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { OcfSyncError } from "../errors.js";
-import { acquireLockFile, type HeldLock, type LockOwner } from "../io/lock-file.js";
+import { acquireLockFile, type HeldLock, type LockOptions, type LockOwner } from "../io/lock-file.js";
 
 /** The lock file's name inside the output folder. */
 export const OUTPUT_LOCK_FILE = ".ocf-sync.lock";
@@ -19,7 +19,7 @@ export class OutputLockedError extends OcfSyncError {
   constructor(outDir: string, lockFile: string, owner: LockOwner | undefined, why: string) {
     super(
       "OUTPUT_LOCKED",
-      `another export or sync is writing to ${outDir}: ${why} (lock file ${lockFile}). Wait for it to finish, or write to another folder; if it is truly gone, delete the lock file`,
+      `another export or sync is writing to ${outDir}: ${why} (lock file ${lockFile}). Wait for it to finish, or write to another folder`,
     );
     this.name = "OutputLockedError";
     this.lockFile = lockFile;
@@ -28,12 +28,12 @@ export class OutputLockedError extends OcfSyncError {
 }
 
 /**
- * Takes the lock of the output folder `outDir` (which must exist). A stale lock (empty, corrupt, a link
- * to nothing, or left by a process of this host that is gone, its pid maybe reused) is taken over and
- * described in `tookOver`.
+ * Takes the lock of the output folder `outDir` (which must exist), renewed while held. A stale lock
+ * (empty, corrupt, a link to nothing, left by a process of this host that is gone, its pid maybe
+ * reused, or by another host and not renewed within its lease) is taken over and described in `tookOver`.
  *
  * @throws {OutputLockedError} when a live run holds it; {FileSystemError} when the folder cannot be written.
  */
-export async function acquireOutputLock(outDir: string, options: { signal?: AbortSignal | undefined } = {}): Promise<HeldLock> {
+export async function acquireOutputLock(outDir: string, options: LockOptions = {}): Promise<HeldLock> {
   return acquireLockFile(join(outDir, OUTPUT_LOCK_FILE), ({ lockFile, owner, why }) => new OutputLockedError(outDir, lockFile, owner, why), options);
 }

@@ -78,18 +78,24 @@ export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" |
    * @default no deadline
    */
   deadlineMs?: number;
+  /**
+   * The lease of the state's lock and the output folder's, in milliseconds: each is renewed every
+   * sixth of it, and a lock of another host not renewed for its lease is taken over (a pod killed and
+   * retried under a new host name goes on). See `src/io/lock-file.ts`. @default 60000
+   */
+  leaseMs?: number;
 }
 
 const SYNC_OPTION_KEYS: ReadonlySet<string> = new Set([
   ...[...EXPORT_OPTION_KEYS].filter((key) => key !== "records" && key !== "onEvent" && key !== "onMapped"),
-  ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs"]),
+  ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs", "leaseMs"]),
 ]);
 
 /** Events of a sync, in order. */
 export type SyncEvent =
   /**
    * The state's lock is held (and, when its lock was stale, the output folder's): `tookOver` says which
-   * stale lock was taken over and why (a dead owner, an empty or corrupt file), `tookOverFrom` names
+   * stale lock was taken over and why (a dead owner, a lease run out, an empty or corrupt file), `tookOverFrom` names
    * the dead sync.
    */
   | { type: "lock-acquired"; lockFile: string; tookOverFrom: LockOwner | undefined; tookOver: StaleLock | undefined }
@@ -206,7 +212,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
   let lock;
   try {
     await makeFolder(dirname(stateFile), signalOption);
-    lock = await acquireSyncLock(stateFile, signalOption);
+    lock = await acquireSyncLock(stateFile, { ...signalOption, leaseMs: options.leaseMs, logger: options.logger });
   } catch (error) {
     job.dispose();
     throw error;
@@ -224,7 +230,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     if (leftovers.length > 0) yield { type: "leftovers-removed", files: leftovers };
     await makeFolder(options.outDir, signalOption);
     // One export or sync per output folder, as for exportIssuers.
-    outLock = await acquireOutputLock(options.outDir, signalOption);
+    outLock = await acquireOutputLock(options.outDir, { ...signalOption, leaseMs: options.leaseMs, logger: options.logger });
     if (outLock.tookOver !== undefined) yield { type: "lock-acquired", lockFile: outLock.lockFile, tookOverFrom: outLock.tookOver.owner, tookOver: outLock.tookOver };
     const kept: { path: string; error: FileSystemError }[] = [];
     const restored = await recoverPackageFolders(options.outDir, { onKept: (path, error) => kept.push({ path, error }) });
