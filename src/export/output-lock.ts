@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { OcfSyncError } from "../errors.js";
+import type { Logger } from "../logger.js";
 import { acquireLockFile, type HeldLock, type LockOptions, type LockOwner } from "../io/lock-file.js";
 
 /** The lock file's name inside the output folder. */
@@ -36,4 +37,24 @@ export class OutputLockedError extends OcfSyncError {
  */
 export async function acquireOutputLock(outDir: string, options: LockOptions = {}): Promise<HeldLock> {
   return acquireLockFile(join(outDir, OUTPUT_LOCK_FILE), ({ lockFile, owner, why }) => new OutputLockedError(outDir, lockFile, owner, why), options);
+}
+
+/** The options of a job (`exportIssuers`, `sync`) that concern its locks. */
+export interface JobLeaseOptions {
+  signal?: AbortSignal | undefined;
+  leaseMs?: number | undefined;
+  logger?: Logger | undefined;
+  onLockRenewalFailed?: ((message: string) => void) | undefined;
+}
+
+/** The lock options of a job: its lease, and a failed renewal logged as a warning and handed to its callback. */
+export function jobLockOptions(options: JobLeaseOptions): LockOptions {
+  return {
+    signal: options.signal,
+    leaseMs: options.leaseMs,
+    onRenewalFailed: (message, fields) => {
+      options.logger?.warn(fields, message);
+      options.onLockRenewalFailed?.(message);
+    },
+  };
 }

@@ -28,7 +28,6 @@
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { link, lstat, readFile, readlink, rename, rm } from "node:fs/promises";
-import type { Logger } from "../logger.js";
 import { utcNowRfc3339 } from "../dates.js";
 import { errnoOf, fileSystemError } from "../errors.js";
 import { createExclusive, createTemporarySibling, temporaryNameFor } from "./atomic-file.js";
@@ -65,8 +64,11 @@ export interface LockOptions {
   leaseMs?: number | undefined;
   /** Milliseconds since the epoch: the clock leases are judged and renewed by. @default Date.now */
   now?: (() => number) | undefined;
-  /** Where a failed renewal is logged (it is retried at the next one). Silent by default. */
-  logger?: Logger | undefined;
+  /**
+   * Called with one line when a renewal fails (it is tried again at the next one) or finds the lock
+   * taken over by another run (renewals stop). The job goes on either way.
+   */
+  onRenewalFailed?: ((message: string, fields: { lockFile: string; errno?: string | undefined }) => void) | undefined;
 }
 
 /** Why a lock was taken over. */
@@ -322,7 +324,7 @@ async function removeStale(lockFile: string, text: string): Promise<boolean> {
  */
 export async function acquireLockFile(lockFile: string, refuse: (refusal: LockRefusal) => Error, options: LockOptions = {}): Promise<HeldLock> {
   options.signal?.throwIfAborted();
-  const { leaseMs = DEFAULT_LEASE_MS, now = Date.now, logger } = options;
+  const { leaseMs = DEFAULT_LEASE_MS, now = Date.now, onRenewalFailed } = options;
   if (!Number.isFinite(leaseMs) || leaseMs <= 0) throw new RangeError(`leaseMs must be a positive number of milliseconds, got ${leaseMs}`);
   const [processStart, boot] = await Promise.all([processStartOf(process.pid), bootId()]);
   const startedAt = utcNowRfc3339(now());
@@ -366,7 +368,7 @@ export async function acquireLockFile(lockFile: string, refuse: (refusal: LockRe
       if (!(await isMine())) {
         lost = true;
         clearInterval(timer);
-        logger?.warn({ lockFile }, `the lock ${lockFile} is no longer this process's (another run took it over after its lease ran out): it is not renewed any more`);
+        onRenewalFailed?.(`the lock ${lockFile} is no longer this process's (another run took it over after its lease ran out): it is not renewed any more`, { lockFile });
         return false;
       }
       temporary = await createTemporarySibling(lockFile, contentAt(utcNowRfc3339(now())));
@@ -374,7 +376,7 @@ export async function acquireLockFile(lockFile: string, refuse: (refusal: LockRe
       temporary = undefined;
       return true;
     } catch (error) {
-      logger?.warn({ lockFile, errno: errnoOf(error) }, `could not renew the lock ${lockFile} (tried again in ${Math.round(leaseMs / 6000)} s): ${(error as Error).message}`);
+      onRenewalFailed?.(`could not renew the lock ${lockFile} (tried again in ${leaseMs / 6000} s): ${(error as Error).message}`, { lockFile, errno: errnoOf(error) });
       return false;
     } finally {
       if (temporary !== undefined) await rm(temporary, { force: true }).catch(() => {});

@@ -9,8 +9,10 @@ import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../../src/cli/main.js";
 import { validatePackageAt } from "../../../src/ocf/validate-package.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
+import { captureIo } from "../../helpers/capture.js";
 import { type LoopbackServer, startLoopbackServer } from "../../helpers/loopback-server.js";
 import { spawnCli, until } from "../../helpers/spawn-cli.js";
 
@@ -29,6 +31,15 @@ beforeAll(async () => {
     res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json", "content-length": body.length });
     res.end(body);
   });
+
+  it("takes OCF_SYNC_LEASE_SECONDS as a number of seconds from 1 to 86400, else it is a usage error", async () => {
+    const out = join(dir, "bad-lease");
+    for (const value of ["0", "soon", "-5", "1e3", "100000"]) {
+      const io = captureIo(dir, { OCF_SYNC_LEASE_SECONDS: value });
+      expect(await runCli(["export", "--base-url", api.url, "--issuer", "7", "--out", out, "--log", "plain"], io), io.stderr.text).toBe(2);
+      expect(io.stderr.text).toContain(`OCF_SYNC_LEASE_SECONDS takes a number of seconds from 1 to 86400, got ${JSON.stringify(value)}`);
+    }
+  });
 });
 afterAll(async () => {
   await api.close();
@@ -40,7 +51,8 @@ describe("a pod killed mid-run and retried under a new host name", () => {
   it("takes over the killed pod's lock once its lease has run out, keeps what it wrote (--resume) and completes", async () => {
     const out = join(dir, "out");
     const args = ["export", "--base-url", api.url, "--issuer", "7", "--issuer", "144361", "--concurrency", "1", "--out", out, "--log", "plain"];
-    const killed = spawnCli(args);
+    // The fleet's lease, set in the pod template: the lock records it, and the retry judges by it.
+    const killed = spawnCli(args, { env: { OCF_SYNC_LEASE_SECONDS: "90" } });
     // Issuer 7 is written, issuer 144361 is under way (its server never answers): kill it there, as a node dies.
     await until(async () => {
       const names = await readdir(out).catch(() => [] as string[]);
@@ -50,7 +62,7 @@ describe("a pod killed mid-run and retried under a new host name", () => {
     expect((await killed.exited).signal).toBe("SIGKILL");
     const lockFile = join(out, ".ocf-sync.lock");
     const lock = JSON.parse(await readFile(lockFile, "utf8")) as Record<string, unknown>;
-    expect(lock).toMatchObject({ pid: killed.child.pid, renewedAt: expect.any(String), leaseMs: 60_000 });
+    expect(lock).toMatchObject({ pid: killed.child.pid, renewedAt: expect.any(String), leaseMs: 90_000 });
 
     // The retried pod: another host, and the killed one's last renewal older than its lease.
     const longAgo = new Date(Date.now() - 10 * 60_000).toISOString().replace(/\.\d+Z$/, "Z");
@@ -62,12 +74,21 @@ describe("a pod killed mid-run and retried under a new host name", () => {
     expect(retried.code, retried.stderr).toBe(0);
     const takeover = retried.stderr.split("\n").filter((line) => line.includes("took over"));
     expect(takeover).toEqual([
-      `warn: took over the lock of ${out}: process ${killed.child.pid} on host "ocf-export-0-x7k2p", which took the lock ${lockFile} at ${longAgo}, last renewed it at ${longAgo}, longer ago than its lease of 60 s (its run was killed or lost)`,
+      `warn: took over the lock of ${out}: process ${killed.child.pid} on host "ocf-export-0-x7k2p", which took the lock ${lockFile} at ${longAgo}, last renewed it at ${longAgo}, longer ago than its lease of 90 s (its run was killed or lost)`,
     ]);
     // Only what was missing was redone: issuer 7's package was kept, not pulled again.
     expect(retried.stderr).toContain('issuer "7": already written by this export (resumed)');
     expect(api.requests.slice(before).filter((r) => r.url.includes("/issuers/7/"))).toEqual([]);
     expect((await readdir(out)).sort()).toEqual(["144361", "144361.report.json", "7", "7.report.json"]);
     for (const name of ["7", "144361"]) expect((await validatePackageAt(join(out, name))).problems).toEqual([]);
+  });
+
+  it("takes OCF_SYNC_LEASE_SECONDS as a number of seconds from 1 to 86400, else it is a usage error", async () => {
+    const out = join(dir, "bad-lease");
+    for (const value of ["0", "soon", "-5", "1e3", "100000"]) {
+      const io = captureIo(dir, { OCF_SYNC_LEASE_SECONDS: value });
+      expect(await runCli(["export", "--base-url", api.url, "--issuer", "7", "--out", out, "--log", "plain"], io), io.stderr.text).toBe(2);
+      expect(io.stderr.text).toContain(`OCF_SYNC_LEASE_SECONDS takes a number of seconds from 1 to 86400, got ${JSON.stringify(value)}`);
+    }
   });
 });

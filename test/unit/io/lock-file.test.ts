@@ -3,7 +3,7 @@
  * a stale lock (its owner gone, or the file empty or corrupt) taken over with a reason, never silently.
  */
 import { spawn } from "node:child_process";
-import { lstat, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
+import { lstat, mkdir, mkdtemp, readFile, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -207,12 +207,31 @@ describe("a lock is a lease", () => {
     await expect(acquireLockFile(ancient, refuse, { now: clock().now })).rejects.toThrow(`refused: process ${process.ppid} took it at 2026-01-01T00:00:00Z and is still running`);
   });
 
+  it("a renewal that fails is reported and tried again, never thrown", async () => {
+    const path = join(dir, "unrenewable.lock");
+    const failures: string[] = [];
+    const lock = await acquireLockFile(path, refuse, { now: clock().now, onRenewalFailed: (message) => failures.push(message) });
+    const content = await readFile(path, "utf8");
+    // A lock that cannot be read back (a folder in its place: EISDIR, for root too).
+    await rm(path);
+    await mkdir(path);
+    expect(await lock.renew()).toBe(false);
+    expect(failures).toEqual([expect.stringMatching(new RegExp(`^could not renew the lock ${path.replace(/[.]/g, "\\.")} \\(tried again in 10 s\\): .*EISDIR`))]);
+    await rm(path, { recursive: true });
+    await writeFile(path, content);
+    expect(await lock.renew()).toBe(true);
+    await lock.release();
+  });
+
   it("a holder whose lock was taken over after its lease stops renewing and leaves the new owner's lock in place", async () => {
     const path = join(dir, "lost.lock");
-    const lock = await acquireLockFile(path, refuse, { now: clock().now });
+    const failures: string[] = [];
+    const lock = await acquireLockFile(path, refuse, { now: clock().now, onRenewalFailed: (message) => failures.push(message) });
     const theirs = foreign({ renewedAt: "2026-11-27T12:00:00Z", leaseMs: 60_000, token: "theirs" });
     await writeFile(path, theirs);
     expect(await lock.renew()).toBe(false);
+    expect(await lock.renew()).toBe(false);
+    expect(failures).toEqual([`the lock ${path} is no longer this process's (another run took it over after its lease ran out): it is not renewed any more`]);
     await lock.release();
     expect(await readFile(path, "utf8")).toBe(theirs);
   });
