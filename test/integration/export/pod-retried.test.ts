@@ -31,15 +31,6 @@ beforeAll(async () => {
     res.writeHead(answer.status, { "content-type": answer.headers.get("content-type") ?? "application/json", "content-length": body.length });
     res.end(body);
   });
-
-  it("takes OCF_SYNC_LEASE_SECONDS as a number of seconds from 1 to 86400, else it is a usage error", async () => {
-    const out = join(dir, "bad-lease");
-    for (const value of ["0", "soon", "-5", "1e3", "100000"]) {
-      const io = captureIo(dir, { OCF_SYNC_LEASE_SECONDS: value });
-      expect(await runCli(["export", "--base-url", api.url, "--issuer", "7", "--out", out, "--log", "plain"], io), io.stderr.text).toBe(2);
-      expect(io.stderr.text).toContain(`OCF_SYNC_LEASE_SECONDS takes a number of seconds from 1 to 86400, got ${JSON.stringify(value)}`);
-    }
-  });
 });
 afterAll(async () => {
   await api.close();
