@@ -101,7 +101,7 @@ export interface HeldLock {
   /**
    * Rewrites the lock with `renewedAt` now (done every sixth of the lease while it is held); false
    * when the lock is no longer this process's (another took it over after the lease ran out).
-   * Never throws: a failure is logged, and the next renewal tries again.
+   * Never throws: a failure goes to `onRenewalFailed`, and the next renewal tries again.
    */
   renew(): Promise<boolean>;
   /** Stops renewing and removes the lock file if it is still this process's (once; later calls do nothing). */
