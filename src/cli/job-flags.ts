@@ -50,6 +50,18 @@ export const CHOICES_HELP = `  --settlement-class NAME  the stock class of the s
                            record is left out and listed in the report. One name chosen for a
                            shareClassId the records name two ways fails the whole issuer`;
 
+/**
+ * The lease of the locks `export` and `sync` hold, from `OCF_SYNC_LEASE_SECONDS` (an environment
+ * variable, not a flag: it is set once for a fleet, in the pod template or job definition).
+ */
+export function leaseFromEnvironment(env: Readonly<Record<string, string | undefined>>): { leaseMs?: number } {
+  const text = env.OCF_SYNC_LEASE_SECONDS;
+  if (text === undefined || text === "") return {};
+  const seconds = /^[0-9]+(\.[0-9]+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!(seconds >= 1 && seconds <= 86_400)) throw new UsageError(`OCF_SYNC_LEASE_SECONDS takes a number of seconds from 1 to 86400, got ${JSON.stringify(text)}`);
+  return { leaseMs: seconds * 1000 };
+}
+
 export interface JobSettings {
   issuers: string[];
   concurrency: number;

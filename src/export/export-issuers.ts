@@ -15,7 +15,7 @@ import { recoverPackageFolders, removeStaleCompanions } from "../ocf/package-fol
 import { inCompletionOrder } from "../pull/concurrent.js";
 import { type DirectoryJson, directoryJsonOnce } from "../sync/fingerprint.js";
 import { EXPORT_OPTION_KEYS, checkExportOptions, exportIssuerOfJob, withIssuerEvents, type ExportOptions, type IssuerExport } from "./export-issuer.js";
-import { acquireOutputLock } from "./output-lock.js";
+import { acquireOutputLock, jobLockOptions } from "./output-lock.js";
 import { completedExport, exportDigest, finishJob, startJob, unfinishedJobTime } from "./resume.js";
 
 /** Options of {@link exportIssuers}: those of one issuer's export, and how many issuers at once. */
@@ -24,7 +24,7 @@ export interface ExportManyOptions extends ExportOptions {
   concurrency?: number;
   /** Called with the names of packages a killed earlier export had left aside and that were restored. */
   onRecovered?: (names: string[]) => void;
-  /** Called when the output folder's lock was stale (left by a killed run, empty or corrupt) and was taken over. */
+  /** Called when the output folder's lock was stale (left by a killed run, its lease run out, empty or corrupt) and was taken over. */
   onLockTakenOver?: (stale: StaleLock) => void;
   /**
    * Called for each leftover of an interrupted run that could not be deleted (the export goes on
@@ -50,11 +50,22 @@ export interface ExportManyOptions extends ExportOptions {
    * starts. See `src/export/resume.ts`. @default false
    */
   resume?: boolean;
+  /**
+   * The lease of the output folder's lock, in milliseconds: the lock is renewed every sixth of it,
+   * and a lock of another host not renewed for its lease is taken over (a pod killed and retried
+   * under a new host name goes on). See `src/io/lock-file.ts`. @default 60000
+   */
+  leaseMs?: number;
+  /**
+   * Called with one line when the lock's renewal fails (it is tried again at the next one; logged as
+   * a warning too) or finds the lock taken over by another run. The export goes on.
+   */
+  onLockRenewalFailed?: (message: string) => void;
 }
 
 const EXPORT_MANY_OPTION_KEYS: ReadonlySet<string> = new Set([
   ...EXPORT_OPTION_KEYS,
-  ...optionKeys<Omit<ExportManyOptions, keyof ExportOptions>>()(["concurrency", "onRecovered", "onLockTakenOver", "onLeftoverKept", "deadlineMs", "issuerProfileOf", "stakeholdersOf", "resume"]),
+  ...optionKeys<Omit<ExportManyOptions, keyof ExportOptions>>()(["concurrency", "onRecovered", "onLockTakenOver", "onLeftoverKept", "deadlineMs", "issuerProfileOf", "stakeholdersOf", "resume", "leaseMs", "onLockRenewalFailed"]),
 ]);
 
 /**
@@ -86,12 +97,12 @@ export async function* exportIssuers(
 ): AsyncGenerator<IssuerExportResult, void, undefined> {
   checkKnownKeys("exportIssuers", options, EXPORT_MANY_OPTION_KEYS);
   checkExportOptions("exportIssuers", options);
-  const { concurrency = 4, onRecovered, onLockTakenOver, onLeftoverKept, deadlineMs, issuerProfileOf, stakeholdersOf, resume = false, ...exportOptions } = options;
+  const { concurrency = 4, onRecovered, onLockTakenOver, onLeftoverKept, deadlineMs, issuerProfileOf, stakeholdersOf, resume = false, leaseMs, onLockRenewalFailed, ...exportOptions } = options;
   const job = withDeadline(options.signal, deadlineMs);
   const signal = job.signal === undefined ? {} : { signal: job.signal };
   try {
     await makeFolder(options.outDir, signal);
-    const lock = await acquireOutputLock(options.outDir, signal);
+    const lock = await acquireOutputLock(options.outDir, jobLockOptions({ ...options, ...signal }));
     try {
       if (lock.tookOver !== undefined) {
         options.logger?.warn({ outDir: options.outDir, lockFile: lock.lockFile, reason: lock.tookOver.reason }, `took over a stale lock: ${lock.tookOver.description}`);

@@ -13,6 +13,13 @@
  * written) is another process: the lock is stale. A lock file that is a symbolic link to nothing
  * (a dangling link) is stale too, not a lock that can never be had.
  *
+ * A lock is a lease: its owner rewrites it (atomically, with a new `renewedAt`) every sixth of its
+ * lease (`leaseMs`, recorded in the lock; 60 s by default), so a lock not renewed for its lease is
+ * stale whatever host wrote it: a retried pod has a new host name and the old pod is gone, and no one
+ * need delete the file. The lease is what makes another host's lock checkable; a lock of this host is
+ * still judged by its process (a live owner keeps it, however late its renewals), as a renewal can be
+ * late on a loaded machine. Hosts' clocks must agree to well within the lease (NTP does).
+ *
  * Taking over a stale lock: the stale file is renamed aside (of two processes doing this at once only
  * one rename succeeds), checked to be the very file that was judged stale (else it is put back: it is
  * the fresh lock of a third process), removed, and a new lock is linked in; if another process linked
@@ -38,6 +45,30 @@ export interface LockOwner {
   processStart?: string;
   /** The boot the `processStart` counts from (`/proc/sys/kernel/random/boot_id`). */
   bootId?: string;
+  /** RFC 3339 UTC: when the owner last renewed the lock; absent in locks of older versions (then `startedAt`). */
+  renewedAt?: string;
+  /** How long the lock stays live without a renewal, in milliseconds; absent in locks of older versions. */
+  leaseMs?: number;
+}
+
+/** How long a lock stays live without a renewal, unless the lock or the caller says otherwise. */
+export const DEFAULT_LEASE_MS = 60_000;
+
+/** Options of {@link acquireLockFile}. */
+export interface LockOptions {
+  signal?: AbortSignal | undefined;
+  /**
+   * How long the lock stays live without a renewal, in milliseconds: it is renewed every sixth of it,
+   * and recorded in the lock. A lock of another host that records none gets this one. @default 60000
+   */
+  leaseMs?: number | undefined;
+  /** Milliseconds since the epoch: the clock leases are judged and renewed by. @default Date.now */
+  now?: (() => number) | undefined;
+  /**
+   * Called with one line when a renewal fails (it is tried again at the next one) or finds the lock
+   * taken over by another run (renewals stop). The job goes on either way.
+   */
+  onRenewalFailed?: ((message: string, fields: { lockFile: string; errno?: string | undefined }) => void) | undefined;
 }
 
 /** Why a lock was taken over. */
@@ -46,6 +77,8 @@ export type StaleLockReason =
   | "dead-process"
   /** Its pid belongs to a live process of this host that is not its owner: one that started later. */
   | "pid-reused"
+  /** Its owner, a process of another host, did not renew it within its lease (a pod killed or lost). */
+  | "lease-expired"
   /** The file was empty. */
   | "empty"
   /** The file did not name an owner (not JSON, or fields missing), or is a symbolic link to nothing. */
@@ -65,7 +98,13 @@ export interface HeldLock {
   readonly lockFile: string;
   /** The stale lock that was taken over to get this one, if any. */
   readonly tookOver: StaleLock | undefined;
-  /** Removes the lock file (once; later calls do nothing). */
+  /**
+   * Rewrites the lock with `renewedAt` now (done every sixth of the lease while it is held); false
+   * when the lock is no longer this process's (another took it over after the lease ran out).
+   * Never throws: a failure goes to `onRenewalFailed`, and the next renewal tries again.
+   */
+  renew(): Promise<boolean>;
+  /** Stops renewing and removes the lock file if it is still this process's (once; later calls do nothing). */
   release(): Promise<void>;
 }
 
@@ -142,6 +181,7 @@ async function isOtherProcess(owner: LockOwner, me: LockOwner): Promise<boolean>
 function parseOwner(text: string): LockOwner | undefined {
   try {
     const json = JSON.parse(text) as Partial<LockOwner> | null;
+    const leaseMs = json?.leaseMs;
     if (typeof json?.pid === "number" && Number.isInteger(json.pid) && json.pid > 0 && typeof json.host === "string" && typeof json.startedAt === "string") {
       return {
         pid: json.pid,
@@ -149,6 +189,8 @@ function parseOwner(text: string): LockOwner | undefined {
         startedAt: json.startedAt,
         ...(typeof json.processStart === "string" ? { processStart: json.processStart } : {}),
         ...(typeof json.bootId === "string" ? { bootId: json.bootId } : {}),
+        ...(typeof json.renewedAt === "string" ? { renewedAt: json.renewedAt } : {}),
+        ...(typeof leaseMs === "number" && Number.isFinite(leaseMs) && leaseMs > 0 ? { leaseMs } : {}),
       };
     }
   } catch {
@@ -201,7 +243,7 @@ async function readLock(path: string): Promise<string | undefined> {
 }
 
 /** Whether the lock whose text is `text` is stale, and why; or why it must be respected. */
-async function judge(text: string, me: LockOwner, lockFile: string): Promise<{ stale: StaleLock } | { live: LockRefusal }> {
+async function judge(text: string, me: LockOwner, lockFile: string, lease: { leaseMs: number; now: number }): Promise<{ stale: StaleLock } | { live: LockRefusal }> {
   if (text.startsWith(DANGLING_LINK)) {
     return { stale: { reason: "corrupt", owner: undefined, description: `the lock file ${lockFile} was a symbolic link to ${text.slice(DANGLING_LINK.length)}, which does not exist` } };
   }
@@ -209,7 +251,29 @@ async function judge(text: string, me: LockOwner, lockFile: string): Promise<{ s
   const owner = parseOwner(text);
   if (owner === undefined) return { stale: { reason: "corrupt", owner, description: `the lock file ${lockFile} did not name its owner` } };
   if (owner.host !== me.host) {
-    return { live: { lockFile, owner, why: `process ${owner.pid} on host ${JSON.stringify(owner.host)} took it at ${owner.startedAt}, and a process of another host cannot be checked` } };
+    // The lease the owner renews by, as it recorded it; else (an older version) the caller's.
+    const leaseMs = owner.leaseMs ?? lease.leaseMs;
+    const renewedAt = owner.renewedAt ?? owner.startedAt;
+    const renewed = Date.parse(renewedAt);
+    const who = `process ${owner.pid} on host ${JSON.stringify(owner.host)}`;
+    const seconds = `${leaseMs / 1000} s`;
+    // A date that cannot be read says nothing of when its owner was last seen: the lease counts from it as never renewed.
+    if (!Number.isFinite(renewed) || lease.now - renewed > leaseMs) {
+      return {
+        stale: {
+          reason: "lease-expired",
+          owner,
+          description: `${who}, which took the lock ${lockFile} at ${owner.startedAt}, last renewed it at ${renewedAt}, longer ago than its lease of ${seconds} (its run was killed or lost)`,
+        },
+      };
+    }
+    return {
+      live: {
+        lockFile,
+        owner,
+        why: `${who} took it at ${owner.startedAt} and renewed it at ${renewedAt}; if it is not renewed, it is taken over after ${utcNowRfc3339(renewed + leaseMs)} (its lease of ${seconds})`,
+      },
+    };
   }
   if (owner.pid !== process.pid && isAlive(owner.pid)) {
     if (await isOtherProcess(owner, me)) {
@@ -249,35 +313,40 @@ async function removeStale(lockFile: string, text: string): Promise<boolean> {
 }
 
 /**
- * Takes the lock `lockFile`; a stale one (empty, corrupt, a link to nothing, or left by a process of
- * this host that is gone, its pid maybe reused) is
- * taken over and described in `tookOver`.
+ * Takes the lock `lockFile`; a stale one (empty, corrupt, a link to nothing, left by a process of
+ * this host that is gone, its pid maybe reused, or one of another host not renewed within its lease)
+ * is taken over and described in `tookOver`. While held, the lock is renewed every sixth of its
+ * lease, on a timer that keeps no process alive; `release` stops it.
  *
- * @param refuse builds the error thrown when a live process (or one on another host, which cannot be
- *   checked) holds the lock, or another process took it at the same moment.
+ * @param refuse builds the error thrown when a live process (of this host, or of another within its
+ *   lease) holds the lock, or another process took it at the same moment.
  * @throws the error of `refuse`; {FileSystemError} when the lock file cannot be created or read.
  */
-export async function acquireLockFile(lockFile: string, refuse: (refusal: LockRefusal) => Error, options: { signal?: AbortSignal | undefined } = {}): Promise<HeldLock> {
+export async function acquireLockFile(lockFile: string, refuse: (refusal: LockRefusal) => Error, options: LockOptions = {}): Promise<HeldLock> {
   options.signal?.throwIfAborted();
+  const { leaseMs = DEFAULT_LEASE_MS, now = Date.now, onRenewalFailed } = options;
+  if (!Number.isFinite(leaseMs) || leaseMs <= 0) throw new RangeError(`leaseMs must be a positive number of milliseconds, got ${leaseMs}`);
   const [processStart, boot] = await Promise.all([processStartOf(process.pid), bootId()]);
+  const startedAt = utcNowRfc3339(now());
   const me: LockOwner = {
     pid: process.pid,
     host: hostname(),
-    startedAt: utcNowRfc3339(),
+    startedAt,
     ...(processStart === undefined ? {} : { processStart }),
     ...(boot === undefined ? {} : { bootId: boot }),
   };
-  const content = `${JSON.stringify({ ...me, token: randomBytes(8).toString("hex") })}\n`;
+  const token = randomBytes(8).toString("hex");
+  const contentAt = (renewedAt: string): string => `${JSON.stringify({ ...me, renewedAt, leaseMs, token })}\n`;
   if (held.has(lockFile)) throw refuse({ lockFile, owner: me, why: `this process (${process.pid}) already holds it` });
   held.add(lockFile);
   let tookOver: StaleLock | undefined;
   try {
     // A few rounds at most: each one either wins, is refused, or saw another process move the lock.
     for (let round = 0; ; round += 1) {
-      if (await createLock(lockFile, content)) break;
+      if (await createLock(lockFile, contentAt(startedAt))) break;
       const text = await readLock(lockFile);
       if (text !== undefined) {
-        const verdict = await judge(text, me, lockFile);
+        const verdict = await judge(text, me, lockFile, { leaseMs, now: now() });
         if ("live" in verdict) throw refuse(verdict.live);
         if (!(await removeStale(lockFile, text))) throw refuse({ lockFile, owner: undefined, why: "another process took it at the same moment" });
         tookOver = verdict.stale;
@@ -289,14 +358,61 @@ export async function acquireLockFile(lockFile: string, refuse: (refusal: LockRe
     throw error;
   }
   let released = false;
+  let lost = false;
+  let renewing: Promise<boolean> | undefined;
+  const isMine = async (): Promise<boolean> => tokenOf(await readLock(lockFile)) === token;
+  const renewOnce = async (): Promise<boolean> => {
+    if (released || lost) return false;
+    let temporary: string | undefined;
+    try {
+      if (!(await isMine())) {
+        lost = true;
+        clearInterval(timer);
+        onRenewalFailed?.(`the lock ${lockFile} is no longer this process's (another run took it over after its lease ran out): it is not renewed any more`, { lockFile });
+        return false;
+      }
+      temporary = await createTemporarySibling(lockFile, contentAt(utcNowRfc3339(now())));
+      await rename(temporary, lockFile);
+      temporary = undefined;
+      return true;
+    } catch (error) {
+      onRenewalFailed?.(`could not renew the lock ${lockFile} (tried again in ${leaseMs / 6000} s): ${(error as Error).message}`, { lockFile, errno: errnoOf(error) });
+      return false;
+    } finally {
+      if (temporary !== undefined) await rm(temporary, { force: true }).catch(() => {});
+    }
+  };
+  const renew = (): Promise<boolean> => {
+    // One renewal at a time: a slow file system must not pile them up.
+    renewing ??= renewOnce().finally(() => {
+      renewing = undefined;
+    });
+    return renewing;
+  };
+  const timer = setInterval(() => void renew(), leaseMs / 6);
+  timer.unref();
   return {
     lockFile,
     tookOver,
+    renew,
     async release() {
       if (released) return;
       released = true;
+      clearInterval(timer);
+      await renewing;
       held.delete(lockFile);
-      await rm(lockFile, { force: true });
+      // A lock another run took over after this one's lease ran out is that run's: it stays.
+      if (!lost && (await isMine().catch(() => true))) await rm(lockFile, { force: true });
     },
   };
+}
+
+/** The token a lock's text holds (each holder's own), if any. */
+function tokenOf(text: string | undefined): string | undefined {
+  try {
+    const json = text === undefined ? undefined : (JSON.parse(text) as { token?: unknown } | null);
+    return typeof json?.token === "string" ? json.token : undefined;
+  } catch {
+    return undefined;
+  }
 }

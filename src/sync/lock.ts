@@ -3,7 +3,7 @@
  * and when a stale one is taken over). A second sync finds it and is refused.
  */
 import { OcfSyncError } from "../errors.js";
-import { acquireLockFile, type LockOwner, type StaleLock } from "../io/lock-file.js";
+import { acquireLockFile, type LockOptions, type LockOwner, type StaleLock } from "../io/lock-file.js";
 
 export type { LockOwner, StaleLock } from "../io/lock-file.js";
 
@@ -12,7 +12,7 @@ export class SyncLockedError extends OcfSyncError {
   readonly lockFile: string;
   readonly owner: LockOwner | undefined;
   constructor(lockFile: string, owner: LockOwner | undefined, why: string) {
-    super("SYNC_LOCKED", `another sync is using this state: ${why} (lock file ${lockFile}). Wait for it to finish; if it is truly gone, delete the lock file`);
+    super("SYNC_LOCKED", `another sync is using this state: ${why} (lock file ${lockFile}). Wait for it to finish`);
     this.name = "SyncLockedError";
     this.lockFile = lockFile;
     this.owner = owner;
@@ -30,12 +30,12 @@ export interface SyncLock {
 }
 
 /**
- * Takes the lock of `stateFile`. An empty or corrupt lock file, a link to nothing, or one left by a
- * process of this host that is gone (its pid maybe reused by a later process)
- * is taken over (`tookOver` says which).
- * @throws {SyncLockedError} when a live process (or one on another host, which cannot be checked) holds it
+ * Takes the lock of `stateFile`, renewed while held. An empty or corrupt lock file, a link to nothing,
+ * one left by a process of this host that is gone (its pid maybe reused by a later process), or one of
+ * another host not renewed within its lease is taken over (`tookOver` says which).
+ * @throws {SyncLockedError} when a live process (of this host, or of another within its lease) holds it
  */
-export async function acquireSyncLock(stateFile: string, options: { signal?: AbortSignal } = {}): Promise<SyncLock> {
+export async function acquireSyncLock(stateFile: string, options: LockOptions = {}): Promise<SyncLock> {
   const lock = await acquireLockFile(`${stateFile}.lock`, ({ lockFile, owner, why }) => new SyncLockedError(lockFile, owner, why), options);
   return { lockFile: lock.lockFile, tookOverFrom: lock.tookOver?.owner, tookOver: lock.tookOver, release: () => lock.release() };
 }

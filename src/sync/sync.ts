@@ -29,7 +29,7 @@ import { utcNowRfc3339 } from "../dates.js";
 import { asOcfSyncError, isOcfSyncError, type FileSystemError, type OcfSyncError } from "../errors.js";
 import { EXPORT_OPTION_KEYS, checkExportOptions, type ExportOptions, type IssuerExport } from "../export/export-issuer.js";
 import { checkKnownKeys, checkNumber, checkPath, checkWholeNumber, optionKeys } from "../options.js";
-import { acquireOutputLock } from "../export/output-lock.js";
+import { acquireOutputLock, jobLockOptions } from "../export/output-lock.js";
 import { makeFolder } from "../io/folders.js";
 import type { HeldLock } from "../io/lock-file.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
@@ -78,18 +78,29 @@ export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" |
    * @default no deadline
    */
   deadlineMs?: number;
+  /**
+   * The lease of the state's lock and the output folder's, in milliseconds: each is renewed every
+   * sixth of it, and a lock of another host not renewed for its lease is taken over (a pod killed and
+   * retried under a new host name goes on). See `src/io/lock-file.ts`. @default 60000
+   */
+  leaseMs?: number;
+  /**
+   * Called with one line when a lock's renewal fails (it is tried again at the next one; logged as a
+   * warning too) or finds the lock taken over by another run. The sync goes on.
+   */
+  onLockRenewalFailed?: (message: string) => void;
 }
 
 const SYNC_OPTION_KEYS: ReadonlySet<string> = new Set([
   ...[...EXPORT_OPTION_KEYS].filter((key) => key !== "records" && key !== "onEvent" && key !== "onMapped"),
-  ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs"]),
+  ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs", "leaseMs", "onLockRenewalFailed"]),
 ]);
 
 /** Events of a sync, in order. */
 export type SyncEvent =
   /**
    * The state's lock is held (and, when its lock was stale, the output folder's): `tookOver` says which
-   * stale lock was taken over and why (a dead owner, an empty or corrupt file), `tookOverFrom` names
+   * stale lock was taken over and why (a dead owner, a lease run out, an empty or corrupt file), `tookOverFrom` names
    * the dead sync.
    */
   | { type: "lock-acquired"; lockFile: string; tookOverFrom: LockOwner | undefined; tookOver: StaleLock | undefined }
@@ -206,7 +217,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
   let lock;
   try {
     await makeFolder(dirname(stateFile), signalOption);
-    lock = await acquireSyncLock(stateFile, signalOption);
+    lock = await acquireSyncLock(stateFile, jobLockOptions({ ...options, ...signalOption }));
   } catch (error) {
     job.dispose();
     throw error;
@@ -224,7 +235,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     if (leftovers.length > 0) yield { type: "leftovers-removed", files: leftovers };
     await makeFolder(options.outDir, signalOption);
     // One export or sync per output folder, as for exportIssuers.
-    outLock = await acquireOutputLock(options.outDir, signalOption);
+    outLock = await acquireOutputLock(options.outDir, jobLockOptions({ ...options, ...signalOption }));
     if (outLock.tookOver !== undefined) yield { type: "lock-acquired", lockFile: outLock.lockFile, tookOverFrom: outLock.tookOver.owner, tookOver: outLock.tookOver };
     const kept: { path: string; error: FileSystemError }[] = [];
     const restored = await recoverPackageFolders(options.outDir, { onKept: (path, error) => kept.push({ path, error }) });

@@ -8,7 +8,7 @@ import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
-import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, leaseFromEnvironment, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, issuerFailureOf, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
@@ -70,8 +70,10 @@ ${DEADLINE_HELP}
 ${CLIENT_FLAGS_HELP}
 
 One export or sync at a time writes to DIR: DIR/.ocf-sync.lock is held while it runs (a second one is
-refused; the lock of a run that was killed is taken over). Each run removes the temporary files and
-folders that killed runs left in DIR. Until every issuer of an export is written, DIR/.ocf-sync-export.json
+refused). The lock is a lease, renewed every 10 s: the lock of a run that was killed is taken over, on
+this host at once, from another host (a retried pod) once it is not renewed for 60 s (its lease; set
+OCF_SYNC_LEASE_SECONDS to change it). Each run removes the temporary files and folders that killed
+runs left in DIR. Until every issuer of an export is written, DIR/.ocf-sync-export.json
 keeps the time it started, for --resume.
 
 Without --issuer-profile and --stakeholders the Issuer and Stakeholders carry labelled placeholders
@@ -136,6 +138,7 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
   const packageSettings = await readPackageFlags(values, io.cwd);
   known.outDir = packageSettings.outDir;
   const shard = readShardFlags(values, io.env);
+  const lease = leaseFromEnvironment(io.env);
   // Without a shared limiter (--rate-limiter) the N shards split the credential's quota.
   const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, shares: shard?.n ?? 1 });
   const issuers = shardSlice(job.issuers, shard);
@@ -156,6 +159,7 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
       concurrency: job.concurrency,
       onInvalid: job.onInvalid,
       resume: values.resume === true,
+      ...lease,
       ...(job.deadlineMs === undefined ? {} : { deadlineMs: job.deadlineMs }),
     },
     profileOf,
@@ -210,6 +214,7 @@ export async function runExport(
       strict?: boolean;
       deadlineMs?: number;
       resume?: boolean;
+      leaseMs?: number;
     };
     profileOf?: ProfileLookup;
     directoryOf?: DirectoryLookup;
@@ -252,6 +257,7 @@ export async function runExport(
       onRecovered: (names) => reporter.log("warn", `restored ${names.length} previous package(s) that an interrupted export had set aside: ${names.join(", ")}`),
       onLeftoverKept: (path, error) => reporter.log("warn", leftoverKeptLine(error), { path, errno: error.errno }),
       onLockTakenOver: (stale) => reporter.log("warn", `took over the lock of ${outDir}: ${stale.description}`, { reason: stale.reason }),
+      onLockRenewalFailed: (message) => reporter.log("warn", message),
       onEvent: (event) => {
         tally.see(event);
         if (event.type === "record-quarantined") reporter.log("warn", `quarantined ${event.error.message}`, { issuerId: event.issuerId, recordId: event.recordId });

@@ -8,7 +8,7 @@ import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, failureCodeOf, writeLine, type CliIo } from "../io.js";
-import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, leaseFromEnvironment, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { createReporter, formatDuration, issuerFailureOf, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally } from "../progress.js";
@@ -32,7 +32,9 @@ issuer) sees records that vanished and reports their objects as removed.
 FILE (the state, written atomically) holds each issuer's cursor; FILE.snapshots/ the records of its
 last pass with their mappings, in shards (a change rewrites only its shards); FILE.lock is held while
 a sync runs, and DIR/.ocf-sync.lock as for 'ocf-sync export': a second sync on the same state or folder
-is refused, and the lock of a killed run (or an empty or corrupt lock file) is taken over, saying so.
+is refused, and the lock of a killed run (or an empty or corrupt lock file) is taken over, saying so:
+on this host at once, from another host (a retried pod) once it is not renewed for its lease (60 s;
+OCF_SYNC_LEASE_SECONDS).
 A sync killed at any moment leaves the previous packages and state valid; the next run removes what
 it left and redoes the interrupted work. A pass that fails once its records are pulled (an invalid
 record, a package that fails validation) keeps them: the next run does not pull them again.
@@ -197,6 +199,7 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
   // The issuers first: a usage error in any other value fails every one of them (--json lists them).
   const { issuers: listed, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd, (ids) => named.push(...ids));
   const shard = readShardFlags(values, io.env);
+  const lease = leaseFromEnvironment(io.env);
   const issuers = shardSlice(listed, shard);
   const { outDir, profileOf, directoryOf, ...packageOptions } = await readPackageFlags(values, io.cwd);
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
@@ -307,6 +310,8 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
       ...(values.full === true ? { full: true } : {}),
       ...(io.signal === undefined ? {} : { signal: io.signal }),
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
+      ...lease,
+      onLockRenewalFailed: (message) => reporter.log("warn", message),
     })) {
       onEvent(event);
     }

@@ -66,6 +66,23 @@ describe("the output folder", () => {
     expect(third.code, third.err).toBe(0);
   });
 
+  it("refuses a folder whose lock another host renewed within its lease (exit 75), saying when it will be taken over", async () => {
+    const out = join(dir, "other-host");
+    await mkdir(out);
+    const renewedAt = new Date().toISOString().replace(/\.\d+Z$/, "Z");
+    await writeFile(join(out, ".ocf-sync.lock"), JSON.stringify({ pid: 1, host: "ocf-export-3-q8z1m", startedAt: renewedAt, renewedAt, leaseMs: 600_000 }));
+    const takenOverAfter = new Date(Date.parse(renewedAt) + 600_000).toISOString().replace(/\.\d+Z$/, "Z");
+    for (const command of [["export"], ["sync", "--state", join(dir, "other-host-state.json")]]) {
+      const result = await run(...command, "--base-url", samples.url, "--issuer", "7", "--out", out, "--log", "plain");
+      expect(result.code, result.err).toBe(75);
+      expect(result.err).toContain(
+        `another export or sync is writing to ${out}: process 1 on host "ocf-export-3-q8z1m" took it at ${renewedAt} and renewed it at ${renewedAt}; if it is not renewed, it is taken over after ${takenOverAfter} (its lease of 600 s)`,
+      );
+      expect(result.err).toContain("[OUTPUT_LOCKED]");
+    }
+    expect(await readdir(out)).toEqual([".ocf-sync.lock"]);
+  });
+
   it("removes what a killed run left (temporary package folder, zip, report, lock parts), takes over its empty lock with one line, and exports", async () => {
     const out = join(dir, "leftovers");
     await mkdir(out);

@@ -93,10 +93,14 @@ describe("the lock", () => {
     await again.release();
   });
 
-  it("refuses a lock of another host, which cannot be checked, and takes over one that names no owner", async () => {
+  it("refuses a lock of another host within its lease, takes over one past it, and one that names no owner", async () => {
     const stateFile = join(dir, "state.json");
-    await writeFile(`${stateFile}.lock`, JSON.stringify({ pid: 1, host: "elsewhere", startedAt: "2026-01-01T00:00:00Z" }));
-    await expect(acquireSyncLock(stateFile)).rejects.toThrow('process 1 on host "elsewhere" took it at 2026-01-01T00:00:00Z');
+    await writeFile(`${stateFile}.lock`, JSON.stringify({ pid: 1, host: "elsewhere", startedAt: "2026-01-01T00:00:00Z", renewedAt: "2026-01-01T00:00:50Z", leaseMs: 60_000 }));
+    const within = Date.parse("2026-01-01T00:01:00Z");
+    await expect(acquireSyncLock(stateFile, { now: () => within })).rejects.toThrow('process 1 on host "elsewhere" took it at 2026-01-01T00:00:00Z and renewed it at 2026-01-01T00:00:50Z');
+    const expired = await acquireSyncLock(stateFile, { now: () => within + 60_000 });
+    expect(expired.tookOver).toMatchObject({ reason: "lease-expired", owner: { host: "elsewhere" } });
+    await expired.release();
     // A lock file appears with its content in one step (it is linked in), so a corrupt one is no live writer's.
     await writeFile(`${stateFile}.lock`, "{");
     const lock = await acquireSyncLock(stateFile);
