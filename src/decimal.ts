@@ -19,7 +19,11 @@ export const Dec = DecimalJs.clone({
 });
 export type Dec = InstanceType<typeof Dec>;
 
-/** A decimal in plain normalized form: no exponent, no leading `+`, no trailing fractional zeros, no `-0`. */
+/**
+ * A decimal in plain normalized form: no exponent, no leading `+`, no trailing fractional zeros, no `-0`.
+ *
+ * @category OCF
+ */
 export type DecimalString = string & { readonly __decimal?: never };
 
 /** The wire pattern of `v1alpha1Decimal.value`, as declared by the service's OpenAPI document. */

@@ -11,7 +11,11 @@ import { acquireLockFile, type HeldLock, type LockOwner } from "../io/lock-file.
 /** The lock file's name inside the output folder. */
 export const OUTPUT_LOCK_FILE = ".ocf-sync.lock";
 
-/** Another export or sync is writing to the output folder. */
+/**
+ * Another export or sync is writing to the output folder.
+ *
+ * @category Errors
+ */
 export class OutputLockedError extends OcfSyncError {
   declare readonly code: "OUTPUT_LOCKED";
   readonly lockFile: string;

@@ -149,7 +149,11 @@ export type AddOutcome =
    */
   | { status: "quarantined"; key: string; quarantined: QuarantinedMapping; mapped?: MappedRecord; replaces?: string; repeated?: true };
 
-/** The issuer-level objects and the final verdicts, from `finish`. */
+/**
+ * The issuer-level objects and the final verdicts, from `finish`.
+ *
+ * @category Mapping
+ */
 export interface AccumulatedIssuer {
   issuer: OcfIssuer;
   asOf: CalendarDate;

@@ -45,7 +45,11 @@ export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 const MAX_FILES = 10_000;
 const MAX_FOLDER_DEPTH = 8;
 
-/** The input is not an OCF package at all (not a folder or zip, unreadable zip, no manifest, manifest not JSON). */
+/**
+ * The input is not an OCF package at all (not a folder or zip, unreadable zip, no manifest, manifest not JSON).
+ *
+ * @category Errors
+ */
 export class PackageUnusableError extends OcfSyncError {
   /** The path that was given to read. */
   readonly path: string;
@@ -111,7 +115,11 @@ export interface OpenedOcfPackage extends Omit<LoadedOcfPackage, "files"> {
   close(): Promise<void>;
 }
 
-/** Options of `readOcfPackage` and `openOcfPackage`. */
+/**
+ * Options of `readOcfPackage` and `openOcfPackage`.
+ *
+ * @category OCF
+ */
 export interface ReadOcfPackageOptions {
   signal?: AbortSignal;
   /**
