@@ -75,7 +75,7 @@ export type IssuerExportResult =
 /**
  * Exports each issuer and yields its result as it finishes. Takes the lock of `outDir` (one export or
  * sync per folder: `OutputLockedError` when another holds it), then repairs what a killed earlier run
- * left there (see `recoverPackageFolders`). The same `generatedAt` is used for every issuer. Until
+ * left there (its leftover temporary folders, a replacement cut between its two renames). The same `generatedAt` is used for every issuer. Until
  * every issuer is exported, `<outDir>/.ocf-sync-export.json` keeps the job's time, so that `resume`
  * can continue it. Leaving the loop early (`break`) stops the issuers under way (their temporary
  * files removed, their previous packages kept) before the lock is released.

@@ -165,7 +165,7 @@ export interface AccumulatedIssuer {
   /** Keys of records whose objects must be withdrawn after all (they lost an id collision). */
   withdrawn: string[];
   /**
-   * The class the shares of units that name none go to (`chooseSettlementClass`), when
+   * The class the shares of units that name none go to (the settlement class the accumulator chose), when
    * `recordsComplete()` chose one and some record took it: a mapping marked
    * `assumedSettlementClass` is rebound to it.
    */

@@ -232,8 +232,7 @@ export interface MappedRecord {
   /**
    * The unit (or award) names no share class and no `settlementStockClassName` was given: the shares
    * its settlements deliver (the award's shares) are in a class the mapping chose. `mapUnit` and
-   * `mapAward` alone write the placeholder class; `mapIssuer` and the accumulator rebind it to the issuer's choice once every record is known
-   * (`rebindSettlementClass`).
+   * `mapAward` alone write the placeholder class; `mapIssuer` and the accumulator rebind it to the issuer's choice once every record is known.
    */
   assumedSettlementClass?: true;
 }
@@ -293,7 +292,10 @@ export interface MappedIssuer {
   stockPlans: OcfStockPlan[];
   /** Sorted by id. */
   vestingTerms: OcfVestingTerms[];
-  /** Sorted by date, then kind (`TRANSACTION_KIND_ORDER`), then id. */
+  /**
+   * Sorted by date, then kind (issuance, acceptance, vesting start, vesting event, release, cancellation,
+   * return to pool), then id.
+   */
   transactions: OcfTransaction[];
   /** The manifest's `comments`: the lineage convention and the placeholder figures. */
   manifestComments: string[];

@@ -107,7 +107,12 @@ export const PACKAGE_FILE_NAMES = {
   transactions: "Transactions.ocf.json",
 } as const;
 
-/** Thrown when the package options would make an invalid manifest (e.g. `generatedAt` without a zone). */
+/**
+ * Thrown by `buildPackageFiles` (and so by an export) when the package options would make an invalid
+ * manifest (e.g. `generatedAt` without a zone). Its code is `OCF_PACKAGE_INVALID`.
+ *
+ * @category Errors
+ */
 export class OcfPackageError extends OcfSyncError {
   constructor(message: string) {
     super("OCF_PACKAGE_INVALID", message);

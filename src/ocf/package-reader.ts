@@ -116,7 +116,7 @@ export interface OpenedOcfPackage extends Omit<LoadedOcfPackage, "files"> {
 }
 
 /**
- * Options of `readOcfPackage` and `openOcfPackage`.
+ * Options of reading a package, as `validatePackageAt` does (see `ValidatePackageAtOptions`).
  *
  * @category OCF
  */
@@ -125,7 +125,8 @@ export interface ReadOcfPackageOptions {
   /**
    * The largest file read, in bytes: each zip entry once inflated, each file of a folder. A larger
    * manifest makes the package unusable; a larger listed file is recorded as `too-large`.
-   * @default DEFAULT_MAX_FILE_BYTES (256 MiB) for `readOcfPackage`; no limit for `openOcfPackage`
+   * @default no limit for `validatePackageAt`, which streams each file (a read that holds every file
+   *   in memory inside ocf-sync takes 256 MiB)
    */
   maxFileBytes?: number;
 }

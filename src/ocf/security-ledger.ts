@@ -26,7 +26,7 @@
  * retraction or a move to a balance security (an end by consumption comes out the same in every order).
  * A release that takes more than the security's `vestings` have vested by its date is reported
  * (`RELEASED_BEFORE_VESTED`), as a warning: the source settled units before they vested, which is odd
- * but valid OCF (`LEDGER_WARNING_CODES`). Quantities are exact decimals. Every finding names the
+ * but valid OCF. Quantities are exact decimals. Every finding names the
  * transaction and the field.
  */
 import { compareDecimalStrings, isPositiveDecimal, normalizeSourceDecimal, plainNumeric, sumDecimalStrings, type DecimalString } from "../decimal.js";
@@ -74,8 +74,7 @@ export function declaredLineage(manifest: Readonly<Record<string, unknown>>): Li
 
 /**
  * The findings of the ledger, with what each means. Codes are stable. Each is a problem (the
- * transactions do not read consistently) except `RELEASED_BEFORE_VESTED`, a warning
- * (`LEDGER_WARNING_CODES`).
+ * transactions do not read consistently) except `RELEASED_BEFORE_VESTED`, a warning.
  *
  * @category OCF
  */
@@ -767,7 +766,7 @@ export interface LineageProblem<T> {
   code: LedgerProblemCode;
   /**
    * `"problem"`: the transactions do not read consistently; `"warning"`: they do, but the data is odd
-   * (`RELEASED_BEFORE_VESTED`, a release before its units vested). See `LEDGER_WARNING_CODES`.
+   * (`RELEASED_BEFORE_VESTED`, a release before its units vested).
    */
   severity: LedgerSeverity;
   /** The transaction concerned, and its index in the list given. */

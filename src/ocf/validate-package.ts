@@ -246,7 +246,8 @@ const VALIDATE_PACKAGE_AT_OPTION_KEYS = optionKeys<ValidatePackageAtOptions>()([
  * objects are parsed and checked by worker threads as well as this one (`validate-workers.ts`); the
  * report is the same either way.
  *
- * @throws {PackageUnusableError} when `path` is no package at all (see `readOcfPackage`).
+ * @throws {PackageUnusableError} when `path` is no package at all (not a folder or zip, an unreadable zip,
+ *   no manifest, a manifest that is not JSON).
  * @example
  * const report = await validatePackageAt("out/issuer-7.ocf.zip");
  * if (!report.valid) console.log(`${report.problems.length} problems (lineage read as ${report.lineage.reading})`);

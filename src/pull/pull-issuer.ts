@@ -132,7 +132,8 @@ export function* recordItems(kind: RecordKind, raw: unknown, issuerId: string, o
 }
 
 /**
- * Streams every record of one issuer, in the order their pages arrive (`issuerPages`); within a list,
+ * Streams every record of one issuer, in the order their pages arrive (its lists of awards and units
+ * are paged at the same time); within a list,
  * in the service's order. Memory stays at one page per list. Throws the first `SourceRecordError` when
  * `onInvalid` is `"fail"`, and any API error; either stops the other list.
  *

@@ -38,7 +38,9 @@ function isIntegrityProblem(problem: PackageProblem, manifestPath: string): bool
 /**
  * A package whose files are not the ones its manifest describes (an MD5 that does not match, a listed
  * file missing or of another type, a file the manifest does not list, …): its figures cannot be
- * trusted, so it is not reconciled.
+ * trusted, so it is not reconciled. Thrown by `loadPackageObjects`.
+ *
+ * @category Errors
  */
 export class PackageIntegrityError extends OcfSyncError {
   declare readonly code: "PACKAGE_INTEGRITY_FAILED";

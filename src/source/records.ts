@@ -101,7 +101,10 @@ export interface PrecededBySecurity {
  * @category Source
  */
 export interface PrecededBy {
-  /** One of `PRECEDED_BY_REASONS` as sent; another value is kept and reported as a warning. */
+  /**
+   * One of the reasons CDS declares (`RESTRICTED_STOCK_AWARD_PRECEDED_BY_REASON_` and `ISSUED_FROM_SHARE_RESERVE`,
+   * `SHARE_CLASS_CONVERTED`, `TRANSFERRED` or `BALANCE_REISSUED`), as sent; another value is kept and reported as a warning.
+   */
   reason?: string;
   /** Empty when the reason is `…_ISSUED_FROM_SHARE_RESERVE`. */
   securities: PrecededBySecurity[];

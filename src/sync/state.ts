@@ -109,7 +109,7 @@ export interface IssuerSyncState {
   package?: IssuerPackageState;
   /**
    * The pages of the last pass, when it was incremental and every record it pulled was one the store
-   * held as it was: `[digest, records, nextPageToken]` (see `ListPage.digest`). The next pass does not
+   * held as it was: `[digest, records, nextPageToken]`, the digest being of the page's bytes. The next pass does not
    * parse a page whose bytes are the same again: its records are still held as they are.
    */
   unchangedPages?: UnchangedPage[];
