@@ -5,12 +5,18 @@
  */
 import { OcfSyncError, describeValue } from "./errors.js";
 
-/** A real calendar date as `YYYY-MM-DD`. */
+/**
+ * A real calendar date as `YYYY-MM-DD`.
+ *
+ * @category OCF
+ */
 export type CalendarDate = string & { readonly __calendarDate?: never };
 
 /**
  * A UTC instant as `YYYY-MM-DDThh:mm:ss.ffffffZ` (always six fractional digits). Strings of this form
  * sort in time order.
+ *
+ * @category OCF
  */
 export type UtcDateTime = string & { readonly __utcDateTime?: never };
 

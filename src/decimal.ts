@@ -19,7 +19,11 @@ export const Dec = DecimalJs.clone({
 });
 export type Dec = InstanceType<typeof Dec>;
 
-/** A decimal in plain normalized form: no exponent, no leading `+`, no trailing fractional zeros, no `-0`. */
+/**
+ * A decimal in plain normalized form: no exponent, no leading `+`, no trailing fractional zeros, no `-0`.
+ *
+ * @category OCF
+ */
 export type DecimalString = string & { readonly __decimal?: never };
 
 /** The wire pattern of `v1alpha1Decimal.value`, as declared by the service's OpenAPI document. */
@@ -31,7 +35,13 @@ export const SOURCE_DECIMAL_PATTERN = /^[+-]?((0|[1-9][0-9]*)(\.[0-9]*)?|\.[0-9]
  */
 const MAX_ABS_EXPONENT = 60;
 
-/** Thrown when a decimal cannot be represented exactly where it has to go. */
+/**
+ * Thrown when a decimal cannot be represented exactly where it has to go: its code is `DECIMAL_SYNTAX`
+ * (not a decimal number), `DECIMAL_RANGE` (an exponent out of range) or `DECIMAL_PRECISION`, and
+ * `value` is the text refused.
+ *
+ * @category Errors
+ */
 export class DecimalError extends OcfSyncError {
   readonly value: string;
   constructor(code: "DECIMAL_SYNTAX" | "DECIMAL_RANGE" | "DECIMAL_PRECISION", message: string, value: string) {

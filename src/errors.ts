@@ -7,6 +7,8 @@ const BRAND = Symbol.for("ocf-sync.error");
 /**
  * The base class of every error ocf-sync throws or reports: switch on its `code`, or test with
  * {@link isOcfSyncError} (which also recognises errors from another copy of the package).
+ *
+ * @category Errors
  */
 export class OcfSyncError extends Error {
   readonly [BRAND] = true;
@@ -23,6 +25,8 @@ export class OcfSyncError extends Error {
 /**
  * True for any error thrown by ocf-sync. Works by a global brand as well as by `instanceof`, so it
  * still answers correctly when two copies of the package are loaded.
+ *
+ * @category Errors
  */
 export function isOcfSyncError(error: unknown): error is OcfSyncError {
   return (
@@ -90,6 +94,8 @@ function escapeCharacter(c: string): string {
 /**
  * The job's overall deadline passed (the `deadlineMs` option, `--deadline` on the command line):
  * everything under way was stopped. The signal that stops the job carries this error as its reason.
+ *
+ * @category Errors
  */
 export class DeadlineExceededError extends OcfSyncError {
   declare readonly code: "DEADLINE_EXCEEDED";
@@ -106,6 +112,8 @@ export class DeadlineExceededError extends OcfSyncError {
 /**
  * The process was asked to stop (SIGINT, SIGTERM): the reason of the signal that stops the job.
  * `exitCode` is the shell's convention, 128 + the signal number.
+ *
+ * @category Errors
  */
 export class InterruptedError extends OcfSyncError {
   declare readonly code: "INTERRUPTED";
@@ -120,12 +128,20 @@ export class InterruptedError extends OcfSyncError {
   }
 }
 
-/** True for an {@link InterruptedError}, also across two loaded copies of the package. */
+/**
+ * True for an {@link InterruptedError}, also across two loaded copies of the package.
+ *
+ * @category Errors
+ */
 export function isInterruptedError(error: unknown): error is InterruptedError {
   return isOcfSyncError(error) && error.code === "INTERRUPTED";
 }
 
-/** True for a {@link DeadlineExceededError}, also across two loaded copies of the package. */
+/**
+ * True for a {@link DeadlineExceededError}, also across two loaded copies of the package.
+ *
+ * @category Errors
+ */
 export function isDeadlineExceededError(error: unknown): error is DeadlineExceededError {
   return isOcfSyncError(error) && error.code === "DEADLINE_EXCEEDED";
 }
@@ -145,6 +161,8 @@ export type FileOperation = string;
  * belongs (or the other way round), is not writable, is on a read-only file system, the disk is
  * full, … `errno` is the system's code (`ENOENT`, `EEXIST`, `EACCES`, …). Never retried: trying again
  * cannot make a path writable.
+ *
+ * @category Errors
  */
 export class FileSystemError extends OcfSyncError {
   declare readonly code: "FILE_SYSTEM_ERROR";
@@ -161,7 +179,11 @@ export class FileSystemError extends OcfSyncError {
   }
 }
 
-/** True for a {@link FileSystemError}, also across two loaded copies of the package. */
+/**
+ * True for a {@link FileSystemError}, also across two loaded copies of the package.
+ *
+ * @category Errors
+ */
 export function isFileSystemError(error: unknown): error is FileSystemError {
   return isOcfSyncError(error) && error.code === "FILE_SYSTEM_ERROR";
 }

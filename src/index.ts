@@ -25,6 +25,7 @@ export {
 } from "./errors.js";
 export type { Logger } from "./logger.js";
 export type { CalendarDate, UtcDateTime } from "./dates.js";
+export { DecimalError } from "./decimal.js";
 export type { DecimalString } from "./decimal.js";
 
 // The HTTP client: authentication, retries, the rate limiter
@@ -119,7 +120,7 @@ export type { OcfIssue, OcfValidationResult } from "./ocf/schemas.js";
 export type * from "./ocf/types.js";
 
 // OCF packages: writing, reading, validating
-export { buildPackageFiles } from "./ocf/package-files.js";
+export { OcfPackageError, buildPackageFiles } from "./ocf/package-files.js";
 export type { OcfPackageFiles, PackageContent, PackageFile, PackageFileOptions } from "./ocf/package-files.js";
 export type { WrittenPackageFile } from "./ocf/package-writer.js";
 export { ZipTooLargeError, packageNameFor } from "./ocf/package-folder.js";
@@ -141,7 +142,7 @@ export { OutputLockedError } from "./export/output-lock.js";
 
 // Reconciliation: source against OCF, OCF against OCF, the source's own consistency
 export { checkSourceConsistency } from "./reconcile/consistency.js";
-export { loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson, reconcileApiWithOcf, reconcileNdjsonWithOcf } from "./reconcile/load.js";
+export { PackageIntegrityError, loadPackageObjects, loadSourceFromApi, loadSourceFromNdjson, reconcileApiWithOcf, reconcileNdjsonWithOcf } from "./reconcile/load.js";
 export { reconcileOcfWithOcf } from "./reconcile/ocf-vs-ocf.js";
 export { SourceReconciliation, reconcileSourceWithOcf } from "./reconcile/source-vs-ocf.js";
 export { replayPackage } from "./reconcile/replay.js";

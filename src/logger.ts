@@ -4,7 +4,11 @@
  */
 import type { Redactor } from "./redaction.js";
 
-/** Where ocf-sync's log lines go: pino-shaped (a pino instance fits), one method per level. */
+/**
+ * Where ocf-sync's log lines go: pino-shaped (a pino instance fits), one method per level.
+ *
+ * @category Client
+ */
 export interface Logger {
   /** Detail for debugging: one line per HTTP request, per page, per retry decision. */
   debug(fields: Record<string, unknown>, message?: string): void;

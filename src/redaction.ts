@@ -40,7 +40,11 @@ const ESCAPE_REACH = 12 * WINDOW;
 // What `holdsIn` keeps of a piece to look at with the next: a window and the escapes around it.
 const CARRY = 2 * ESCAPE_REACH;
 
-/** Finds and replaces the secrets it was given. */
+/**
+ * Finds and replaces the secrets it was given.
+ *
+ * @category Client
+ */
 export interface Redactor {
   /** Adds secrets to find from now on (a token as it is minted); `undefined`, empty and short ones are ignored. */
   add(...secrets: readonly (string | undefined)[]): void;
@@ -215,7 +219,11 @@ function escapedStretches(text: string): [number, number][] {
   return stretches;
 }
 
-/** A redactor of `secrets` (more may be added later). */
+/**
+ * A redactor of `secrets` (more may be added later).
+ *
+ * @category Client
+ */
 export function createRedactor(secrets: Iterable<string | undefined> = []): Redactor {
   const known = new Set<string>();
   const windows = new Set<string>();

@@ -29,6 +29,10 @@ const COMMANDS: Record<string, { summary: string; load: () => Promise<Command> }
   validate: { summary: "check an OCF package (folder or .ocf.zip) and report every problem", load: async () => (await import("./commands/validate.js")).validateCommand },
 };
 
+/** Every command's name and its one-line summary, in the order of the main help (for docs/commands/). */
+export function commandSummaries(): ReadonlyArray<{ name: string; summary: string }> {
+  return Object.entries(COMMANDS).map(([name, { summary }]) => ({ name, summary }));
+}
 
 function mainHelp(): string {
   const width = Math.max(...Object.keys(COMMANDS).map((c) => c.length));

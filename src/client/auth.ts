@@ -11,7 +11,11 @@ import type { Clock } from "./clock.js";
 import { AuthError, ClientConfigError, parseErrorBody } from "./errors.js";
 import type { RawResponse } from "./transport.js";
 
-/** How API calls are authorized. */
+/**
+ * How API calls are authorized.
+ *
+ * @category Client
+ */
 export type AuthOptions =
   | {
       type: "bearer";

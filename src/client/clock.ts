@@ -1,6 +1,8 @@
 /**
  * Time as the client sees it. Injected so that tests can drive backoff, token expiry and rate
  * limiting on a fake clock instead of waiting in real time.
+ *
+ * @category Client
  */
 export interface Clock {
   /** Milliseconds since the Unix epoch (wall clock: `Retry-After` dates are compared with it). */

@@ -30,7 +30,11 @@ import { type RateLimitPermit, type RateLimiter, createRateLimiter } from "./rat
 import { DEFAULT_RETRY_POLICY, type RetryOptions, type RetryPolicy, isRetryableStatus, parseRateLimitReset, retryDelay } from "./retry-timing.js";
 import { ATTEMPT_TIMEOUT_CODE, type RawResponse, sendRaw } from "./transport.js";
 
-/** Something the client did, for progress displays and metrics. */
+/**
+ * Something the client did, for progress displays and metrics.
+ *
+ * @category Client
+ */
 export type ClientEvent =
   | {
       type: "request";
@@ -45,7 +49,11 @@ export type ClientEvent =
   | { type: "retry"; path: string; attempt: number; delayMs: number; reason: string }
   | { type: "throttled"; waitMs: number };
 
-/** Counters since the client was created. */
+/**
+ * Counters since the client was created.
+ *
+ * @category Client
+ */
 export interface ClientStats {
   /** HTTP requests sent to the API, retries included (token requests not included). */
   requests: number;
@@ -61,7 +69,11 @@ export interface ClientStats {
   tokenRequests: number;
 }
 
-/** Timeouts of one HTTP request. */
+/**
+ * Timeouts of one HTTP request.
+ *
+ * @category Client
+ */
 export interface TimeoutOptions {
   /**
    * Time to establish the connection (TCP and TLS). Applies to the client's own agent only: an
@@ -93,13 +105,19 @@ export interface TimeoutOptions {
  * Where requests are sent through: any undici `Dispatcher` (an `Agent`, `Pool`, `ProxyAgent` or
  * `MockAgent`). Typed by the one method the client relies on, so that undici's types stay out of
  * ocf-sync's API.
+ *
+ * @category Client
  */
 export interface HttpDispatcher {
   /** undici's `Dispatcher.dispatch`: starts one request. */
   dispatch(options: object, handler: object): boolean;
 }
 
-/** Options of {@link createApiClient}. */
+/**
+ * Options of {@link createApiClient}.
+ *
+ * @category Client
+ */
 export interface ApiClientOptions {
   /**
    * The API base URL; a path prefix is kept in front of every request path.
@@ -150,7 +168,11 @@ export interface ApiClientOptions {
   redactor?: Redactor;
 }
 
-/** A parsed JSON response. */
+/**
+ * A parsed JSON response.
+ *
+ * @category Client
+ */
 export interface ApiResponse {
   status: number;
   /** The parsed JSON body (`null` for 204). */
@@ -168,7 +190,11 @@ export interface ApiResponse {
   redacted?: readonly (readonly (string | number)[])[];
 }
 
-/** Options of one `getJson` call. */
+/**
+ * Options of one `getJson` call.
+ *
+ * @category Client
+ */
 export interface GetJsonOptions {
   signal?: AbortSignal;
   /**
@@ -179,7 +205,11 @@ export interface GetJsonOptions {
   recognize?: (chunks: readonly Buffer[]) => unknown;
 }
 
-/** A client of one API base URL. */
+/**
+ * A client of one API base URL.
+ *
+ * @category Client
+ */
 export interface ApiClient {
   /** The base URL, without a trailing slash. */
   readonly baseUrl: string;
@@ -305,6 +335,8 @@ const CLIENT_OPTION_KEYS = optionKeys<ApiClientOptions>()(["baseUrl", "auth", "r
  *   baseUrl: "https://api.playground.carta.team",
  *   auth: { type: "oauth2", tokenUrl: "https://login.playground.carta.team/o/access_token/", clientId, clientSecret },
  * });
+ *
+ * @category Client
  */
 export function createApiClient(options: ApiClientOptions): ApiClient {
   checkKnownKeys("createApiClient", options, CLIENT_OPTION_KEYS);

@@ -7,7 +7,11 @@
  */
 import { OcfSyncError, describeValue, isOcfSyncError } from "../errors.js";
 
-/** Codes of {@link ApiError}: one per HTTP status family the caller may want to tell apart. */
+/**
+ * Codes of {@link ApiError}: one per HTTP status family the caller may want to tell apart.
+ *
+ * @category Errors
+ */
 export const API_ERROR_CODES = [
   "API_BAD_REQUEST",
   "API_UNAUTHORIZED",
@@ -17,12 +21,24 @@ export const API_ERROR_CODES = [
   "API_SERVER_ERROR",
   "API_HTTP_ERROR",
 ] as const;
-/** The `code` of an {@link ApiError}: one per HTTP status the service answers with, `API_HTTP_ERROR` for others. */
+/**
+ * The `code` of an {@link ApiError}: one per HTTP status the service answers with, `API_HTTP_ERROR` for others.
+ *
+ * @category Errors
+ */
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
-/** Codes of {@link NetworkError}. */
+/**
+ * Codes of {@link NetworkError}.
+ *
+ * @category Errors
+ */
 export const NETWORK_ERROR_CODES = ["API_NETWORK_ERROR", "API_TIMEOUT"] as const;
-/** The `code` of a {@link NetworkError}: the connection failed, or a timeout expired. */
+/**
+ * The `code` of a {@link NetworkError}: the connection failed, or a timeout expired.
+ *
+ * @category Errors
+ */
 export type NetworkErrorCode = (typeof NETWORK_ERROR_CODES)[number];
 
 /** The gRPC canonical status names; error bodies carry the number (google.rpc.Status `code`). */
@@ -46,7 +62,11 @@ export const GRPC_STATUS_NAMES: readonly string[] = [
   "UNAUTHENTICATED",
 ];
 
-/** Which request failed: shared by the errors that come from one API call. */
+/**
+ * Which request failed: shared by the errors that come from one API call.
+ *
+ * @category Client
+ */
 export interface RequestContext {
   /** HTTP method, e.g. `GET`. */
   method: string;
@@ -118,7 +138,11 @@ function apiErrorCodeOf(status: number): ApiErrorCode {
   }
 }
 
-/** What could be read from an error body, whatever its shape. */
+/**
+ * What could be read from an error body, whatever its shape.
+ *
+ * @category Client
+ */
 export interface ErrorBodyInfo {
   /** google.rpc.Status `code` (the gRPC canonical code, not the HTTP status). */
   grpcCode: number | undefined;
@@ -171,6 +195,8 @@ export function parseErrorBody(text: string): ErrorBodyInfo {
  *
  * @example
  * `GET /v1alpha1/issuers/7/restrictedStockAwards failed with 403 PERMISSION_DENIED (INSUFFICIENT_SCOPE): Access to resource denied after 1 attempt`
+ *
+ * @category Errors
  */
 export class ApiError extends RequestError {
   declare readonly code: ApiErrorCode;
@@ -204,7 +230,11 @@ export class ApiError extends RequestError {
   }
 }
 
-/** No HTTP response arrived: connection refused or reset, DNS failure, or a connect/headers/body timeout. */
+/**
+ * No HTTP response arrived: connection refused or reset, DNS failure, or a connect/headers/body timeout.
+ *
+ * @category Errors
+ */
 export class NetworkError extends RequestError {
   declare readonly code: NetworkErrorCode;
   /**
@@ -221,7 +251,11 @@ export class NetworkError extends RequestError {
   }
 }
 
-/** A success response whose body is not valid JSON (typically cut off in transit). */
+/**
+ * A success response whose body is not valid JSON (typically cut off in transit).
+ *
+ * @category Errors
+ */
 export class InvalidJsonError extends RequestError {
   declare readonly code: "API_INVALID_JSON";
   readonly status: number;
@@ -240,7 +274,11 @@ export class InvalidJsonError extends RequestError {
   }
 }
 
-/** The response body is larger than `maxResponseBytes`; reading stopped there. Not retried. */
+/**
+ * The response body is larger than `maxResponseBytes`; reading stopped there. Not retried.
+ *
+ * @category Errors
+ */
 export class ResponseTooLargeError extends RequestError {
   declare readonly code: "API_RESPONSE_TOO_LARGE";
   readonly status: number;
@@ -259,7 +297,11 @@ export class ResponseTooLargeError extends RequestError {
   }
 }
 
-/** The caller's `AbortSignal` fired. `cause` is the signal's reason. Never retried. */
+/**
+ * The caller's `AbortSignal` fired. `cause` is the signal's reason. Never retried.
+ *
+ * @category Errors
+ */
 export class AbortedError extends ClientError {
   declare readonly code: "ABORTED";
 
@@ -270,7 +312,11 @@ export class AbortedError extends ClientError {
   }
 }
 
-/** Why a token could not be obtained. */
+/**
+ * Why a token could not be obtained.
+ *
+ * @category Client
+ */
 export type AuthFailure =
   /** The token endpoint answered with a non-success status. */
   | "TOKEN_ENDPOINT_STATUS"
@@ -281,7 +327,11 @@ export type AuthFailure =
   /** A token was granted with an empty `scope`: every data call would be 403. */
   | "EMPTY_SCOPE";
 
-/** The OAuth2 token could not be obtained. Never contains the client secret or a token. */
+/**
+ * The OAuth2 token could not be obtained. Never contains the client secret or a token.
+ *
+ * @category Errors
+ */
 export class AuthError extends ClientError {
   declare readonly code: "AUTH_FAILED";
   readonly failure: AuthFailure;
@@ -318,7 +368,11 @@ export class AuthError extends ClientError {
   }
 }
 
-/** A path segment (issuer id, record id) that cannot be sent safely: empty, `.` or `..`, or not valid Unicode. */
+/**
+ * A path segment (issuer id, record id) that cannot be sent safely: empty, `.` or `..`, or not valid Unicode.
+ *
+ * @category Errors
+ */
 export class InvalidIdentifierError extends ClientError {
   declare readonly code: "INVALID_IDENTIFIER";
   /** The offending value. */
@@ -331,7 +385,11 @@ export class InvalidIdentifierError extends ClientError {
   }
 }
 
-/** A client option or call argument is out of range (a base URL with a query, a page size of 0, ...). */
+/**
+ * A client option or call argument is out of range (a base URL with a query, a page size of 0, ...).
+ *
+ * @category Errors
+ */
 export class ClientConfigError extends ClientError {
   declare readonly code: "CLIENT_CONFIG_INVALID";
   /** The option or argument, e.g. `baseUrl` or `pageSize`. */
@@ -349,19 +407,51 @@ function guardFor<T extends OcfSyncError>(codes: readonly string[]): (error: unk
   return (error: unknown): error is T => isOcfSyncError(error) && codes.includes(error.code);
 }
 
-/** True for an {@link ApiError} (any `API_*` status code). */
+/**
+ * True for an {@link ApiError} (any `API_*` status code).
+ *
+ * @category Errors
+ */
 export const isApiError = guardFor<ApiError>(API_ERROR_CODES);
-/** True for a {@link NetworkError} (`API_NETWORK_ERROR` or `API_TIMEOUT`). */
+/**
+ * True for a {@link NetworkError} (`API_NETWORK_ERROR` or `API_TIMEOUT`).
+ *
+ * @category Errors
+ */
 export const isNetworkError = guardFor<NetworkError>(NETWORK_ERROR_CODES);
-/** True for an {@link InvalidJsonError}. */
+/**
+ * True for an {@link InvalidJsonError}.
+ *
+ * @category Errors
+ */
 export const isInvalidJsonError = guardFor<InvalidJsonError>(["API_INVALID_JSON"]);
-/** True for a {@link ResponseTooLargeError}. */
+/**
+ * True for a {@link ResponseTooLargeError}.
+ *
+ * @category Errors
+ */
 export const isResponseTooLargeError = guardFor<ResponseTooLargeError>(["API_RESPONSE_TOO_LARGE"]);
-/** True for an {@link AbortedError}. */
+/**
+ * True for an {@link AbortedError}.
+ *
+ * @category Errors
+ */
 export const isAbortedError = guardFor<AbortedError>(["ABORTED"]);
-/** True for an {@link AuthError}. */
+/**
+ * True for an {@link AuthError}.
+ *
+ * @category Errors
+ */
 export const isAuthError = guardFor<AuthError>(["AUTH_FAILED"]);
-/** True for an {@link InvalidIdentifierError}. */
+/**
+ * True for an {@link InvalidIdentifierError}.
+ *
+ * @category Errors
+ */
 export const isInvalidIdentifierError = guardFor<InvalidIdentifierError>(["INVALID_IDENTIFIER"]);
-/** True for a {@link ClientConfigError}. */
+/**
+ * True for a {@link ClientConfigError}.
+ *
+ * @category Errors
+ */
 export const isClientConfigError = guardFor<ClientConfigError>(["CLIENT_CONFIG_INVALID"]);

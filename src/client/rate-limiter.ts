@@ -21,16 +21,28 @@ import { abortError, isAborted, raceAbort } from "./abort.js";
 import { type Clock, systemClock } from "./clock.js";
 import { ClientConfigError } from "./errors.js";
 
-/** A request slot granted by `acquirePermit`. */
+/**
+ * A request slot granted by `acquirePermit`.
+ *
+ * @category Client
+ */
 export interface RateLimitPermit {
   /** The request's answer (or failure) is in. Call it exactly once per permit, on every path. */
   done(): void;
 }
 
-/** Why a limiter is paused: a 429, or the server's count of the quota (`RateLimit-Remaining: 0`). */
+/**
+ * Why a limiter is paused: a 429, or the server's count of the quota (`RateLimit-Remaining: 0`).
+ *
+ * @category Client
+ */
 export type PauseReason = "rate-limited" | "server-count";
 
-/** Grants request slots within a quota. */
+/**
+ * Grants request slots within a quota.
+ *
+ * @category Client
+ */
 export interface RateLimiter {
   /**
    * Resolves when a request may be sent, and counts it from now. Waiters are served first come, first
@@ -53,7 +65,11 @@ export interface RateLimiter {
   readonly limits: { readonly perSecond: number; readonly perMinute: number };
 }
 
-/** Options of {@link createRateLimiter}. */
+/**
+ * Options of {@link createRateLimiter}.
+ *
+ * @category Client
+ */
 export interface RateLimiterOptions {
   /**
    * Most requests in any window of one second; any number > 0 (a share of a quota, such as 10 / 4).
@@ -87,7 +103,11 @@ export interface RateLimiterOptions {
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60_000;
 
-/** A window of the log: at most `count` grants in any `ms` milliseconds. */
+/**
+ * A window of the log: at most `count` grants in any `ms` milliseconds.
+ *
+ * @category Client
+ */
 export interface QuotaWindow {
   readonly count: number;
   readonly ms: number;
@@ -105,6 +125,8 @@ export interface QuotaWindow {
  * @example
  * quotaWindow(300 / 7, 60_000); // { count: 42, ms: 60000 }
  * quotaWindow(10 / 20, 1000);   // { count: 1, ms: 2000 }
+ *
+ * @category Client
  */
 export function quotaWindow(rate: number, baseMs: number): QuotaWindow {
   if (rate >= 1) return { count: Math.floor(rate), ms: baseMs };
@@ -159,6 +181,8 @@ export function turns(): <T>(signal: AbortSignal | undefined, body: () => Promis
  * const limiter = createRateLimiter({ perSecond: 10, perMinute: 300 });
  * const a = createApiClient({ baseUrl, rateLimit: limiter });
  * const b = createApiClient({ baseUrl: otherUrl, rateLimit: limiter }); // same credentials, one quota
+ *
+ * @category Client
  */
 export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
   const perSecond = positiveRate("rateLimit.perSecond", options.perSecond ?? 10, SECOND_MS);

@@ -33,7 +33,11 @@ import { parseBaseUrl } from "./paths.js";
 import { type PauseReason, type RateLimitPermit, type RateLimiter, positiveRate, quotaWindow, turns } from "./rate-limiter.js";
 import { REDIS_UNAVAILABLE, type RespClient, RespReplyError, createRespClient, parseRedisUrl } from "./resp-client.js";
 
-/** Options of {@link createRedisRateLimiter}. */
+/**
+ * Options of {@link createRedisRateLimiter}.
+ *
+ * @category Client
+ */
 export interface RedisRateLimiterOptions {
   /**
    * The Redis server: `redis://[[user]:password@]host[:port][/db]`.
@@ -72,7 +76,11 @@ export interface RedisRateLimiterOptions {
   logger?: Logger;
 }
 
-/** A {@link RateLimiter} backed by Redis; `close()` ends its connection (it never holds a process open while idle). */
+/**
+ * A {@link RateLimiter} backed by Redis; `close()` ends its connection (it never holds a process open while idle).
+ *
+ * @category Client
+ */
 export interface RedisRateLimiter extends RateLimiter {
   /** The Redis server, without credentials. */
   readonly address: string;
@@ -145,6 +153,8 @@ const LONGEST_POLL_MS = 1000;
  * @example
  * const limiter = createRedisRateLimiter({ url: "redis://127.0.0.1:6379/0", key: quotaKey({ baseUrl, auth }) });
  * const client = createApiClient({ baseUrl, auth, rateLimit: limiter });
+ *
+ * @category Client
  */
 export function quotaKey(options: { baseUrl: string; auth?: AuthOptions }): string {
   const { auth } = options;
@@ -170,6 +180,8 @@ function positiveMs(option: string, value: number | undefined, fallback: number)
  * // ... when done:
  * await client.close();
  * limiter.close();
+ *
+ * @category Client
  */
 export function createRedisRateLimiter(options: RedisRateLimiterOptions): RedisRateLimiter {
   try {

@@ -9,7 +9,11 @@
  */
 import { epochMsToUtcDateTime, parseUtcDateTime, utcDateTimeToEpochMs } from "../dates.js";
 
-/** How often and for how long a failed GET is retried. */
+/**
+ * How often and for how long a failed GET is retried.
+ *
+ * @category Client
+ */
 export interface RetryOptions {
   /**
    * Most HTTP requests sent for one call, the first included.

@@ -35,7 +35,11 @@ import type { RecordKind } from "../source/kinds.js";
 /** A record of the pull, parsed (what the mapping takes). */
 type RecordItem = Extract<PullItem, { type: "record" }>;
 
-/** Options of `exportIssuer` and `exportIssuers`. */
+/**
+ * Options of `exportIssuer` and `exportIssuers`.
+ *
+ * @category Export
+ */
 export interface ExportOptions extends MappingOptions {
   // `asOf` (from MappingOptions) defaults here to the date of `generatedAt`: the day the data was pulled.
   /** The folder packages are written to: `<outDir>/<name>/` and, with `zip`, `<outDir>/<name>.ocf.zip`. */
@@ -91,6 +95,8 @@ export interface ExportOptions extends MappingOptions {
 /**
  * A record that an earlier run parsed and mapped with the same options (a sync keeps them): written as
  * if it had been pulled and mapped now.
+ *
+ * @category Export
  */
 export interface MappedRecordItem {
   type: "mapped";
@@ -101,12 +107,20 @@ export interface MappedRecordItem {
   warnings: SourceWarning[];
 }
 
-/** Progress events of an export. */
+/**
+ * Progress events of an export.
+ *
+ * @category Export
+ */
 export type ExportEvent =
   | PullEvent
   | { type: "package-written"; issuerId: string; folder: string; zip: string | undefined; transactions: number };
 
-/** A record left out of a package, with everything needed to find and fix it at the source. */
+/**
+ * A record left out of a package, with everything needed to find and fix it at the source.
+ *
+ * @category Export
+ */
 export interface ExportQuarantine {
   kind: RecordKind;
   recordId: string | undefined;
@@ -122,7 +136,11 @@ export interface ExportQuarantine {
   deliveredShares?: DeliveredShares;
 }
 
-/** What one issuer's export produced. */
+/**
+ * What one issuer's export produced.
+ *
+ * @category Export
+ */
 export interface IssuerExport {
   issuerId: string;
   /** The package's folder and zip base name (see `packageNameFor`). */
@@ -143,7 +161,11 @@ export interface IssuerExport {
   bytes: number;
 }
 
-/** Raised when a package that was written fails validation: it is not put in place. */
+/**
+ * Raised when a package that was written fails validation: it is not put in place.
+ *
+ * @category Errors
+ */
 export class ExportValidationError extends OcfSyncError {
   readonly issuerId: string;
   readonly problems: PackageProblem[];
@@ -210,6 +232,8 @@ export function checkExportOptions(fn: string, options: ExportOptions): void {
  *
  * @throws {TypeError} for an option of the wrong kind (see the options); the API error, the first
  *   invalid record (`onInvalid: "fail"`), or `ExportValidationError`.
+ *
+ * @category Export
  */
 export async function exportIssuer(client: ApiClient, issuerId: string, options: ExportOptions): Promise<IssuerExport> {
   checkKnownKeys("exportIssuer", options, EXPORT_OPTION_KEYS);

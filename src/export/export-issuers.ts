@@ -18,7 +18,11 @@ import { EXPORT_OPTION_KEYS, checkExportOptions, exportIssuerOfJob, withIssuerEv
 import { acquireOutputLock, jobLockOptions } from "./output-lock.js";
 import { completedExport, exportDigest, finishJob, startJob, unfinishedJobTime } from "./resume.js";
 
-/** Options of {@link exportIssuers}: those of one issuer's export, and how many issuers at once. */
+/**
+ * Options of {@link exportIssuers}: those of one issuer's export, and how many issuers at once.
+ *
+ * @category Export
+ */
 export interface ExportManyOptions extends ExportOptions {
   /** Issuers exported at the same time. @default 4 */
   concurrency?: number;
@@ -72,6 +76,8 @@ const EXPORT_MANY_OPTION_KEYS: ReadonlySet<string> = new Set([
  * The outcome of one issuer: its export, or why it failed. The error is always an
  * {@link OcfSyncError}: switch on its `code` (`API_NOT_FOUND`, `SOURCE_RECORD_INVALID`,
  * `EXPORT_PACKAGE_INVALID`...), or narrow it with the `is*Error` guards.
+ *
+ * @category Export
  */
 export type IssuerExportResult =
   | { issuerId: string; ok: true; export: IssuerExport; /** The package was already in place from earlier in the job (`resume`). */ resumed?: true }
@@ -80,7 +86,7 @@ export type IssuerExportResult =
 /**
  * Exports each issuer and yields its result as it finishes. Takes the lock of `outDir` (one export or
  * sync per folder: `OutputLockedError` when another holds it), then repairs what a killed earlier run
- * left there (see `recoverPackageFolders`). The same `generatedAt` is used for every issuer. Until
+ * left there (its leftover temporary folders, a replacement cut between its two renames). The same `generatedAt` is used for every issuer. Until
  * every issuer is exported, `<outDir>/.ocf-sync-export.json` keeps the job's time, so that `resume`
  * can continue it. Leaving the loop early (`break`) stops the issuers under way (their temporary
  * files removed, their previous packages kept) before the lock is released.
@@ -89,6 +95,8 @@ export type IssuerExportResult =
  * for await (const result of exportIssuers(client, ["7", "144361"], { outDir: "out", zip: true })) {
  *   console.log(result.issuerId, result.ok ? result.export.folder : result.error);
  * }
+ *
+ * @category Export
  */
 export async function* exportIssuers(
   client: ApiClient,
@@ -188,6 +196,8 @@ async function exportOne(
  * across machines with no coordination (a Kubernetes indexed job, a CI matrix). An issuer's slice is
  * decided by a hash of its id alone, so every machine agrees whatever the order of its list, every
  * issuer lands in exactly one slice, and adding issuers to the list never moves the others.
+ *
+ * @category Export
  */
 export function shardOf(issuerIds: Iterable<string>, k: number, n: number): string[] {
   if (!Number.isInteger(n) || n < 1 || !Number.isInteger(k) || k < 1 || k > n) {
@@ -196,7 +206,11 @@ export function shardOf(issuerIds: Iterable<string>, k: number, n: number): stri
   return [...new Set(issuerIds)].filter((id) => shardIndexOf(id, n) === k);
 }
 
-/** The 1-based slice of `issuerId` among `n`. */
+/**
+ * The 1-based slice of `issuerId` among `n`.
+ *
+ * @category Export
+ */
 export function shardIndexOf(issuerId: string, n: number): number {
   const digest = createHash("sha256").update(issuerId, "utf8").digest();
   return (digest.readUInt32BE(0) % n) + 1;

@@ -12,7 +12,11 @@ import { acquireLockFile, type HeldLock, type LockOptions, type LockOwner } from
 /** The lock file's name inside the output folder. */
 export const OUTPUT_LOCK_FILE = ".ocf-sync.lock";
 
-/** Another export or sync is writing to the output folder. */
+/**
+ * Another export or sync is writing to the output folder.
+ *
+ * @category Errors
+ */
 export class OutputLockedError extends OcfSyncError {
   declare readonly code: "OUTPUT_LOCKED";
   readonly lockFile: string;

@@ -8,14 +8,22 @@
  */
 import { OcfSyncError } from "../errors.js";
 
-/** The K-th of N slices, 1 <= K <= N. */
+/**
+ * The K-th of N slices, 1 <= K <= N.
+ *
+ * @category Export
+ */
 export interface Shard {
   /** 1-based: the first slice is 1. */
   readonly k: number;
   readonly n: number;
 }
 
-/** The code of the error for a shard that is missing, malformed or contradictory. */
+/**
+ * The code of the error for a shard that is missing, malformed or contradictory.
+ *
+ * @category Export
+ */
 export const SHARD_INVALID = "SHARD_INVALID";
 
 function shardError(message: string): OcfSyncError {
@@ -36,6 +44,8 @@ function wholeNumber(text: string): number | undefined {
  *
  * @example
  * parseShard("2/4"); // { k: 2, n: 4 }
+ *
+ * @category Export
  */
 export function parseShard(text: string, where = "a shard"): Shard {
   const m = /^(\d+)\/(\d+)$/.exec(text.trim());
@@ -52,6 +62,8 @@ export function parseShard(text: string, where = "a shard"): Shard {
  *
  * @example
  * shardOfIndex("0", "4"); // { k: 1, n: 4 }
+ *
+ * @category Export
  */
 export function shardOfIndex(index: string, count: string, names: { index: string; count: string } = { index: "the index", count: "the count" }): Shard {
   const i = wholeNumber(index.trim());
@@ -85,6 +97,8 @@ function given(value: string | undefined): value is string {
  * // in a Kubernetes Indexed Job of 8 completions, with OCF_SYNC_SHARD_COUNT=8 in the pod template
  * const shard = shardFromEnvironment(process.env); // { k: 3, n: 8 } in the pod of index 2
  * const mine = shard === undefined ? issuers : shardOf(issuers, shard.k, shard.n);
+ *
+ * @category Export
  */
 export function shardFromEnvironment(env: Readonly<Record<string, string | undefined>>, options: { count?: number } = {}): Shard | undefined {
   const found: { shard: Shard; from: string }[] = [];

@@ -32,7 +32,11 @@ import { utcNowRfc3339 } from "../dates.js";
 import { errnoOf, fileSystemError } from "../errors.js";
 import { createExclusive, createTemporarySibling, temporaryNameFor } from "./atomic-file.js";
 
-/** What a lock file holds. */
+/**
+ * What a lock file holds.
+ *
+ * @category Sync
+ */
 export interface LockOwner {
   pid: number;
   host: string;
@@ -71,7 +75,11 @@ export interface LockOptions {
   onRenewalFailed?: ((message: string, fields: { lockFile: string; errno?: string | undefined }) => void) | undefined;
 }
 
-/** Why a lock was taken over. */
+/**
+ * Why a lock was taken over.
+ *
+ * @category Sync
+ */
 export type StaleLockReason =
   /** Its owner is a process of this host that is no longer running (a run that was killed). */
   | "dead-process"
@@ -84,7 +92,11 @@ export type StaleLockReason =
   /** The file did not name an owner (not JSON, or fields missing), or is a symbolic link to nothing. */
   | "corrupt";
 
-/** A stale lock that was taken over. */
+/**
+ * A stale lock that was taken over.
+ *
+ * @category Sync
+ */
 export interface StaleLock {
   reason: StaleLockReason;
   /** The owner it named, when it named one. */

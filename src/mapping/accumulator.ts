@@ -149,7 +149,11 @@ export type AddOutcome =
    */
   | { status: "quarantined"; key: string; quarantined: QuarantinedMapping; mapped?: MappedRecord; replaces?: string; repeated?: true };
 
-/** The issuer-level objects and the final verdicts, from `finish`. */
+/**
+ * The issuer-level objects and the final verdicts, from `finish`.
+ *
+ * @category Mapping
+ */
 export interface AccumulatedIssuer {
   issuer: OcfIssuer;
   asOf: CalendarDate;
@@ -161,7 +165,7 @@ export interface AccumulatedIssuer {
   /** Keys of records whose objects must be withdrawn after all (they lost an id collision). */
   withdrawn: string[];
   /**
-   * The class the shares of units that name none go to (`chooseSettlementClass`), when
+   * The class the shares of units that name none go to (the settlement class the accumulator chose), when
    * `recordsComplete()` chose one and some record took it: a mapping marked
    * `assumedSettlementClass` is rebound to it.
    */

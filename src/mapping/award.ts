@@ -28,6 +28,8 @@ import type { MappedRecord, StockClassUse } from "./types.js";
  * @example
  * const mapped = mapAward(award, { issuerId: "7" });
  * mapped.transactions; // TX_STOCK_ISSUANCE, TX_STOCK_ACCEPTANCE, …
+ *
+ * @category Mapping
  */
 export function mapAward(record: RestrictedStockAward, context: RecordMappingContext): MappedRecord {
   const basics = grantBasics(context.issuerId, "restrictedStockAward", record, context.options);

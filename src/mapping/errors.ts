@@ -7,7 +7,11 @@
 import { OcfSyncError, describeValue, isOcfSyncError } from "../errors.js";
 import type { RecordKind } from "../source/kinds.js";
 
-/** Why a record or an option could not be mapped. Each is a stable `code` of `MappingError`. */
+/**
+ * Why a record or an option could not be mapped. Each is a stable `code` of `MappingError`.
+ *
+ * @category Errors
+ */
 export const MAPPING_ERROR_CODES = [
   /** A value OCF requires is absent from the record (issue date, quantity, price, …). */
   "MAPPING_MISSING_VALUE",
@@ -27,16 +31,28 @@ export const MAPPING_ERROR_CODES = [
    */
   "MAPPING_INVALID_LINEAGE",
 ] as const;
-/** The `code` of a {@link MappingError}. */
+/**
+ * The `code` of a {@link MappingError}.
+ *
+ * @category Errors
+ */
 export type MappingErrorCode = (typeof MAPPING_ERROR_CODES)[number];
 
-/** The record a mapping message is about. Absent for issuer-level problems (an option, the issuer). */
+/**
+ * The record a mapping message is about. Absent for issuer-level problems (an option, the issuer).
+ *
+ * @category Mapping
+ */
 export interface RecordRef {
   kind: RecordKind;
   recordId: string;
 }
 
-/** Where a problem is: the issuer, optionally a record, optionally a field path inside it. */
+/**
+ * Where a problem is: the issuer, optionally a record, optionally a field path inside it.
+ *
+ * @category Mapping
+ */
 export interface MappingLocation {
   issuerId: string;
   record?: RecordRef;
@@ -54,6 +70,8 @@ export function describeLocation(location: MappingLocation): string {
 /**
  * A record (or an option) that cannot become valid OCF 1.2.0. Names the issuer, the record, the
  * field and the value, so that a user can find and fix the source data.
+ *
+ * @category Errors
  */
 export class MappingError extends OcfSyncError {
   override readonly code: MappingErrorCode;
@@ -81,12 +99,20 @@ export class MappingError extends OcfSyncError {
   }
 }
 
-/** True for a `MappingError`, also across two loaded copies of the package (checks the code). */
+/**
+ * True for a `MappingError`, also across two loaded copies of the package (checks the code).
+ *
+ * @category Errors
+ */
 export function isMappingError(error: unknown): error is MappingError {
   return isOcfSyncError(error) && (MAPPING_ERROR_CODES as readonly string[]).includes(error.code);
 }
 
-/** What a mapping warning is about. */
+/**
+ * What a mapping warning is about.
+ *
+ * @category Mapping
+ */
 export const MAPPING_WARNING_CODES = [
   /** An issuer field OCF requires was filled with a placeholder (no issuer profile value). */
   "PLACEHOLDER_ISSUER",
@@ -165,10 +191,18 @@ export const MAPPING_WARNING_CODES = [
    */
   "UNVESTED_BEFORE_AS_OF",
 ] as const;
-/** The `code` of a {@link MappingWarning}. */
+/**
+ * The `code` of a {@link MappingWarning}.
+ *
+ * @category Mapping
+ */
 export type MappingWarningCode = (typeof MAPPING_WARNING_CODES)[number];
 
-/** Something the mapping wants a person to look at. The data was mapped as the source gave it. */
+/**
+ * Something the mapping wants a person to look at. The data was mapped as the source gave it.
+ *
+ * @category Mapping
+ */
 export interface MappingWarning {
   code: MappingWarningCode;
   issuerId: string;

@@ -19,7 +19,11 @@ import type { MappedRecord, MappingOptions, StockClassUse } from "./types.js";
 import { assertConsistentLineage, assertValidOcf } from "./validate.js";
 import { neverEarnedEvents, type GrantVesting } from "./vesting.js";
 
-/** Where a record is mapped: its issuer, and the options of the mapping. */
+/**
+ * Where a record is mapped: its issuer, and the options of the mapping.
+ *
+ * @category Mapping
+ */
 export interface RecordMappingContext {
   /** The issuer being mapped; a record naming another issuer is a `MappingError`. */
   issuerId: string;

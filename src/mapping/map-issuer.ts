@@ -21,7 +21,11 @@ import { mapUnit } from "./unit.js";
 import { tallyUses } from "./uses-tally.js";
 import { unvestedIssuerWarning, unvestedRecordWarning } from "./unvested.js";
 
-/** The parsed records of one issuer. */
+/**
+ * The parsed records of one issuer.
+ *
+ * @category Mapping
+ */
 export interface IssuerRecords {
   issuerId: string;
   awards: readonly RestrictedStockAward[];
@@ -39,6 +43,8 @@ type AnyRecord = { kind: "restrictedStockAward"; record: RestrictedStockAward } 
  * @example
  * const mapped = mapIssuer({ issuerId: "7", awards, units }, { onInvalid: "quarantine", asOf: "2025-06-30" });
  * const { files } = buildPackageFiles(mapped, { generatedAt: "2025-06-30T00:00:00Z" });
+ *
+ * @category Mapping
  */
 export function mapIssuer(input: IssuerRecords, options: MapIssuerOptions = {}): MappedIssuer {
   const { issuerId } = input;

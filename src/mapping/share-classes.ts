@@ -34,7 +34,11 @@ export const UNSTATED_SETTLEMENT_CLASS_NAME = "Placeholder class: shares deliver
 /** The name of the placeholder class when awards that name no class are in it too: it says what it is. */
 export const UNSTATED_CLASS_NAME = "Placeholder class: shares whose class the source does not give";
 
-/** The names the issuer's awards give class ids. */
+/**
+ * The names the issuer's awards give class ids.
+ *
+ * @category Mapping
+ */
 export interface ShareClassDirectory {
   /** The name awards give `shareClassId`, if any has. */
   nameOf(shareClassId: string): string | undefined;

@@ -19,6 +19,8 @@ import type { Lineage } from "../ocf/security-ledger.js";
  * What is known about a share class beyond what the API gives (a name on awards, an id on some
  * records). Every field replaces a placeholder of the StockClass (each named in its comments and in
  * the manifest's comments).
+ *
+ * @category Mapping
  */
 export interface ShareClassProfile {
   /** The class's name: needed when the source gives only its id (`shareClassId`). */
@@ -39,7 +41,11 @@ export interface ShareClassProfile {
   boardApprovalDate?: string;
 }
 
-/** What is known about an equity incentive plan beyond its name (the API has no plan endpoint). */
+/**
+ * What is known about an equity incentive plan beyond its name (the API has no plan endpoint).
+ *
+ * @category Mapping
+ */
 export interface StockPlanProfile {
   /** Shares reserved by the plan, a decimal. @default the sum granted under it in the export (a lower bound, a placeholder) */
   initialSharesReserved?: string;
@@ -49,7 +55,11 @@ export interface StockPlanProfile {
   stockholderApprovalDate?: string;
 }
 
-/** What is known about the issuer beyond its id. Every field replaces a placeholder (and its warning). */
+/**
+ * What is known about the issuer beyond its id. Every field replaces a placeholder (and its warning).
+ *
+ * @category Mapping
+ */
 export interface IssuerProfile {
   /** The issuer's legal name. @default `"Issuer <issuerId>"` (a placeholder, with a warning) */
   legalName?: string;
@@ -71,7 +81,11 @@ export interface IssuerProfile {
   stockPlans?: Readonly<Record<string, StockPlanProfile>>;
 }
 
-/** A stakeholder as a directory knows it (the source gives only stakeholder ids). */
+/**
+ * A stakeholder as a directory knows it (the source gives only stakeholder ids).
+ *
+ * @category Mapping
+ */
 export interface StakeholderEntry {
   legalName: string;
   firstName?: string;
@@ -82,7 +96,11 @@ export interface StakeholderEntry {
   currentRelationship?: OcfStakeholder["current_relationship"];
 }
 
-/** How records are mapped. Every option is optional; the defaults are documented in `mappings/README.md`. */
+/**
+ * How records are mapped. Every option is optional; the defaults are documented in `mappings/README.md`.
+ *
+ * @category Mapping
+ */
 export interface MappingOptions {
   /** Replaces the Issuer placeholders. */
   issuerProfile?: IssuerProfile;
@@ -135,7 +153,11 @@ export interface MappingOptions {
   asOf?: string;
 }
 
-/** `MappingOptions` for `mapIssuer`, plus what to do with a record that cannot be mapped. */
+/**
+ * `MappingOptions` for `mapIssuer`, plus what to do with a record that cannot be mapped.
+ *
+ * @category Mapping
+ */
 export interface MapIssuerOptions extends MappingOptions {
   /**
    * `"fail"` throws the first `MappingError`; `"quarantine"` sets the record aside (in `quarantined`)
@@ -153,6 +175,8 @@ export type { Lineage };
  * `shareClassId`), else the `shareClassId` itself. `id` is the source's class id, when given.
  * An award without `shareClassName` has no `name` here (it does not name its class; see
  * `share-classes.ts`).
+ *
+ * @category Mapping
  */
 export interface StockClassUse {
   key: string;
@@ -163,7 +187,11 @@ export interface StockClassUse {
   labels: string[];
 }
 
-/** What the issuer-level objects need to know about one mapped record. */
+/**
+ * What the issuer-level objects need to know about one mapped record.
+ *
+ * @category Mapping
+ */
 export interface RecordUses {
   /** The source's `stakeholderId`. */
   stakeholderId: string;
@@ -178,7 +206,11 @@ export interface RecordUses {
   lastModifiedDatetime?: UtcDateTime;
 }
 
-/** The OCF objects of one record. Every object has passed ocf-sync's OCF 1.2.0 schemas. */
+/**
+ * The OCF objects of one record. Every object has passed ocf-sync's OCF 1.2.0 schemas.
+ *
+ * @category Mapping
+ */
 export interface MappedRecord {
   kind: RecordKind;
   recordId: string;
@@ -200,13 +232,16 @@ export interface MappedRecord {
   /**
    * The unit (or award) names no share class and no `settlementStockClassName` was given: the shares
    * its settlements deliver (the award's shares) are in a class the mapping chose. `mapUnit` and
-   * `mapAward` alone write the placeholder class; `mapIssuer` and the accumulator rebind it to the issuer's choice once every record is known
-   * (`rebindSettlementClass`).
+   * `mapAward` alone write the placeholder class; `mapIssuer` and the accumulator rebind it to the issuer's choice once every record is known.
    */
   assumedSettlementClass?: true;
 }
 
-/** A tranche that the package vests on its date while the source says it has not vested. */
+/**
+ * A tranche that the package vests on its date while the source says it has not vested.
+ *
+ * @category Mapping
+ */
 export interface UnvestedTranche {
   date: CalendarDate;
   /** The vesting event: its id, quoted, or its place in canonical order when it has none (`index-3`). */
@@ -214,7 +249,11 @@ export interface UnvestedTranche {
   amount: DecimalString;
 }
 
-/** A record `mapIssuer` set aside under `onInvalid: "quarantine"`. */
+/**
+ * A record `mapIssuer` set aside under `onInvalid: "quarantine"`.
+ *
+ * @category Mapping
+ */
 export interface QuarantinedMapping {
   kind: RecordKind;
   recordId: string;
@@ -226,6 +265,8 @@ export interface QuarantinedMapping {
 /**
  * The shares a quarantined unit's settlements delivered: real outstanding stock, kept in the package
  * as the `TX_STOCK_ISSUANCE`s the unit's mapping would have written.
+ *
+ * @category Mapping
  */
 export interface DeliveredShares {
   /** The security ids kept. */
@@ -234,7 +275,11 @@ export interface DeliveredShares {
   notKept: string[];
 }
 
-/** One issuer's records as OCF 1.2.0 objects, ready for `buildPackageFiles`. */
+/**
+ * One issuer's records as OCF 1.2.0 objects, ready for `buildPackageFiles`.
+ *
+ * @category Mapping
+ */
 export interface MappedIssuer {
   issuer: OcfIssuer;
   /** The manifest's `as_of`. */
@@ -247,7 +292,10 @@ export interface MappedIssuer {
   stockPlans: OcfStockPlan[];
   /** Sorted by id. */
   vestingTerms: OcfVestingTerms[];
-  /** Sorted by date, then kind (`TRANSACTION_KIND_ORDER`), then id. */
+  /**
+   * Sorted by date, then kind (issuance, acceptance, vesting start, vesting event, release, cancellation,
+   * return to pool), then id.
+   */
   transactions: OcfTransaction[];
   /** The manifest's `comments`: the lineage convention and the placeholder figures. */
   manifestComments: string[];

@@ -40,6 +40,8 @@ import type { MappedRecord, StockClassUse } from "./types.js";
  *   `strict`, when its class would be a choice of the mapping.
  * @example
  * const mapped = mapUnit(unit, { issuerId: "7", options: { settlementStockClassName: "Common Stock" } });
+ *
+ * @category Mapping
  */
 export function mapUnit(record: RestrictedStockUnit, context: RecordMappingContext): MappedRecord {
   const basics = grantBasics(context.issuerId, "restrictedStockUnit", record, context.options);

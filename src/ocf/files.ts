@@ -15,7 +15,11 @@ import {
 import { OcfCommentsSchema, OcfDateSchema, OcfDateTimeSchema, OcfFileReferenceSchema } from "./primitives.js";
 import { OcfTransactionSchema } from "./transactions.js";
 
-/** The OCF version ocf-sync reads and writes; the manifest's `ocf_version` must equal it exactly. */
+/**
+ * The OCF version ocf-sync reads and writes; the manifest's `ocf_version` must equal it exactly.
+ *
+ * @category OCF
+ */
 export const OCF_VERSION = "1.2.0";
 
 /** The `file_type` values ocf-sync knows. Financings and documents files are not among them. */

@@ -31,7 +31,11 @@ import {
   type OcfVestingTerms,
 } from "./schemas.js";
 
-/** The objects of one package (a `MappedIssuer` from `mapIssuer` is one). */
+/**
+ * The objects of one package (a `MappedIssuer` from `mapIssuer` is one).
+ *
+ * @category OCF
+ */
 export interface PackageContent {
   issuer: OcfIssuer;
   /** The manifest's `as_of` (`YYYY-MM-DD`). */
@@ -45,7 +49,11 @@ export interface PackageContent {
   manifestComments?: readonly string[];
 }
 
-/** Options of `buildPackageFiles`. */
+/**
+ * Options of `buildPackageFiles`.
+ *
+ * @category OCF
+ */
 export interface PackageFileOptions {
   /**
    * The manifest's `generated_at`: an RFC 3339 date-time with a zone, e.g. `"2025-06-30T12:00:00Z"`.
@@ -65,7 +73,11 @@ export interface PackageFileOptions {
 /** Default of `maxFileBytes`: see the module comment for why. */
 export const DEFAULT_MAX_PACKAGE_FILE_BYTES = 64 * 1024 * 1024;
 
-/** One file of the package. */
+/**
+ * One file of the package.
+ *
+ * @category OCF
+ */
 export interface PackageFile {
   /** The path inside the package, relative to the manifest, e.g. `"Transactions.ocf.json"`. */
   path: string;
@@ -75,7 +87,11 @@ export interface PackageFile {
   md5: string;
 }
 
-/** A whole package: the manifest first, then the files it lists, in manifest order. */
+/**
+ * A whole package: the manifest first, then the files it lists, in manifest order.
+ *
+ * @category OCF
+ */
 export interface OcfPackageFiles {
   manifest: OcfManifest;
   files: PackageFile[];
@@ -91,7 +107,12 @@ export const PACKAGE_FILE_NAMES = {
   transactions: "Transactions.ocf.json",
 } as const;
 
-/** Thrown when the package options would make an invalid manifest (e.g. `generatedAt` without a zone). */
+/**
+ * Thrown by `buildPackageFiles` (and so by an export) when the package options would make an invalid
+ * manifest (e.g. `generatedAt` without a zone). Its code is `OCF_PACKAGE_INVALID`.
+ *
+ * @category Errors
+ */
 export class OcfPackageError extends OcfSyncError {
   constructor(message: string) {
     super("OCF_PACKAGE_INVALID", message);
@@ -223,6 +244,8 @@ export function md5Hex(text: string): string {
  * @example
  * const { files } = buildPackageFiles(mapIssuer(records), { generatedAt: "2025-06-30T00:00:00Z" });
  * for (const file of files) await writeFile(join(dir, file.path), file.content, "utf8");
+ *
+ * @category OCF
  */
 export function buildPackageFiles(content: PackageContent, options: PackageFileOptions): OcfPackageFiles {
   const itemFiles: PackageFile[] = [];

@@ -35,6 +35,8 @@ const inFlight = new Set<string>();
  * `-` and `_` are used as they are ("7", "acme-robotics"); any other id becomes a readable slug plus
  * a hash of the exact id ("north wind/eu" → "north-wind-eu.8c5b1e0a2f"). The `.` before the hash
  * cannot occur in a name of the first kind, so the two kinds never collide.
+ *
+ * @category OCF
  */
 export function packageNameFor(issuerId: string): string {
   if (SAFE_NAME.test(issuerId) && !WINDOWS_DEVICE.test(issuerId)) return issuerId;
@@ -197,7 +199,11 @@ export async function removeStaleCompanions(outDir: string): Promise<string[]> {
   return removed;
 }
 
-/** Thrown when a package cannot be zipped: a zip over 4 GiB or with more than 65,535 files needs Zip64, which the writer lacks. */
+/**
+ * Thrown when a package cannot be zipped: a zip over 4 GiB or with more than 65,535 files needs Zip64, which the writer lacks.
+ *
+ * @category Errors
+ */
 export class ZipTooLargeError extends OcfSyncError {
   constructor(message: string) {
     super("ZIP64_UNSUPPORTED", message);

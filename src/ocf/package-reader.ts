@@ -45,7 +45,11 @@ export const MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
 const MAX_FILES = 10_000;
 const MAX_FOLDER_DEPTH = 8;
 
-/** The input is not an OCF package at all (not a folder or zip, unreadable zip, no manifest, manifest not JSON). */
+/**
+ * The input is not an OCF package at all (not a folder or zip, unreadable zip, no manifest, manifest not JSON).
+ *
+ * @category Errors
+ */
 export class PackageUnusableError extends OcfSyncError {
   /** The path that was given to read. */
   readonly path: string;
@@ -111,13 +115,18 @@ export interface OpenedOcfPackage extends Omit<LoadedOcfPackage, "files"> {
   close(): Promise<void>;
 }
 
-/** Options of `readOcfPackage` and `openOcfPackage`. */
+/**
+ * Options of reading a package, as `validatePackageAt` does (see `ValidatePackageAtOptions`).
+ *
+ * @category OCF
+ */
 export interface ReadOcfPackageOptions {
   signal?: AbortSignal;
   /**
    * The largest file read, in bytes: each zip entry once inflated, each file of a folder. A larger
    * manifest makes the package unusable; a larger listed file is recorded as `too-large`.
-   * @default DEFAULT_MAX_FILE_BYTES (256 MiB) for `readOcfPackage`; no limit for `openOcfPackage`
+   * @default no limit for `validatePackageAt`, which streams each file (a read that holds every file
+   *   in memory inside ocf-sync takes 256 MiB)
    */
   maxFileBytes?: number;
 }

@@ -46,7 +46,11 @@ import {
 
 const KIND_RANK: ReadonlyMap<string, number> = new Map(TRANSACTION_KIND_ORDER.map((kind, rank) => [kind, rank]));
 
-/** A file written by the package writer, with the MD5 of its bytes. */
+/**
+ * A file written by the package writer, with the MD5 of its bytes.
+ *
+ * @category OCF
+ */
 export interface WrittenPackageFile {
   path: string;
   md5: string;

@@ -275,14 +275,22 @@ const SCHEMA_OF_FILE_TYPE = {
 /** Every `file_type` of OCF 1.2.0 (`enums/FileType`): those ocf-sync models and the two it does not. */
 export const OCF_FILE_TYPES: ReadonlySet<string> = new Set([...Object.keys(SCHEMA_OF_FILE_TYPE), "OCF_FINANCINGS_FILE", "OCF_DOCUMENTS_FILE"]);
 
-/** One reason a value is not valid OCF: where (`$.items[3].quantity`) and what is wrong. */
+/**
+ * One reason a value is not valid OCF: where (`$.items[3].quantity`) and what is wrong.
+ *
+ * @category OCF
+ */
 export interface OcfIssue {
   /** JSONPath-style location inside the checked value; `$` is the value itself. */
   path: string;
   message: string;
 }
 
-/** The verdict of `validateOcfObject` / `validateOcfFile`: the typed value, or every issue found. */
+/**
+ * The verdict of `validateOcfObject` / `validateOcfFile`: the typed value, or every issue found.
+ *
+ * @category OCF
+ */
 export type OcfValidationResult<T> = { ok: true; value: T } | { ok: false; issues: OcfIssue[] };
 
 /**
@@ -294,6 +302,8 @@ export type OcfValidationResult<T> = { ok: true; value: T } | { ok: false; issue
  * @example
  * const verdict = validateOcfObject(JSON.parse(text));
  * if (!verdict.ok) for (const i of verdict.issues) console.error(`${i.path}: ${i.message}`);
+ *
+ * @category OCF
  */
 export function validateOcfObject(item: unknown): OcfValidationResult<OcfObject> {
   const objectType = discriminatorOf(item, "object_type");
@@ -325,6 +335,8 @@ function objectSchemaOf(objectType: string): z.ZodType<OcfObject, unknown> | und
  * Checks one file of an OCF package (the manifest or a `{ file_type, items }` file) against
  * ocf-sync's OCF 1.2.0 schemas, chosen by its `file_type`. Every item is checked by its own
  * `object_type`, so an item of a type the file cannot hold is an issue.
+ *
+ * @category OCF
  */
 export function validateOcfFile(file: unknown): OcfValidationResult<OcfFile> {
   const fileType = discriminatorOf(file, "file_type");

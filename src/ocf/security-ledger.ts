@@ -26,7 +26,7 @@
  * retraction or a move to a balance security (an end by consumption comes out the same in every order).
  * A release that takes more than the security's `vestings` have vested by its date is reported
  * (`RELEASED_BEFORE_VESTED`), as a warning: the source settled units before they vested, which is odd
- * but valid OCF (`LEDGER_WARNING_CODES`). Quantities are exact decimals. Every finding names the
+ * but valid OCF. Quantities are exact decimals. Every finding names the
  * transaction and the field.
  */
 import { compareDecimalStrings, isPositiveDecimal, normalizeSourceDecimal, plainNumeric, sumDecimalStrings, type DecimalString } from "../decimal.js";
@@ -35,12 +35,18 @@ import { describeValue } from "../errors.js";
 import { TRANSACTION_KIND_ORDER } from "../mapping/order.js";
 import { LEGACY_OBJECT_TYPES, OCF_NUMERIC_PATTERN } from "./schemas.js";
 
-/** The two readings of a package's lineage (the two conventions a package may be written in). */
+/**
+ * The two readings of a package's lineage (the two conventions a package may be written in).
+ *
+ * @category OCF
+ */
 export const LINEAGE_READINGS = ["documents", "same-security"] as const;
 /**
  * How a package carries what survives a partial cancellation, and so how a reader reads it:
  * `"documents"` (OCF TraversingTransactions: a balance security issued for what remains) or
  * `"same-security"` (OCF #531: what remains stays on the grant's own security).
+ *
+ * @category Mapping
  */
 export type Lineage = (typeof LINEAGE_READINGS)[number];
 
@@ -53,6 +59,8 @@ const DECLARATION = /^Lineage: (documents|same-security)(?![A-Za-z0-9_-])/;
 /**
  * The reading a manifest declares: the first `comments` line that starts with `Lineage: documents`
  * or `Lineage: same-security`; `undefined` when there is none (readers then take the documents).
+ *
+ * @category OCF
  */
 export function declaredLineage(manifest: Readonly<Record<string, unknown>>): Lineage | undefined {
   const comments = manifest.comments;
@@ -66,8 +74,9 @@ export function declaredLineage(manifest: Readonly<Record<string, unknown>>): Li
 
 /**
  * The findings of the ledger, with what each means. Codes are stable. Each is a problem (the
- * transactions do not read consistently) except `RELEASED_BEFORE_VESTED`, a warning
- * (`LEDGER_WARNING_CODES`).
+ * transactions do not read consistently) except `RELEASED_BEFORE_VESTED`, a warning.
+ *
+ * @category OCF
  */
 export const LEDGER_PROBLEM_CODES = {
   NEGATIVE_QUANTITY: "a quantity is negative",
@@ -89,12 +98,18 @@ export const LEDGER_PROBLEM_CODES = {
   RELEASED_BEFORE_VESTED:
     "a warning (the package stays valid): a release brings what is released of a security to more than its vestings have vested by the release's date, as a source that settled units before they vested does",
 } as const;
-/** The code of a problem the ledger finds (`BALANCE_MISSING`, `OVER_CONSUMED`, …). */
+/**
+ * The code of a problem the ledger finds (`BALANCE_MISSING`, `OVER_CONSUMED`, …).
+ *
+ * @category OCF
+ */
 export type LedgerProblemCode = keyof typeof LEDGER_PROBLEM_CODES;
 
 /**
  * How much a finding weighs: a `"problem"` makes the transactions inconsistent (a package with one is
  * invalid), a `"warning"` reports a data oddity in transactions that are still valid OCF.
+ *
+ * @category OCF
  */
 export type LedgerSeverity = "problem" | "warning";
 
@@ -742,12 +757,16 @@ function why(end: ChainEnd): string {
   }
 }
 
-/** One problem (or warning) `checkLineage` found. */
+/**
+ * One problem (or warning) `checkLineage` found.
+ *
+ * @category OCF
+ */
 export interface LineageProblem<T> {
   code: LedgerProblemCode;
   /**
    * `"problem"`: the transactions do not read consistently; `"warning"`: they do, but the data is odd
-   * (`RELEASED_BEFORE_VESTED`, a release before its units vested). See `LEDGER_WARNING_CODES`.
+   * (`RELEASED_BEFORE_VESTED`, a release before its units vested).
    */
   severity: LedgerSeverity;
   /** The transaction concerned, and its index in the list given. */
@@ -758,7 +777,11 @@ export interface LineageProblem<T> {
   message: string;
 }
 
-/** Options of `checkLineage`. */
+/**
+ * Options of `checkLineage`.
+ *
+ * @category OCF
+ */
 export interface CheckLineageOptions {
   /** The reading to apply. @default "documents" */
   reading?: Lineage;
@@ -775,6 +798,8 @@ export interface CheckLineageOptions {
  * const findings = checkLineage(mapped.transactions, { reading: "documents" });
  * const consistent = findings.every((finding) => finding.severity === "warning");
  * for (const finding of findings) console.warn(finding.severity, finding.code, finding.message);
+ *
+ * @category OCF
  */
 export function checkLineage<T extends Readonly<Record<string, unknown>>>(transactions: readonly T[], options: CheckLineageOptions = {}): LineageProblem<T>[] {
   const reading = options.reading ?? "documents";

@@ -8,38 +8,62 @@
  */
 import type { CalendarDate } from "../dates.js";
 
-/** OCF `Numeric`: a fixed-point decimal string with at most 10 fractional digits (`"1500"`, `"+5"`, `"0.25"`). */
+/**
+ * OCF `Numeric`: a fixed-point decimal string with at most 10 fractional digits (`"1500"`, `"+5"`, `"0.25"`).
+ *
+ * @category OCF
+ */
 export type OcfNumeric = string;
 
 // ---------------------------------------------------------------------------------------------
 // Primitive value types (`types/*`)
 
-/** An amount of money: `amount` (Numeric) in `currency` (ISO 4217, upper case, such as `"USD"`). */
+/**
+ * An amount of money: `amount` (Numeric) in `currency` (ISO 4217, upper case, such as `"USD"`).
+ *
+ * @category OCF
+ */
 export interface OcfMonetary {
   amount: OcfNumeric;
   currency: string;
 }
 
-/** A person's or an organisation's name; `legal_name` is the only required part. */
+/**
+ * A person's or an organisation's name; `legal_name` is the only required part.
+ *
+ * @category OCF
+ */
 export interface OcfName {
   legal_name: string;
   first_name?: string;
   last_name?: string;
 }
 
-/** An e-mail address and its kind. */
+/**
+ * An e-mail address and its kind.
+ *
+ * @category OCF
+ */
 export interface OcfEmail {
   email_type: "PERSONAL" | "BUSINESS" | "OTHER";
   email_address: string;
 }
 
-/** A phone number in the international form OCF requires (`+1 612 234 2345`), and its kind. */
+/**
+ * A phone number in the international form OCF requires (`+1 612 234 2345`), and its kind.
+ *
+ * @category OCF
+ */
 export interface OcfPhone {
   phone_type: "HOME" | "MOBILE" | "BUSINESS" | "OTHER";
   phone_number: string;
 }
 
-/** A postal address; `country` is ISO 3166-1 alpha-2. */
+/**
+ * A postal address; `country` is ISO 3166-1 alpha-2.
+ *
+ * @category OCF
+ */
 export interface OcfAddress {
   address_type: "LEGAL" | "CONTACT" | "OTHER";
   street_suite?: string;
@@ -49,30 +73,50 @@ export interface OcfAddress {
   postal_code?: string;
 }
 
-/** A tax identifier and the country (ISO 3166-1 alpha-2) that issued it. */
+/**
+ * A tax identifier and the country (ISO 3166-1 alpha-2) that issued it.
+ *
+ * @category OCF
+ */
 export interface OcfTaxId {
   tax_id: string;
   country: string;
 }
 
-/** How to reach a stakeholder, without a name. */
+/**
+ * How to reach a stakeholder, without a name.
+ *
+ * @category OCF
+ */
 export interface OcfContactInfoWithoutName {
   phone_numbers?: OcfPhone[];
   emails?: OcfEmail[];
 }
 
-/** A named contact of a stakeholder. */
+/**
+ * A named contact of a stakeholder.
+ *
+ * @category OCF
+ */
 export interface OcfContactInfo extends OcfContactInfoWithoutName {
   name: OcfName;
 }
 
-/** A securities-law exemption an issuance relies on. */
+/**
+ * A securities-law exemption an issuance relies on.
+ *
+ * @category OCF
+ */
 export interface OcfSecurityExemption {
   description: string;
   jurisdiction: string;
 }
 
-/** Why an equity compensation's exercise window after termination applies, and how long it is. */
+/**
+ * Why an equity compensation's exercise window after termination applies, and how long it is.
+ *
+ * @category OCF
+ */
 export interface OcfTerminationWindow {
   reason:
     | "VOLUNTARY_OTHER"
@@ -86,19 +130,31 @@ export interface OcfTerminationWindow {
   period_type: "DAYS" | "MONTHS" | "YEARS";
 }
 
-/** A range of share certificate numbers, both ends included. */
+/**
+ * A range of share certificate numbers, both ends included.
+ *
+ * @category OCF
+ */
 export interface OcfShareNumberRange {
   starting_share_number: OcfNumeric;
   ending_share_number: OcfNumeric;
 }
 
-/** One dated vesting tranche of a security: `amount` vests on `date`. */
+/**
+ * One dated vesting tranche of a security: `amount` vests on `date`.
+ *
+ * @category OCF
+ */
 export interface OcfVesting {
   date: CalendarDate;
   amount: OcfNumeric;
 }
 
-/** A file of a package as the manifest lists it: its path and the MD5 of its exact bytes. */
+/**
+ * A file of a package as the manifest lists it: its path and the MD5 of its exact bytes.
+ *
+ * @category OCF
+ */
 export interface OcfFileReference {
   filepath: string;
   md5: string;
@@ -113,7 +169,11 @@ interface OcfObjectBase {
   comments?: string[];
 }
 
-/** The company the package describes; it lives inline in the manifest, not in a file of its own. */
+/**
+ * The company the package describes; it lives inline in the manifest, not in a file of its own.
+ *
+ * @category OCF
+ */
 export interface OcfIssuer extends OcfObjectBase {
   object_type: "ISSUER";
   legal_name: string;
@@ -129,7 +189,11 @@ export interface OcfIssuer extends OcfObjectBase {
   initial_shares_authorized?: string;
 }
 
-/** A stakeholder's relationship to the issuer. */
+/**
+ * A stakeholder's relationship to the issuer.
+ *
+ * @category OCF
+ */
 export type OcfStakeholderRelationship =
   | "ADVISOR"
   | "BOARD_MEMBER"
@@ -145,7 +209,11 @@ export type OcfStakeholderRelationship =
   | "OFFICER"
   | "OTHER";
 
-/** A person or an institution that holds securities of the issuer. */
+/**
+ * A person or an institution that holds securities of the issuer.
+ *
+ * @category OCF
+ */
 export interface OcfStakeholder extends OcfObjectBase {
   object_type: "STAKEHOLDER";
   name: OcfName;
@@ -158,7 +226,11 @@ export interface OcfStakeholder extends OcfObjectBase {
   tax_ids?: OcfTaxId[];
 }
 
-/** How a preferred stock class converts into another class. */
+/**
+ * How a preferred stock class converts into another class.
+ *
+ * @category OCF
+ */
 export interface OcfStockClassConversionRight {
   type?: "STOCK_CLASS_CONVERSION_RIGHT";
   conversion_mechanism: {
@@ -171,7 +243,11 @@ export interface OcfStockClassConversionRight {
   converts_to_stock_class_id?: string;
 }
 
-/** A class of shares (common or preferred). */
+/**
+ * A class of shares (common or preferred).
+ *
+ * @category OCF
+ */
 export interface OcfStockClass extends OcfObjectBase {
   object_type: "STOCK_CLASS";
   name: string;
@@ -193,6 +269,8 @@ export interface OcfStockClass extends OcfObjectBase {
 /**
  * An equity incentive plan and its reserved pool. It names its stock classes through exactly one of
  * `stock_class_ids` (preferred since 1.2.0) or the deprecated single `stock_class_id`.
+ *
+ * @category OCF
  */
 export type OcfStockPlan = {
   object_type: "STOCK_PLAN";
@@ -205,14 +283,22 @@ export type OcfStockPlan = {
   default_cancellation_behavior?: "RETIRE" | "RETURN_TO_POOL" | "HOLD_AS_CAPITAL_STOCK" | "DEFINED_PER_PLAN_SECURITY";
 } & ({ stock_class_ids: string[]; stock_class_id?: never } | { stock_class_id: string; stock_class_ids?: never });
 
-/** The text of a legend printed on share certificates, referenced by `stock_legend_ids`. */
+/**
+ * The text of a legend printed on share certificates, referenced by `stock_legend_ids`.
+ *
+ * @category OCF
+ */
 export interface OcfStockLegendTemplate extends OcfObjectBase {
   object_type: "STOCK_LEGEND_TEMPLATE";
   name: string;
   text: string;
 }
 
-/** The day of the month a monthly vesting period falls on. */
+/**
+ * The day of the month a monthly vesting period falls on.
+ *
+ * @category OCF
+ */
 export type OcfVestingDayOfMonth =
   | "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "09" | "10" | "11" | "12" | "13" | "14"
   | "15" | "16" | "17" | "18" | "19" | "20" | "21" | "22" | "23" | "24" | "25" | "26" | "27" | "28"
@@ -221,12 +307,20 @@ export type OcfVestingDayOfMonth =
   | "31_OR_LAST_DAY_OF_MONTH"
   | "VESTING_START_DAY_OR_LAST_DAY_OF_MONTH";
 
-/** A repeating vesting period: `occurrences` times every `length` days or months. */
+/**
+ * A repeating vesting period: `occurrences` times every `length` days or months.
+ *
+ * @category OCF
+ */
 export type OcfVestingPeriod =
   | { type: "DAYS"; length: number; occurrences: number }
   | { type: "MONTHS"; length: number; occurrences: number; day_of_month: OcfVestingDayOfMonth };
 
-/** What makes a vesting condition happen. */
+/**
+ * What makes a vesting condition happen.
+ *
+ * @category OCF
+ */
 export type OcfVestingTrigger =
   | { type: "VESTING_START_DATE" }
   | { type: "VESTING_SCHEDULE_ABSOLUTE"; date: CalendarDate }
@@ -236,6 +330,8 @@ export type OcfVestingTrigger =
 /**
  * A fraction of the grant. With `remainder: true` it applies to what has not vested yet instead of
  * the whole issued quantity.
+ *
+ * @category OCF
  */
 export interface OcfVestingConditionPortion {
   numerator: OcfNumeric;
@@ -243,7 +339,11 @@ export interface OcfVestingConditionPortion {
   remainder?: boolean;
 }
 
-/** One node of a vesting graph; it vests exactly one of a `portion` of the grant or a fixed `quantity`. */
+/**
+ * One node of a vesting graph; it vests exactly one of a `portion` of the grant or a fixed `quantity`.
+ *
+ * @category OCF
+ */
 export type OcfVestingCondition = {
   id: string;
   description?: string;
@@ -251,7 +351,11 @@ export type OcfVestingCondition = {
   next_condition_ids: string[];
 } & ({ portion: OcfVestingConditionPortion; quantity?: never } | { quantity: OcfNumeric; portion?: never });
 
-/** A reusable vesting schedule: a graph of conditions, referenced by `vesting_terms_id`. */
+/**
+ * A reusable vesting schedule: a graph of conditions, referenced by `vesting_terms_id`.
+ *
+ * @category OCF
+ */
 export interface OcfVestingTerms extends OcfObjectBase {
   object_type: "VESTING_TERMS";
   name: string;
@@ -267,7 +371,11 @@ export interface OcfVestingTerms extends OcfObjectBase {
   vesting_conditions: OcfVestingCondition[];
 }
 
-/** A valuation of a stock class (a 409A). */
+/**
+ * A valuation of a stock class (a 409A).
+ *
+ * @category OCF
+ */
 export interface OcfValuation extends OcfObjectBase {
   object_type: "VALUATION";
   provider?: string;
@@ -298,7 +406,11 @@ interface OcfIssuanceBase extends OcfSecurityTransactionBase {
   security_law_exemptions: OcfSecurityExemption[];
 }
 
-/** Shares issued to a stakeholder; with `issuance_type: "RSA"` a restricted stock award. */
+/**
+ * Shares issued to a stakeholder; with `issuance_type: "RSA"` a restricted stock award.
+ *
+ * @category OCF
+ */
 export interface OcfStockIssuance extends OcfIssuanceBase {
   object_type: "TX_STOCK_ISSUANCE";
   stock_class_id: string;
@@ -313,10 +425,18 @@ export interface OcfStockIssuance extends OcfIssuanceBase {
   issuance_type?: "RSA" | "FOUNDERS_STOCK";
 }
 
-/** The kind of an equity compensation: options, RSUs, stock appreciation rights. */
+/**
+ * The kind of an equity compensation: options, RSUs, stock appreciation rights.
+ *
+ * @category OCF
+ */
 export type OcfCompensationType = "OPTION_NSO" | "OPTION_ISO" | "OPTION" | "RSU" | "CSAR" | "SSAR";
 
-/** An equity compensation granted to a stakeholder; with `compensation_type: "RSU"` a restricted stock unit. */
+/**
+ * An equity compensation granted to a stakeholder; with `compensation_type: "RSU"` a restricted stock unit.
+ *
+ * @category OCF
+ */
 export interface OcfEquityCompensationIssuance extends OcfIssuanceBase {
   /** The legacy `TX_PLAN_SECURITY_*` spelling is read, never written. */
   object_type: "TX_EQUITY_COMPENSATION_ISSUANCE" | "TX_PLAN_SECURITY_ISSUANCE";
@@ -334,26 +454,42 @@ export interface OcfEquityCompensationIssuance extends OcfIssuanceBase {
   termination_exercise_windows: OcfTerminationWindow[];
 }
 
-/** Vesting of a security starts, at its vesting condition `vesting_condition_id`. */
+/**
+ * Vesting of a security starts, at its vesting condition `vesting_condition_id`.
+ *
+ * @category OCF
+ */
 export interface OcfVestingStart extends OcfSecurityTransactionBase {
   object_type: "TX_VESTING_START";
   vesting_condition_id: string;
 }
 
-/** A vesting condition of a security was met (a milestone). */
+/**
+ * A vesting condition of a security was met (a milestone).
+ *
+ * @category OCF
+ */
 export interface OcfVestingEvent extends OcfSecurityTransactionBase {
   object_type: "TX_VESTING_EVENT";
   vesting_condition_id: string;
 }
 
-/** Vesting of `quantity` was accelerated. */
+/**
+ * Vesting of `quantity` was accelerated.
+ *
+ * @category OCF
+ */
 export interface OcfVestingAcceleration extends OcfSecurityTransactionBase {
   object_type: "TX_VESTING_ACCELERATION";
   quantity: OcfNumeric;
   reason_text: string;
 }
 
-/** Vested units of an equity compensation released (settled) into the securities `resulting_security_ids`. */
+/**
+ * Vested units of an equity compensation released (settled) into the securities `resulting_security_ids`.
+ *
+ * @category OCF
+ */
 export interface OcfEquityCompensationRelease extends OcfSecurityTransactionBase {
   object_type: "TX_EQUITY_COMPENSATION_RELEASE" | "TX_PLAN_SECURITY_RELEASE";
   quantity: OcfNumeric;
@@ -363,7 +499,11 @@ export interface OcfEquityCompensationRelease extends OcfSecurityTransactionBase
   resulting_security_ids: string[];
 }
 
-/** Shares cancelled; what is left of the security, if anything, is `balance_security_id`. */
+/**
+ * Shares cancelled; what is left of the security, if anything, is `balance_security_id`.
+ *
+ * @category OCF
+ */
 export interface OcfStockCancellation extends OcfSecurityTransactionBase {
   object_type: "TX_STOCK_CANCELLATION";
   quantity: OcfNumeric;
@@ -371,7 +511,11 @@ export interface OcfStockCancellation extends OcfSecurityTransactionBase {
   reason_text: string;
 }
 
-/** Units of an equity compensation cancelled (forfeited, expired). */
+/**
+ * Units of an equity compensation cancelled (forfeited, expired).
+ *
+ * @category OCF
+ */
 export interface OcfEquityCompensationCancellation extends OcfSecurityTransactionBase {
   object_type: "TX_EQUITY_COMPENSATION_CANCELLATION" | "TX_PLAN_SECURITY_CANCELLATION";
   quantity: OcfNumeric;
@@ -379,7 +523,11 @@ export interface OcfEquityCompensationCancellation extends OcfSecurityTransactio
   reason_text: string;
 }
 
-/** Shares bought back by the issuer. */
+/**
+ * Shares bought back by the issuer.
+ *
+ * @category OCF
+ */
 export interface OcfStockRepurchase extends OcfSecurityTransactionBase {
   object_type: "TX_STOCK_REPURCHASE";
   price: OcfMonetary;
@@ -388,19 +536,31 @@ export interface OcfStockRepurchase extends OcfSecurityTransactionBase {
   balance_security_id?: string;
 }
 
-/** A stock issuance withdrawn as if it never happened. */
+/**
+ * A stock issuance withdrawn as if it never happened.
+ *
+ * @category OCF
+ */
 export interface OcfStockRetraction extends OcfSecurityTransactionBase {
   object_type: "TX_STOCK_RETRACTION";
   reason_text: string;
 }
 
-/** An equity compensation withdrawn as if it never happened. */
+/**
+ * An equity compensation withdrawn as if it never happened.
+ *
+ * @category OCF
+ */
 export interface OcfEquityCompensationRetraction extends OcfSecurityTransactionBase {
   object_type: "TX_EQUITY_COMPENSATION_RETRACTION" | "TX_PLAN_SECURITY_RETRACTION";
   reason_text: string;
 }
 
-/** Shares of a cancelled or repurchased security returned to the plan's pool. */
+/**
+ * Shares of a cancelled or repurchased security returned to the plan's pool.
+ *
+ * @category OCF
+ */
 export interface OcfStockPlanReturnToPool extends OcfSecurityTransactionBase {
   object_type: "TX_STOCK_PLAN_RETURN_TO_POOL";
   stock_plan_id: string;
@@ -408,17 +568,29 @@ export interface OcfStockPlanReturnToPool extends OcfSecurityTransactionBase {
   reason_text: string;
 }
 
-/** The stakeholder accepted a stock issuance. */
+/**
+ * The stakeholder accepted a stock issuance.
+ *
+ * @category OCF
+ */
 export interface OcfStockAcceptance extends OcfSecurityTransactionBase {
   object_type: "TX_STOCK_ACCEPTANCE";
 }
 
-/** The stakeholder accepted an equity compensation. */
+/**
+ * The stakeholder accepted an equity compensation.
+ *
+ * @category OCF
+ */
 export interface OcfEquityCompensationAcceptance extends OcfSecurityTransactionBase {
   object_type: "TX_EQUITY_COMPENSATION_ACCEPTANCE" | "TX_PLAN_SECURITY_ACCEPTANCE";
 }
 
-/** Shares transferred into the securities `resulting_security_ids`. */
+/**
+ * Shares transferred into the securities `resulting_security_ids`.
+ *
+ * @category OCF
+ */
 export interface OcfStockTransfer extends OcfSecurityTransactionBase {
   object_type: "TX_STOCK_TRANSFER";
   quantity: OcfNumeric;
@@ -427,7 +599,11 @@ export interface OcfStockTransfer extends OcfSecurityTransactionBase {
   resulting_security_ids: string[];
 }
 
-/** Units of an equity compensation transferred into the securities `resulting_security_ids`. */
+/**
+ * Units of an equity compensation transferred into the securities `resulting_security_ids`.
+ *
+ * @category OCF
+ */
 export interface OcfEquityCompensationTransfer extends OcfSecurityTransactionBase {
   object_type: "TX_EQUITY_COMPENSATION_TRANSFER" | "TX_PLAN_SECURITY_TRANSFER";
   quantity: OcfNumeric;
@@ -436,7 +612,11 @@ export interface OcfEquityCompensationTransfer extends OcfSecurityTransactionBas
   resulting_security_ids: string[];
 }
 
-/** Every transaction ocf-sync models, told apart by `object_type`. */
+/**
+ * Every transaction ocf-sync models, told apart by `object_type`.
+ *
+ * @category OCF
+ */
 export type OcfTransaction =
   | OcfStockIssuance
   | OcfEquityCompensationIssuance
@@ -455,7 +635,11 @@ export type OcfTransaction =
   | OcfStockTransfer
   | OcfEquityCompensationTransfer;
 
-/** Every object ocf-sync models, told apart by `object_type`. */
+/**
+ * Every object ocf-sync models, told apart by `object_type`.
+ *
+ * @category OCF
+ */
 export type OcfObject =
   | OcfIssuer
   | OcfStakeholder
@@ -469,7 +653,11 @@ export type OcfObject =
 // ---------------------------------------------------------------------------------------------
 // Files
 
-/** The `file_type` of every OCF file. */
+/**
+ * The `file_type` of every OCF file.
+ *
+ * @category OCF
+ */
 export type OcfFileType =
   | "OCF_MANIFEST_FILE"
   | "OCF_STAKEHOLDERS_FILE"
@@ -480,12 +668,18 @@ export type OcfFileType =
   | "OCF_VALUATIONS_FILE"
   | "OCF_TRANSACTIONS_FILE";
 
-/** The `file_type` of every OCF file that holds `items` (all but the manifest). */
+/**
+ * The `file_type` of every OCF file that holds `items` (all but the manifest).
+ *
+ * @category OCF
+ */
 export type OcfItemsFileType = Exclude<OcfFileType, "OCF_MANIFEST_FILE">;
 
 /**
  * A package's `Manifest.ocf.json`: the issuer, the dates, and the list of every other file with the
  * MD5 of its bytes.
+ *
+ * @category OCF
  */
 export interface OcfManifest {
   file_type: "OCF_MANIFEST_FILE";
@@ -506,7 +700,11 @@ export interface OcfManifest {
   comments?: string[];
 }
 
-/** The manifest key listing the files of each items-file type. */
+/**
+ * The manifest key listing the files of each items-file type.
+ *
+ * @category OCF
+ */
 export type OcfManifestFileListKey =
   | "stock_plans_files"
   | "stock_legend_templates_files"
@@ -516,49 +714,81 @@ export type OcfManifestFileListKey =
   | "transactions_files"
   | "stakeholders_files";
 
-/** A stakeholders file. */
+/**
+ * A stakeholders file.
+ *
+ * @category OCF
+ */
 export interface OcfStakeholdersFile {
   file_type: "OCF_STAKEHOLDERS_FILE";
   items: OcfStakeholder[];
 }
 
-/** A stock classes file. */
+/**
+ * A stock classes file.
+ *
+ * @category OCF
+ */
 export interface OcfStockClassesFile {
   file_type: "OCF_STOCK_CLASSES_FILE";
   items: OcfStockClass[];
 }
 
-/** A stock plans file. */
+/**
+ * A stock plans file.
+ *
+ * @category OCF
+ */
 export interface OcfStockPlansFile {
   file_type: "OCF_STOCK_PLANS_FILE";
   items: OcfStockPlan[];
 }
 
-/** A stock legend templates file. */
+/**
+ * A stock legend templates file.
+ *
+ * @category OCF
+ */
 export interface OcfStockLegendTemplatesFile {
   file_type: "OCF_STOCK_LEGEND_TEMPLATES_FILE";
   items: OcfStockLegendTemplate[];
 }
 
-/** A vesting terms file. */
+/**
+ * A vesting terms file.
+ *
+ * @category OCF
+ */
 export interface OcfVestingTermsFile {
   file_type: "OCF_VESTING_TERMS_FILE";
   items: OcfVestingTerms[];
 }
 
-/** A valuations file. */
+/**
+ * A valuations file.
+ *
+ * @category OCF
+ */
 export interface OcfValuationsFile {
   file_type: "OCF_VALUATIONS_FILE";
   items: OcfValuation[];
 }
 
-/** A transactions file. */
+/**
+ * A transactions file.
+ *
+ * @category OCF
+ */
 export interface OcfTransactionsFile {
   file_type: "OCF_TRANSACTIONS_FILE";
   items: OcfTransaction[];
 }
 
-/** Every OCF file ocf-sync models, told apart by `file_type`. */
+/**
+ * Every OCF file ocf-sync models, told apart by `file_type`.
+ *
+ * @category OCF
+ */
 export type OcfFile =
   | OcfManifest
   | OcfStakeholdersFile

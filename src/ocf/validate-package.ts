@@ -59,6 +59,8 @@ import {
  * Every code the validator reports, with what it means. Codes are stable. Each is a problem (in
  * `problems`: the package is invalid) except `RELEASED_BEFORE_VESTED`, a warning (in `warnings`: the
  * package stays valid).
+ *
+ * @category OCF
  */
 export const PACKAGE_PROBLEM_CODES = {
   SCHEMA: "a file or object is not valid against ocf-sync's OCF 1.2.0 schemas",
@@ -92,10 +94,18 @@ export const PACKAGE_PROBLEM_CODES = {
   SAME_DAY_ORDER: LEDGER_PROBLEM_CODES.SAME_DAY_ORDER,
   RELEASED_BEFORE_VESTED: LEDGER_PROBLEM_CODES.RELEASED_BEFORE_VESTED,
 } as const;
-/** A stable problem (or warning) code, e.g. `"OVER_CONSUMED"`; see `PACKAGE_PROBLEM_CODES`. */
+/**
+ * A stable problem (or warning) code, e.g. `"OVER_CONSUMED"`; see `PACKAGE_PROBLEM_CODES`.
+ *
+ * @category OCF
+ */
 export type PackageProblemCode = keyof typeof PACKAGE_PROBLEM_CODES;
 
-/** One problem of a package (or one warning: the same shape). */
+/**
+ * One problem of a package (or one warning: the same shape).
+ *
+ * @category OCF
+ */
 export interface PackageProblem {
   code: PackageProblemCode;
   /** The package path of the file concerned, e.g. `"Transactions.ocf.json"` or `"Manifest.ocf.json"`. */
@@ -107,7 +117,11 @@ export interface PackageProblem {
   message: string;
 }
 
-/** What the package holds, for the summary. */
+/**
+ * What the package holds, for the summary.
+ *
+ * @category OCF
+ */
 export interface PackageCounts {
   /** Files read: the manifest and each listed file that could be read. */
   files: number;
@@ -127,14 +141,22 @@ export interface PackageCounts {
   securities: number;
 }
 
-/** Which lineage reading a validation applied, and why that one. */
+/**
+ * Which lineage reading a validation applied, and why that one.
+ *
+ * @category OCF
+ */
 export interface LineageUsed {
   reading: Lineage;
   /** `"declared"` by the manifest's comments, given as an `"option"`, or the `"default"` (documents). */
   from: "declared" | "option" | "default";
 }
 
-/** The verdict on a package. */
+/**
+ * The verdict on a package.
+ *
+ * @category OCF
+ */
 export interface PackageValidationReport {
   /** True when there is no problem (warnings do not count). */
   valid: boolean;
@@ -165,7 +187,11 @@ export interface ValidatePackageOptions {
   maxValueBytes?: number;
 }
 
-/** Options of `validatePackageAt`. */
+/**
+ * Options of `validatePackageAt`.
+ *
+ * @category OCF
+ */
 export interface ValidatePackageAtOptions extends ReadOcfPackageOptions, ValidatePackageOptions {
   /**
    * Worker threads that parse and check the objects of large files beside this thread (one per
@@ -220,10 +246,13 @@ const VALIDATE_PACKAGE_AT_OPTION_KEYS = optionKeys<ValidatePackageAtOptions>()([
  * objects are parsed and checked by worker threads as well as this one (`validate-workers.ts`); the
  * report is the same either way.
  *
- * @throws {PackageUnusableError} when `path` is no package at all (see `readOcfPackage`).
+ * @throws {PackageUnusableError} when `path` is no package at all (not a folder or zip, an unreadable zip,
+ *   no manifest, a manifest that is not JSON).
  * @example
  * const report = await validatePackageAt("out/issuer-7.ocf.zip");
  * if (!report.valid) console.log(`${report.problems.length} problems (lineage read as ${report.lineage.reading})`);
+ *
+ * @category OCF
  */
 export async function validatePackageAt(path: string, options: ValidatePackageAtOptions = {}): Promise<PackageValidationReport> {
   return validatePackageAtSharing(path, options, {});

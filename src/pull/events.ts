@@ -6,7 +6,11 @@ import type { OcfSyncError } from "../errors.js";
 import type { SourceRecordError } from "../source/errors.js";
 import type { RecordKind } from "../source/kinds.js";
 
-/** What a pull did, for progress displays and metrics: issuers started and done, pages, quarantined records. */
+/**
+ * What a pull did, for progress displays and metrics: issuers started and done, pages, quarantined records.
+ *
+ * @category Source
+ */
 export type PullEvent =
   | { type: "issuer-started"; issuerId: string }
   | { type: "page-fetched"; issuerId: string; kind: RecordKind; page: number; records: number; attempts: number }

@@ -60,7 +60,11 @@ export interface PulledIssuerRecords {
   quarantined: { kind: RecordKind; recordId: string | undefined; message: string }[];
 }
 
-/** A file that is not the NDJSON `ocf-sync pull` writes: names the file, the line and what is wrong. */
+/**
+ * A file that is not the NDJSON `ocf-sync pull` writes: names the file, the line and what is wrong.
+ *
+ * @category Errors
+ */
 export class NdjsonFormatError extends OcfSyncError {
   readonly path: string;
   /** 1-based. */

@@ -66,7 +66,11 @@ function pageDigest(kind: RecordKind, params: readonly (string | number | undefi
 /** What `recognize` answers for a known page, instead of its parsed JSON. */
 const KNOWN: unique symbol = Symbol("a known page");
 
-/** Raised when the service's paging breaks its own rules. */
+/**
+ * Raised when the service's paging breaks its own rules.
+ *
+ * @category Errors
+ */
 export class PaginationError extends OcfSyncError {
   readonly issuerId: string;
   readonly kind: RecordKind;

@@ -17,11 +17,19 @@ import { interleave } from "./concurrent.js";
 import { listPages, type ListOptions, type ListPage } from "./paginate.js";
 import type { PullEvent } from "./events.js";
 
-/** What to do with a record that fails validation. */
+/**
+ * What to do with a record that fails validation.
+ *
+ * @category Source
+ */
 export type OnInvalid = "fail" | "quarantine";
 const ON_INVALID: readonly OnInvalid[] = ["fail", "quarantine"];
 
-/** Options of {@link pullIssuer} and {@link streamIssuerRecords}: paging, filters, invalid records, events. */
+/**
+ * Options of {@link pullIssuer} and {@link streamIssuerRecords}: paging, filters, invalid records, events.
+ *
+ * @category Source
+ */
 export interface PullOptions extends Omit<ListOptions, "signal" | "knownPages"> {
   /** Which record families to pull. @default both */
   kinds?: readonly RecordKind[];
@@ -49,10 +57,18 @@ export function checkPullOptions(fn: string, options: Pick<PullOptions, "onInval
 /** Every key of {@link PullOptions}. */
 export const PULL_OPTION_KEYS = optionKeys<PullOptions>()(["kinds", "onInvalid", "onEvent", "signal", "pageSize", "lastModifiedDatetimeAfter", "lastModifiedDatetimeBefore", "maxPages"]);
 
-/** A valid record with the exact JSON it came from. */
+/**
+ * A valid record with the exact JSON it came from.
+ *
+ * @category Source
+ */
 export type PulledRecord = ParsedRecord & { issuerId: string; raw: unknown };
 
-/** A record set aside because it failed validation, kept whole for the report. */
+/**
+ * A record set aside because it failed validation, kept whole for the report.
+ *
+ * @category Source
+ */
 export interface QuarantinedRecord {
   issuerId: string;
   kind: RecordKind;
@@ -61,7 +77,11 @@ export interface QuarantinedRecord {
   error: SourceRecordError;
 }
 
-/** One item of an issuer's record stream. */
+/**
+ * One item of an issuer's record stream.
+ *
+ * @category Source
+ */
 export type PullItem =
   | ({ type: "record" } & PulledRecord)
   | ({ type: "quarantined" } & QuarantinedRecord)
@@ -112,9 +132,12 @@ export function* recordItems(kind: RecordKind, raw: unknown, issuerId: string, o
 }
 
 /**
- * Streams every record of one issuer, in the order their pages arrive (`issuerPages`); within a list,
+ * Streams every record of one issuer, in the order their pages arrive (its lists of awards and units
+ * are paged at the same time); within a list,
  * in the service's order. Memory stays at one page per list. Throws the first `SourceRecordError` when
  * `onInvalid` is `"fail"`, and any API error; either stops the other list.
+ *
+ * @category Source
  */
 export async function* streamIssuerRecords(
   client: ApiClient,
@@ -142,7 +165,11 @@ export function duplicateRecordWarning(issuerId: string, kind: RecordKind, recor
   };
 }
 
-/** Everything pulled for one issuer. */
+/**
+ * Everything pulled for one issuer.
+ *
+ * @category Source
+ */
 export interface IssuerPull {
   issuerId: string;
   awards: RestrictedStockAward[];
@@ -156,6 +183,8 @@ export interface IssuerPull {
 /**
  * Pulls every award and unit of one issuer into memory. A record id listed twice in one pass (the
  * service changed while we paged) keeps its latest version and adds a `DUPLICATE_RECORD` warning.
+ *
+ * @category Source
  */
 export async function pullIssuer(client: ApiClient, issuerId: string, options: PullOptions = {}): Promise<IssuerPull> {
   checkKnownKeys("pullIssuer", options, PULL_OPTION_KEYS);
@@ -208,7 +237,11 @@ export async function pullIssuer(client: ApiClient, issuerId: string, options: P
   }
 }
 
-/** A single record fetched by id, with the warnings its parsing raised. */
+/**
+ * A single record fetched by id, with the warnings its parsing raised.
+ *
+ * @category Source
+ */
 export interface FetchedRecord<T> {
   record: T;
   raw: unknown;
@@ -240,7 +273,11 @@ async function fetchOne(
   return { parsed, raw, warnings: [...envelopeWarnings, ...warnings] };
 }
 
-/** Fetches one award by id; `undefined` when the service answers 404. Throws `SourceRecordError` when invalid. */
+/**
+ * Fetches one award by id; `undefined` when the service answers 404. Throws `SourceRecordError` when invalid.
+ *
+ * @category Source
+ */
 export async function getAward(
   client: ApiClient,
   issuerId: string,
@@ -252,7 +289,11 @@ export async function getAward(
   return { record: one.parsed.record, raw: one.raw, warnings: one.warnings };
 }
 
-/** Fetches one unit by id; `undefined` when the service answers 404. Throws `SourceRecordError` when invalid. */
+/**
+ * Fetches one unit by id; `undefined` when the service answers 404. Throws `SourceRecordError` when invalid.
+ *
+ * @category Source
+ */
 export async function getUnit(
   client: ApiClient,
   issuerId: string,

@@ -10,7 +10,11 @@ import { checkKnownKeys, optionKeys } from "../options.js";
 import { inCompletionOrder } from "./concurrent.js";
 import { PULL_OPTION_KEYS, checkPullOptions, pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js";
 
-/** Options of {@link pullIssuers}: those of one issuer's pull, and how many issuers at once. */
+/**
+ * Options of {@link pullIssuers}: those of one issuer's pull, and how many issuers at once.
+ *
+ * @category Source
+ */
 export interface PullManyOptions extends PullOptions {
   /** Issuers pulled at the same time. @default 4 */
   concurrency?: number;
@@ -24,7 +28,11 @@ export interface PullManyOptions extends PullOptions {
 
 const PULL_MANY_OPTION_KEYS: ReadonlySet<string> = new Set([...PULL_OPTION_KEYS, ...optionKeys<Omit<PullManyOptions, keyof PullOptions>>()(["concurrency", "deadlineMs"])]);
 
-/** The outcome of one issuer in a multi-issuer pull. */
+/**
+ * The outcome of one issuer in a multi-issuer pull.
+ *
+ * @category Source
+ */
 export type IssuerPullResult =
   | { issuerId: string; ok: true; pull: IssuerPull }
   | { issuerId: string; ok: false; error: OcfSyncError };
@@ -40,6 +48,8 @@ export type IssuerPullResult =
  *   if (result.ok) console.log(result.issuerId, result.pull.awards.length);
  *   else console.error(result.issuerId, result.error);
  * }
+ *
+ * @category Source
  */
 export async function* pullIssuers(
   client: ApiClient,

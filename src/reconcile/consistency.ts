@@ -14,7 +14,11 @@ import type { GrantFields, ParsedRecord, RestrictedStockUnit } from "../source/r
 import { recordLabel, type Difference, type QuarantinedSourceRecord, type SourceIssuer } from "./types.js";
 import { paidAboveTargetBy } from "./source-figures.js";
 
-/** Every broken invariant of every record of `source`, and each quarantined record. */
+/**
+ * Every broken invariant of every record of `source`, and each quarantined record.
+ *
+ * @category Reconcile
+ */
 export function checkSourceConsistency(source: SourceIssuer): Difference[] {
   const out: Difference[] = [];
   const records: ParsedRecord[] = [

@@ -46,7 +46,11 @@ tr.differ td{background:#ffebe9}
 svg text{font:11px system-ui,sans-serif;fill:#57606a}
 `;
 
-/** The HTML report of one or more reconciliations (one section per report). */
+/**
+ * The HTML report of one or more reconciliations (one section per report).
+ *
+ * @category Reconcile
+ */
 export function renderReconciliationHtml(reports: readonly ReconciliationReport[]): string {
   const total = reports.reduce((n, r) => n + r.differences.length, 0);
   const holders = reports.reduce((n, r) => n + differingHolders(r).length, 0);

@@ -38,7 +38,9 @@ function isIntegrityProblem(problem: PackageProblem, manifestPath: string): bool
 /**
  * A package whose files are not the ones its manifest describes (an MD5 that does not match, a listed
  * file missing or of another type, a file the manifest does not list, …): its figures cannot be
- * trusted, so it is not reconciled.
+ * trusted, so it is not reconciled. Thrown by `loadPackageObjects`.
+ *
+ * @category Errors
  */
 export class PackageIntegrityError extends OcfSyncError {
   declare readonly code: "PACKAGE_INTEGRITY_FAILED";
@@ -68,6 +70,8 @@ export class PackageIntegrityError extends OcfSyncError {
  *
  * @throws {PackageUnusableError} when `path` is no package; {PackageIntegrityError} when its files do
  *   not match its manifest; {ReconcileInputError} when it lacks what a replay needs.
+ *
+ * @category Reconcile
  */
 export async function loadPackageObjects(path: string, options: { signal?: AbortSignal } = {}): Promise<PackageObjects> {
   const pkg = await openOcfPackage(path, options);
@@ -120,6 +124,8 @@ export async function readPackageObjects(pkg: OpenedOcfPackage, signal?: AbortSi
  *
  * @throws {ReconcileInputError} when the file has no such issuer, or several and none is named.
  * @throws {NdjsonFormatError} for a malformed file.
+ *
+ * @category Reconcile
  */
 export async function loadSourceFromNdjson(path: string, pkg: PackageObjects, options: { issuerId?: string; signal?: AbortSignal } = {}): Promise<SourceIssuer> {
   return (await readIssuerOf(path, pkg, options, issuerRecordLists)).records;
@@ -136,6 +142,8 @@ export async function loadSourceFromNdjson(path: string, pkg: PackageObjects, op
  * @example
  * const report = await reconcileNdjsonWithOcf("pulled.ndjson", await loadPackageObjects("out/7"), { asOf: "2025-06-30" });
  * if (!reportAgrees(report)) process.exitCode = 1;
+ *
+ * @category Reconcile
  */
 export async function reconcileNdjsonWithOcf(
   path: string,
@@ -209,6 +217,8 @@ function packageIssuer(issuerObjectId: string | undefined): string {
  * reported (never a reason to stop: a reconciliation should say what it could not compare).
  *
  * @param options.deadlineMs - the longest the pull may take; past it, `DeadlineExceededError`.
+ *
+ * @category Reconcile
  */
 export async function loadSourceFromApi(client: ApiClient, issuerId: string, options: { signal?: AbortSignal; deadlineMs?: number } = {}): Promise<SourceIssuer> {
   const job = withDeadline(options.signal, options.deadlineMs);
@@ -236,6 +246,8 @@ export async function loadSourceFromApi(client: ApiClient, issuerId: string, opt
  * @throws {ReconcileInputError} for invalid options (before any request).
  * @example
  * const report = await reconcileApiWithOcf(client, "7", await loadPackageObjects("out/7"));
+ *
+ * @category Reconcile
  */
 export async function reconcileApiWithOcf(
   client: ApiClient,

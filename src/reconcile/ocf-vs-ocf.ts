@@ -28,6 +28,8 @@ const FIGURES: readonly FigureName[] = ["vested", "released", "netSettled", "sol
  * @throws {ReconcileInputError} for an invalid `asOf` or `tolerance`.
  * @example
  * const report = reconcileOcfWithOcf(await loadPackageObjects("out/7"), await loadPackageObjects("theirs.ocf.zip"));
+ *
+ * @category Reconcile
  */
 export function reconcileOcfWithOcf(ours: PackageObjects, theirs: PackageObjects, options: ReconcileOptions = {}): ReconciliationReport {
   const { asOf, tolerance } = resolveOptions(options, ours.asOf);

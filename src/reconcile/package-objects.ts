@@ -11,10 +11,18 @@ import { OcfSyncError, describeValue } from "../errors.js";
 import { manifestFileReferences, normalizePackagePath, parseJsonBytes, type LoadedOcfPackage, type ManifestFileReference } from "../ocf/package-reader.js";
 import { canonicalObjectType } from "../ocf/security-ledger.js";
 
-/** A JSON object of the package. */
+/**
+ * A JSON object of the package.
+ *
+ * @category Reconcile
+ */
 export type JsonRecord = Readonly<Record<string, unknown>>;
 
-/** The objects a reconciliation needs, each in package order, without their `comments`. */
+/**
+ * The objects a reconciliation needs, each in package order, without their `comments`.
+ *
+ * @category Reconcile
+ */
 export interface PackageObjects {
   /** Where the package was read from (for labels and messages). */
   location: string;
@@ -32,7 +40,11 @@ export interface PackageObjects {
   stockPlans: JsonRecord[];
 }
 
-/** Input a reconciliation cannot work with: a package without its files, an NDJSON line that is not a record, … */
+/**
+ * Input a reconciliation cannot work with: a package without its files, an NDJSON line that is not a record, …
+ *
+ * @category Errors
+ */
 export class ReconcileInputError extends OcfSyncError {
   constructor(message: string, options?: { cause?: unknown }) {
     super("RECONCILE_INPUT_UNUSABLE", message, options);

@@ -34,6 +34,8 @@ export const CSV_COLUMNS = ["issuer_id", "section", "code", "kind", "record_id",
  * A cell a spreadsheet would run as a formula (one starting with `=`, `+`, `-`, `@`, a tab or a carriage
  * return, as an id or a name from another system may) starts with `'` (OWASP, CSV injection); a number
  * such as `-2500` is left as it is.
+ *
+ * @category Reconcile
  */
 export function reconciliationCsv(reports: readonly ReconciliationReport[]): string {
   const rows: string[][] = [[...CSV_COLUMNS]];
@@ -66,7 +68,11 @@ function inertCell(cell: string): string {
   return FORMULA_START.test(cell) && !PLAIN_NUMBER.test(cell) ? `'${cell}` : cell;
 }
 
-/** Draws a plain-text table from its rows of cells, its headers and the columns to align right. */
+/**
+ * Draws a plain-text table from its rows of cells, its headers and the columns to align right.
+ *
+ * @category Reconcile
+ */
 export type TableRenderer = (rows: readonly string[][], headers: readonly string[], rightAligned: ReadonlySet<number>) => string;
 
 /** A label longer than this names its column by the side's short name instead (a path is often longer). */
@@ -91,6 +97,8 @@ export function columnNames(report: ReconciliationReport): { expected: string; a
  * ```ts
  * console.log(renderReconciliationText(report));
  * ```
+ *
+ * @category Reconcile
  */
 export function renderReconciliationText(report: ReconciliationReport, table: TableRenderer = plainTable): string {
   const labels = columnNames(report);
@@ -192,6 +200,8 @@ export function differingHolders(report: ReconciliationReport): HolderRow[] {
  * Whether the two sides of a report agree: no difference, and no holder whose shares or units differ
  * (a grant can agree figure for figure while the two sides give it to different stakeholders). The
  * command line's exit status and `--json`'s `agree` are this.
+ *
+ * @category Reconcile
  */
 export function reportAgrees(report: ReconciliationReport): boolean {
   return report.differences.length === 0 && differingHolders(report).length === 0;

@@ -45,7 +45,11 @@ export function packageLineage(pkg: Pick<PackageObjects, "manifestComments">): L
   return declaredLineage({ comments: pkg.manifestComments ?? [] });
 }
 
-/** One grant of a package, replayed: its chain of securities from its first issuance. */
+/**
+ * One grant of a package, replayed: its chain of securities from its first issuance.
+ *
+ * @category Reconcile
+ */
 export interface ReplayedSecurity {
   /** The first issuance's security id. */
   securityId: string;
@@ -65,7 +69,11 @@ export interface ReplayedSecurity {
   resultingSecurityIds: string[];
 }
 
-/** A replayed package. */
+/**
+ * A replayed package.
+ *
+ * @category Reconcile
+ */
 export interface ReplayedPackage {
   reading: Lineage;
   /** Grants by the security id of their first issuance, in package order (a payout above target is part of its grant's). */
@@ -127,6 +135,8 @@ interface SecurityState {
 /**
  * Replays every grant of `pkg` under `reading` (default: what the package declares, else the
  * documents). Malformed values (not OCF Numeric, not a date) count as absent.
+ *
+ * @category Reconcile
  */
 export function replayPackage(pkg: PackageObjects, reading: Lineage = packageLineage(pkg) ?? "documents"): ReplayedPackage {
   const replay = new GrantReplay(pkg, reading);

@@ -49,6 +49,8 @@ const COMPARED: readonly FigureName[] = FIGURE_NAMES.filter((name) => name !== "
  * const pkg = await loadPackageObjects("out/7");
  * const report = reconcileSourceWithOcf(await loadSourceFromApi(client, "7"), pkg);
  * if (report.differences.length > 0) process.exitCode = 1;
+ *
+ * @category Reconcile
  */
 export function reconcileSourceWithOcf(source: SourceIssuer, pkg: PackageObjects, options: ReconcileOptions = {}): ReconciliationReport {
   const run = new SourceReconciliation(source.issuerId, pkg, options);
@@ -84,6 +86,8 @@ interface SourceSummary {
  * const run = new SourceReconciliation("7", await loadPackageObjects("out/7"), { asOf: "2025-06-30" });
  * for (const record of awards) run.add({ kind: "restrictedStockAward", record });
  * const report = run.finish();
+ *
+ * @category Reconcile
  */
 export class SourceReconciliation {
   readonly #issuerId: string;

@@ -16,6 +16,8 @@ import type { LineageUsed } from "../ocf/validate-package.js";
  * package can lose shares (a remainder left on no security) without any other figure changing, so it
  * is compared too. `forfeited` and `expired` have no OCF transaction of their own: a package cannot
  * state them, so they are shown for the source only.
+ *
+ * @category Reconcile
  */
 export const FIGURE_NAMES = [
   "issued",
@@ -30,12 +32,24 @@ export const FIGURE_NAMES = [
   "returnedToTreasury",
   "outstanding",
 ] as const;
-/** One of `FIGURE_NAMES`. */
+/**
+ * One of `FIGURE_NAMES`.
+ *
+ * @category Reconcile
+ */
 export type FigureName = (typeof FIGURE_NAMES)[number];
-/** Figures by name; a figure is absent when that side has nothing to say about it. */
+/**
+ * Figures by name; a figure is absent when that side has nothing to say about it.
+ *
+ * @category Reconcile
+ */
 export type Figures = Partial<Record<FigureName, DecimalString>>;
 
-/** Every difference code a reconciliation reports, with what it means. Codes are stable. */
+/**
+ * Every difference code a reconciliation reports, with what it means. Codes are stable.
+ *
+ * @category Reconcile
+ */
 export const DIFFERENCE_CODES = {
   MISSING_IN_OCF: "a source record has no security in the OCF package",
   EXTRA_IN_OCF: "the OCF package has a security that no source record accounts for",
@@ -50,13 +64,25 @@ export const DIFFERENCE_CODES = {
   SOURCE_RECORD_INVALID: "a source record could not be parsed (it was quarantined by the pull)",
   OCF_LINEAGE: "a transaction of the package cannot be read under the reading used (an act on an ended security, a remainder left on no security, a balance that does not add up)",
 } as const;
-/** A stable difference code; see `DIFFERENCE_CODES`. */
+/**
+ * A stable difference code; see `DIFFERENCE_CODES`.
+ *
+ * @category Reconcile
+ */
 export type DifferenceCode = keyof typeof DIFFERENCE_CODES;
 
-/** Which comparison found a difference. */
+/**
+ * Which comparison found a difference.
+ *
+ * @category Reconcile
+ */
 export type DifferenceSection = "source-vs-ocf" | "ocf-vs-ocf" | "source";
 
-/** One difference. `expected` is the first side (the source, or the first package), `actual` the other. */
+/**
+ * One difference. `expected` is the first side (the source, or the first package), `actual` the other.
+ *
+ * @category Reconcile
+ */
 export interface Difference {
   section: DifferenceSection;
   code: DifferenceCode;
@@ -76,19 +102,31 @@ export interface Difference {
   message: string;
 }
 
-/** One dated amount that vests. */
+/**
+ * One dated amount that vests.
+ *
+ * @category Reconcile
+ */
 export interface Tranche {
   date: CalendarDate;
   amount: DecimalString;
 }
 
-/** A point of a cumulative vesting curve: what has vested by `date` (inclusive). */
+/**
+ * A point of a cumulative vesting curve: what has vested by `date` (inclusive).
+ *
+ * @category Reconcile
+ */
 export interface VestingPoint {
   date: CalendarDate;
   vested: DecimalString;
 }
 
-/** One stakeholder's holdings on both sides, as of the report's date. */
+/**
+ * One stakeholder's holdings on both sides, as of the report's date.
+ *
+ * @category Reconcile
+ */
 export interface HolderRow {
   /** The OCF stakeholder id (the source's `stakeholderId` as ocf-sync maps it: `stakeholder-<id>`). */
   stakeholderId: string;
@@ -96,7 +134,11 @@ export interface HolderRow {
   actual: { shares: DecimalString; units: DecimalString };
 }
 
-/** The figures of one grant on both sides. */
+/**
+ * The figures of one grant on both sides.
+ *
+ * @category Reconcile
+ */
 export interface GrantRow {
   /** The source record id, or the first package's security id. */
   key: string;
@@ -106,7 +148,11 @@ export interface GrantRow {
   actual: Figures;
 }
 
-/** What a reconciliation found, for one issuer. */
+/**
+ * What a reconciliation found, for one issuer.
+ *
+ * @category Reconcile
+ */
 export interface ReconciliationReport {
   mode: "source-vs-ocf" | "ocf-vs-ocf";
   issuerId: string;
@@ -140,7 +186,11 @@ export interface ReconciliationReport {
   notes: string[];
 }
 
-/** Options every reconciliation takes. */
+/**
+ * Options every reconciliation takes.
+ *
+ * @category Reconcile
+ */
 export interface ReconcileOptions {
   /**
    * The date vested figures are taken at (`YYYY-MM-DD`). Without it the source's `vestedQuantity`
@@ -165,7 +215,11 @@ export interface ReconcileOptions {
   reader?: Lineage;
 }
 
-/** One issuer's source records, as pulled from the API or read from a pull's NDJSON. */
+/**
+ * One issuer's source records, as pulled from the API or read from a pull's NDJSON.
+ *
+ * @category Reconcile
+ */
 export interface SourceIssuer {
   issuerId: string;
   awards: readonly RestrictedStockAward[];
@@ -174,7 +228,11 @@ export interface SourceIssuer {
   quarantined?: readonly QuarantinedSourceRecord[];
 }
 
-/** A source record that could not be parsed. */
+/**
+ * A source record that could not be parsed.
+ *
+ * @category Reconcile
+ */
 export interface QuarantinedSourceRecord {
   kind: RecordKind;
   recordId: string | undefined;

@@ -10,7 +10,11 @@ import { fileURLToPath } from "node:url";
 import { parseUtcDateTime } from "../dates.js";
 import { OcfSyncError, describeValue } from "../errors.js";
 
-/** One raw record as it travels on the wire (an RSA or an RSU). */
+/**
+ * One raw record as it travels on the wire (an RSA or an RSU).
+ *
+ * @category Testing
+ */
 export type WireRecord = Record<string, unknown>;
 
 /**
@@ -19,7 +23,11 @@ export type WireRecord = Record<string, unknown>;
  */
 export const SAMPLES_AS_OF = "2025-06-30";
 
-/** The records of one issuer, in file order (the server sends them in its own order). */
+/**
+ * The records of one issuer, in file order (the server sends them in its own order).
+ *
+ * @category Testing
+ */
 export interface SampleIssuer {
   /** Restricted stock awards, raw. */
   awards: WireRecord[];
@@ -27,7 +35,11 @@ export interface SampleIssuer {
   units: WireRecord[];
 }
 
-/** Everything the sample server serves, keyed by issuer id. */
+/**
+ * Everything the sample server serves, keyed by issuer id.
+ *
+ * @category Testing
+ */
 export interface SampleData {
   issuers: Map<string, SampleIssuer>;
 }

@@ -6,7 +6,11 @@
  */
 import { OcfSyncError, describeValue } from "../errors.js";
 
-/** Every fault the sample server can inject. */
+/**
+ * Every fault the sample server can inject.
+ *
+ * @category Testing
+ */
 export const FAULT_KINDS = [
   "429",
   "429-no-retry-after",
@@ -30,10 +34,16 @@ export const FAULT_KINDS = [
  *   then nothing more until the stall ends (the socket is then destroyed) or the server closes;
  * - `truncated`: the normal response (`200` for a valid request) with the `Content-Length` of the
  *   full body, but only half of the body is sent before the socket is closed.
+ *
+ * @category Testing
  */
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
-/** Fault injection settings. */
+/**
+ * Fault injection settings.
+ *
+ * @category Testing
+ */
 export interface FaultOptions {
   /** Probability in [0, 1] that an API request gets a fault. */
   rate: number;

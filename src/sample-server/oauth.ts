@@ -16,7 +16,11 @@ export const SECURITIES_READ_SCOPES = ["read_issuer_securities", "readwrite_issu
 /** The path of the token endpoint, trailing slash included as on the real login host. */
 export const TOKEN_PATH = "/o/access_token/";
 
-/** Settings of the client-credentials token endpoint. */
+/**
+ * Settings of the client-credentials token endpoint.
+ *
+ * @category Testing
+ */
 export interface OAuthServerOptions {
   /** The only client id accepted. */
   clientId: string;

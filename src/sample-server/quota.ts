@@ -5,7 +5,11 @@
  * current second, the current minute), and a rejected request does not use up quota; this does the same.
  */
 
-/** Requests allowed per fixed window. */
+/**
+ * Requests allowed per fixed window.
+ *
+ * @category Testing
+ */
 export interface QuotaLimits {
   /** Requests allowed in each clock second. */
   perSecond: number;

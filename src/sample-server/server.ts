@@ -26,7 +26,11 @@ import { jsonPieces } from "./json-pieces.js";
 import { TOKEN_PATH, TokenAuthority, type JsonReply, type OAuthServerOptions } from "./oauth.js";
 import { FixedWindowQuota, NOMINAL_QUOTA, type QuotaLimits } from "./quota.js";
 
-/** Options of `startSampleServer`. */
+/**
+ * Options of `startSampleServer`.
+ *
+ * @category Testing
+ */
 export interface SampleServerOptions {
   /**
    * Interface to listen on. Keep it on loopback: the server has no real security.
@@ -94,7 +98,11 @@ export interface SampleServerOptions {
   signal?: AbortSignal;
 }
 
-/** Counters of what the server has done since it started. */
+/**
+ * Counters of what the server has done since it started.
+ *
+ * @category Testing
+ */
 export interface SampleServerStats {
   /** API requests received (the token endpoint is not counted). */
   requests: number;
@@ -112,7 +120,11 @@ export interface SampleServerStats {
   byPath: Record<string, number>;
 }
 
-/** A running sample server. */
+/**
+ * A running sample server.
+ *
+ * @category Testing
+ */
 export interface SampleServer {
   /** Base URL, e.g. `http://127.0.0.1:54321` (no trailing slash); API paths go below it. */
   readonly url: string;
@@ -175,6 +187,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
  * const res = await fetch(`${server.url}/v1alpha1/issuers/7/restrictedStockAwards?pageSize=50`);
  * await server.close();
  * ```
+ *
+ * @category Testing
  */
 export async function startSampleServer(options: SampleServerOptions = {}): Promise<SampleServer> {
   checkOptions(options);

@@ -9,7 +9,11 @@ import type { RecordKind } from "./kinds.js";
 /** A path into a JSON value: object keys and array indexes. */
 export type SourcePath = readonly (string | number)[];
 
-/** One thing wrong with a record. */
+/**
+ * One thing wrong with a record.
+ *
+ * @category Source
+ */
 export interface SourceIssue {
   /** Where, e.g. `["vestingEvents", 2, "vestDate", "value"]`; empty for the record itself. */
   path: (string | number)[];
@@ -21,7 +25,11 @@ export interface SourceIssue {
   message: string;
 }
 
-/** What a warning is about. */
+/**
+ * What a warning is about.
+ *
+ * @category Source
+ */
 export type SourceWarningCode =
   /** A key the schema does not know, at any depth; it is ignored. */
   | "UNKNOWN_FIELD"
@@ -43,7 +51,11 @@ export type SourceWarningCode =
    */
   | "SECRET_REDACTED";
 
-/** Something worth telling about a record or envelope that still parsed. */
+/**
+ * Something worth telling about a record or envelope that still parsed.
+ *
+ * @category Source
+ */
 export interface SourceWarning {
   code: SourceWarningCode;
   issuerId: string;
@@ -95,7 +107,11 @@ function located(pathText: string, message: string): string {
 export const SOURCE_RECORD_ERROR_CODES = ["SOURCE_RECORD_INVALID", "SOURCE_RECORD_TOO_DEEP", "SOURCE_RECORD_TOO_LARGE"] as const;
 export type SourceRecordErrorCode = (typeof SOURCE_RECORD_ERROR_CODES)[number];
 
-/** Thrown when a record fails its schema. Carries every issue found, not only the first. */
+/**
+ * Thrown when a record fails its schema. Carries every issue found, not only the first.
+ *
+ * @category Errors
+ */
 export class SourceRecordError extends OcfSyncError {
   declare readonly code: SourceRecordErrorCode;
   readonly issuerId: string;
@@ -116,7 +132,11 @@ export class SourceRecordError extends OcfSyncError {
   }
 }
 
-/** Thrown when a list or get response body does not have the documented envelope (source-api.md §4). */
+/**
+ * Thrown when a list or get response body does not have the documented envelope (source-api.md §4).
+ *
+ * @category Errors
+ */
 export class SourceEnvelopeError extends OcfSyncError {
   readonly issuerId: string;
   readonly kind: RecordKind;
@@ -134,12 +154,20 @@ export class SourceEnvelopeError extends OcfSyncError {
   }
 }
 
-/** True for a `SourceRecordError` (any of its codes), also across two loaded copies of the package. */
+/**
+ * True for a `SourceRecordError` (any of its codes), also across two loaded copies of the package.
+ *
+ * @category Errors
+ */
 export function isSourceRecordError(error: unknown): error is SourceRecordError {
   return isOcfSyncError(error) && (SOURCE_RECORD_ERROR_CODES as readonly string[]).includes(error.code);
 }
 
-/** True for a `SourceEnvelopeError`, also across two loaded copies of the package. */
+/**
+ * True for a `SourceEnvelopeError`, also across two loaded copies of the package.
+ *
+ * @category Errors
+ */
 export function isSourceEnvelopeError(error: unknown): error is SourceEnvelopeError {
   return isOcfSyncError(error) && error.code === "SOURCE_ENVELOPE_INVALID";
 }

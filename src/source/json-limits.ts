@@ -11,7 +11,11 @@
  */
 import { formatPath } from "./errors.js";
 
-/** Limits on one record's JSON. */
+/**
+ * Limits on one record's JSON.
+ *
+ * @category Source
+ */
 export interface JsonLimits {
   /**
    * Most levels of objects and arrays, the record itself being level 1 (a record of the service has

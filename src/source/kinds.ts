@@ -1,9 +1,15 @@
 /**
  * The two record families the service exposes. The names are the service's own JSON keys, so they
  * double as the envelope keys of get responses and, pluralised, of list responses.
+ *
+ * @category Source
  */
 export const RECORD_KINDS = ["restrictedStockAward", "restrictedStockUnit"] as const;
-/** The two kinds of source record: restricted stock awards and restricted stock units. */
+/**
+ * The two kinds of source record: restricted stock awards and restricted stock units.
+ *
+ * @category Source
+ */
 export type RecordKind = (typeof RECORD_KINDS)[number];
 
 /** The collection segment of the URL path and the array key of a list response. */

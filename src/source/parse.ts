@@ -30,7 +30,11 @@ import { isJsonObject, type WireNote } from "./wire.js";
 import { DEFAULT_JSON_LIMITS, checkJsonLimits, describeBreach, type JsonLimits } from "./json-limits.js";
 import { readPlainRecord } from "./plain-record.js";
 
-/** What a record is parsed against. */
+/**
+ * What a record is parsed against.
+ *
+ * @category Source
+ */
 export interface ParseContext {
   /** The issuer the record was requested for; a record naming another issuer is rejected. */
   issuerId: string;
@@ -63,6 +67,8 @@ export function recordIdOf(raw: unknown): string | undefined {
  *   naming where it breaks a limit on its JSON (`SOURCE_RECORD_TOO_DEEP`, `SOURCE_RECORD_TOO_LARGE`).
  * @example
  * const { parsed, warnings } = parseRecord("restrictedStockAward", item, { issuerId: "7" });
+ *
+ * @category Source
  */
 export function parseRecord(
   kind: RecordKind,

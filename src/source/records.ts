@@ -28,7 +28,11 @@ import {
   type WireNote,
 } from "./wire.js";
 
-/** `issuerssecuritiesv1alpha1VestingSchedule`: a name and dates only, no tranche structure (§9.9). */
+/**
+ * `issuerssecuritiesv1alpha1VestingSchedule`: a name and dates only, no tranche structure (§9.9).
+ *
+ * @category Source
+ */
 export interface VestingSchedule {
   /** Free text such as `"1/24 Cliff"`; never parsed into rules. At most 500 characters. */
   name?: string;
@@ -37,7 +41,11 @@ export interface VestingSchedule {
   endDate?: CalendarDate;
 }
 
-/** A vesting event of an award or a unit (the two wire types are identical; §9.8). */
+/**
+ * A vesting event of an award or a unit (the two wire types are identical; §9.8).
+ *
+ * @category Source
+ */
 export interface VestingEvent {
   /** At most 50 characters. */
   id?: string;
@@ -55,7 +63,11 @@ export interface VestingEvent {
   vestedQuantity?: DecimalString;
 }
 
-/** `v1alpha1RestrictedStockUnitSettlement` (§9.10). Quantities are kept as sent, never derived. */
+/**
+ * `v1alpha1RestrictedStockUnitSettlement` (§9.10). Quantities are kept as sent, never derived.
+ *
+ * @category Source
+ */
 export interface Settlement {
   settlementDate?: CalendarDate;
   releaseQuantity?: DecimalString;
@@ -69,7 +81,11 @@ export interface Settlement {
   certificateLabel?: string;
 }
 
-/** One predecessor security of an award (CDS `PrecededBySecurity`). */
+/**
+ * One predecessor security of an award (CDS `PrecededBySecurity`).
+ *
+ * @category Source
+ */
 export interface PrecededBySecurity {
   /** 1 to 50 characters. */
   id?: string;
@@ -79,9 +95,16 @@ export interface PrecededBySecurity {
   label?: string;
 }
 
-/** Where an award came from (CDS `RestrictedStockAwardPrecededBy`; source-api.md §10). */
+/**
+ * Where an award came from (CDS `RestrictedStockAwardPrecededBy`; source-api.md §10).
+ *
+ * @category Source
+ */
 export interface PrecededBy {
-  /** One of `PRECEDED_BY_REASONS` as sent; another value is kept and reported as a warning. */
+  /**
+   * One of the reasons CDS declares (`RESTRICTED_STOCK_AWARD_PRECEDED_BY_REASON_` and `ISSUED_FROM_SHARE_RESERVE`,
+   * `SHARE_CLASS_CONVERTED`, `TRANSFERRED` or `BALANCE_REISSUED`), as sent; another value is kept and reported as a warning.
+   */
   reason?: string;
   /** Empty when the reason is `…_ISSUED_FROM_SHARE_RESERVE`. */
   securities: PrecededBySecurity[];
@@ -122,7 +145,11 @@ export interface GrantFields {
   vestingScheduleTemplateId?: string;
 }
 
-/** `v1alpha1RestrictedStockAward`, parsed. */
+/**
+ * `v1alpha1RestrictedStockAward`, parsed.
+ *
+ * @category Source
+ */
 export interface RestrictedStockAward extends GrantFields {
   shareClassName?: string;
   pricePerShare?: Money;
@@ -130,7 +157,11 @@ export interface RestrictedStockAward extends GrantFields {
   precededBy?: PrecededBy;
 }
 
-/** `v1alpha1RestrictedStockUnit`, parsed. The service gives units no share class name and no price. */
+/**
+ * `v1alpha1RestrictedStockUnit`, parsed. The service gives units no share class name and no price.
+ *
+ * @category Source
+ */
 export interface RestrictedStockUnit extends GrantFields {
   /** Units settled (note the service's crossed wording; §9.10). */
   releasedQuantity?: DecimalString;
@@ -142,7 +173,11 @@ export interface RestrictedStockUnit extends GrantFields {
   expiredQuantity?: DecimalString;
 }
 
-/** A parsed record together with its kind. */
+/**
+ * A parsed record together with its kind.
+ *
+ * @category Source
+ */
 export type ParsedRecord =
   | { kind: "restrictedStockAward"; record: RestrictedStockAward }
   | { kind: "restrictedStockUnit"; record: RestrictedStockUnit };

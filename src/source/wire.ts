@@ -16,7 +16,11 @@ import { normalizeSourceDecimal, parseSourceDecimal, type DecimalString } from "
 import { parseCalendarDate, parseUtcDateTime, type CalendarDate, type UtcDateTime } from "../dates.js";
 import { describeValue, isOcfSyncError } from "../errors.js";
 
-/** An amount of money: an ISO 4217 code and an exact decimal amount. */
+/**
+ * An amount of money: an ISO 4217 code and an exact decimal amount.
+ *
+ * @category Source
+ */
 export interface Money {
   /** Three upper-case letters, e.g. `"USD"` (upper-cased from the wire). */
   currency: string;

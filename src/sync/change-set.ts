@@ -11,18 +11,30 @@ import { rebindSettlementClass, renameClass } from "../mapping/share-classes.js"
 import type { MappedRecord, StockClassUse } from "../mapping/types.js";
 import { readShardMappings, shardOf, type PackageHeadFile, type ShardGenerations, type StoredRecord } from "./store.js";
 
-/** One OCF object, named by its type and id. */
+/**
+ * One OCF object, named by its type and id.
+ *
+ * @category Sync
+ */
 export interface OcfObjectRef {
   objectType: string;
   id: string;
 }
 
-/** An object whose content changed, with the top-level fields that differ. */
+/**
+ * An object whose content changed, with the top-level fields that differ.
+ *
+ * @category Sync
+ */
 export interface ChangedOcfObject extends OcfObjectRef {
   fields: string[];
 }
 
-/** The change set of one package. Lists are sorted by object type, then id. */
+/**
+ * The change set of one package. Lists are sorted by object type, then id.
+ *
+ * @category Sync
+ */
 export interface OcfChangeSet {
   created: OcfObjectRef[];
   changed: ChangedOcfObject[];
@@ -31,7 +43,11 @@ export interface OcfChangeSet {
   unchanged: number;
 }
 
-/** The objects of a package by `object_type` and `id` (`diffPackageObjects`' input). */
+/**
+ * The objects of a package by `object_type` and `id` (`diffPackageObjects`' input).
+ *
+ * @category Sync
+ */
 export type PackageObjectMap = Map<string, Readonly<Record<string, unknown>>>;
 
 function keyOf(objectType: string, id: string): string {
@@ -64,7 +80,11 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   return canonicalJson(a) === canonicalJson(b);
 }
 
-/** Compares two packages' objects by type and id. */
+/**
+ * Compares two packages' objects by type and id.
+ *
+ * @category Sync
+ */
 export function diffPackageObjects(before: PackageObjectMap, after: PackageObjectMap): OcfChangeSet {
   const changes: OcfChangeSet = { created: [], changed: [], removed: [], unchanged: 0 };
   const keys = [...new Set([...before.keys(), ...after.keys()])].sort();

@@ -7,7 +7,11 @@ import { acquireLockFile, type LockOptions, type LockOwner, type StaleLock } fro
 
 export type { LockOwner, StaleLock } from "../io/lock-file.js";
 
-/** Another sync holds the state's lock. */
+/**
+ * Another sync holds the state's lock.
+ *
+ * @category Errors
+ */
 export class SyncLockedError extends OcfSyncError {
   readonly lockFile: string;
   readonly owner: LockOwner | undefined;

@@ -68,12 +68,24 @@ import {
 } from "./store.js";
 import type { SyncEvent, SyncOptions } from "./sync.js";
 
-/** Default of `overlapSeconds`: five minutes of late-committed changes are re-read on every pass. */
+/**
+ * Default of `overlapSeconds`: five minutes of late-committed changes are re-read on every pass.
+ *
+ * @category Sync
+ */
 export const DEFAULT_OVERLAP_SECONDS = 300;
-/** Default of `fullEvery`: with nightly syncs, a full pass (which sees deletions) once a week. */
+/**
+ * Default of `fullEvery`: with nightly syncs, a full pass (which sees deletions) once a week.
+ *
+ * @category Sync
+ */
 export const DEFAULT_FULL_EVERY = 7;
 
-/** What changed among an issuer's source records in one pass. Lists are sorted by kind, then id. */
+/**
+ * What changed among an issuer's source records in one pass. Lists are sorted by kind, then id.
+ *
+ * @category Sync
+ */
 export interface RecordChanges {
   created: RecordRef[];
   modified: RecordRef[];
@@ -82,12 +94,20 @@ export interface RecordChanges {
   unchanged: number;
 }
 
-/** Whether a pass was full or incremental, and why. */
+/**
+ * Whether a pass was full or incremental, and why.
+ *
+ * @category Sync
+ */
 export type PassPlan =
   | { pass: "full"; reason: FullPassReason }
   | { pass: "incremental"; reason: "incremental"; modifiedAfter: string };
 
-/** The issuer's package after a pass. */
+/**
+ * The issuer's package after a pass.
+ *
+ * @category Sync
+ */
 export interface SyncedPackage {
   /** The folder and zip base name (see `packageNameFor`). */
   name: string;
@@ -97,7 +117,11 @@ export interface SyncedPackage {
   rewritten: boolean;
 }
 
-/** The outcome of one issuer's pass. */
+/**
+ * The outcome of one issuer's pass.
+ *
+ * @category Sync
+ */
 export type IssuerSyncResult =
   | ({
       issuerId: string;

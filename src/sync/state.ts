@@ -14,7 +14,11 @@ import { z } from "zod";
 import { OcfSyncError, fileSystemError } from "../errors.js";
 import { writeFileAtomic } from "../io/atomic-file.js";
 
-/** Why an issuer's pass pulls everything. */
+/**
+ * Why an issuer's pass pulls everything.
+ *
+ * @category Sync
+ */
 export type FullPassReason =
   /** The state knows nothing of the issuer yet. */
   | "first-run"
@@ -33,7 +37,11 @@ export type FullPassReason =
   /** The issuer's entry in the state file could not be read; it was set aside (`SyncState.unreadable`). */
   | "state-unreadable";
 
-/** The records a sync keeps of an issuer: the generation of each shard's files, and of the recent list. */
+/**
+ * The records a sync keeps of an issuer: the generation of each shard's files, and of the recent list.
+ *
+ * @category Sync
+ */
 export interface IssuerStore {
   /** Per shard, the generation of its files; `0` for an empty shard. The length is the shard count. */
   shards: number[];
@@ -53,7 +61,11 @@ export interface IssuerStore {
   classNamedBy?: Record<string, string>;
 }
 
-/** The package as last written from the store. */
+/**
+ * The package as last written from the store.
+ *
+ * @category Sync
+ */
 export interface IssuerPackageState {
   /** The store generation it was written from (also that of its head file). */
   generation: number;
@@ -68,7 +80,11 @@ export interface IssuerPackageState {
   objects: number;
 }
 
-/** What the state keeps of one issuer. */
+/**
+ * What the state keeps of one issuer.
+ *
+ * @category Sync
+ */
 export interface IssuerSyncState {
   issuerId: string;
   /**
@@ -93,19 +109,27 @@ export interface IssuerSyncState {
   package?: IssuerPackageState;
   /**
    * The pages of the last pass, when it was incremental and every record it pulled was one the store
-   * held as it was: `[digest, records, nextPageToken]` (see `ListPage.digest`). The next pass does not
+   * held as it was: `[digest, records, nextPageToken]`, the digest being of the page's bytes. The next pass does not
    * parse a page whose bytes are the same again: its records are still held as they are.
    */
   unchangedPages?: UnchangedPage[];
 }
 
-/** A page of which the store holds every record as it is: its digest, its record count, the token after it. */
+/**
+ * A page of which the store holds every record as it is: its digest, its record count, the token after it.
+ *
+ * @category Sync
+ */
 export type UnchangedPage = [digest: string, records: number, nextPageToken: string | null];
 
 /** At most this many pages are kept as unchanged: what an overlap window usually spans, many times over. */
 export const UNCHANGED_PAGES_LIMIT = 64;
 
-/** An issuer's entry of the state file that could not be read. */
+/**
+ * An issuer's entry of the state file that could not be read.
+ *
+ * @category Sync
+ */
 export interface UnreadableIssuerState {
   /** The issuer it names, when that much can be read. */
   issuerId: string | undefined;
@@ -113,7 +137,11 @@ export interface UnreadableIssuerState {
   problem: string;
 }
 
-/** The whole state file. */
+/**
+ * The whole state file.
+ *
+ * @category Sync
+ */
 export interface SyncState {
   version: 2;
   issuers: IssuerSyncState[];
@@ -190,6 +218,8 @@ export const SYNC_STATE_RECOVERY_ADVICE = "To start afresh, move the state file 
 /**
  * The state file cannot be used; it is left as it is. The message says what is wrong with it and ends
  * with how to recover (move the state file away or delete it: the next sync is a full pass).
+ *
+ * @category Errors
  */
 export class SyncStateError extends OcfSyncError {
   /** The state file. */
@@ -212,6 +242,8 @@ export function snapshotFolderOf(stateFile: string): string {
  * @throws {SyncStateError} when the file as a whole is not a state file (not JSON, another version);
  *   {FileSystemError} when it cannot be read (permission denied, a folder, a link loop, …), which says
  *   nothing of its content
+ *
+ * @category Sync
  */
 export async function readSyncState(stateFile: string, options: { signal?: AbortSignal } = {}): Promise<SyncState> {
   options.signal?.throwIfAborted();

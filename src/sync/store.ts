@@ -66,7 +66,11 @@ export interface StoredRecord {
 /** The store's files: the generation of each shard's files (`0`: an empty shard, no files). */
 export type ShardGenerations = readonly number[];
 
-/** Raised for a store file that cannot be read back as written. */
+/**
+ * Raised for a store file that cannot be read back as written.
+ *
+ * @category Errors
+ */
 export class SyncStoreError extends OcfSyncError {
   readonly path: string;
   constructor(path: string, message: string, options?: { cause?: unknown }) {
@@ -344,7 +348,11 @@ export interface MergeOptions {
   signal?: AbortSignal;
 }
 
-/** A source record by kind and id. */
+/**
+ * A source record by kind and id.
+ *
+ * @category Sync
+ */
 export interface RecordRef {
   kind: RecordKind;
   id: string | undefined;

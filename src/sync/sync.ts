@@ -47,7 +47,11 @@ export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, planPass } from "./pass.js
 export type { IssuerSyncResult, PassPlan, RecordChanges, SyncedPackage } from "./pass.js";
 export type { RecordRef as SourceRecordRef } from "./store.js";
 
-/** Options of `sync`. Every export option applies to the packages it writes. */
+/**
+ * Options of `sync`. Every export option applies to the packages it writes.
+ *
+ * @category Sync
+ */
 export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" | "onMapped"> {
   /**
    * The state file (JSON, written atomically). Next to it: `<stateFile>.lock` while a sync runs, and
@@ -96,7 +100,11 @@ const SYNC_OPTION_KEYS: ReadonlySet<string> = new Set([
   ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs", "leaseMs", "onLockRenewalFailed"]),
 ]);
 
-/** Events of a sync, in order. */
+/**
+ * Events of a sync, in order.
+ *
+ * @category Sync
+ */
 export type SyncEvent =
   /**
    * The state's lock is held (and, when its lock was stale, the output folder's): `tookOver` says which
@@ -200,6 +208,8 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
  * for await (const event of sync(client, ["7"], { outDir: "out", stateFile: "out/sync-state.json" })) {
  *   if (event.type === "package-written") console.log(event.issuerId, event.changes.changed.length, "changed");
  * }
+ *
+ * @category Sync
  */
 export async function* sync(client: ApiClient, issuerIds: Iterable<string>, options: SyncOptions): AsyncGenerator<SyncEvent, void, undefined> {
   // Paths checked by name first: a misspelt option (`statePath`) would otherwise surface as node's
