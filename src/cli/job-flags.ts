@@ -31,7 +31,7 @@ export const ISSUERS_FILE_HELP = `  --issuers-file FILE      one issuer id per l
 
 /** Help of `--deadline`, shared by the commands that take it. */
 export const DEADLINE_HELP = `  --deadline DURATION      stop the whole job after this long (e.g. 90s, 15m, 2h): what is under
-                           way stops and is cleaned up, and the exit status is 1`;
+                           way stops and is cleaned up, and the exit status is 75 (retry it)`;
 
 /** Help of `--settlement-class` and `--strict`, shared by `export` and `sync`. */
 export const CHOICES_HELP = `  --settlement-class NAME  the stock class of the shares a unit's settlements deliver, for units that
