@@ -233,6 +233,11 @@ export interface ApiClient {
    * under way. With an aborted `signal`, open connections are destroyed instead of drained.
    */
   close(options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * `close()`, for `await using client = createApiClient(...)`: the client is closed when the block
+   * ends, however it ends.
+   */
+  [Symbol.asyncDispose](): Promise<void>;
 }
 
 const MIB = 1024 * 1024;
@@ -582,10 +587,11 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
   }
 
-  return {
+  const client: ApiClient = {
     baseUrl: base.href,
     getJson,
     stats: () => ({ ...stats, tokenRequests: auth?.mints ?? 0 }),
+    [Symbol.asyncDispose]: () => client.close(),
     async close(closeOptions: { signal?: AbortSignal } = {}): Promise<void> {
       if (closed) return;
       closed = true;
@@ -605,4 +611,5 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       }
     },
   };
+  return client;
 }

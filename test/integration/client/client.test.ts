@@ -385,6 +385,17 @@ describe("lifecycle", () => {
     }
   });
 
+  it("await using closes the client when its block ends (Symbol.asyncDispose)", async () => {
+    const server = await serve(OK);
+    let kept: ReturnType<typeof createApiClient> | undefined;
+    {
+      await using client = createApiClient({ baseUrl: server.url, rateLimit: false });
+      kept = client;
+      await client.getJson(["x"]);
+    }
+    expect((await failure(kept.getJson(["x"]))).code).toBe("CLIENT_CLOSED");
+  });
+
   it("a client closed during a backoff wait sends nothing more", async () => {
     const server = await serve(reply(503, ""));
     const clock = new VirtualClock();
