@@ -141,7 +141,6 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
     known.issuers = named;
   });
   const s3 = values.out !== undefined && isS3Url(values.out) ? await s3Output(values.out, values.resume === true, io) : undefined;
-  if (s3 !== undefined) io.signal?.addEventListener("abort", () => void s3.dispose(), { once: true });
   try {
     return await exportInto(s3 === undefined ? values : { ...values, out: s3.localDir }, job, io, known, record, printJson, s3);
   } finally {
