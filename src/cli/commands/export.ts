@@ -7,7 +7,8 @@ import { exportIssuers, type IssuerExportResult } from "../../export/export-issu
 import type { IssuerExport } from "../../export/export-issuer.js";
 import { type S3Target, uploadPackage } from "../../export/s3-package.js";
 import { asOcfSyncError } from "../../errors.js";
-import { createS3Client, isS3Url, parseS3Url, S3ClientMissingError } from "../../io/s3.js";
+import { isS3Url } from "../../io/s3.js";
+import { s3TargetOf } from "../s3-location.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
@@ -159,29 +160,17 @@ interface S3Output {
 }
 
 async function s3Output(url: string, resume: boolean, io: CliIo): Promise<S3Output> {
-  let location;
-  try {
-    location = parseS3Url(url);
-  } catch (error) {
-    throw new UsageError(`--out ${error instanceof Error ? error.message : String(error)}`);
-  }
   // The local folder is new each run, so there is nothing to resume from (yet).
   if (resume) throw new UsageError("--resume does not work with --out s3:// yet: run the export again (committed packages are replaced whole)");
-  let s3;
-  try {
-    s3 = await createS3Client(io.env);
-  } catch (error) {
-    if (error instanceof S3ClientMissingError) throw new UsageError(error.message, { code: error.code, cause: error });
-    throw error;
-  }
+  const target = await s3TargetOf("--out", url, io);
   const localDir = await mkdtemp(join(tmpdir(), "ocf-sync-s3-"));
   let disposed: Promise<void> | undefined;
   return {
     url,
-    target: { ...s3, location },
+    target,
     localDir,
     dispose: () => (disposed ??= (async () => {
-      s3.client.destroy();
+      target.client.destroy();
       await rm(localDir, { recursive: true, force: true });
     })()),
   };

@@ -96,6 +96,9 @@ describeGated(gate, "export --out s3://", () => {
       const report = await validatePackageAt(join(local, name));
       expect(report.problems).toEqual([]);
       expect(await readdir(local)).toEqual(expect.arrayContaining([name, `${name}.ocf.zip`, `${name}.report.json`]));
+      const validated = await runCliProcess(["validate", `s3://${BUCKET}/runs/one/${name}`, "--json"], { cwd: folder(), env: moto.env });
+      expect(validated.code, validated.stderr).toBe(0);
+      expect(JSON.parse(validated.stdout)).toMatchObject({ path: `s3://${BUCKET}/runs/one/${name}`, valid: true });
     }
   });
 
@@ -112,6 +115,9 @@ describeGated(gate, "export --out s3://", () => {
     expect(keys).not.toContain(`runs/cut/7/${COMPLETE_MARKER}`);
     expect(await committedPackage(target("runs/cut"), "7")).toBeUndefined();
     expect(await downloadPackage(target("runs/cut"), "7", join(folder(), "downloaded-cut"))).toBeUndefined();
+    const refused = await runCliProcess(["validate", `s3://${BUCKET}/runs/cut/7`], { cwd: folder(), env: moto.env });
+    expect(refused.code, refused.stderr).toBe(1);
+    expect(refused.stderr).toContain("is not a complete package");
     // The same command again commits it.
     const again = await exportTo(`s3://${BUCKET}/runs/cut`, ["7"]);
     expect(again.code, again.stderr).toBe(0);
