@@ -42,9 +42,15 @@ describeGated(gate, "export --out s3://", () => {
     await s3.client.send(new CreateBucketCommand({ Bucket: BUCKET }));
     proxy = createServer((req, res) => {
       const forward = (): void => {
-        const upstream = request(`${moto.endpoint}${req.url ?? "/"}`, { method: req.method, headers: req.headers }, (answer) => {
+        // A connection per request (moto's server may close an idle one under a reused socket), and a
+        // failure forwarded as a 502 rather than a request left without an answer.
+        const upstream = request(`${moto.endpoint}${req.url ?? "/"}`, { method: req.method, headers: req.headers, agent: false }, (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);
+        });
+        upstream.once("error", (error) => {
+          if (!res.headersSent) res.writeHead(502, { "content-type": "text/plain" });
+          res.end(String(error));
         });
         req.pipe(upstream);
       };
@@ -78,7 +84,14 @@ describeGated(gate, "export --out s3://", () => {
 
   it("uploads each package whole, marks it complete last, and it validates when downloaded", { timeout: 120_000 }, async () => {
     const issuers = api.issuers.slice(0, 2);
-    const run = await exportTo(`s3://${BUCKET}/runs/one/`, issuers);
+    // Through the proxy, which records the order of the writes.
+    const writes: string[] = [];
+    steer = (method, path) => {
+      if (method === "PUT") writes.push(path.replace(`/${BUCKET}/`, ""));
+      return "pass";
+    };
+    const run = await exportTo(`s3://${BUCKET}/runs/one/`, issuers, { ...moto.env, AWS_ENDPOINT_URL_S3: proxyUrl });
+    steer = () => "pass";
     expect(run.code, run.stderr).toBe(0);
     const summary = JSON.parse(run.stdout) as { outDir: string; issuers: { issuerId: string; folder: string; status: string }[] };
     expect(summary.outDir).toBe(`s3://${BUCKET}/runs/one/`);
@@ -91,6 +104,9 @@ describeGated(gate, "export --out s3://", () => {
       const keys = (await keysUnder("runs/one")).filter((key) => key.startsWith(`runs/one/${name}/`) || key.startsWith(`runs/one/${name}.`));
       expect([...(marker?.objects.map((o) => `runs/one/${o.path}`) ?? []), `runs/one/${name}/${COMPLETE_MARKER}`].sort()).toEqual(keys);
       expect(marker?.objects.map((o) => o.path)).toEqual(expect.arrayContaining([`${name}/Manifest.ocf.json`, `${name}.ocf.zip`, `${name}.report.json`]));
+      const own = writes.filter((key) => key.startsWith(`runs/one/${name}/`) || key.startsWith(`runs/one/${name}.`));
+      expect(own.at(-1)).toBe(`runs/one/${name}/${COMPLETE_MARKER}`);
+      expect(own.slice(0, -1).sort()).toEqual(marker?.objects.map((o) => `runs/one/${o.path}`).sort());
       const local = join(folder(), "downloaded-one");
       expect(await downloadPackage(target("runs/one"), name, local)).toEqual(marker);
       const report = await validatePackageAt(join(local, name));
@@ -161,7 +177,9 @@ describeGated(gate, "export --out s3://", () => {
     };
     try {
       const where: S3Target = { ...viaProxy, location: parseS3Url(`s3://${BUCKET}/runs/race`) };
-      const outcomes = await Promise.allSettled([uploadPackage(where, exported), uploadPackage(where, exported)]);
+      // A writer that ends before its marker (a failure) lets the other's go rather than hold it for ever.
+      const write = (): Promise<unknown> => uploadPackage(where, exported).finally(() => held.splice(0).forEach((go) => go()));
+      const outcomes = await Promise.allSettled([write(), write()]);
       expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
       const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
       expect((rejected?.reason as { code?: string } | undefined)?.code).toBe("S3_COMMIT_CONFLICT");
