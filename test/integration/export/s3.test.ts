@@ -69,6 +69,8 @@ describeGated(gate, "export --out s3://", () => {
   }, 90_000);
   afterAll(async () => {
     s3?.client.destroy();
+    // A request a failed test left held would keep the proxy (and so moto) from closing.
+    proxy?.closeAllConnections();
     await new Promise((done) => proxy?.close(done));
     await api?.close();
     await moto?.close();
