@@ -41,14 +41,22 @@ const TRANSIENT_ISSUER_CODES: ReadonlySet<string> = new Set([
   "API_TIMEOUT",
   "API_RATE_LIMITED",
   "API_SERVER_ERROR",
+  // Object storage: another writer committed the package meanwhile (the next run replaces it).
+  "S3_COMMIT_CONFLICT",
 ]);
 
 /**
  * Whether an issuer's failure says nothing of its data, so that running the job again may get past it:
  * the API unreachable (but not a connection that can never work as configured), slow, refusing with
- * 429 or failing with 5xx, a lock held, the deadline.
+ * 429 or failing with 5xx, a lock held, the deadline; object storage unreachable, throttling or failing,
+ * or another writer committing the same package first.
  */
 export function isTransientFailure(error: unknown): boolean {
+  if (isOcfSyncError(error) && error.code === "S3_REQUEST_FAILED") {
+    // Object storage unreachable, throttling or failing; a refusal (403, 404 bucket) is the setup's to fix.
+    const status = (error as { status?: unknown }).status;
+    return status === undefined || status === 408 || status === 429 || (typeof status === "number" && status >= 500);
+  }
   if (!isOcfSyncError(error) || !TRANSIENT_ISSUER_CODES.has(error.code)) return false;
   return !(isNetworkError(error) && !error.retryable);
 }

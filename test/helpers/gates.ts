@@ -9,9 +9,11 @@
  *   named by `OCF_SYNC_CHROMIUM`, else the first usual install path that exists.
  * - redis: a `redis-server` executable the shared-quota tests start on a free loopback port of their
  *   own, named by `OCF_SYNC_REDIS_SERVER`, else the first on the PATH.
+ * - s3: moto's S3-compatible `moto_server`, which the object-storage tests start on a free loopback
+ *   port of their own, named by `OCF_SYNC_MOTO_SERVER`, else the first on the PATH.
  *
  * Absent: the suites are skipped and the run prints one line per gate saying how to run them.
- * `OCF_SYNC_REQUIRE_CONFORMANCE=1` / `OCF_SYNC_REQUIRE_BROWSER=1` / `OCF_SYNC_REQUIRE_REDIS=1` (set by `.ci/run`) turn absence into
+ * `OCF_SYNC_REQUIRE_CONFORMANCE=1` / `OCF_SYNC_REQUIRE_BROWSER=1` / `OCF_SYNC_REQUIRE_REDIS=1` / `OCF_SYNC_REQUIRE_S3=1` (set by `.ci/run`) turn absence into
  * a failure, and so does a variable naming something that is not there.
  */
 import { accessSync, constants, statSync } from "node:fs";
@@ -146,23 +148,45 @@ export function chromiumGate(env: Env = process.env, candidates: readonly string
   });
 }
 
-/** A `redis-server` executable: `OCF_SYNC_REDIS_SERVER`, else the first on the PATH. */
-export function redisGate(env: Env = process.env): Gate {
+/** `executable`, named by `variable`, else the first on the PATH; demanded by `require` (`OCF_SYNC_REQUIRE_...`). */
+function executableGate(env: Env, options: { name: string; executable: string; variable: string; require: string; howToRun: string }): Gate {
   const path = env.PATH ?? "";
   return resolveGate({
-    name: "redis",
-    variable: "OCF_SYNC_REDIS_SERVER",
-    named: env.OCF_SYNC_REDIS_SERVER,
-    candidates: path === "" ? [] : path.split(delimiter).filter((dir) => dir !== "").map((dir) => join(dir, "redis-server")),
+    name: options.name,
+    variable: options.variable,
+    named: env[options.variable],
+    candidates: path === "" ? [] : path.split(delimiter).filter((dir) => dir !== "").map((dir) => join(dir, options.executable)),
     exists: isExecutable,
     what: "an executable file",
-    requiredBy: demands(env.OCF_SYNC_REQUIRE_REDIS) ? "OCF_SYNC_REQUIRE_REDIS=1" : undefined,
-    howToRun: "Install Redis (Debian: apt-get install redis-server) or run with OCF_SYNC_REDIS_SERVER=/path/to/redis-server npm test",
+    requiredBy: demands(env[options.require]) ? `${options.require}=1` : undefined,
+    howToRun: options.howToRun,
     where: "on the PATH",
+  });
+}
+
+/** A `redis-server` executable: `OCF_SYNC_REDIS_SERVER`, else the first on the PATH. */
+export function redisGate(env: Env = process.env): Gate {
+  return executableGate(env, {
+    name: "redis",
+    executable: "redis-server",
+    variable: "OCF_SYNC_REDIS_SERVER",
+    require: "OCF_SYNC_REQUIRE_REDIS",
+    howToRun: "Install Redis (Debian: apt-get install redis-server) or run with OCF_SYNC_REDIS_SERVER=/path/to/redis-server npm test",
+  });
+}
+
+/** moto's S3-compatible server, `moto_server`: `OCF_SYNC_MOTO_SERVER`, else the first on the PATH. */
+export function s3Gate(env: Env = process.env): Gate {
+  return executableGate(env, {
+    name: "s3",
+    executable: "moto_server",
+    variable: "OCF_SYNC_MOTO_SERVER",
+    require: "OCF_SYNC_REQUIRE_S3",
+    howToRun: "Install moto's server (pip install 'moto[server]') or run with OCF_SYNC_MOTO_SERVER=/path/to/moto_server npm test",
   });
 }
 
 /** Every gate of the test run. */
 export function allGates(env: Env = process.env): Gate[] {
-  return [conformanceGate(env), chromiumGate(env), redisGate(env)];
+  return [conformanceGate(env), chromiumGate(env), redisGate(env), s3Gate(env)];
 }

@@ -21,7 +21,7 @@ export interface RedisServer {
   close(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once("error", reject);
@@ -53,7 +53,7 @@ function launch(executable: string, port: number, dir: string): Promise<ChildPro
   });
 }
 
-function stopChild(child: ChildProcess | undefined): Promise<void> {
+export function stopChild(child: ChildProcess | undefined): Promise<void> {
   if (child === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     child.once("exit", () => resolve());

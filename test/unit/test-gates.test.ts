@@ -6,7 +6,7 @@ import { chmod, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chromiumGate, conformanceGate, gateFailure, redisGate } from "../helpers/gates.js";
+import { chromiumGate, conformanceGate, gateFailure, redisGate, s3Gate } from "../helpers/gates.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 
@@ -124,5 +124,25 @@ describe("the Redis gate", () => {
   it("takes OCF_SYNC_REDIS_SERVER, and fails the run when it names no executable", () => {
     expect(redisGate({ OCF_SYNC_REDIS_SERVER: join(dir, "bin", "redis-server") }).found).toBe(join(dir, "bin", "redis-server"));
     expect(gateFailure(redisGate({ OCF_SYNC_REDIS_SERVER: join(dir, "missing") }))).toContain("is not an executable file");
+  });
+});
+
+describe("the S3 gate", () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "ocf-sync-gates-"));
+    await mkdir(join(dir, "bin"));
+    await writeFile(join(dir, "bin", "moto_server"), "#!/bin/sh\n");
+    await chmod(join(dir, "bin", "moto_server"), 0o755);
+  });
+  afterAll(() => rm(dir, { recursive: true, force: true }));
+
+  it("finds moto_server on the PATH, skips without one in one line, and fails with OCF_SYNC_REQUIRE_S3=1", () => {
+    expect(s3Gate({ PATH: `${join(dir, "nothing")}:${join(dir, "bin")}` }).found).toBe(join(dir, "bin", "moto_server"));
+    const gate = s3Gate({ PATH: join(dir, "nothing") });
+    expect(gate.missing).toBe("OCF_SYNC_MOTO_SERVER is unset and there is none on the PATH");
+    expect(gateFailure(gate)).toBeUndefined();
+    expect(gateFailure(s3Gate({ PATH: join(dir, "nothing"), OCF_SYNC_REQUIRE_S3: "1" }))).toContain("OCF_SYNC_REQUIRE_S3=1 demands the s3 suites");
+    expect(gateFailure(s3Gate({ OCF_SYNC_MOTO_SERVER: join(dir, "missing") }))).toContain("is not an executable file");
   });
 });

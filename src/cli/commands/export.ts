@@ -1,12 +1,19 @@
-import { resolve } from "node:path";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { createApiClient, type ClientStats } from "../../client/create-client.js";
 import { type DeadlineExceededError, isDeadlineExceededError, terminalSafe } from "../../errors.js";
 import { exportIssuers, type IssuerExportResult } from "../../export/export-issuers.js";
+import type { IssuerExport } from "../../export/export-issuer.js";
+import { type S3Target, uploadPackage } from "../../export/s3-package.js";
+import { asOcfSyncError } from "../../errors.js";
+import { isS3Url } from "../../io/s3.js";
+import { s3TargetOf } from "../s3-location.js";
 import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { parseCommandArgs } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
-import { writeLine, type CliIo } from "../io.js";
+import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
 import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, leaseFromEnvironment, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
@@ -32,7 +39,8 @@ go to standard error.
 Options:
   --issuer ID              an issuer to export; repeat for more
 ${ISSUERS_FILE_HELP}
-  --out DIR                where packages go (required)
+  --out DIR                where packages go (required); s3://BUCKET/PREFIX uploads each package to
+                           object storage (needs the optional package @aws-sdk/client-s3; docs/cli.md)
   --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
                            run is removed when the package is written: it would hold another package)
   --concurrency N          issuers exported at once (default 4); all share one rate limiter
@@ -135,8 +143,63 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
   const job = await readJobFlags(values, io.cwd, (named) => {
     known.issuers = named;
   });
+  const s3 = values.out !== undefined && isS3Url(values.out) ? await s3Output(values.out, values.resume === true, io) : undefined;
+  try {
+    return await exportInto(s3 === undefined ? values : { ...values, out: s3.localDir }, job, io, known, record, printJson, s3);
+  } finally {
+    await s3?.dispose();
+  }
+}
+
+type ExportValues = ReturnType<typeof parseCommandArgs<{ options: typeof COMMAND_OPTIONS.export }>>["values"];
+
+/** `--out s3://...`: the packages are written to a local temporary folder, then each is uploaded and committed. */
+interface S3Output {
+  url: string;
+  target: S3Target;
+  localDir: string;
+  dispose(): Promise<void>;
+}
+
+async function s3Output(url: string, resume: boolean, io: CliIo): Promise<S3Output> {
+  // The local folder is new each run, so there is nothing to resume from (yet).
+  if (resume) throw new UsageError("--resume does not work with --out s3:// yet: run the export again (committed packages are replaced whole)");
+  const target = await s3TargetOf("--out", url, io);
+  const localDir = await mkdtemp(join(tmpdir(), "ocf-sync-s3-"));
+  let disposed: Promise<void> | undefined;
+  return {
+    url,
+    target,
+    localDir,
+    dispose: () => (disposed ??= (async () => {
+      target.client.destroy();
+      await rm(localDir, { recursive: true, force: true });
+    })()),
+  };
+}
+
+/** The local package `exported`, uploaded and committed; its result names its objects. */
+async function uploaded(s3: S3Output, exported: IssuerExport, signal: AbortSignal | undefined): Promise<IssuerExport> {
+  await uploadPackage(s3.target, exported, signal === undefined ? {} : { signal });
+  const base = s3.url.replace(/\/+$/, "");
+  const urlOf = (local: string): string => `${base}/${local.slice(s3.localDir.length + 1).split(/[\\/]/).join("/")}`;
+  const at = { ...exported, folder: urlOf(exported.folder), report: urlOf(exported.report), zip: exported.zip === undefined ? undefined : urlOf(exported.zip) };
+  // The local copy is no longer needed: the disk holds at most the packages under way.
+  await Promise.all([exported.folder, exported.report, exported.zip].map((path) => (path === undefined ? undefined : rm(path, { recursive: true, force: true }))));
+  return at;
+}
+
+async function exportInto(
+  values: ExportValues,
+  job: Awaited<ReturnType<typeof readJobFlags>>,
+  io: CliIo,
+  known: KnownExport,
+  record: RunRecordSlot,
+  printJson: (document: unknown) => void,
+  s3: S3Output | undefined,
+): Promise<number> {
   const packageSettings = await readPackageFlags(values, io.cwd);
-  known.outDir = packageSettings.outDir;
+  known.outDir = s3?.url ?? packageSettings.outDir;
   const shard = readShardFlags(values, io.env);
   const lease = leaseFromEnvironment(io.env);
   // Without a shared limiter (--rate-limiter) the N shards split the credential's quota.
@@ -147,7 +210,7 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
   const { outDir, profileOf, directoryOf, ...packageOptions } = packageSettings;
   await prepareOutputFolder("out", outDir, io.signal);
   record.facts.named = issuers;
-  record.facts.outDir = outDir;
+  record.facts.outDir = s3?.url ?? outDir;
   if (values.summary !== undefined) record.file = await RunRecordFile.open(resolve(io.cwd, values.summary), io.signal);
   const run = await runExport(io, {
     clientOptions,
@@ -164,7 +227,9 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
     },
     profileOf,
     directoryOf,
+    ...(s3 === undefined ? {} : { place: (exported: IssuerExport) => uploaded(s3, exported, io.signal) }),
   });
+  if (s3 !== undefined) run.outDir = s3.url;
   if (values.json === true) printJson(exportSummaryDocument(run));
   else writeLine(io.stdout, exportSummaryText(run));
   record.facts.stats = run.stats;
@@ -218,6 +283,11 @@ export async function runExport(
     };
     profileOf?: ProfileLookup;
     directoryOf?: DirectoryLookup;
+    /**
+     * Where a package written locally goes next (`--out s3://`: uploaded and committed); what it
+     * returns is reported. A failure fails the issuer.
+     */
+    place?: (exported: IssuerExport) => Promise<IssuerExport>;
   },
 ): Promise<ExportRun> {
   const { issuers, outDir, logMode } = job;
@@ -246,6 +316,15 @@ export async function runExport(
       logIssuerFailure(reporter, result.issuerId, result.error, { onInvalid: job.exportOptions.onInvalid });
     }
   };
+  const place = async (result: IssuerExportResult): Promise<IssuerExportResult> => {
+    if (job.place === undefined || !result.ok) return result;
+    try {
+      return { ...result, export: await job.place(result.export) };
+    } catch (error) {
+      io.signal?.throwIfAborted();
+      return { issuerId: result.issuerId, ok: false, error: asOcfSyncError(error) };
+    }
+  };
   let deadlinePassed: DeadlineExceededError | undefined;
   try {
     for await (const result of exportIssuers(client, issuers, {
@@ -264,8 +343,9 @@ export async function runExport(
         progress();
       },
     })) {
-      results.push(result);
-      report(result);
+      const placed = await place(result);
+      results.push(placed);
+      report(placed);
       progress();
     }
   } catch (error) {

@@ -1,5 +1,9 @@
-import { resolve } from "node:path";
-import { terminalSafe } from "../../errors.js";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { OcfSyncError, terminalSafe } from "../../errors.js";
+import { COMPLETE_MARKER, downloadPackage } from "../../export/s3-package.js";
+import { isS3Url } from "../../io/s3.js";
 import { PackageUnusableError } from "../../ocf/package-reader.js";
 import { LINEAGE_READINGS, type Lineage } from "../../ocf/security-ledger.js";
 import { validatePackageAt, type PackageProblem, type PackageValidationReport } from "../../ocf/validate-package.js";
@@ -8,6 +12,7 @@ import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, writeLine, type CliIo } from "../io.js";
 import { withJsonDocument } from "../json-output.js";
 import { renderTable } from "../table.js";
+import { s3TargetOf } from "../s3-location.js";
 
 export const VALIDATE_HELP = `Usage: ocf-sync validate PATH [--json] [--reader documents|same-security]
 
@@ -43,6 +48,11 @@ path, and every warning (data that is odd but valid OCF: the package stays valid
     here, one with neither is fully vested).
 
 Files are read object by object, so a package of any size is checked with the same memory.
+
+PATH s3://BUCKET/PREFIX/NAME checks package NAME that 'export --out s3://BUCKET/PREFIX' committed:
+only when its marker NAME/.ocf-sync-complete.json is there and every object it lists still has the
+ETag it lists (else S3_PACKAGE_INCOMPLETE, exit 1), downloaded to a temporary folder (needs the
+optional package @aws-sdk/client-s3; credentials and endpoint as for export: docs/cli.md).
 
 Options:
   --reader R  check the lineage by reading R (documents or same-security) whatever the package
@@ -95,12 +105,52 @@ async function validateJob(argv: readonly string[], io: CliIo, named: { path?: s
   if (target === undefined || extra.length > 0) {
     throw new UsageError(`takes exactly one PATH (a package folder or .ocf.zip), got ${positionals.length}`);
   }
-  const path = resolve(io.cwd, target);
-  named.path = path;
   const reader = values.reader;
   if (reader !== undefined && !(LINEAGE_READINGS as readonly string[]).includes(reader)) {
     throw new UsageError(`--reader must be ${LINEAGE_READINGS.join(" or ")}, got ${JSON.stringify(reader)}`);
   }
+  if (isS3Url(target)) {
+    named.path = target;
+    const downloaded = await downloadedForValidation(target, io);
+    try {
+      return await validateAt(downloaded.folder, target, reader, values.json === true, io, printJson);
+    } finally {
+      await downloaded.dispose();
+    }
+  }
+  const path = resolve(io.cwd, target);
+  named.path = path;
+  return validateAt(path, path, reader, values.json === true, io, printJson);
+}
+
+/**
+ * `s3://BUCKET/PREFIX/NAME`: the complete package NAME (its marker there, every object it lists with
+ * the ETag it lists) downloaded into a temporary folder; `S3_PACKAGE_INCOMPLETE` when it is not.
+ */
+async function downloadedForValidation(url: string, io: CliIo): Promise<{ folder: string; dispose(): Promise<void> }> {
+  const trimmed = url.replace(/\/+$/, "");
+  const cut = trimmed.lastIndexOf("/");
+  const name = trimmed.slice(cut + 1);
+  if (cut < "s3://".length || name === "") throw new UsageError(`PATH s3://BUCKET/PREFIX/NAME names a package, got ${JSON.stringify(url)}`);
+  const target = await s3TargetOf("PATH", trimmed.slice(0, cut), io);
+  const dir = await mkdtemp(join(tmpdir(), "ocf-sync-s3-"));
+  const dispose = async (): Promise<void> => {
+    target.client.destroy();
+    await rm(dir, { recursive: true, force: true });
+  };
+  try {
+    const marker = await downloadPackage(target, name, dir, io.signal === undefined ? {} : { signal: io.signal });
+    if (marker === undefined) {
+      throw new OcfSyncError("S3_PACKAGE_INCOMPLETE", `${url} is not a complete package: no ${COMPLETE_MARKER} there, or its objects no longer have the ETags it lists (an upload cut short, or under way)`);
+    }
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+  return { folder: join(dir, name), dispose };
+}
+
+async function validateAt(path: string, shown: string, reader: string | undefined, json: boolean, io: CliIo, printJson: (document: unknown) => void): Promise<number> {
   let report: PackageValidationReport;
   try {
     report = await validatePackageAt(path, {
@@ -109,17 +159,17 @@ async function validateJob(argv: readonly string[], io: CliIo, named: { path?: s
     });
   } catch (error) {
     if (!(error instanceof PackageUnusableError)) throw error;
-    if (values.json === true) {
-      printJson({ path, valid: false, unusable: { code: error.code, message: error.message } });
+    if (json) {
+      printJson({ path: shown, valid: false, unusable: { code: error.code, message: error.message } });
     } else {
       writeLine(io.stderr, `ocf-sync validate: ${terminalSafe(error.message)} [${error.code}]`);
     }
     return 2;
   }
-  if (values.json === true) {
-    printJson({ path, ...report });
+  if (json) {
+    printJson({ path: shown, ...report });
   } else {
-    writeLine(io.stdout, renderReport(path, report));
+    writeLine(io.stdout, renderReport(shown, report));
   }
   return report.valid ? 0 : 1;
 }

@@ -1,0 +1,107 @@
+/**
+ * Object storage (issue 26, item 5): `s3://bucket/prefix` locations and the AWS SDK v3 S3 client.
+ *
+ * The SDK is large and optional (an optional peer dependency): it is imported only when an `s3://`
+ * location is used, and its absence is an error that names the package to install. Credentials,
+ * region and endpoint come the SDK's usual way (`AWS_REGION`, `AWS_ACCESS_KEY_ID`, profiles, roles,
+ * `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`); with an endpoint set, requests use path-style URLs,
+ * which S3-compatible stores (MinIO, Ceph, moto) expect.
+ */
+import type { S3Client } from "@aws-sdk/client-s3";
+import { OcfSyncError } from "../errors.js";
+
+/** The package to install for `s3://` locations. */
+export const S3_CLIENT_PACKAGE = "@aws-sdk/client-s3";
+
+/** A bucket and a key prefix (no leading or trailing `/`; `""` for the bucket's root). */
+export interface S3Location {
+  bucket: string;
+  prefix: string;
+}
+
+/** Whether `text` names an object-storage location rather than a local path. */
+export function isS3Url(text: string): boolean {
+  return /^s3:\/\//i.test(text);
+}
+
+/** Parses `s3://bucket/prefix`; a `RangeError` says what is wrong. */
+export function parseS3Url(text: string): S3Location {
+  const match = /^s3:\/\/([^/]+)(?:\/(.*))?$/i.exec(text);
+  const bucket = match?.[1];
+  if (bucket === undefined || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) {
+    throw new RangeError(`an object-storage location is s3://BUCKET/PREFIX with a valid bucket name, got ${JSON.stringify(text)}`);
+  }
+  const prefix = (match?.[2] ?? "").replace(/^\/+|\/+$/g, "");
+  if (prefix.split("/").some((part) => part === "." || part === "..")) {
+    throw new RangeError(`an object-storage prefix has no "." or ".." parts, got ${JSON.stringify(text)}`);
+  }
+  return { bucket, prefix };
+}
+
+/** The key of `relative` under `location`'s prefix. */
+export function s3Key(location: S3Location, relative: string): string {
+  return location.prefix === "" ? relative : `${location.prefix}/${relative}`;
+}
+
+/** Raised when an `s3://` location is used but `@aws-sdk/client-s3` is not installed. */
+export class S3ClientMissingError extends OcfSyncError {
+  constructor(cause: unknown) {
+    super("S3_CLIENT_MISSING", `s3:// locations need the optional package ${S3_CLIENT_PACKAGE}: install it beside ocf-sync (npm install ${S3_CLIENT_PACKAGE})`, { cause });
+    this.name = "S3ClientMissingError";
+  }
+}
+
+/** A request to object storage failed: the operation, the key and the HTTP status when there was one. */
+export class S3RequestError extends OcfSyncError {
+  readonly key: string;
+  readonly status: number | undefined;
+  constructor(code: "S3_REQUEST_FAILED" | "S3_COMMIT_CONFLICT", operation: string, key: string, status: number | undefined, message: string, cause: unknown) {
+    super(code, `${operation} s3 object ${JSON.stringify(key)} failed${status === undefined ? "" : ` (HTTP ${status})`}: ${message}`, { cause });
+    this.name = "S3RequestError";
+    this.key = key;
+    this.status = status;
+  }
+}
+
+/** The HTTP status of an SDK error, when it has one. */
+export function s3StatusOf(error: unknown): number | undefined {
+  const metadata = (error as { $metadata?: { httpStatusCode?: unknown } } | null)?.$metadata;
+  return typeof metadata?.httpStatusCode === "number" ? metadata.httpStatusCode : undefined;
+}
+
+/** The SDK's module, imported on first use. */
+export type S3Sdk = typeof import("@aws-sdk/client-s3");
+
+let sdk: Promise<S3Sdk> | undefined;
+
+/** Imports the SDK; {@link S3ClientMissingError} when it is not installed. */
+export function loadS3Sdk(): Promise<S3Sdk> {
+  sdk ??= import(S3_CLIENT_PACKAGE).catch((error: unknown) => {
+    sdk = undefined;
+    const code = (error as { code?: unknown } | null)?.code;
+    throw code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND" ? new S3ClientMissingError(error) : error;
+  }) as Promise<S3Sdk>;
+  return sdk;
+}
+
+/**
+ * An S3 client configured the SDK's usual way from `env`. An endpoint (`AWS_ENDPOINT_URL_S3`, else
+ * `AWS_ENDPOINT_URL`) turns on path-style requests; the region defaults to `us-east-1` when none is set
+ * (an S3-compatible store rarely cares, and AWS redirects to the bucket's region).
+ */
+export async function createS3Client(env: Readonly<Record<string, string | undefined>> = process.env): Promise<{ sdk: S3Sdk; client: S3Client }> {
+  const loaded = await loadS3Sdk();
+  const endpoint = env.AWS_ENDPOINT_URL_S3 || env.AWS_ENDPOINT_URL || undefined;
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || undefined;
+  // Keys given in `env` are used as they are; else the SDK's chain (process environment, profiles, roles).
+  const accessKeyId = env.AWS_ACCESS_KEY_ID || undefined;
+  const secretAccessKey = env.AWS_SECRET_ACCESS_KEY || undefined;
+  const sessionToken = env.AWS_SESSION_TOKEN || undefined;
+  const client = new loaded.S3Client({
+    ...(endpoint === undefined ? {} : { endpoint, forcePathStyle: true }),
+    ...(accessKeyId === undefined || secretAccessKey === undefined ? {} : { credentials: { accessKeyId, secretAccessKey, ...(sessionToken === undefined ? {} : { sessionToken }) } }),
+    ...(region === undefined ? {} : { region }),
+    ...(region === undefined && endpoint !== undefined ? { region: "us-east-1" } : {}),
+  });
+  return { sdk: loaded, client };
+}
