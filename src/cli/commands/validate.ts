@@ -105,12 +105,14 @@ async function validateJob(argv: readonly string[], io: CliIo, named: { path?: s
   if (target === undefined || extra.length > 0) {
     throw new UsageError(`takes exactly one PATH (a package folder or .ocf.zip), got ${positionals.length}`);
   }
+  // Named before any other check: a usage error's --json document names the package too.
+  const path = isS3Url(target) ? target : resolve(io.cwd, target);
+  named.path = path;
   const reader = values.reader;
   if (reader !== undefined && !(LINEAGE_READINGS as readonly string[]).includes(reader)) {
     throw new UsageError(`--reader must be ${LINEAGE_READINGS.join(" or ")}, got ${JSON.stringify(reader)}`);
   }
   if (isS3Url(target)) {
-    named.path = target;
     const downloaded = await downloadedForValidation(target, io);
     try {
       return await validateAt(downloaded.folder, target, reader, values.json === true, io, printJson);
@@ -118,8 +120,6 @@ async function validateJob(argv: readonly string[], io: CliIo, named: { path?: s
       await downloaded.dispose();
     }
   }
-  const path = resolve(io.cwd, target);
-  named.path = path;
   return validateAt(path, path, reader, values.json === true, io, printJson);
 }
 
