@@ -83,6 +83,12 @@ export function issuerObjectIdOf(issuerId: string): string {
   return `issuer-${issuerId}`;
 }
 
+/** The source issuer id ocf-sync wrote into an OCF issuer id (`issuer-7` is "7"); undefined for another id. */
+export function sourceIssuerIdOf(issuerObjectId: string): string | undefined {
+  const prefix = issuerObjectIdOf("");
+  return issuerObjectId.startsWith(prefix) && issuerObjectId !== prefix ? issuerObjectId.slice(prefix.length) : undefined;
+}
+
 /** The id of the start node of every VestingTerms graph ocf-sync builds. */
 export const VESTING_START_CONDITION_ID = "vesting-start";
 

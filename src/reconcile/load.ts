@@ -10,7 +10,7 @@ import { validateOpenedPackage, type PackageProblem, type PackageProblemCode } f
 import { LatestCopies, type IssuerRecordSink } from "../pull/latest-copy.js";
 import { pullIssuer, streamIssuerRecords } from "../pull/pull-issuer.js";
 import { issuerRecordLists, readPulledNdjsonInto } from "../pull/ndjson.js";
-import { issuerObjectIdOf } from "../mapping/ids.js";
+import { issuerObjectIdOf, sourceIssuerIdOf } from "../mapping/ids.js";
 import { PackageObjectsGrouper, ReconcileInputError, type PackageObjects } from "./package-objects.js";
 import { SourceReconciliation, readingFor, resolveOptions } from "./source-vs-ocf.js";
 import type { ReconcileOptions, ReconciliationReport, SourceIssuer } from "./types.js";
@@ -205,9 +205,8 @@ async function readIssuerOf<S extends IssuerRecordSink>(path: string, pkg: Packa
 /** The issuer a package is of, in the source's terms where ocf-sync wrote it (`issuer-<source id>`). */
 function packageIssuer(issuerObjectId: string | undefined): string {
   if (issuerObjectId === undefined) return "it names no issuer id";
-  const prefix = issuerObjectIdOf("");
-  const sourceId = issuerObjectId.startsWith(prefix) ? issuerObjectId.slice(prefix.length) : "";
-  return sourceId === ""
+  const sourceId = sourceIssuerIdOf(issuerObjectId);
+  return sourceId === undefined
     ? `its issuer id is ${describeValue(issuerObjectId)}`
     : `it is of issuer ${describeValue(sourceId)} (OCF issuer id ${describeValue(issuerObjectId)})`;
 }

@@ -3,7 +3,7 @@
  * figure is printed exactly as the report holds it (a decimal string), never re-formatted.
  */
 import { terminalSafe } from "../errors.js";
-import { issuerObjectIdOf } from "../mapping/ids.js";
+import { sourceIssuerIdOf } from "../mapping/ids.js";
 import { plainTable } from "../text-table.js";
 import { Dec, formatDecimal } from "../decimal.js";
 import { withinTolerance } from "./source-vs-ocf.js";
@@ -154,10 +154,10 @@ export function renderReconciliationText(report: ReconciliationReport, table: Ta
  * into their issuer id (`issuer-7` is issuer "7"), else that OCF id.
  */
 function issuerNamed(report: ReconciliationReport): string {
-  const prefix = issuerObjectIdOf("");
   const id = report.issuerId;
-  if (report.mode === "source-vs-ocf" || !id.startsWith(prefix) || id === prefix) return `issuer ${terminalSafe(JSON.stringify(id))}`;
-  return `issuer ${terminalSafe(JSON.stringify(id.slice(prefix.length)))} (OCF issuer id ${terminalSafe(JSON.stringify(id))})`;
+  const sourceId = report.mode === "source-vs-ocf" ? undefined : sourceIssuerIdOf(id);
+  if (sourceId === undefined) return `issuer ${terminalSafe(JSON.stringify(id))}`;
+  return `issuer ${terminalSafe(JSON.stringify(sourceId))} (OCF issuer id ${terminalSafe(JSON.stringify(id))})`;
 }
 
 /** A side in the header line: its column's name, then its whole label where that says more. */
