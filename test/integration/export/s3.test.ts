@@ -40,8 +40,14 @@ describeGated(gate, "export --out s3://", () => {
     api = await startSampleServer();
     s3 = await createS3Client(moto.env);
     await s3.client.send(new CreateBucketCommand({ Bucket: BUCKET }));
+    // One request at a time reaches moto: it answers 500 (an HTML page) when two PUTs of one key
+    // overlap, which no real store does, and the two-writers test makes them overlap.
+    let upstreamTurn: Promise<void> = Promise.resolve();
     proxy = createServer((req, res) => {
       const forward = (): void => {
+        upstreamTurn = upstreamTurn.then(() => new Promise<void>((done) => { res.once("close", done); forwardNow(); }));
+      };
+      const forwardNow = (): void => {
         // A connection per request (moto's server may close an idle one under a reused socket), and a
         // failure forwarded as a 502 rather than a request left without an answer.
         const upstream = request(`${moto.endpoint}${req.url ?? "/"}`, { method: req.method, headers: req.headers, agent: false }, (answer) => {
@@ -171,19 +177,25 @@ describeGated(gate, "export --out s3://", () => {
     const viaProxy = await createS3Client({ ...moto.env, AWS_ENDPOINT_URL_S3: proxyUrl });
     held = [];
     let markers = 0;
+    let running = 2;
+    const release = (): void => held.splice(0).forEach((go) => go());
     steer = (method, path) => {
       if (!(method === "PUT" && path.endsWith(COMPLETE_MARKER))) return "pass";
       markers += 1;
-      // Only the first marker waits, until the second arrives; any later one (an SDK retry of a slow
-      // answer on a loaded machine) passes at once, so nothing is held for ever.
-      if (markers === 1) return "hold";
-      setImmediate(() => held.splice(0).forEach((go) => go()));
+      // Only the first marker waits, and only while the other writer runs, until the second arrives;
+      // any later one (an SDK retry of a slow answer) passes at once, so nothing is held for ever.
+      if (markers === 1 && running === 2) return "hold";
+      setImmediate(release);
       return "pass";
     };
     try {
       const where: S3Target = { ...viaProxy, location: parseS3Url(`s3://${BUCKET}/runs/race`) };
-      // A writer that ends before its marker (a failure) lets the other's go rather than hold it for ever.
-      const write = (): Promise<unknown> => uploadPackage(where, exported).finally(() => held.splice(0).forEach((go) => go()));
+      // A writer that ends before the other's marker (a failure) lets that marker go, or never holds it.
+      const write = (): Promise<unknown> =>
+        uploadPackage(where, exported).finally(() => {
+          running -= 1;
+          release();
+        });
       const outcomes = await Promise.allSettled([write(), write()]);
       expect(outcomes.filter((o) => o.status === "fulfilled")).toHaveLength(1);
       const rejected = outcomes.find((o): o is PromiseRejectedResult => o.status === "rejected");
