@@ -13,6 +13,7 @@ import { parseRedisUrl } from "../client/resp-client.js";
 import { parseInteger, parsePositiveNumber } from "./args.js";
 import { CLIENT_FLAGS } from "./command-options.js";
 import { UsageError } from "./io.js";
+import type { QuotaShare } from "./shard-flags.js";
 
 export const CLIENT_FLAGS_HELP = `Connection:
   --base-url URL           the API's root, e.g. https://api.carta.com (required; the requests add
@@ -24,7 +25,8 @@ export const CLIENT_FLAGS_HELP = `Connection:
   --client-secret SECRET   OAuth2 client secret; better: set OCF_SYNC_CLIENT_SECRET
   --scope SCOPE            OAuth2 scope, repeatable (default read_issuer_securities)
   --rate-per-second N      the credential's quota per second (default 10, the service's); fractions
-                           too (2.5, 0.5). With --shard K/N each shard takes 1/N of it
+                           too (2.5, 0.5). With --shard each shard takes the part its issuers
+                           are of the list: 25 of 80 issuers pace to 25/80 of the rates
   --rate-per-minute N      the same per minute (default 300, the service's)
   --rate-limiter URL       share one quota between every process of the credential through Redis,
                            e.g. redis://127.0.0.1:6379/0 (then --shard does not split the rates);
@@ -50,13 +52,14 @@ type ClientFlagValues = {
 
 /**
  * Builds client options from flags and environment; a usage error for anything missing or
- * contradictory. `shares` is how many processes split the credential's quota with no shared limiter
- * (the N of `--shard K/N`): each one is paced to 1/N of the rates.
+ * contradictory. `share` is this process's part of the credential's quota when shards split it with
+ * no shared limiter: its issuers among all of them (see {@link quotaShare}), so the shards finish
+ * together and never exceed the quota between them.
  */
 export function clientOptionsFromFlags(
   values: ClientFlagValues,
   env: Readonly<Record<string, string | undefined>>,
-  { redactor, shares = 1 }: { redactor?: Redactor | undefined; shares?: number } = {},
+  { redactor, share }: { redactor?: Redactor | undefined; share?: QuotaShare | undefined } = {},
 ): ApiClientOptions {
   // Each value by where it came from, so that a mistake names the flag or variable to change.
   const fromWhere = (flag: keyof typeof CLIENT_FLAGS, variable: string): string =>
@@ -138,14 +141,17 @@ export function clientOptionsFromFlags(
     }
     // One quota for every process of the credential, whatever the shards: nothing to split.
     options.rateLimit = createRedisRateLimiter({ url: redisUrl, key: quotaKey(options), perSecond, perMinute });
-  } else if (shares > 1 || values["rate-per-second"] !== undefined || values["rate-per-minute"] !== undefined) {
-    const rateLimit = { perSecond: perSecond / shares, perMinute: perMinute / shares };
+  } else if (share !== undefined || values["rate-per-second"] !== undefined || values["rate-per-minute"] !== undefined) {
+    const { part, whole } = share ?? { part: 1, whole: 1 };
+    const rateLimit = { perSecond: (perSecond * part) / whole, perMinute: (perMinute * part) / whole };
     try {
       createRateLimiter(rateLimit);
       options.rateLimit = rateLimit;
     } catch (error) {
       if (!isClientConfigError(error)) throw error;
-      throw new UsageError(`the rates split ${shares} ways (${perSecond}/s and ${perMinute}/min) are too small to pace: share one quota with --rate-limiter instead`);
+      throw new UsageError(
+        `this shard's part of the rates (${part}/${whole} of ${perSecond}/s and ${perMinute}/min) is too small to pace: share one quota with --rate-limiter instead`,
+      );
     }
   }
   const maxAttempts = parseInteger("max-attempts", values["max-attempts"], { min: 1, max: 100 });

@@ -13,8 +13,8 @@ import { UsageError } from "./io.js";
 /** Help of the shard options, shared by the commands that take them. */
 export const SHARD_HELP = `  --shard K/N              take only the K-th of N slices of the issuer list (1-based: 1/4 to 4/4; by a
                            hash of each id, so every job agrees with no coordination). The quota is
-                           split too: each shard paces itself to 1/N of the rates (unless
-                           --rate-limiter shares one quota)
+                           split too: each shard paces itself to its part of the issuers (25 of 80
+                           issuers: 25/80 of the rates), unless --rate-limiter shares one quota
   --shard auto             read the shard from the orchestrator: OCF_SYNC_SHARD=K/N, a Kubernetes
                            Indexed Job's JOB_COMPLETION_INDEX (with --shard-count or
                            OCF_SYNC_SHARD_COUNT, as Kubernetes sets no count), or an AWS Batch array
@@ -65,6 +65,25 @@ export function readShardFlags(
 /** The issuers of `shard` among `issuers` (all of them without a shard). */
 export function shardSlice(issuers: readonly string[], shard: Shard | undefined): string[] {
   return shard === undefined ? [...issuers] : shardOf(issuers, shard.k, shard.n);
+}
+
+/**
+ * A shard's part of the credential's quota: `part` of `whole`. Every shard knows the whole issuer list,
+ * so each takes the part its issuers are of it: a hash gives 80 issuers to 4 shards as 25, 18, 22 and
+ * 15, and an even 1/4 would leave the largest shard last while the others' share went unused. The
+ * parts add up to the whole, so the shards together stay under the quota. An empty shard (it makes
+ * no requests) and a run without a shard take the whole N-th or the whole.
+ */
+export interface QuotaShare {
+  readonly part: number;
+  readonly whole: number;
+}
+
+/** The part of the quota of the shard that took `mine` of `all` (`undefined`: no shard, the whole quota). */
+export function quotaShare(all: readonly string[], mine: readonly string[], shard: Shard | undefined): QuotaShare | undefined {
+  if (shard === undefined) return undefined;
+  const whole = new Set(all).size;
+  return mine.length === 0 || whole === 0 ? { part: 1, whole: shard.n } : { part: mine.length, whole };
 }
 
 /** The state file of a shard of a sync: `state.json` becomes `state.json.shard-2-of-4`. */

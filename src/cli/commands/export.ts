@@ -20,7 +20,7 @@ import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
 import { createReporter, formatDuration, issuerFailureOf, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
-import { readShardFlags, SHARD_HELP, shardSlice } from "../shard-flags.js";
+import { quotaShare, readShardFlags, SHARD_HELP, shardSlice } from "../shard-flags.js";
 import { renderTable } from "../table.js";
 import { ocfSyncVersion } from "../../version.js";
 import { exportedIssuer, finishRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, withRunRecord, type RunRecordSlot } from "../run-record.js";
@@ -202,9 +202,9 @@ async function exportInto(
   known.outDir = s3?.url ?? packageSettings.outDir;
   const shard = readShardFlags(values, io.env);
   const lease = leaseFromEnvironment(io.env);
-  // Without a shared limiter (--rate-limiter) the N shards split the credential's quota.
-  const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, shares: shard?.n ?? 1 });
   const issuers = shardSlice(job.issuers, shard);
+  // Without a shared limiter (--rate-limiter) the shards split the credential's quota.
+  const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, share: quotaShare(job.issuers, issuers, shard) });
   record.facts.shard = shard === undefined ? null : { index: shard.k - 1, count: shard.n };
   known.issuers = issuers;
   const { outDir, profileOf, directoryOf, ...packageOptions } = packageSettings;

@@ -16,7 +16,7 @@ import { UsageError, asArgumentError, failureCodeOf, writeLine, type CliIo } fro
 import { DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, readJobFlags } from "../job-flags.js";
 import { exitStatusOfIssuers, isTransientFailure } from "../run-record.js";
 import { createReporter, formatDuration, logIssuerFailure, PageTally } from "../progress.js";
-import { readShardFlags, SHARD_HELP, shardSlice } from "../shard-flags.js";
+import { quotaShare, readShardFlags, SHARD_HELP, shardSlice } from "../shard-flags.js";
 import { renderTable } from "../table.js";
 
 export const PULL_HELP = `Usage: ocf-sync pull --base-url URL (--issuer ID ... | --issuers-file FILE) [options]
@@ -93,9 +93,9 @@ export async function pullCommand(argv: readonly string[], io: CliIo): Promise<n
     return 0;
   }
   const shard = readShardFlags(values, io.env);
-  const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, shares: shard?.n ?? 1 });
   const { issuers: listed, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd);
   const issuers = shardSlice(listed, shard);
+  const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, share: quotaShare(listed, issuers, shard) });
   const modifiedAfter = filterTime("modified-after", values["modified-after"]);
   const modifiedBefore = filterTime("modified-before", values["modified-before"]);
   if (modifiedAfter !== undefined && modifiedBefore !== undefined && instantKey(modifiedAfter) > instantKey(modifiedBefore)) {

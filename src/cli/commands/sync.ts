@@ -12,7 +12,7 @@ import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, leaseFromEnvi
 import { everyIssuer } from "../issuer-list.js";
 import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
 import { createReporter, formatDuration, issuerFailureOf, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally } from "../progress.js";
-import { readShardFlags, SHARD_HELP, shardSlice, shardStateFile } from "../shard-flags.js";
+import { quotaShare, readShardFlags, SHARD_HELP, shardSlice, shardStateFile } from "../shard-flags.js";
 import { renderTable } from "../table.js";
 import { ocfSyncVersion } from "../../version.js";
 import { finishRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, syncedIssuer, withRunRecord, type RunRecordSlot } from "../run-record.js";
@@ -203,7 +203,7 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
   const issuers = shardSlice(listed, shard);
   const { outDir, profileOf, directoryOf, ...packageOptions } = await readPackageFlags(values, io.cwd);
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
-  const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, shares: shard?.n ?? 1 });
+  const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, share: quotaShare(listed, issuers, shard) });
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
   const overlapSeconds = parseSeconds("overlap", values.overlap) ?? DEFAULT_OVERLAP_SECONDS;
   // Each shard keeps a state of its own: the shards' cursors move apart.
