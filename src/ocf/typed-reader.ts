@@ -13,8 +13,8 @@
  * narrows, and a reader that meets one has to decide what it means. A kind that is not OCF 1.2.0 at
  * all (a typo, a vendor's own) is not OCF, and is an error.
  *
- * What `validatePackageAt` checks across objects (references, ids, lineage, quantities) is not
- * checked here; run it first when a package comes from elsewhere.
+ * What `validatePackageAt` checks across objects and files (references, ids, lineage, quantities,
+ * files the manifest does not list) is not checked here; run it first when a package comes from elsewhere.
  */
 import { createHash } from "node:crypto";
 import { OcfSyncError, describeValue, isOcfSyncError } from "../errors.js";
@@ -206,12 +206,13 @@ export interface OcfPackageReader {
  *   not a valid OCF 1.2.0 one.
  * @example
  * const pkg = await readOcfPackage("ocf-packages/7.ocf.zip");
- * let granted = 0n;
+ * console.log(`RSUs of ${pkg.manifest.issuer.legal_name}, as of ${pkg.manifest.as_of}:`);
  * for await (const object of pkg.objects()) {
- *   // Narrowed: quantity is an OCF Numeric string, compensation_type one of its literals.
- *   if (object.object_type === "TX_EQUITY_COMPENSATION_ISSUANCE" && object.compensation_type === "RSU") granted += BigInt(object.quantity);
+ *   // Narrowed to OcfEquityCompensationIssuance: quantity is an OCF Numeric string ("1500", "0.25").
+ *   if (object.object_type === "TX_EQUITY_COMPENSATION_ISSUANCE" && object.compensation_type === "RSU") {
+ *     console.log(`${object.security_id}: ${object.quantity} units to ${object.stakeholder_id}`);
+ *   }
  * }
- * console.log(`${pkg.manifest.issuer.legal_name}: ${granted} units granted`);
  *
  * @category OCF
  */
@@ -258,7 +259,12 @@ function listedFiles({ location, manifestPath, manifest }: OpenedOcfPackage): Oc
       throw new OcfReadError("OCF_FILE_UNREADABLE", { location, file: manifestPath }, [{ path: `${reference.jsonPath}.filepath`, message: `${describeValue(reference.filepath)} ${normalized.reason}` }]);
     }
     const fileType = FILE_TYPE_OF_MANIFEST_KEY.get(reference.key);
-    if (fileType === undefined || normalized.path === manifestPath || files.some((f) => f.path === normalized.path)) continue;
+    const first = files.find((f) => f.path === normalized.path);
+    if (first !== undefined && first.fileType !== fileType) {
+      // One file cannot have two file types: which list to believe is not the reader's to guess.
+      throw new OcfReadError("OCF_WRONG_FILE_TYPE", { location, file: manifestPath }, [{ path: `${reference.jsonPath}.filepath`, message: `names ${describeValue(normalized.path)}, which ${first.manifestKey} lists too` }]);
+    }
+    if (fileType === undefined || normalized.path === manifestPath || first !== undefined) continue;
     files.push({ path: normalized.path, fileType, manifestKey: reference.key, md5: String(reference.md5) } as OcfPackageFileEntry);
   }
   return files;

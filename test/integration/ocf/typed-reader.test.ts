@@ -296,8 +296,13 @@ describe("what is not what its type says", () => {
       (manifest.stakeholders_files as { filepath: string }[])[0] = { filepath: "../x.ocf.json", md5: "0".repeat(32) } as never;
     });
     await expect(readOcfPackage(await writePackageFolder(fresh(), unsafe))).rejects.toMatchObject({ code: "OCF_FILE_UNREADABLE", jsonPath: "$.stakeholders_files[0].filepath" });
+    const twoTypes = withManifest(fixtureBytes(validFixture()), (manifest) => {
+      (manifest.transactions_files as unknown[]).push((manifest.stakeholders_files as unknown[])[0]);
+    });
+    const listedTwice = await readOcfPackage(await writePackageFolder(fresh(), twoTypes)).catch((e: unknown) => e);
+    expect(listedTwice).toMatchObject({ code: "OCF_WRONG_FILE_TYPE", file: "Manifest.ocf.json", jsonPath: "$.stakeholders_files[0].filepath" });
+    expect((listedTwice as OcfReadError).message).toContain('names "Stakeholders.ocf.json", which transactions_files lists too');
     await expect(readOcfPackage(fresh())).rejects.toBeInstanceOf(PackageUnusableError);
-    expect(exampleManifest()).toHaveProperty("file_type", "OCF_MANIFEST_FILE");
   });
 
   it("an abort stops the read with the signal's reason; a read left early can be started again", async () => {
