@@ -232,11 +232,12 @@ export async function readOcfPackage(path: string, options: ReadOcfPackageOption
     location,
     manifest,
     files,
-    objects: (readOptions = {}) => readFiles(path, options, files, readOptions),
+    // Read again from the absolute location: a change of working directory meanwhile does not move the package.
+    objects: (readOptions = {}) => readFiles(location, options, files, readOptions),
     objectsOf: <F extends OcfPackageFileEntry>(file: F, readOptions: ReadObjectsOptions = {}) => {
       const entry = files.find((f) => f.path === file.path);
       if (entry === undefined) throw new TypeError(`objectsOf: ${describeValue(file.path)} is not a file ${location} lists`);
-      return readFiles(path, options, [entry], readOptions) as AsyncIterable<OcfObjectOfFileType[F["fileType"]]>;
+      return readFiles(location, options, [entry], readOptions) as AsyncIterable<OcfObjectOfFileType[F["fileType"]]>;
     },
   };
   return reader;
@@ -272,14 +273,14 @@ function listedFiles({ location, manifestPath, manifest }: OpenedOcfPackage): Oc
 
 /** The objects of `files`, the package opened for this read and closed when it ends (or is left). */
 async function* readFiles(
-  path: string,
+  location: string,
   packageOptions: ReadOcfPackageOptions,
   files: readonly OcfPackageFileEntry[],
   options: ReadObjectsOptions,
 ): AsyncGenerator<OcfPackageObject> {
   const signals = [packageOptions.signal, options.signal].filter((s) => s !== undefined);
   const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
-  const opened = await openOcfPackage(path, { ...packageOptions, ...(signal === undefined ? {} : { signal }) });
+  const opened = await openOcfPackage(location, { ...packageOptions, ...(signal === undefined ? {} : { signal }) });
   try {
     for (const file of files) yield* fileObjects(opened, file, signal);
   } finally {
