@@ -8,6 +8,9 @@
  * 3. Installed into an empty project: `import "ocf-sync"` works, the `ocf-sync` bin runs (its version,
  *    and the demo end to end), and the README's library example type-checks against the installed
  *    types and runs against a sample API started from the installed package.
+ * 4. The migration script a user would write (docs/examples/migration.ts: export two issuers, read them
+ *    back typed, total them, reconcile, print the report) type-checks and runs, as written, from the
+ *    installed package; its totals are those of the golden packages.
  *
  * Needs the npm registry (or a warm npm cache) for step 3's dependencies; `.ci/run` runs it after
  * the tests. Exits non-zero with the reason on the first failure.
@@ -17,6 +20,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
+import { formatDecimal, sumDecimals } from "../src/decimal.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const exec = promisify(execFile);
@@ -31,17 +35,37 @@ function step(message: string): void {
   process.stdout.write(`check:package: ${message}\n`);
 }
 
-/** The number of transactions in the golden package of a sample issuer (samples/ocf/<issuer>/). */
-async function goldenTransactionCount(issuer: string): Promise<number> {
-  const manifest = JSON.parse(await readFile(join(ROOT, "samples", "ocf", issuer, "Manifest.ocf.json"), "utf8")) as {
-    transactions_files: { filepath: string }[];
-  };
-  let count = 0;
-  for (const { filepath } of manifest.transactions_files) {
-    const file = JSON.parse(await readFile(join(ROOT, "samples", "ocf", issuer, filepath), "utf8")) as { items: unknown[] };
-    count += file.items.length;
+/** The objects of the golden package of a sample issuer (samples/ocf/<issuer>/), by manifest list. */
+async function goldenObjects(issuer: string): Promise<Map<string, Record<string, unknown>[]>> {
+  const manifest = JSON.parse(await readFile(join(ROOT, "samples", "ocf", issuer, "Manifest.ocf.json"), "utf8")) as Record<string, unknown>;
+  const lists = new Map<string, Record<string, unknown>[]>();
+  for (const [key, list] of Object.entries(manifest)) {
+    if (!key.endsWith("_files") || !Array.isArray(list)) continue;
+    const items: Record<string, unknown>[] = [];
+    for (const { filepath } of list as { filepath: string }[]) {
+      const file = JSON.parse(await readFile(join(ROOT, "samples", "ocf", issuer, filepath), "utf8")) as { items: Record<string, unknown>[] };
+      items.push(...file.items);
+    }
+    lists.set(key, items);
   }
-  return count;
+  return lists;
+}
+
+/** The number of transactions in the golden package of a sample issuer. */
+async function goldenTransactionCount(issuer: string): Promise<number> {
+  return (await goldenObjects(issuer)).get("transactions_files")?.length ?? 0;
+}
+
+/** The line docs/examples/migration.ts prints for a sample issuer, from its golden package. */
+async function goldenMigrationLine(issuer: string): Promise<string> {
+  const lists = await goldenObjects(issuer);
+  const all = [...lists.values()].flat();
+  const transactions = lists.get("transactions_files") ?? [];
+  const quantities = (keep: (tx: Record<string, unknown>) => boolean): string => formatDecimal(sumDecimals(transactions.filter(keep).map((tx) => String(tx.quantity))));
+  const shares = quantities((tx) => tx.object_type === "TX_STOCK_ISSUANCE");
+  const units = quantities((tx) => String(tx.object_type).endsWith("_ISSUANCE") && tx.compensation_type === "RSU");
+  const manifest = JSON.parse(await readFile(join(ROOT, "samples", "ocf", issuer, "Manifest.ocf.json"), "utf8")) as { issuer: { legal_name: string } };
+  return `${issuer}: ${all.length} objects, ${transactions.length} transactions, ${lists.get("stakeholders_files")?.length ?? 0} stakeholders of ${manifest.issuer.legal_name}; ${shares} shares issued, ${units} units granted`;
 }
 
 async function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<string> {
@@ -111,8 +135,9 @@ async function main(): Promise<void> {
     const demo = await run(bin, ["demo", "--out", "demo-out"], { cwd: project });
     if (!demo.includes("5 of 5 issuers exported")) fail(`ocf-sync demo did not export the five sample issuers:\n${demo}`);
 
-    step("the README's library example: type-checked against the installed types, then run");
+    step("the README's library example and docs/examples/migration.ts: type-checked against the installed types");
     await writeFile(join(project, "example.ts"), await readmeLibraryExample());
+    await writeFile(join(project, "migration.ts"), await readFile(join(ROOT, "docs", "examples", "migration.ts"), "utf8"));
     await run(
       process.execPath,
       [
@@ -127,9 +152,11 @@ async function main(): Promise<void> {
         "--typeRoots", join(ROOT, "node_modules/@types"),
         "--types", "node",
         "example.ts",
+        "migration.ts",
       ],
       { cwd: project },
     );
+    step("the README's library example, run");
     await writeFile(
       join(project, "run-example.mjs"),
       `import { execFile } from "node:child_process";
@@ -155,6 +182,16 @@ try {
     for (const expected of ["[1/2]", "[2/2]", ...counts]) {
       if (!example.includes(expected)) fail(`the README example's output lacks ${JSON.stringify(expected)}:\n${example}`);
     }
+
+    step("docs/examples/migration.ts, run as written: export, read back typed, total, reconcile");
+    // It starts its own sample API; run() fails unless it exits 0, which it does only when both reports agree.
+    const migration = await run(process.execPath, ["migration.js"], { cwd: project });
+    const lines = await Promise.all(["7", "144361"].map(goldenMigrationLine));
+    for (const expected of lines) {
+      if (!migration.includes(expected)) fail(`the migration script's output lacks ${JSON.stringify(expected)}:\n${migration}`);
+    }
+    const agreements = migration.match(/^AGREE: \d+ grants compared, no difference$/gm) ?? [];
+    if (agreements.length !== 2) fail(`the migration script printed ${agreements.length} agreeing reports, not 2:\n${migration}`);
     step("all good");
   } finally {
     await rm(work, { recursive: true, force: true });

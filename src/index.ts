@@ -126,6 +126,8 @@ export type { WrittenPackageFile } from "./ocf/package-writer.js";
 export { ZipTooLargeError, packageNameFor } from "./ocf/package-folder.js";
 export { PackageUnusableError } from "./ocf/package-reader.js";
 export type { ReadOcfPackageOptions } from "./ocf/package-reader.js";
+export { OCF_READ_ERROR_CODES, OcfReadError, isOcfReadError, readOcfPackage } from "./ocf/typed-reader.js";
+export type { OcfObjectOfFileType, OcfPackageFileEntry, OcfPackageReader, OcfReadErrorCode, ReadObjectsOptions } from "./ocf/typed-reader.js";
 export { PACKAGE_PROBLEM_CODES, validatePackageAt } from "./ocf/validate-package.js";
 export type { LineageUsed, PackageCounts, PackageProblem, PackageProblemCode, PackageValidationReport, ValidatePackageAtOptions } from "./ocf/validate-package.js";
 export { LEDGER_PROBLEM_CODES, LINEAGE_READINGS, checkLineage, declaredLineage } from "./ocf/security-ledger.js";

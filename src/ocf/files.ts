@@ -49,6 +49,16 @@ export const MANIFEST_KEY_OF: Readonly<Record<OcfItemsFileType, OcfManifestFileL
   OCF_TRANSACTIONS_FILE: "transactions_files",
 };
 
+/** The `file_type` of every file a manifest can list: the seven ocf-sync models and the two it does not. */
+export type OcfListedFileType = OcfItemsFileType | "OCF_FINANCINGS_FILE" | "OCF_DOCUMENTS_FILE";
+
+/** The `file_type` each manifest list holds; financings and documents files are not modelled, but have a list. */
+export const FILE_TYPE_OF_MANIFEST_KEY: ReadonlyMap<string, OcfListedFileType> = new Map<string, OcfListedFileType>([
+  ...Object.entries(MANIFEST_KEY_OF).map(([fileType, key]) => [key, fileType as OcfItemsFileType] as const),
+  ["financings_files", "OCF_FINANCINGS_FILE"],
+  ["documents_files", "OCF_DOCUMENTS_FILE"],
+]);
+
 const fileList = z.array(OcfFileReferenceSchema);
 
 /**

@@ -5,13 +5,14 @@
  *
  * Two ways in: `openOcfPackage` reads the manifest and hands out every other file as a stream of
  * chunks (a zip entry is inflated as it is read), so that a package of any size is read with flat
- * memory; `readOcfPackage` is the convenience that reads every listed file whole (for packages that
- * fit in memory, e.g. to reconcile them).
+ * memory; `loadOcfPackage` is the convenience that reads every listed file whole (for packages that
+ * fit in memory, e.g. to reconcile them). The public way in, `readOcfPackage` (typed-reader.ts),
+ * reads typed and checked objects through `openOcfPackage`.
  *
  * What the reader refuses, so that a hostile package cannot make it read outside the package or
  * exhaust memory:
  * - a manifest over 64 MiB, and with `maxFileBytes` any file over that size (a zip entry once
- *   inflated, a file of the folder); `readOcfPackage` applies 256 MiB by default;
+ *   inflated, a file of the folder); `loadOcfPackage` applies 256 MiB by default;
  * - a manifest `filepath` or zip entry name that is absolute, holds a `..` segment leading out of
  *   the package, a backslash or a NUL (`normalizePackagePath`); in a folder also a symbolic link
  *   leading out of the package;
@@ -33,7 +34,7 @@ import { ZipFormatError, ZipReader, type ZipEntry } from "./zip-reader.js";
 export const MANIFEST_FILE_NAME = "Manifest.ocf.json";
 
 /**
- * Default of `maxFileBytes` for `readOcfPackage`, which holds every file in memory: 256 MiB, four
+ * Default of `maxFileBytes` for `loadOcfPackage`, which holds every file in memory: 256 MiB, four
  * times the size ocf-sync's writer splits files at. Streaming reads have no default limit.
  */
 export const DEFAULT_MAX_FILE_BYTES = 256 * 1024 * 1024;
@@ -116,7 +117,7 @@ export interface OpenedOcfPackage extends Omit<LoadedOcfPackage, "files"> {
 }
 
 /**
- * Options of reading a package, as `validatePackageAt` does (see `ValidatePackageAtOptions`).
+ * Options of reading a package: by `readOcfPackage`, and by `validatePackageAt` (see `ValidatePackageAtOptions`).
  *
  * @category OCF
  */
@@ -125,8 +126,8 @@ export interface ReadOcfPackageOptions {
   /**
    * The largest file read, in bytes: each zip entry once inflated, each file of a folder. A larger
    * manifest makes the package unusable; a larger listed file is recorded as `too-large`.
-   * @default no limit for `validatePackageAt`, which streams each file (a read that holds every file
-   *   in memory inside ocf-sync takes 256 MiB)
+   * @default no limit for `readOcfPackage` and `validatePackageAt`, which stream each file (a read
+   *   that holds every file in memory inside ocf-sync takes 256 MiB)
    */
   maxFileBytes?: number;
 }
@@ -242,10 +243,10 @@ interface PackageSource {
  * @throws {PackageUnusableError} when `path` is not a folder or zip, the zip is truncated or corrupt,
  *   there is no manifest, or the manifest is not a JSON object.
  * @example
- * const pkg = await readOcfPackage("out/issuer-7.ocf.zip");
+ * const pkg = await loadOcfPackage("out/issuer-7.ocf.zip");
  * const report = validateOcfPackage(pkg);
  */
-export async function readOcfPackage(path: string, options: ReadOcfPackageOptions = {}): Promise<LoadedOcfPackage> {
+export async function loadOcfPackage(path: string, options: ReadOcfPackageOptions = {}): Promise<LoadedOcfPackage> {
   const opened = await openOcfPackage(path, { ...options, maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES });
   try {
     return await readWhole(opened, options.signal);
@@ -259,7 +260,7 @@ export async function readOcfPackage(path: string, options: ReadOcfPackageOption
  * other file on request as a stream of chunks (`open`). Nothing but the manifest is held in memory.
  * Close it when done.
  *
- * @throws {PackageUnusableError} as `readOcfPackage`.
+ * @throws {PackageUnusableError} as `loadOcfPackage`.
  * @example
  * const pkg = await openOcfPackage("out/issuer-7.ocf.zip");
  * try {

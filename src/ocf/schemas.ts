@@ -5,7 +5,7 @@
  * The schemas are written from the official JSON Schemas' rules, not generated from them; the tests
  * check that they accept and reject exactly what the official schemas do.
  */
-import type { OcfFile, OcfObject } from "./types.js";
+import type { OcfFile, OcfObject, OcfUnschemedTransactionType } from "./types.js";
 import { compiledSchema } from "../zod-compiled.js";
 import { z } from "zod";
 import { closest } from "../closest.js";
@@ -225,7 +225,7 @@ export type OcfLegacyObjectType = keyof typeof LEGACY_OBJECT_TYPES;
  * `validate` does not check their fields (it would call valid OCF invalid), and says how many it met;
  * their references and lineage are checked as any transaction's.
  */
-export const UNSCHEMED_TRANSACTION_TYPES: ReadonlySet<string> = new Set([
+const UNSCHEMED_TRANSACTIONS = [
   "TX_ISSUER_AUTHORIZED_SHARES_ADJUSTMENT",
   "TX_STOCK_CLASS_CONVERSION_RATIO_ADJUSTMENT",
   "TX_STOCK_CLASS_AUTHORIZED_SHARES_ADJUSTMENT",
@@ -247,7 +247,11 @@ export const UNSCHEMED_TRANSACTION_TYPES: ReadonlySet<string> = new Set([
   "TX_WARRANT_ISSUANCE",
   "TX_WARRANT_RETRACTION",
   "TX_WARRANT_TRANSFER",
-]);
+] as const satisfies readonly OcfUnschemedTransactionType[];
+export const UNSCHEMED_TRANSACTION_TYPES: ReadonlySet<string> = new Set<string>(UNSCHEMED_TRANSACTIONS);
+/** The list and `OcfUnschemedTransactionType` name the same kinds: a kind missing from the list fails the type check here. */
+const _everyUnschemedListed: Exclude<OcfUnschemedTransactionType, (typeof UNSCHEMED_TRANSACTIONS)[number]> extends never ? true : never = true;
+void _everyUnschemedListed;
 
 /**
  * Every `object_type` of OCF 1.2.0 (`enums/ObjectType`): those ocf-sync models, their legacy

@@ -650,6 +650,65 @@ export type OcfObject =
   | OcfVestingTerms
   | OcfTransaction;
 
+/**
+ * The transaction kinds of OCF 1.2.0 (`enums/ObjectType`) that ocf-sync has no schema for: valid OCF
+ * that other systems write (exercises, conversions, splits, pool adjustments, warrants, convertibles).
+ *
+ * @category OCF
+ */
+export type OcfUnschemedTransactionType =
+  | "TX_ISSUER_AUTHORIZED_SHARES_ADJUSTMENT"
+  | "TX_STOCK_CLASS_CONVERSION_RATIO_ADJUSTMENT"
+  | "TX_STOCK_CLASS_AUTHORIZED_SHARES_ADJUSTMENT"
+  | "TX_STOCK_CLASS_SPLIT"
+  | "TX_STOCK_PLAN_POOL_ADJUSTMENT"
+  | "TX_STOCK_CONVERSION"
+  | "TX_STOCK_REISSUANCE"
+  | "TX_EQUITY_COMPENSATION_EXERCISE"
+  | "TX_PLAN_SECURITY_EXERCISE"
+  | "TX_CONVERTIBLE_ACCEPTANCE"
+  | "TX_CONVERTIBLE_CANCELLATION"
+  | "TX_CONVERTIBLE_CONVERSION"
+  | "TX_CONVERTIBLE_ISSUANCE"
+  | "TX_CONVERTIBLE_RETRACTION"
+  | "TX_CONVERTIBLE_TRANSFER"
+  | "TX_WARRANT_ACCEPTANCE"
+  | "TX_WARRANT_CANCELLATION"
+  | "TX_WARRANT_EXERCISE"
+  | "TX_WARRANT_ISSUANCE"
+  | "TX_WARRANT_RETRACTION"
+  | "TX_WARRANT_TRANSFER";
+
+/**
+ * Every `object_type` of OCF 1.2.0 that ocf-sync does not model: the unschemed transactions, and the
+ * financings and documents that live in files ocf-sync never writes.
+ *
+ * @category OCF
+ */
+export type OcfUnmodelledObjectType = OcfUnschemedTransactionType | "FINANCING" | "DOCUMENT";
+
+/**
+ * An object of an OCF 1.2.0 kind ocf-sync does not model, as `readOcfPackage` yields it: valid OCF
+ * that ocf-sync cannot check beyond its `object_type` (one of `OcfUnmodelledObjectType`, allowed in
+ * its file) and its string `id`. Every other field is `unknown`: test it before use.
+ *
+ * @category OCF
+ */
+export interface UnknownOcfObject<T extends OcfUnmodelledObjectType = OcfUnmodelledObjectType> {
+  object_type: T;
+  id: string;
+  readonly [field: string]: unknown;
+}
+
+/**
+ * Every object a package file holds, as `readOcfPackage` yields it: an object ocf-sync models (checked
+ * against its schema) or an `UnknownOcfObject`, told apart by `object_type`. The issuer is not among
+ * them: it lives in the manifest.
+ *
+ * @category OCF
+ */
+export type OcfPackageObject = Exclude<OcfObject, OcfIssuer> | UnknownOcfObject;
+
 // ---------------------------------------------------------------------------------------------
 // Files
 

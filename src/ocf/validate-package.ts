@@ -35,7 +35,8 @@ import {
 } from "./package-reader.js";
 import { SecurityTable, type TabledIssuance } from "./security-table.js";
 import { StringIndex } from "./string-index.js";
-import { isItemsFileType, MANIFEST_KEY_OF, validateOcfFile, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
+import { FILE_TYPE_OF_MANIFEST_KEY } from "./files.js";
+import { isItemsFileType, validateOcfFile, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
 import { PHASE, elementsFacts, isRecord, itemFacts, type ItemFacts, type Reference, type Space } from "./item-facts.js";
 import { DEFAULT_WORKER_MIN_FILE_BYTES, ElementsPool, Md5Thread, type WorkerSharing } from "./validate-workers.js";
 import {
@@ -213,11 +214,11 @@ export interface ValidatePackageAtOptions extends ReadOcfPackageOptions, Validat
 }
 
 /**
- * Checks a package read whole by `readOcfPackage` or `readOcfPackageFromFiles` (see the module
+ * Checks a package read whole by `loadOcfPackage` or `readOcfPackageFromFiles` (see the module
  * comment for what is checked) and returns every problem. Never throws on bad content.
  *
  * @example
- * const report = validateOcfPackage(await readOcfPackage("out/issuer-7"));
+ * const report = validateOcfPackage(await loadOcfPackage("out/issuer-7"));
  * for (const p of report.problems) console.log(p.file, p.itemId ?? "-", p.jsonPath, p.message);
  */
 export function validateOcfPackage(pkg: LoadedOcfPackage, options: ValidatePackageOptions = {}): PackageValidationReport {
@@ -426,12 +427,6 @@ const TRIGGER_FOR: Readonly<Record<string, string>> = {
   TX_VESTING_EVENT: "VESTING_EVENT",
 };
 
-/** The `file_type` each manifest list holds; financings and documents files are not modelled, but have a list. */
-const FILE_TYPE_OF_KEY: ReadonlyMap<string, string> = new Map([
-  ...Object.entries(MANIFEST_KEY_OF).map(([fileType, key]) => [key, fileType] as const),
-  ["financings_files", "OCF_FINANCINGS_FILE"],
-  ["documents_files", "OCF_DOCUMENTS_FILE"],
-]);
 
 /** A 53-bit hash of a string (two 32-bit FNV-style lanes), exact in a float64. Equal hashes are confirmed on the strings. */
 function idHash(id: string): number {
@@ -703,7 +698,7 @@ class PackageChecker {
       this.add(result.error.kind === "too-large" ? "VALUE_TOO_LARGE" : "NOT_JSON", { file: path, index: -1 }, "$", result.error.message, PHASE.file, 0);
       return;
     }
-    const expected = FILE_TYPE_OF_KEY.get(reference.key) ?? "";
+    const expected = FILE_TYPE_OF_MANIFEST_KEY.get(reference.key) ?? "";
     // The file as `validateOcfFile` sees it, its items already checked one by one.
     const skeleton: unknown = result.notAnObject !== undefined ? result.notAnObject.value : { ...Object.fromEntries(result.members), ...(result.itemsArray ? { items: [] } : {}) };
     let checked = skeleton;
@@ -722,7 +717,7 @@ class PackageChecker {
   /** The item schema a file's items are checked against, from what is known of it so far. */
   itemsTypeOf(file: ListedFile, declared: unknown): OcfItemsFileType | undefined {
     if (isItemsFileType(declared)) return declared;
-    const expected = FILE_TYPE_OF_KEY.get(file.reference.key);
+    const expected = FILE_TYPE_OF_MANIFEST_KEY.get(file.reference.key);
     return isItemsFileType(expected) ? expected : undefined;
   }
 

@@ -53,7 +53,7 @@ export class ReconcileInputError extends OcfSyncError {
 }
 
 /**
- * Groups the objects of a package read by `readOcfPackage`.
+ * Groups the objects of a package read by `loadOcfPackage`.
  *
  * @throws {ReconcileInputError} when the manifest has no valid `as_of`, or a listed file is missing,
  *   unreadable, not JSON or has no `items` list.

@@ -9,7 +9,7 @@ import { exportIssuer } from "../../../src/export/export-issuer.js";
 import { isMappingError } from "../../../src/mapping/errors.js";
 import { exportIssuers, type IssuerExportResult } from "../../../src/export/export-issuers.js";
 import { packageNameFor } from "../../../src/ocf/package-folder.js";
-import { readOcfPackage } from "../../../src/ocf/package-reader.js";
+import { loadOcfPackage } from "../../../src/ocf/package-reader.js";
 import { validatePackageAt } from "../../../src/ocf/validate-package.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { captureIo } from "../../helpers/capture.js";
@@ -52,8 +52,8 @@ describe("exporting the sample issuers", () => {
   it("writes a flat zip holding exactly the package's files, which validates", async () => {
     for (const issuerId of server.issuers) {
       const name = packageNameFor(issuerId);
-      const fromZip = await readOcfPackage(join(out, `${name}.ocf.zip`));
-      const fromFolder = await readOcfPackage(join(out, name));
+      const fromZip = await loadOcfPackage(join(out, `${name}.ocf.zip`));
+      const fromFolder = await loadOcfPackage(join(out, name));
       expect([...fromZip.files.keys()].sort()).toEqual([...fromFolder.files.keys()].sort());
       const report = await validatePackageAt(join(out, `${name}.ocf.zip`));
       expect(report.problems).toEqual([]);

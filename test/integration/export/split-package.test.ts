@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { GOLDEN_DIR, GOLDEN_GENERATED_AT, GOLDEN_OPTIONS } from "../../../samples/generate-golden.js";
 import { createApiClient } from "../../../src/client/create-client.js";
 import { exportIssuer, type IssuerExport } from "../../../src/export/export-issuer.js";
-import { readOcfPackage } from "../../../src/ocf/package-reader.js";
+import { loadOcfPackage } from "../../../src/ocf/package-reader.js";
 import { validatePackageAt } from "../../../src/ocf/validate-package.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 
@@ -52,8 +52,8 @@ describe("a package split over several files", () => {
   });
 
   it("holds exactly the golden package's objects, in the same order across its files", async () => {
-    const golden = await readOcfPackage(join(GOLDEN_DIR, ISSUER));
-    for (const pkg of [await readOcfPackage(join(out, ISSUER)), await readOcfPackage(join(out, `${ISSUER}.ocf.zip`))]) {
+    const golden = await loadOcfPackage(join(GOLDEN_DIR, ISSUER));
+    for (const pkg of [await loadOcfPackage(join(out, ISSUER)), await loadOcfPackage(join(out, `${ISSUER}.ocf.zip`))]) {
       for (const key of ["transactions_files", "stakeholders_files", "vesting_terms_files", "stock_classes_files", "stock_plans_files"]) {
         expect(itemsOf(pkg, key), key).toEqual(itemsOf(golden, key));
       }
@@ -72,7 +72,7 @@ describe("a package split over several files", () => {
 });
 
 /** The objects of every file a manifest list names, in order. */
-function itemsOf(pkg: Awaited<ReturnType<typeof readOcfPackage>>, key: string): unknown[] {
+function itemsOf(pkg: Awaited<ReturnType<typeof loadOcfPackage>>, key: string): unknown[] {
   const list = pkg.manifest[key] as { filepath: string }[];
   return list.flatMap(({ filepath }) => {
     const content = pkg.files.get(filepath);

@@ -10,7 +10,7 @@ import { join, resolve } from "node:path";
 import { zipSync } from "fflate";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
-import { openOcfPackage, readOcfPackage, type OpenedOcfPackage } from "../../../src/ocf/package-reader.js";
+import { openOcfPackage, loadOcfPackage, type OpenedOcfPackage } from "../../../src/ocf/package-reader.js";
 import { validateOpenedPackage } from "../../../src/ocf/validate-package.js";
 import { PackageIntegrityError, loadPackageObjects, readPackageObjects } from "../../../src/reconcile/load.js";
 import { ReconcileInputError, packageObjects, type PackageObjects } from "../../../src/reconcile/package-objects.js";
@@ -161,7 +161,7 @@ describe("each package file is read once: what is reconciled is what was hashed"
       await rehash(f, "transactions_files", "Transactions.ocf.json");
     });
     for (const path of [GOLDEN, zip, reversed]) {
-      const whole = packageObjects(await readOcfPackage(path));
+      const whole = packageObjects(await loadOcfPackage(path));
       expect(whole.transactions.length).toBeGreaterThan(10);
       expect(await loadPackageObjects(path)).toEqual(whole);
     }

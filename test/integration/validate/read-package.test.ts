@@ -1,5 +1,5 @@
 /**
- * readOcfPackage against real folders and zips in a temporary directory: what it reads, what it
+ * loadOcfPackage against real folders and zips in a temporary directory: what it reads, what it
  * refuses, and which inputs are no package at all.
  */
 import { mkdir, rm, symlink, writeFile } from "node:fs/promises";
@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { zipSync } from "fflate";
 import { describe, expect, it } from "vitest";
 import { isOcfSyncError } from "../../../src/errors.js";
-import { openOcfPackage, PackageUnusableError, readOcfPackage } from "../../../src/ocf/package-reader.js";
+import { openOcfPackage, PackageUnusableError, loadOcfPackage } from "../../../src/ocf/package-reader.js";
 import { validateOcfPackage, validatePackageAt } from "../../../src/ocf/validate-package.js";
 import {
   fixtureBytes,
@@ -55,8 +55,8 @@ const withDeclaredSize = (zip: Uint8Array, name: string, size: number): Uint8Arr
 describe("valid packages", () => {
   it("reads a folder and a zip of the same package alike, and both are valid", async () => {
     const files = fixtureBytes(validFixture());
-    const folder = await readOcfPackage(await writePackageFolder(fresh(), files));
-    const zip = await readOcfPackage(await writePackageZip(fresh(".ocf.zip"), files));
+    const folder = await loadOcfPackage(await writePackageFolder(fresh(), files));
+    const zip = await loadOcfPackage(await writePackageZip(fresh(".ocf.zip"), files));
     expect(folder.container).toBe("folder");
     expect(zip.container).toBe("zip");
     for (const pkg of [folder, zip]) {
@@ -101,25 +101,25 @@ describe("valid packages", () => {
     const path = await writePackageFolder(fresh(), fixtureBytes(validFixture()));
     const controller = new AbortController();
     controller.abort();
-    await expect(readOcfPackage(path, { signal: controller.signal })).rejects.toMatchObject({ name: "AbortError" });
+    await expect(loadOcfPackage(path, { signal: controller.signal })).rejects.toMatchObject({ name: "AbortError" });
   });
 });
 
 describe("inputs that are no package: PackageUnusableError", () => {
   it("a path that does not exist, a file that is not a zip, the manifest itself", async () => {
-    expect((await unusable(readOcfPackage(fresh()))).message).toMatch(/cannot read .*: no such file or folder$/);
+    expect((await unusable(loadOcfPackage(fresh()))).message).toMatch(/cannot read .*: no such file or folder$/);
     const text = fresh(".txt");
     await writeFile(text, "hello");
-    expect((await unusable(readOcfPackage(text))).message).toBe(`${text} is neither a folder nor a zip file`);
+    expect((await unusable(loadOcfPackage(text))).message).toBe(`${text} is neither a folder nor a zip file`);
     const folder = await writePackageFolder(fresh(), fixtureBytes(validFixture()));
-    expect((await unusable(readOcfPackage(join(folder, "Manifest.ocf.json")))).message).toMatch(/give the folder that holds it$/);
+    expect((await unusable(loadOcfPackage(join(folder, "Manifest.ocf.json")))).message).toMatch(/give the folder that holds it$/);
   });
 
   it("a folder without a manifest", async () => {
     const files = fixtureBytes(validFixture());
     files.delete("Manifest.ocf.json");
     const folder = await writePackageFolder(fresh(), files);
-    expect((await unusable(readOcfPackage(folder))).message).toBe(`${folder} holds no Manifest.ocf.json: not an OCF package folder`);
+    expect((await unusable(loadOcfPackage(folder))).message).toBe(`${folder} holds no Manifest.ocf.json: not an OCF package folder`);
   });
 
   it("a folder of packages (an export's --out) given for one: the packages inside are named", async () => {
@@ -128,7 +128,7 @@ describe("inputs that are no package: PackageUnusableError", () => {
     await writePackageFolder(join(out, "acme"), fixtureBytes(validFixture()));
     await writeFile(join(out, "7.ocf.zip"), "not read");
     await writeFile(join(out, "7.report.json"), "{}");
-    expect((await unusable(readOcfPackage(out))).message).toBe(
+    expect((await unusable(loadOcfPackage(out))).message).toBe(
       `${out} holds no Manifest.ocf.json: not an OCF package folder; it holds 3 packages, to validate one at a time: ${join(out, "7")}, ${join(out, "acme")}, ${join(out, "7.ocf.zip")}`,
     );
   });
@@ -136,10 +136,10 @@ describe("inputs that are no package: PackageUnusableError", () => {
   it("a manifest that is not JSON, or not a JSON object", async () => {
     const notJson = new Map(fixtureBytes(validFixture()));
     notJson.set("Manifest.ocf.json", new TextEncoder().encode('{"file_type": "OCF_MANIFEST_FILE",'));
-    expect((await unusable(readOcfPackage(await writePackageFolder(fresh(), notJson)))).message).toMatch(/Manifest\.ocf\.json in .* is not JSON \(/);
+    expect((await unusable(loadOcfPackage(await writePackageFolder(fresh(), notJson)))).message).toMatch(/Manifest\.ocf\.json in .* is not JSON \(/);
     const array = new Map(notJson);
     array.set("Manifest.ocf.json", new TextEncoder().encode("[]"));
-    expect((await unusable(readOcfPackage(await writePackageZip(fresh(".ocf.zip"), array)))).message).toMatch(/is \[\], not a JSON object: not an OCF manifest$/);
+    expect((await unusable(loadOcfPackage(await writePackageZip(fresh(".ocf.zip"), array)))).message).toMatch(/is \[\], not a JSON object: not an OCF manifest$/);
   });
 
   it("a truncated zip, wherever it is cut", async () => {
@@ -147,14 +147,14 @@ describe("inputs that are no package: PackageUnusableError", () => {
     for (const keep of [zip.length - 1, zip.length - 22, Math.floor(zip.length / 2), 4]) {
       const path = fresh(".ocf.zip");
       await writeFile(path, zip.subarray(0, keep));
-      expect((await unusable(readOcfPackage(path))).message).toMatch(/is not a readable zip \(truncated or corrupt/);
+      expect((await unusable(loadOcfPackage(path))).message).toMatch(/is not a readable zip \(truncated or corrupt/);
     }
   });
 
   it("a zip whose manifest is in a folder (ocf-sync reads flat zips)", async () => {
     const nested = new Map([...fixtureBytes(validFixture())].map(([path, bytes]) => [`pkg/${path}`, bytes]));
     const path = await writePackageZip(fresh(".ocf.zip"), nested);
-    expect((await unusable(readOcfPackage(path))).message).toBe(
+    expect((await unusable(loadOcfPackage(path))).message).toBe(
       `${path} has no Manifest.ocf.json at its root (it has pkg/Manifest.ocf.json; ocf-sync reads flat zips, with every file at the root)`,
     );
   });
@@ -162,10 +162,10 @@ describe("inputs that are no package: PackageUnusableError", () => {
   it("a zip or manifest over the size limit", async () => {
     const files = fixtureBytes(validFixture());
     const zip = await writePackageZip(fresh(".ocf.zip"), files);
-    expect((await unusable(readOcfPackage(zip, { maxFileBytes: 100 }))).message).toMatch(/has \d+ bytes, over the limit of 100$/);
+    expect((await unusable(loadOcfPackage(zip, { maxFileBytes: 100 }))).message).toMatch(/has \d+ bytes, over the limit of 100$/);
     const manifestSize = files.get("Manifest.ocf.json")?.length ?? 0;
     const folder = await writePackageFolder(fresh(), files);
-    expect((await unusable(readOcfPackage(folder, { maxFileBytes: manifestSize - 1 }))).message).toBe(
+    expect((await unusable(loadOcfPackage(folder, { maxFileBytes: manifestSize - 1 }))).message).toBe(
       `Manifest.ocf.json in ${folder} has ${manifestSize} bytes, over the limit of ${manifestSize - 1}`,
     );
   });
@@ -178,7 +178,7 @@ describe("bounds: what the reader will not read", () => {
     const limit = Math.max(...[...files].flatMap(([path, bytes]) => (path === "Transactions.ocf.json" ? [] : [bytes.length])));
     const transactionsSize = files.get("Transactions.ocf.json")?.length ?? 0;
     expect(transactionsSize).toBeGreaterThan(limit);
-    const pkg = await readOcfPackage(await writePackageFolder(fresh(), files), { maxFileBytes: limit });
+    const pkg = await loadOcfPackage(await writePackageFolder(fresh(), files), { maxFileBytes: limit });
     expect(pkg.files.get("Transactions.ocf.json")).toEqual({ state: "too-large", size: transactionsSize, limit });
     expect(validateOcfPackage(pkg).problems.filter((p) => p.code === "FILE_TOO_LARGE")).toEqual([
       {
@@ -207,20 +207,20 @@ describe("bounds: what the reader will not read", () => {
     const zip = zipBytes(fixtureBytes(validFixture()));
     const huge = fresh(".ocf.zip");
     await writeFile(huge, withDeclaredSize(zip, "Transactions.ocf.json", 0x7fffffff));
-    const pkg = await readOcfPackage(huge, { maxFileBytes: 1024 * 1024 });
+    const pkg = await loadOcfPackage(huge, { maxFileBytes: 1024 * 1024 });
     expect(pkg.files.get("Transactions.ocf.json")).toEqual({ state: "too-large", size: 0x7fffffff, limit: 1024 * 1024 });
     const larger = fresh(".ocf.zip");
     await writeFile(larger, withDeclaredSize(zip, "Transactions.ocf.json", 100_000));
-    expect((await unusable(readOcfPackage(larger))).message).toMatch(/entry "Transactions.ocf.json" inflates to \d+ bytes, not the 100000 it declares/);
+    expect((await unusable(loadOcfPackage(larger))).message).toMatch(/entry "Transactions.ocf.json" inflates to \d+ bytes, not the 100000 it declares/);
     const tiny = fresh(".ocf.zip");
     await writeFile(tiny, withDeclaredSize(zip, "Transactions.ocf.json", 3));
-    expect((await unusable(readOcfPackage(tiny))).message).toMatch(/entry "Transactions.ocf.json" declares 3 bytes but holds \d+ compressed/);
+    expect((await unusable(loadOcfPackage(tiny))).message).toMatch(/entry "Transactions.ocf.json" declares 3 bytes but holds \d+ compressed/);
   });
 
   it("a zip entry that does not match its CRC-32 makes the zip unusable, for the whole read and the streaming check alike", async () => {
     const path = fresh(".ocf.zip");
     await writeFile(path, withWrongCrc(zipBytes(fixtureBytes(validFixture())), "Transactions.ocf.json"));
-    expect((await unusable(readOcfPackage(path))).message).toMatch(/entry "Transactions.ocf.json" fails its CRC-32 check/);
+    expect((await unusable(loadOcfPackage(path))).message).toMatch(/entry "Transactions.ocf.json" fails its CRC-32 check/);
     expect((await unusable(validatePackageAt(path))).message).toMatch(/entry "Transactions.ocf.json" fails its CRC-32 check/);
   });
 
@@ -235,7 +235,7 @@ describe("bounds: what the reader will not read", () => {
     await mkdir(join(folder, "Folder.ocf.json"));
     await mkdir(join(folder, "old"));
     await writeFile(join(folder, "old", "Transactions.ocf.json"), "{}");
-    const pkg = await readOcfPackage(folder);
+    const pkg = await loadOcfPackage(folder);
     expect(pkg.files.get("Linked.ocf.json")).toEqual({ state: "outside" });
     expect(validateOcfPackage(pkg).problems.map((p) => [p.code, p.file, p.jsonPath])).toEqual([
       ["UNSAFE_PATH", "Manifest.ocf.json", "$.stakeholders_files[1].filepath"],
