@@ -21,7 +21,7 @@ import { mapAward } from "./award.js";
 import type { RecordMappingContext } from "./grant.js";
 import { MappingError, isMappingError, mappingWarning, type MappingWarning } from "./errors.js";
 import { mapIssuerObject } from "./issuer.js";
-import { compareText } from "./order.js";
+import { compareText } from "../ocf/order.js";
 import { quoted } from "./quote.js";
 import { mapStakeholders } from "./stakeholders.js";
 import { SELL_TO_COVER_STAKEHOLDER_ID } from "./ids.js";
