@@ -49,7 +49,7 @@ import type {
 } from "../ocf/schemas.js";
 import type { VestingEvent } from "../source/records.js";
 import type { PlannedEnd } from "./cancellation.js";
-import type { GrantBasics } from "./grant.js";
+import type { GrantBasics } from "./grant-basics.js";
 import { balanceSecurityIdOf, txIds } from "./ids.js";
 import type { MappedSettlement } from "./settlement.js";
 import type { Lineage } from "./types.js";
