@@ -43,7 +43,7 @@ import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward } from "../source/records.js";
 import { diffStoredPackages, type OcfChangeSet } from "./change-set.js";
 import { PassClassNames } from "./class-names.js";
-import { type DirectoryJson, digestOf, mappingDigest } from "./fingerprint.js";
+import { type DirectoryJson, digestOf, mappingDigest } from "../export/fingerprint.js";
 import { snapshotFolderOf, UNCHANGED_PAGES_LIMIT, type FullPassReason, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState, type UnchangedPage } from "./state.js";
 import {
   Staging,

@@ -37,7 +37,7 @@ import { packageNameFor, recoverPackageFolders, removeStaleCompanions } from "..
 import type { PullEvent } from "../pull/events.js";
 import type { SourceWarning } from "../source/errors.js";
 import type { OcfChangeSet } from "./change-set.js";
-import { directoryJsonOnce, mappingCodeDigest } from "./fingerprint.js";
+import { directoryJsonOnce, mappingCodeDigest } from "../export/fingerprint.js";
 import { acquireSyncLock, type LockOwner, type StaleLock } from "./lock.js";
 import { syncIssuer, storeFilesOf, type IssuerSyncResult, type PassPlan, type RecordChanges } from "./pass.js";
 import { readSyncState, snapshotFolderOf, writeSyncState, type SyncState, type UnreadableIssuerState } from "./state.js";
