@@ -10,6 +10,7 @@ import { parseUtcDateTime, utcNowRfc3339 } from "../dates.js";
 import { OcfSyncError, asFileSystemFailure, asOcfSyncError } from "../errors.js";
 import { silentLogger } from "../logger.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
+import { recordLinesFileIn } from "../io/file-lines.js";
 import { IssuerMappingAccumulator, grantKey, type AddOutcome } from "../mapping/accumulator.js";
 import {
   commitPackageFolder,
@@ -165,7 +166,7 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
     // The package shows the records as of the export (the date of `generatedAt`), unless told otherwise.
     // What it keeps of each record until the end goes to a file in the temporary folder (deleted by
     // finish()), so that memory does not grow with the records.
-    const mapper = new IssuerMappingAccumulator(issuerId, { ...options, onInvalid, asOf: options.asOf ?? generatedAt.slice(0, 10) }, { spillDir: temporary });
+    const mapper = new IssuerMappingAccumulator(issuerId, { ...options, onInvalid, asOf: options.asOf ?? generatedAt.slice(0, 10) }, { lines: () => recordLinesFileIn(temporary) });
     accumulator = mapper;
     // Records in the package, counted as they come and go (nothing is kept per record here: the
     // writer leaves out a replaced record by its key).
