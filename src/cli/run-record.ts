@@ -20,7 +20,7 @@ import type { ClientStats } from "../client/create-client.js";
 import type { IssuerExport } from "../export/export-issuer.js";
 import type { IssuerExportResult } from "../export/export-issuers.js";
 import type { OnInvalid } from "../pull/pull-issuer.js";
-import type { IssuerSyncResult } from "../sync/pass.js";
+import type { IssuerSyncResult } from "../sync/types.js";
 import type { CommandName } from "./command-options.js";
 import { asArgumentError, UsageError, type CliIo } from "./io.js";
 import { prepareOutputFolder } from "./job-flags.js";

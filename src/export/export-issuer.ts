@@ -8,11 +8,10 @@ import { join } from "node:path";
 import type { ApiClient } from "../client/create-client.js";
 import { parseUtcDateTime, utcNowRfc3339 } from "../dates.js";
 import { OcfSyncError, asFileSystemFailure, asOcfSyncError } from "../errors.js";
-import { silentLogger, type Logger } from "../logger.js";
+import { silentLogger } from "../logger.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
-import { IssuerMappingAccumulator, grantKey, type AccumulatedIssuer, type AddOutcome } from "../mapping/accumulator.js";
-import type { MappingWarning } from "../mapping/errors.js";
-import type { DeliveredShares, MappedRecord, MappingOptions } from "../mapping/types.js";
+import { recordLinesFileIn } from "../io/file-lines.js";
+import { IssuerMappingAccumulator, grantKey, type AddOutcome } from "../mapping/accumulator.js";
 import {
   commitPackageFolder,
   createTemporaryPackageFolder,
@@ -20,146 +19,21 @@ import {
   releaseTemporaryPackageFolder,
   writePackageZip,
 } from "../ocf/package-folder.js";
-import { StreamingPackageWriter, makeDurable, type WrittenPackageFile } from "../ocf/package-writer.js";
+import { StreamingPackageWriter, makeDurable } from "../ocf/package-writer.js";
 import { validatePackageAt, type PackageProblem } from "../ocf/validate-package.js";
 import { checkKnownKeys, checkNumber, checkOneOf, checkPath, checkWholeNumber, optionError, optionKeys } from "../options.js";
 import { isRfc3339DateTime } from "../ocf/primitives.js";
 import { pausePoint } from "../pause-point.js";
-import type { PullEvent } from "../pull/events.js";
-import { checkPullOptions, duplicateRecordWarning, streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
+import { checkPullOptions, duplicateRecordWarning, streamIssuerRecords, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
 import { DeferredRecords } from "./deferred-records.js";
 import { exportDigest } from "./resume.js";
-import type { SourceIssue, SourceWarning } from "../source/errors.js";
-import type { RecordKind } from "../source/kinds.js";
+import type { ExportOptions, ExportQuarantine, IssuerExport, MappedRecordItem } from "./types.js";
+import type { SourceWarning } from "../source/errors.js";
+
+export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport, MappedRecordItem } from "./types.js";
 
 /** A record of the pull, parsed (what the mapping takes). */
 type RecordItem = Extract<PullItem, { type: "record" }>;
-
-/**
- * Options of `exportIssuer` and `exportIssuers`.
- *
- * @category Export
- */
-export interface ExportOptions extends MappingOptions {
-  // `asOf` (from MappingOptions) defaults here to the date of `generatedAt`: the day the data was pulled.
-  /** The folder packages are written to: `<outDir>/<name>/` and, with `zip`, `<outDir>/<name>.ocf.zip`. */
-  outDir: string;
-  /**
-   * Also write one flat `.ocf.zip` per issuer. Without it, a `<name>.ocf.zip` an earlier run left is
-   * removed once the new package is in place: it would hold another package than the folder.
-   * @default false
-   */
-  zip?: boolean;
-  /**
-   * A record that fails validation or mapping: `"fail"` fails its issuer (nothing is written for it);
-   * `"quarantine"` leaves it out of the package and lists it, raw JSON and issues, in the issuer's
-   * report. @default "fail"
-   */
-  onInvalid?: OnInvalid;
-  /** The manifest's `generated_at` (RFC 3339 with a zone). @default the current time, UTC */
-  generatedAt?: string;
-  /**
-   * Re-read and fully validate each package before it is put in place (schemas, md5 sums, references,
-   * dates, quantities, lineage). Every object is always checked against the OCF schemas as it is
-   * mapped; this adds the package-level checks. The re-read streams the package object by object, so
-   * its memory does not grow with the package. `true` re-reads every package; `"auto"` re-reads
-   * packages up to `validateMaxBytes` (every package, unless that is set); `false` never.
-   * @default "auto"
-   */
-  validate?: boolean | "auto";
-  /** With `validate: "auto"`, the largest package (bytes on disk) that is re-read. @default no limit */
-  validateMaxBytes?: number;
-  /**
-   * The largest file of objects in the package: a longer list (transactions, …) is split over
-   * several files, `Transactions.ocf.json`, `Transactions.2.ocf.json`, … in order.
-   * @default DEFAULT_MAX_PACKAGE_FILE_BYTES (64 MiB)
-   */
-  maxFileBytes?: number;
-  /**
-   * Where the records come from instead of the API (`client` is then not used): an incremental sync
-   * feeds the records it keeps, most of them already mapped (`MappedRecordItem`). @default pulled from the API
-   */
-  records?: AsyncIterable<PullItem | MappedRecordItem>;
-  /** Called once every record is in, with the issuer-level objects and verdicts the package is written from. */
-  onMapped?: (issuer: AccumulatedIssuer) => void;
-  /**
-   * Progress: per issuer `issuer-started`, the pull's `page-fetched` and `record-quarantined`,
-   * `package-written`, then `issuer-done` or `issuer-failed`.
-   */
-  onEvent?: (event: ExportEvent) => void;
-  /** A pino-shaped logger: quarantined records (warn), packages written (info). Silent by default. */
-  logger?: Logger;
-  signal?: AbortSignal;
-}
-
-/**
- * A record that an earlier run parsed and mapped with the same options (a sync keeps them): written as
- * if it had been pulled and mapped now.
- *
- * @category Export
- */
-export interface MappedRecordItem {
-  type: "mapped";
-  mapped: MappedRecord;
-  /** The record's `lastModifiedDatetime` (normalized), `""` when it has none. */
-  lastModified: string;
-  /** What parsing the record raised. */
-  warnings: SourceWarning[];
-}
-
-/**
- * Progress events of an export.
- *
- * @category Export
- */
-export type ExportEvent =
-  | PullEvent
-  | { type: "package-written"; issuerId: string; folder: string; zip: string | undefined; transactions: number };
-
-/**
- * A record left out of a package, with everything needed to find and fix it at the source.
- *
- * @category Export
- */
-export interface ExportQuarantine {
-  kind: RecordKind;
-  recordId: string | undefined;
-  /** `SOURCE_RECORD_INVALID` (failed the API schema) or a `MAPPING_*` code. */
-  code: string;
-  message: string;
-  issues?: SourceIssue[];
-  raw?: unknown;
-  /**
-   * A unit: the shares its settlements delivered, kept in the package although the unit is not
-   * (`kept`, their security ids), and those that could not be (`notKept`, why).
-   */
-  deliveredShares?: DeliveredShares;
-}
-
-/**
- * What one issuer's export produced.
- *
- * @category Export
- */
-export interface IssuerExport {
-  issuerId: string;
-  /** The package's folder and zip base name (see `packageNameFor`). */
-  name: string;
-  folder: string;
-  zip: string | undefined;
-  /** The issuer's report: counts, warnings and quarantined records as JSON. */
-  report: string;
-  awards: number;
-  units: number;
-  transactions: number;
-  files: WrittenPackageFile[];
-  warnings: (SourceWarning | MappingWarning)[];
-  quarantined: ExportQuarantine[];
-  /** Whether the package was re-read and validated before being put in place. */
-  validated: boolean;
-  /** Total bytes of the package's files. */
-  bytes: number;
-}
 
 /**
  * Raised when a package that was written fails validation: it is not put in place.
@@ -292,7 +166,7 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
     // The package shows the records as of the export (the date of `generatedAt`), unless told otherwise.
     // What it keeps of each record until the end goes to a file in the temporary folder (deleted by
     // finish()), so that memory does not grow with the records.
-    const mapper = new IssuerMappingAccumulator(issuerId, { ...options, onInvalid, asOf: options.asOf ?? generatedAt.slice(0, 10) }, { spillDir: temporary });
+    const mapper = new IssuerMappingAccumulator(issuerId, { ...options, onInvalid, asOf: options.asOf ?? generatedAt.slice(0, 10) }, { lines: () => recordLinesFileIn(temporary) });
     accumulator = mapper;
     // Records in the package, counted as they come and go (nothing is kept per record here: the
     // writer leaves out a replaced record by its key).

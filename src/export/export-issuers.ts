@@ -13,7 +13,7 @@ import { checkKnownKeys, optionKeys } from "../options.js";
 import type { StaleLock } from "../io/lock-file.js";
 import { recoverPackageFolders, removeStaleCompanions } from "../ocf/package-folder.js";
 import { inCompletionOrder } from "../pull/concurrent.js";
-import { type DirectoryJson, directoryJsonOnce } from "../sync/fingerprint.js";
+import { type DirectoryJson, directoryJsonOnce } from "./fingerprint.js";
 import { EXPORT_OPTION_KEYS, checkExportOptions, exportIssuerOfJob, withIssuerEvents, type ExportOptions, type IssuerExport } from "./export-issuer.js";
 import { acquireOutputLock, jobLockOptions } from "./output-lock.js";
 import { completedExport, exportDigest, finishJob, startJob, unfinishedJobTime } from "./resume.js";

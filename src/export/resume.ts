@@ -24,8 +24,8 @@ import { PACKAGE_FILE_NAMES } from "../ocf/package-files.js";
 import { packageNameFor } from "../ocf/package-folder.js";
 import type { WrittenPackageFile } from "../ocf/package-writer.js";
 import type { SourceWarning } from "../source/errors.js";
-import { type DirectoryJson, digestOf, directoryJson, mappingCodeDigest, mappingDigest } from "../sync/fingerprint.js";
-import type { ExportOptions, ExportQuarantine, IssuerExport } from "./export-issuer.js";
+import { type DirectoryJson, digestOf, directoryJson, mappingCodeDigest, mappingDigest } from "./fingerprint.js";
+import type { ExportOptions, ExportQuarantine, IssuerExport } from "./types.js";
 
 /** The file that holds an unfinished job's start time, in the output folder. */
 export const EXPORT_JOB_FILE = ".ocf-sync-export.json";

@@ -11,8 +11,6 @@
  * - two records whose OCF ids collide: the later one in canonical order (kind, then id) is quarantined,
  *   or, with `onInvalid: "fail"`, fails the issuer.
  */
-import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { dayNumber, dayOfNumber, isCalendarDate, type CalendarDate } from "../dates.js";
 import type { OcfIssuer, OcfStakeholder, OcfStockClass, OcfStockPlan, OcfTransaction } from "../ocf/schemas.js";
 import type { RecordKind } from "../source/kinds.js";
@@ -21,13 +19,14 @@ import { mapAward } from "./award.js";
 import type { RecordMappingContext } from "./grant.js";
 import { MappingError, isMappingError, mappingWarning, type MappingWarning } from "./errors.js";
 import { mapIssuerObject } from "./issuer.js";
-import { compareText } from "./order.js";
+import { compareText } from "../ocf/order.js";
 import { quoted } from "./quote.js";
 import { mapStakeholders } from "./stakeholders.js";
 import { SELL_TO_COVER_STAKEHOLDER_ID } from "./ids.js";
 import { mapStockClasses, type MappedStockClasses } from "./stock-classes.js";
 import { stockClassIdOf } from "./ids.js";
-import { FileLines, MemoryLines, NumberList, type RecordLines } from "./record-lines.js";
+import { NumberList } from "../number-list.js";
+import { MemoryLines, type RecordLines } from "./record-lines.js";
 import { CountedMap, UsesTally, compactUses, type IssuerUses } from "./uses-tally.js";
 import { mapStockPlans, plansWithoutClass } from "./stock-plans.js";
 import type { Lineage, MapIssuerOptions, MappedRecord, MappingOptions, QuarantinedMapping, RecordUses, StockClassUse, UnvestedTranche } from "./types.js";
@@ -210,12 +209,11 @@ export function idCollisionError(issuerId: string, record: { kind: RecordKind; r
 /** Where the accumulator keeps what it remembers of each record (see `KeptLine`). */
 export interface AccumulatorStorage {
   /**
-   * A folder for a file of one line per record (deleted by `finish` or `dispose`), so that memory
-   * does not grow with the records. @default in memory
+   * Makes the store of one line per record, disposed by `finish` or `dispose`: an export makes a file
+   * (`recordLinesFileIn`, src/io/file-lines.ts), so that memory does not grow with the records.
+   * @default in memory
    */
-  spillDir?: string;
-  /** With `spillDir`, lines are written this many bytes at a time. @default 1 MiB */
-  spillBufferBytes?: number;
+  lines?: () => RecordLines;
 }
 
 export class IssuerMappingAccumulator {
@@ -263,7 +261,7 @@ export class IssuerMappingAccumulator {
     if (options.asOf !== undefined && !isCalendarDate(options.asOf)) {
       throw new MappingError("MAPPING_INVALID_OPTION", { issuerId, path: "options.asOf" }, `${JSON.stringify(options.asOf)} is not a real calendar date of the form YYYY-MM-DD`, { value: options.asOf });
     }
-    this.lines = storage.spillDir === undefined ? new MemoryLines() : new FileLines(join(storage.spillDir, `.ocf-sync-records-${process.pid}-${randomUUID()}.jsonl`), storage.spillBufferBytes);
+    this.lines = storage.lines?.() ?? new MemoryLines();
   }
 
   private lineOf(handle: number): KeptLine {

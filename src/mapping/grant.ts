@@ -9,9 +9,11 @@ import { isZeroDecimal, type DecimalString } from "../decimal.js";
 import type { RecordKind } from "../source/kinds.js";
 import type { GrantFields, PrecededBy, Settlement } from "../source/records.js";
 import { compact, type Money } from "../source/wire.js";
+import type { GrantBasics } from "./grant-basics.js";
 import { securityIdOf, stakeholderIdOf, stockPlanIdOf } from "./ids.js";
 import type { GrantChain, IssuancePart } from "./lineage.js";
-import { compareTransactions, sortIfNeeded } from "./order.js";
+import { compareTransactions } from "../ocf/order.js";
+import { sortIfNeeded } from "./order.js";
 import { quoted } from "./quote.js";
 import { RecordContext } from "./record-context.js";
 import type { ShareClassDirectory } from "./share-classes.js";
@@ -33,19 +35,6 @@ export interface RecordMappingContext {
    * @default none: only the issuer profile names a unit's class id
    */
   shareClasses?: ShareClassDirectory;
-}
-
-/** The values every grant needs, checked once. */
-export interface GrantBasics {
-  ctx: RecordContext;
-  security: string;
-  customId: string;
-  /** The source's `stakeholderId`. */
-  sourceStakeholderId: string;
-  /** The OCF stakeholder id. */
-  stakeholderId: string;
-  issueDate: CalendarDate;
-  quantity: string;
 }
 
 /**

@@ -49,11 +49,12 @@ import type {
 } from "../ocf/schemas.js";
 import type { VestingEvent } from "../source/records.js";
 import type { PlannedEnd } from "./cancellation.js";
-import type { GrantBasics } from "./grant.js";
+import type { GrantBasics } from "./grant-basics.js";
 import { balanceSecurityIdOf, txIds } from "./ids.js";
 import type { MappedSettlement } from "./settlement.js";
 import type { Lineage } from "./types.js";
-import { compareText, compareVestingEvents, sortIfNeeded } from "./order.js";
+import { compareText } from "../ocf/order.js";
+import { compareVestingEvents, sortIfNeeded } from "./order.js";
 import { mapVesting, plannedAmountOf, type GrantVesting, type MappedVesting } from "./vesting.js";
 
 /** The identity, quantity and vesting of one issuance of the chain (the grant's own, or its balance). */

@@ -27,7 +27,7 @@ import { compareDecimalStrings, isZeroDecimal, subtractDecimalStrings, sumDecima
 import type { CalendarDate } from "../dates.js";
 import type { OcfTransaction } from "../ocf/schemas.js";
 import type { VestingEvent } from "../source/records.js";
-import type { GrantBasics } from "./grant.js";
+import type { GrantBasics } from "./grant-basics.js";
 import { txIds } from "./ids.js";
 import type { IssuancePart } from "./lineage.js";
 import { compareVestingEvents, sortIfNeeded } from "./order.js";

@@ -7,7 +7,7 @@ import type { OcfStakeholder } from "../ocf/schemas.js";
 import { compact } from "../source/wire.js";
 import { mappingWarning, type MappingWarning } from "./errors.js";
 import { SELL_TO_COVER_STAKEHOLDER_ID, stakeholderIdOf } from "./ids.js";
-import { compareText } from "./order.js";
+import { compareText } from "../ocf/order.js";
 import type { StakeholderEntry } from "./types.js";
 
 /**

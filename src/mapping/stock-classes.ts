@@ -10,7 +10,7 @@ import type { OcfStockClass } from "../ocf/schemas.js";
 import { compact } from "../source/wire.js";
 import { mappingWarning, type MappingWarning } from "./errors.js";
 import { stockClassIdOf } from "./ids.js";
-import { compareText } from "./order.js";
+import { compareText } from "../ocf/order.js";
 import { UNSTATED_CLASS_NAME, UNSTATED_SETTLEMENT_CLASS_KEY } from "./share-classes.js";
 import type { IssuerProfile, ShareClassProfile, StockClassUse } from "./types.js";
 

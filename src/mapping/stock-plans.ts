@@ -9,7 +9,7 @@ import { sumDecimalStrings } from "../decimal.js";
 import { compact } from "../source/wire.js";
 import { MappingError } from "./errors.js";
 import { stockClassIdOf, stockPlanIdOf } from "./ids.js";
-import { compareText } from "./order.js";
+import { compareText } from "../ocf/order.js";
 import type { IssuerProfile } from "./types.js";
 import type { PlanUse } from "./uses-tally.js";
 

@@ -7,7 +7,7 @@
  */
 import type { CalendarDate } from "../dates.js";
 import { subtractDecimalStrings, sumDecimalStrings, type DecimalString } from "../decimal.js";
-import { compareText } from "./order.js";
+import { compareText } from "../ocf/order.js";
 import { labelPrefix } from "./stock-classes.js";
 import type { RecordUses, StockClassUse } from "./types.js";
 

@@ -35,7 +35,8 @@ import type {
 } from "../ocf/schemas.js";
 import type { VestingEvent, VestingSchedule } from "../source/records.js";
 import { VESTING_START_CONDITION_ID, txIds, vestingConditionIdOf, vestingTermsIdOf } from "./ids.js";
-import { compareText, compareVestingEvents, sortIfNeeded } from "./order.js";
+import { compareText } from "../ocf/order.js";
+import { compareVestingEvents, sortIfNeeded } from "./order.js";
 import { quoted } from "./quote.js";
 import { asCanonicalNumeric, type RecordContext } from "./record-context.js";
 

@@ -16,7 +16,7 @@ import { open, rm, type FileHandle } from "node:fs/promises";
 import { fileSystemError } from "../errors.js";
 import { BufferedFile, bufferPair, type BufferPair } from "../io/buffered-file.js";
 import { join } from "node:path";
-import { compareText, TRANSACTION_KIND_ORDER } from "../mapping/order.js";
+import { compareText, transactionKindRank } from "./order.js";
 import {
   DEFAULT_MAX_PACKAGE_FILE_BYTES,
   ITEM_SEPARATOR,
@@ -43,8 +43,6 @@ import {
   type OcfTransaction,
   type OcfVestingTerms,
 } from "./schemas.js";
-
-const KIND_RANK: ReadonlyMap<string, number> = new Map(TRANSACTION_KIND_ORDER.map((kind, rank) => [kind, rank]));
 
 /**
  * A file written by the package writer, with the MD5 of its bytes.
@@ -470,7 +468,7 @@ export class StreamingPackageWriter {
     const transactionTexts = itemTexts(transactions);
     for (let i = 0; i < transactions.length; i++) {
       const tx = transactions[i] as OcfTransaction;
-      const written = this.transactions.add({ date: tx.date, rank: KIND_RANK.get(tx.object_type) ?? TRANSACTION_KIND_ORDER.length, id: tx.id, key, serial }, transactionTexts[i] as string);
+      const written = this.transactions.add({ date: tx.date, rank: transactionKindRank(tx.object_type), id: tx.id, key, serial }, transactionTexts[i] as string);
       if (written !== undefined) await written;
     }
     const termsTexts = itemTexts(vestingTerms);

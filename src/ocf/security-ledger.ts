@@ -32,7 +32,7 @@
 import { compareDecimalStrings, isPositiveDecimal, normalizeSourceDecimal, plainNumeric, sumDecimalStrings, type DecimalString } from "../decimal.js";
 import { dayNumber, isCalendarDate, type CalendarDate } from "../dates.js";
 import { describeValue } from "../errors.js";
-import { TRANSACTION_KIND_ORDER } from "../mapping/order.js";
+import { TRANSACTION_KIND_ORDER } from "./order.js";
 import { LEGACY_OBJECT_TYPES, OCF_NUMERIC_PATTERN } from "./schemas.js";
 
 /**

@@ -9,6 +9,7 @@
  */
 import { rebindSettlementClass, renameClass } from "../mapping/share-classes.js";
 import type { MappedRecord, StockClassUse } from "../mapping/types.js";
+import { canonicalJson } from "../export/fingerprint.js";
 import { readShardMappings, shardOf, type PackageHeadFile, type ShardGenerations, type StoredRecord } from "./store.js";
 
 /**
@@ -57,22 +58,6 @@ function keyOf(objectType: string, id: string): string {
 function refOf(key: string): OcfObjectRef {
   const cut = key.indexOf("\u0000");
   return { objectType: key.slice(0, cut), id: key.slice(cut + 1) };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** JSON with object keys sorted, so that two objects compare equal whatever their key order. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (isObject(value)) {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
-      .join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 /** Whether two JSON values are equal (key order aside). */

@@ -23,7 +23,6 @@
 import { access } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import type { ApiClient } from "../client/create-client.js";
-import type { OcfSyncError } from "../errors.js";
 import { epochMsToUtcDateTime, parseUtcDateTime, toFilterDateTime, utcDateTimeToEpochMs, utcNowRfc3339, type UtcDateTime } from "../dates.js";
 import { exportIssuerOfJob, rawLastModified, type IssuerExport, type MappedRecordItem } from "../export/export-issuer.js";
 import { exportDigest } from "../export/resume.js";
@@ -43,8 +42,8 @@ import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward } from "../source/records.js";
 import { diffStoredPackages, type OcfChangeSet } from "./change-set.js";
 import { PassClassNames } from "./class-names.js";
-import { type DirectoryJson, digestOf, mappingDigest } from "./fingerprint.js";
-import { snapshotFolderOf, UNCHANGED_PAGES_LIMIT, type FullPassReason, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState, type UnchangedPage } from "./state.js";
+import { type DirectoryJson, digestOf, mappingDigest } from "../export/fingerprint.js";
+import { snapshotFolderOf, UNCHANGED_PAGES_LIMIT, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState, type UnchangedPage } from "./state.js";
 import {
   Staging,
   hashRaw,
@@ -66,7 +65,7 @@ import {
   type RecordRef,
   type StoredRecord,
 } from "./store.js";
-import type { SyncEvent, SyncOptions } from "./sync.js";
+import type { IssuerSyncResult, PassPlan, RecordChanges, SyncEvent, SyncOptions } from "./types.js";
 
 /**
  * Default of `overlapSeconds`: five minutes of late-committed changes are re-read on every pass.
@@ -80,73 +79,6 @@ export const DEFAULT_OVERLAP_SECONDS = 300;
  * @category Sync
  */
 export const DEFAULT_FULL_EVERY = 7;
-
-/**
- * What changed among an issuer's source records in one pass. Lists are sorted by kind, then id.
- *
- * @category Sync
- */
-export interface RecordChanges {
-  created: RecordRef[];
-  modified: RecordRef[];
-  /** Only a full pass can tell: records of the previous pass the service no longer lists. */
-  removed: RecordRef[];
-  unchanged: number;
-}
-
-/**
- * Whether a pass was full or incremental, and why.
- *
- * @category Sync
- */
-export type PassPlan =
-  | { pass: "full"; reason: FullPassReason }
-  | { pass: "incremental"; reason: "incremental"; modifiedAfter: string };
-
-/**
- * The issuer's package after a pass.
- *
- * @category Sync
- */
-export interface SyncedPackage {
-  /** The folder and zip base name (see `packageNameFor`). */
-  name: string;
-  folder: string;
-  zip: string | undefined;
-  /** Whether this pass wrote it; `false` when it was already current. */
-  rewritten: boolean;
-}
-
-/**
- * The outcome of one issuer's pass.
- *
- * @category Sync
- */
-export type IssuerSyncResult =
-  | ({
-      issuerId: string;
-      ok: true;
-      /** Records the pull returned. */
-      pulled: number;
-      /** List requests that returned a page (retries not counted). */
-      pages: number;
-      /** Records the pull returned that the store already held as they are (the overlap window's re-reads). */
-      reread: number;
-      records: RecordChanges;
-      changes: OcfChangeSet;
-      package: SyncedPackage;
-      /** What writing the package produced; `undefined` when it was already current. */
-      export: IssuerExport | undefined;
-      /** The high-water mark after this pass. */
-      cursor: string | null;
-    } & PassPlan)
-  /**
-   * The issuer failed, or the sync was stopped before it was done. The error is always an
-   * `OcfSyncError` (switch on its `code`): one that is not ocf-sync's own (a file-system error, a
-   * callback that threw) comes with code `UNEXPECTED` and the original as `cause`; a signal's reason
-   * that is not one comes as an `ABORTED` error with the reason as `cause`.
-   */
-  | { issuerId: string; ok: false; error: OcfSyncError };
 
 /** The `lastModifiedDatetimeAfter` of an incremental pass: the cursor minus the overlap, to the second. */
 function windowStart(cursor: string, overlapSeconds: number): string {

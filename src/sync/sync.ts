@@ -27,149 +27,27 @@ import type { ApiClient } from "../client/create-client.js";
 import { AbortedError } from "../client/errors.js";
 import { utcNowRfc3339 } from "../dates.js";
 import { asOcfSyncError, isOcfSyncError, type FileSystemError, type OcfSyncError } from "../errors.js";
-import { EXPORT_OPTION_KEYS, checkExportOptions, type ExportOptions, type IssuerExport } from "../export/export-issuer.js";
+import { EXPORT_OPTION_KEYS, checkExportOptions, type ExportOptions } from "../export/export-issuer.js";
 import { checkKnownKeys, checkNumber, checkPath, checkWholeNumber, optionKeys } from "../options.js";
 import { acquireOutputLock, jobLockOptions } from "../export/output-lock.js";
 import { makeFolder } from "../io/folders.js";
 import type { HeldLock } from "../io/lock-file.js";
-import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import { packageNameFor, recoverPackageFolders, removeStaleCompanions } from "../ocf/package-folder.js";
-import type { PullEvent } from "../pull/events.js";
-import type { SourceWarning } from "../source/errors.js";
-import type { OcfChangeSet } from "./change-set.js";
-import { directoryJsonOnce, mappingCodeDigest } from "./fingerprint.js";
-import { acquireSyncLock, type LockOwner, type StaleLock } from "./lock.js";
-import { syncIssuer, storeFilesOf, type IssuerSyncResult, type PassPlan, type RecordChanges } from "./pass.js";
-import { readSyncState, snapshotFolderOf, writeSyncState, type SyncState, type UnreadableIssuerState } from "./state.js";
+import { directoryJsonOnce, mappingCodeDigest } from "../export/fingerprint.js";
+import { acquireSyncLock } from "./lock.js";
+import { syncIssuer, storeFilesOf } from "./pass.js";
+import { readSyncState, snapshotFolderOf, writeSyncState, type SyncState } from "./state.js";
 import { listFolder, removeAllBut } from "./store.js";
+import type { IssuerSyncResult, SyncEvent, SyncOptions } from "./types.js";
 
 export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, planPass } from "./pass.js";
-export type { IssuerSyncResult, PassPlan, RecordChanges, SyncedPackage } from "./pass.js";
+export type { IssuerSyncResult, PassPlan, RecordChanges, SyncEvent, SyncOptions, SyncedPackage } from "./types.js";
 export type { RecordRef as SourceRecordRef } from "./store.js";
-
-/**
- * Options of `sync`. Every export option applies to the packages it writes.
- *
- * @category Sync
- */
-export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" | "onMapped"> {
-  /**
-   * The state file (JSON, written atomically). Next to it: `<stateFile>.lock` while a sync runs, and
-   * `<stateFile>.snapshots/` with the records of each issuer's last complete pass and their mappings.
-   */
-  stateFile: string;
-  /** Pull every record of every issuer this time (and so detect deleted records). @default false */
-  full?: boolean;
-  /**
-   * Every `fullEvery`-th pass of an issuer is a full one; `1` makes every pass full, `0` never
-   * (only `full` or a first pass). @default 7
-   */
-  fullEvery?: number;
-  /** How far before the high-water mark an incremental pass starts reading, in seconds. @default 300 */
-  overlapSeconds?: number;
-  /** Issuers synced at the same time; all share the client (so one rate limiter). @default 4 */
-  concurrency?: number;
-  /** Records per page requested. @default the client's (50) */
-  pageSize?: number;
-  /** The issuer profile of each issuer, when they differ (takes precedence over `issuerProfile`). */
-  issuerProfileOf?: (issuerId: string) => IssuerProfile | undefined;
-  /** The stakeholder directory of each issuer, when they differ (takes precedence over `stakeholders`). */
-  stakeholdersOf?: (issuerId: string) => ReadonlyMap<string, StakeholderEntry> | undefined;
-  /**
-   * The longest the whole sync may take, in milliseconds; past it, what is under way stops (issuers
-   * keep their previous package and state), each issuer not done gets an `issuer-stopped` event, every
-   * result comes in a `sync-stopped` event, and the iteration then throws `DeadlineExceededError`.
-   * @default no deadline
-   */
-  deadlineMs?: number;
-  /**
-   * The lease of the state's lock and the output folder's, in milliseconds: each is renewed every
-   * sixth of it, and a lock of another host not renewed for its lease is taken over (a pod killed and
-   * retried under a new host name goes on). See `src/io/lock-file.ts`. @default 60000
-   */
-  leaseMs?: number;
-  /**
-   * Called with one line when a lock's renewal fails (it is tried again at the next one; logged as a
-   * warning too) or finds the lock taken over by another run. The sync goes on.
-   */
-  onLockRenewalFailed?: (message: string) => void;
-}
 
 const SYNC_OPTION_KEYS: ReadonlySet<string> = new Set([
   ...[...EXPORT_OPTION_KEYS].filter((key) => key !== "records" && key !== "onEvent" && key !== "onMapped"),
   ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs", "leaseMs", "onLockRenewalFailed"]),
 ]);
-
-/**
- * Events of a sync, in order.
- *
- * @category Sync
- */
-export type SyncEvent =
-  /**
-   * The state's lock is held (and, when its lock was stale, the output folder's): `tookOver` says which
-   * stale lock was taken over and why (a dead owner, a lease run out, an empty or corrupt file), `tookOverFrom` names
-   * the dead sync.
-   */
-  | { type: "lock-acquired"; lockFile: string; tookOverFrom: LockOwner | undefined; tookOver: StaleLock | undefined }
-  /**
-   * Issuers' entries of the state file that could not be read, set aside (`SyncState.unreadable`): the
-   * other issuers go on as the state says, and each issuer named here gets a full pass
-   * (`"state-unreadable"`) when it is synced.
-   */
-  | { type: "state-entries-set-aside"; stateFile: string; entries: UnreadableIssuerState[] }
-  /** Previous packages that a killed export or sync had renamed aside were put back. */
-  | { type: "packages-recovered"; names: string[] }
-  /** A leftover of an interrupted run in the output folder could not be deleted: the sync goes on without it. */
-  | { type: "leftover-kept"; path: string; error: FileSystemError }
-  /**
-   * Files a killed run left were removed: in the state's folders, temporary files and store files no
-   * state names; in the output folder, zips and reports beside a newer package folder.
-   */
-  | { type: "leftovers-removed"; files: string[] }
-  | ({ type: "issuer-started"; issuerId: string } & PassPlan)
-  | Extract<PullEvent, { type: "page-fetched" | "record-quarantined" }>
-  /**
-   * The pull of the issuer is complete: what changed among its source records. `pages` counts the list
-   * requests, `reread` the records pulled that were kept unchanged (the overlap window's re-reads),
-   * `unchangedPages` the pages that were byte for byte those of the previous pass, in which nothing had
-   * changed either (not parsed: their records were re-read unchanged again). `warnings`: a
-   * `DUPLICATE_RECORD` per record listed twice in the pass (the store keeps its most recently modified
-   * copy), as `pull` and `export` warn; a package written in the pass has them in its report too.
-   */
-  | { type: "records-changed"; issuerId: string; pass: "full" | "incremental"; pulled: number; pages: number; reread: number; unchangedPages: number; records: RecordChanges; warnings: SourceWarning[] }
-  /**
-   * The issuer's package was written: what changed among its OCF objects, and the warnings of its
-   * export (as in its report).
-   */
-  | { type: "package-written"; issuerId: string; folder: string; zip: string | undefined; transactions: number; changes: OcfChangeSet; warnings: IssuerExport["warnings"] }
-  /** The issuer's package was already current (no record changed): it was left as it is. */
-  | { type: "package-unchanged"; issuerId: string; folder: string; objects: number }
-  /**
-   * The state file was written: as a full pass begins (`full-started`, `fullPending`), once the pass's
-   * records are stored (`records`: the cursor moved), and once the package is written (`package`).
-   */
-  | { type: "state-saved"; stateFile: string; issuerId: string; cursor: string | null; fullPending: boolean; stage: "full-started" | "records" | "package" }
-  /**
-   * The issuer's pass failed. Its package is that of its previous pass; its records are those of its
-   * previous pass, or of this one when the failure came after they were stored (`state-saved` with
-   * `stage: "records"`), so that the next run does not pull them again.
-   */
-  | { type: "issuer-failed"; issuerId: string; error: OcfSyncError }
-  /**
-   * The sync was stopped (its deadline passed, or its `signal` fired) before the issuer's pass ended.
-   * As after `issuer-failed`, its package and records are those of its previous pass, or its records
-   * those of this one when they were stored first. `error` is why it stopped: a `DeadlineExceededError`
-   * for the deadline, else the signal's reason.
-   */
-  | { type: "issuer-stopped"; issuerId: string; error: unknown }
-  | { type: "sync-done"; results: IssuerSyncResult[] }
-  /**
-   * The last event of a sync that was stopped (see `issuer-stopped`), instead of `sync-done`: every
-   * issuer's result in the order given, each stopped one failed with `error`. The iteration then
-   * throws `error`.
-   */
-  | { type: "sync-stopped"; error: unknown; results: IssuerSyncResult[] };
 
 /**
  * Removes what killed runs left in the state's folders: temporary files of the state, store files and

@@ -8,7 +8,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { Dec, SOURCE_DECIMAL_PATTERN, compareDecimalStrings, formatDecimal, isPositiveDecimal, isZeroDecimal, parseSourceDecimal, sameDecimal, sumDecimalStrings, sumDecimals, toOcfNumeric } from "../../src/decimal.js";
-import { compareSettlements, compareTransactions, compareVestingEvents, sortIfNeeded, sortTransactions } from "../../src/mapping/order.js";
+import { compareSettlements, compareVestingEvents, sortIfNeeded } from "../../src/mapping/order.js";
+import { compareTransactions, sortTransactions } from "../../src/ocf/order.js";
 import { quoted } from "../../src/mapping/quote.js";
 import { asCanonicalNumeric } from "../../src/mapping/record-context.js";
 import type { OcfTransaction } from "../../src/ocf/schemas.js";

@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { recordLinesFileIn } from "../../../src/io/file-lines.js";
 import { IssuerMappingAccumulator, type AccumulatorStorage } from "../../../src/mapping/accumulator.js";
 import type { MapIssuerOptions } from "../../../src/mapping/types.js";
 import { mapAward } from "../../../src/mapping/award.js";
@@ -15,7 +16,7 @@ afterAll(() => rmSync(spillDir, { recursive: true, force: true }));
 const storages: [string, AccumulatorStorage][] = [
   ["kept in memory", {}],
   // Lines longer than 64 bytes are written at once: every record goes through the file.
-  ["kept in a file", { spillDir, spillBufferBytes: 64 }],
+  ["kept in a file", { lines: () => recordLinesFileIn(spillDir, 64) }],
 ];
 
 describe.each(storages)("IssuerMappingAccumulator (the streaming export's mapper), records %s", (_, storage) => {
@@ -170,12 +171,12 @@ describe.each(storages)("IssuerMappingAccumulator (the streaming export's mapper
 
   it("deletes what it kept once finish() has returned or thrown, or on dispose()", () => {
     // A folder of its own: other tests leave accumulators unfinished.
-    const own = storage.spillDir === undefined ? undefined : mkdtempSync(join(spillDir, "own-"));
+    const own = storage.lines === undefined ? undefined : mkdtempSync(join(spillDir, "own-"));
     const spilled = (): string[] => (own === undefined ? [] : readdirSync(own));
-    const accumulatorFor = (options: MapIssuerOptions): IssuerMappingAccumulator => new IssuerMappingAccumulator(ISSUER_ID, options, { ...storage, ...(own === undefined ? {} : { spillDir: own }) });
+    const accumulatorFor = (options: MapIssuerOptions): IssuerMappingAccumulator => new IssuerMappingAccumulator(ISSUER_ID, options, own === undefined ? storage : { lines: () => recordLinesFileIn(own, 64) });
     const done = accumulatorFor({ asOf: "2025-06-30" });
     done.add({ kind: "restrictedStockAward", record: baseAward() });
-    expect(spilled()).toHaveLength(storage.spillDir === undefined ? 0 : 1);
+    expect(spilled()).toHaveLength(own === undefined ? 0 : 1);
     done.finish();
     expect(spilled()).toEqual([]);
     const milestoneAward = { ...termsAward(), id: "1", vestingEvents: termsAward().vestingEvents.map((e) => (e.id === "m1" ? { ...e, id: "m-issuance" } : e)) };

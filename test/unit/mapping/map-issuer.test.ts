@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isMappingError } from "../../../src/mapping/errors.js";
 import { mapIssuer } from "../../../src/mapping/map-issuer.js";
-import { compareTransactions } from "../../../src/mapping/order.js";
+import { compareTransactions } from "../../../src/ocf/order.js";
 import { idPrefixOf } from "../../../src/mapping/stock-classes.js";
 import { describeConformance } from "../../helpers/conformance.js";
 import { expectOcfSyncValidObjects, mappedObjects } from "../../helpers/ocf-verdicts.js";

@@ -3,7 +3,9 @@ import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { FileLines, MemoryLines, NumberList } from "../../../src/mapping/record-lines.js";
+import { FileLines } from "../../../src/io/file-lines.js";
+import { MemoryLines } from "../../../src/mapping/record-lines.js";
+import { NumberList } from "../../../src/number-list.js";
 
 const folders: string[] = [];
 afterEach(async () => {

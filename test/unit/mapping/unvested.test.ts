@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { dayNumber, dayOfNumber, previousDay } from "../../../src/dates.js";
+import { recordLinesFileIn } from "../../../src/io/file-lines.js";
 import { IssuerMappingAccumulator } from "../../../src/mapping/accumulator.js";
 import { mapAward } from "../../../src/mapping/award.js";
 import { mapUnit } from "../../../src/mapping/unit.js";
@@ -95,7 +96,7 @@ describe("the issuer's mapping, against its as-of date", () => {
 
   it.each([
     ["kept in memory", {}],
-    ["kept in a file", { spillDir, spillBufferBytes: 64 }],
+    ["kept in a file", { lines: () => recordLinesFileIn(spillDir, 64) }],
   ])("gives the streaming mapper the same warnings as mapIssuer, in the same order, records %s, also after a record is replaced", (_, storage) => {
     for (const asOf of ["2018-08-19", "2018-08-20", "2019-08-20", "2025-06-30"]) {
       const accumulator = new IssuerMappingAccumulator(ISSUER_ID, { asOf }, storage);

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { compareById, sortTransactions } from "../../../src/mapping/order.js";
+import { compareById, sortTransactions } from "../../../src/ocf/order.js";
 import { buildPackageFiles, itemText, itemTexts, packageFileName } from "../../../src/ocf/package-files.js";
 import { StreamingPackageWriter, makeDurable, type PackageHead } from "../../../src/ocf/package-writer.js";
 import type { OcfTransaction, OcfVestingTerms } from "../../../src/ocf/schemas.js";

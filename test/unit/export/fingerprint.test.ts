@@ -5,7 +5,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { MappingOptions, StakeholderEntry } from "../../../src/mapping/types.js";
-import { digestOf, directoryJson, directoryJsonOnce, mappingDigest } from "../../../src/sync/fingerprint.js";
+import { digestOf, directoryJson, directoryJsonOnce, mappingDigest } from "../../../src/export/fingerprint.js";
 
 const entry = fc.record({ legalName: fc.string(), firstName: fc.option(fc.string(), { nil: undefined }) }, { requiredKeys: ["legalName"] }) as fc.Arbitrary<StakeholderEntry>;
 const options: fc.Arbitrary<MappingOptions> = fc.record(

@@ -1,12 +1,28 @@
 /**
- * Digests that say whether what a sync kept still holds: a stored mapping is reused only when it was
- * made by the same code with the same mapping options, and a package is left as it is only when it was
- * written with the same options.
+ * Canonical JSON and the digests that say whether what a job kept still holds: a stored mapping is
+ * reused only when it was made by the same code with the same mapping options, and a package is left
+ * as it is only when it was written with the same options. A resumed export (resume.ts) and a sync
+ * (src/sync/, above export) both read them, so they live here.
  */
 import { createHash } from "node:crypto";
 import { readFileSync, readdirSync } from "node:fs";
 import type { MappingOptions } from "../mapping/types.js";
-import { canonicalJson } from "./change-set.js";
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** JSON with object keys sorted, so that two objects compare equal whatever their key order. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
 
 /** A short digest of JSON values (object keys sorted, so their order does not matter). */
 export function digestOf(values: readonly unknown[]): string {

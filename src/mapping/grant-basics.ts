@@ -1,0 +1,19 @@
+/**
+ * What `grantBasics` (grant.ts) checks of every grant, in a file of its own: the lineage and the
+ * payouts take it, and grant.ts takes their results, so it sits below all three.
+ */
+import type { CalendarDate } from "../dates.js";
+import type { RecordContext } from "./record-context.js";
+
+/** The values every grant needs, checked once. */
+export interface GrantBasics {
+  ctx: RecordContext;
+  security: string;
+  customId: string;
+  /** The source's `stakeholderId`. */
+  sourceStakeholderId: string;
+  /** The OCF stakeholder id. */
+  stakeholderId: string;
+  issueDate: CalendarDate;
+  quantity: string;
+}

@@ -1,0 +1,199 @@
+/**
+ * The options, events and results of a sync, in a file of their own: the pass of one issuer (pass.ts)
+ * takes the options and yields the events, and sync.ts runs the passes.
+ */
+import type { FileSystemError, OcfSyncError } from "../errors.js";
+import type { ExportOptions, IssuerExport } from "../export/types.js";
+import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
+import type { PullEvent } from "../pull/events.js";
+import type { SourceWarning } from "../source/errors.js";
+import type { OcfChangeSet } from "./change-set.js";
+import type { LockOwner, StaleLock } from "./lock.js";
+import type { FullPassReason, UnreadableIssuerState } from "./state.js";
+import type { RecordRef } from "./store.js";
+
+/**
+ * Options of `sync`. Every export option applies to the packages it writes.
+ *
+ * @category Sync
+ */
+export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" | "onMapped"> {
+  /**
+   * The state file (JSON, written atomically). Next to it: `<stateFile>.lock` while a sync runs, and
+   * `<stateFile>.snapshots/` with the records of each issuer's last complete pass and their mappings.
+   */
+  stateFile: string;
+  /** Pull every record of every issuer this time (and so detect deleted records). @default false */
+  full?: boolean;
+  /**
+   * Every `fullEvery`-th pass of an issuer is a full one; `1` makes every pass full, `0` never
+   * (only `full` or a first pass). @default 7
+   */
+  fullEvery?: number;
+  /** How far before the high-water mark an incremental pass starts reading, in seconds. @default 300 */
+  overlapSeconds?: number;
+  /** Issuers synced at the same time; all share the client (so one rate limiter). @default 4 */
+  concurrency?: number;
+  /** Records per page requested. @default the client's (50) */
+  pageSize?: number;
+  /** The issuer profile of each issuer, when they differ (takes precedence over `issuerProfile`). */
+  issuerProfileOf?: (issuerId: string) => IssuerProfile | undefined;
+  /** The stakeholder directory of each issuer, when they differ (takes precedence over `stakeholders`). */
+  stakeholdersOf?: (issuerId: string) => ReadonlyMap<string, StakeholderEntry> | undefined;
+  /**
+   * The longest the whole sync may take, in milliseconds; past it, what is under way stops (issuers
+   * keep their previous package and state), each issuer not done gets an `issuer-stopped` event, every
+   * result comes in a `sync-stopped` event, and the iteration then throws `DeadlineExceededError`.
+   * @default no deadline
+   */
+  deadlineMs?: number;
+  /**
+   * The lease of the state's lock and the output folder's, in milliseconds: each is renewed every
+   * sixth of it, and a lock of another host not renewed for its lease is taken over (a pod killed and
+   * retried under a new host name goes on). See `src/io/lock-file.ts`. @default 60000
+   */
+  leaseMs?: number;
+  /**
+   * Called with one line when a lock's renewal fails (it is tried again at the next one; logged as a
+   * warning too) or finds the lock taken over by another run. The sync goes on.
+   */
+  onLockRenewalFailed?: (message: string) => void;
+}
+
+/**
+ * Events of a sync, in order.
+ *
+ * @category Sync
+ */
+export type SyncEvent =
+  /**
+   * The state's lock is held (and, when its lock was stale, the output folder's): `tookOver` says which
+   * stale lock was taken over and why (a dead owner, a lease run out, an empty or corrupt file), `tookOverFrom` names
+   * the dead sync.
+   */
+  | { type: "lock-acquired"; lockFile: string; tookOverFrom: LockOwner | undefined; tookOver: StaleLock | undefined }
+  /**
+   * Issuers' entries of the state file that could not be read, set aside (`SyncState.unreadable`): the
+   * other issuers go on as the state says, and each issuer named here gets a full pass
+   * (`"state-unreadable"`) when it is synced.
+   */
+  | { type: "state-entries-set-aside"; stateFile: string; entries: UnreadableIssuerState[] }
+  /** Previous packages that a killed export or sync had renamed aside were put back. */
+  | { type: "packages-recovered"; names: string[] }
+  /** A leftover of an interrupted run in the output folder could not be deleted: the sync goes on without it. */
+  | { type: "leftover-kept"; path: string; error: FileSystemError }
+  /**
+   * Files a killed run left were removed: in the state's folders, temporary files and store files no
+   * state names; in the output folder, zips and reports beside a newer package folder.
+   */
+  | { type: "leftovers-removed"; files: string[] }
+  | ({ type: "issuer-started"; issuerId: string } & PassPlan)
+  | Extract<PullEvent, { type: "page-fetched" | "record-quarantined" }>
+  /**
+   * The pull of the issuer is complete: what changed among its source records. `pages` counts the list
+   * requests, `reread` the records pulled that were kept unchanged (the overlap window's re-reads),
+   * `unchangedPages` the pages that were byte for byte those of the previous pass, in which nothing had
+   * changed either (not parsed: their records were re-read unchanged again). `warnings`: a
+   * `DUPLICATE_RECORD` per record listed twice in the pass (the store keeps its most recently modified
+   * copy), as `pull` and `export` warn; a package written in the pass has them in its report too.
+   */
+  | { type: "records-changed"; issuerId: string; pass: "full" | "incremental"; pulled: number; pages: number; reread: number; unchangedPages: number; records: RecordChanges; warnings: SourceWarning[] }
+  /**
+   * The issuer's package was written: what changed among its OCF objects, and the warnings of its
+   * export (as in its report).
+   */
+  | { type: "package-written"; issuerId: string; folder: string; zip: string | undefined; transactions: number; changes: OcfChangeSet; warnings: IssuerExport["warnings"] }
+  /** The issuer's package was already current (no record changed): it was left as it is. */
+  | { type: "package-unchanged"; issuerId: string; folder: string; objects: number }
+  /**
+   * The state file was written: as a full pass begins (`full-started`, `fullPending`), once the pass's
+   * records are stored (`records`: the cursor moved), and once the package is written (`package`).
+   */
+  | { type: "state-saved"; stateFile: string; issuerId: string; cursor: string | null; fullPending: boolean; stage: "full-started" | "records" | "package" }
+  /**
+   * The issuer's pass failed. Its package is that of its previous pass; its records are those of its
+   * previous pass, or of this one when the failure came after they were stored (`state-saved` with
+   * `stage: "records"`), so that the next run does not pull them again.
+   */
+  | { type: "issuer-failed"; issuerId: string; error: OcfSyncError }
+  /**
+   * The sync was stopped (its deadline passed, or its `signal` fired) before the issuer's pass ended.
+   * As after `issuer-failed`, its package and records are those of its previous pass, or its records
+   * those of this one when they were stored first. `error` is why it stopped: a `DeadlineExceededError`
+   * for the deadline, else the signal's reason.
+   */
+  | { type: "issuer-stopped"; issuerId: string; error: unknown }
+  | { type: "sync-done"; results: IssuerSyncResult[] }
+  /**
+   * The last event of a sync that was stopped (see `issuer-stopped`), instead of `sync-done`: every
+   * issuer's result in the order given, each stopped one failed with `error`. The iteration then
+   * throws `error`.
+   */
+  | { type: "sync-stopped"; error: unknown; results: IssuerSyncResult[] };
+
+/**
+ * What changed among an issuer's source records in one pass. Lists are sorted by kind, then id.
+ *
+ * @category Sync
+ */
+export interface RecordChanges {
+  created: RecordRef[];
+  modified: RecordRef[];
+  /** Only a full pass can tell: records of the previous pass the service no longer lists. */
+  removed: RecordRef[];
+  unchanged: number;
+}
+
+/**
+ * Whether a pass was full or incremental, and why.
+ *
+ * @category Sync
+ */
+export type PassPlan =
+  | { pass: "full"; reason: FullPassReason }
+  | { pass: "incremental"; reason: "incremental"; modifiedAfter: string };
+
+/**
+ * The issuer's package after a pass.
+ *
+ * @category Sync
+ */
+export interface SyncedPackage {
+  /** The folder and zip base name (see `packageNameFor`). */
+  name: string;
+  folder: string;
+  zip: string | undefined;
+  /** Whether this pass wrote it; `false` when it was already current. */
+  rewritten: boolean;
+}
+
+/**
+ * The outcome of one issuer's pass.
+ *
+ * @category Sync
+ */
+export type IssuerSyncResult =
+  | ({
+      issuerId: string;
+      ok: true;
+      /** Records the pull returned. */
+      pulled: number;
+      /** List requests that returned a page (retries not counted). */
+      pages: number;
+      /** Records the pull returned that the store already held as they are (the overlap window's re-reads). */
+      reread: number;
+      records: RecordChanges;
+      changes: OcfChangeSet;
+      package: SyncedPackage;
+      /** What writing the package produced; `undefined` when it was already current. */
+      export: IssuerExport | undefined;
+      /** The high-water mark after this pass. */
+      cursor: string | null;
+    } & PassPlan)
+  /**
+   * The issuer failed, or the sync was stopped before it was done. The error is always an
+   * `OcfSyncError` (switch on its `code`): one that is not ocf-sync's own (a file-system error, a
+   * callback that threw) comes with code `UNEXPECTED` and the original as `cause`; a signal's reason
+   * that is not one comes as an `ABORTED` error with the reason as `cause`.
+   */
+  | { issuerId: string; ok: false; error: OcfSyncError };
