@@ -9,6 +9,8 @@
  * const client = createApiClient({ baseUrl: "https://api.carta.com", auth: { type: "bearer", token } });
  * for await (const result of exportIssuers(client, ["144361"], { outDir: "out", zip: true })) console.log(result);
  *
+ * The embedded sample API, for tests of code built on ocf-sync, is `ocf-sync/testing` (src/testing.ts).
+ *
  * @packageDocumentation
  */
 
@@ -182,12 +184,3 @@ export type { StaleLockReason } from "./io/lock-file.js";
 export { SyncStateError, readSyncState } from "./sync/state.js";
 export type { FullPassReason, IssuerPackageState, IssuerStore, IssuerSyncState, SyncState, UnchangedPage, UnreadableIssuerState } from "./sync/state.js";
 export { SyncStoreError } from "./sync/store.js";
-
-// The embedded sample API (the demo, and tests of code built on ocf-sync)
-export { startSampleServer } from "./sample-server/server.js";
-export type { SampleServer, SampleServerOptions, SampleServerStats } from "./sample-server/server.js";
-export { FAULT_KINDS } from "./sample-server/faults.js";
-export type { FaultKind, FaultOptions } from "./sample-server/faults.js";
-export type { QuotaLimits } from "./sample-server/quota.js";
-export type { OAuthServerOptions } from "./sample-server/oauth.js";
-export type { SampleData, SampleIssuer, WireRecord } from "./sample-server/data.js";
