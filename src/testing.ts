@@ -13,6 +13,7 @@
  * await server.close();
  *
  * @packageDocumentation
+ * @module ocf-sync/testing
  */
 
 export { startSampleServer } from "./sample-server/server.js";
