@@ -12,6 +12,7 @@
  * The embedded sample API, for tests of code built on ocf-sync, is `ocf-sync/testing` (src/testing.ts).
  *
  * @packageDocumentation
+ * @module ocf-sync
  */
 
 // Errors and logging
@@ -25,6 +26,8 @@ export {
   isInterruptedError,
   isOcfSyncError,
 } from "./errors.js";
+export { API_ERROR_CODES, MAPPING_ERROR_CODES, NETWORK_ERROR_CODES, OCF_SYNC_ERROR_CODES } from "./error-codes.js";
+export type { OcfSyncErrorCode } from "./error-codes.js";
 export type { Logger } from "./logger.js";
 export type { CalendarDate, UtcDateTime } from "./dates.js";
 export { DecimalError } from "./decimal.js";
@@ -42,7 +45,6 @@ export { createRedisRateLimiter, quotaKey } from "./client/redis-rate-limiter.js
 export type { RedisRateLimiter, RedisRateLimiterOptions } from "./client/redis-rate-limiter.js";
 export type { RetryOptions } from "./client/retry-timing.js";
 export {
-  API_ERROR_CODES,
   AbortedError,
   ApiError,
   AuthError,
@@ -59,7 +61,6 @@ export {
   isInvalidJsonError,
   isNetworkError,
   isResponseTooLargeError,
-  NETWORK_ERROR_CODES,
 } from "./client/errors.js";
 export type { ApiErrorCode, AuthFailure, ErrorBodyInfo, NetworkErrorCode, RequestContext } from "./client/errors.js";
 
@@ -96,7 +97,7 @@ export { mapAward } from "./mapping/award.js";
 export type { RecordMappingContext } from "./mapping/grant.js";
 export { mapUnit } from "./mapping/unit.js";
 export type { ShareClassDirectory } from "./mapping/share-classes.js";
-export { MAPPING_ERROR_CODES, MAPPING_WARNING_CODES, MappingError, isMappingError } from "./mapping/errors.js";
+export { MAPPING_WARNING_CODES, MappingError, isMappingError } from "./mapping/errors.js";
 export type { MappingErrorCode, MappingLocation, MappingWarning, MappingWarningCode, RecordRef } from "./mapping/errors.js";
 export type {
   DeliveredShares,

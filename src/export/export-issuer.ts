@@ -167,6 +167,7 @@ export interface IssuerExport {
  * @category Errors
  */
 export class ExportValidationError extends OcfSyncError {
+  declare readonly code: "EXPORT_PACKAGE_INVALID";
   readonly issuerId: string;
   readonly problems: PackageProblem[];
   constructor(issuerId: string, problems: PackageProblem[]) {
