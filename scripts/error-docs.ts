@@ -100,6 +100,8 @@ export function exitStatusOf(code: OcfSyncErrorCode): string {
   const usage = USAGE_ERRORS_OF_ARGUMENTS[code];
   if (usage !== undefined) return usage.argument === "always" ? "2" : `2 for ${usage.argument}, else 1`;
   if (code === "INTERRUPTED") return "130 (SIGINT), 143 (SIGTERM)";
+  // src/cli/main.ts: a failure of the command that is no typed error nor a system error is a bug.
+  if (code === "UNEXPECTED") return "1 for an issuer's failure; 70 for a bug that stops the command";
   if (RETRYABLE_JOB_CODES.has(code)) return `${RETRY_EXIT_STATUS}`;
   if (code === "S3_REQUEST_FAILED") return `${RETRY_EXIT_STATUS}¹ when storage was unreachable, 408, 429 or 5xx; else 1`;
   if (code === "API_NETWORK_ERROR") return `${RETRY_EXIT_STATUS}¹, or 1 for a connection that can never work (TLS to plain HTTP, a refused certificate)`;
@@ -128,7 +130,7 @@ export function errorsPage(entries = errorCodeEntries()): string {
     "The exit status is the CLI's when a command ends with that failure. An issuer's failure makes the exit status",
     `1, or ${RETRY_EXIT_STATUS} (retry the job) when every issuer that failed failed on a transient cause (¹); a`,
     "failure of the whole job ends with the status shown. A system error no layer named carries the system's own",
-    "code (`ENOENT`, `EADDRINUSE`, …) and exit status 1; a bug with no code at all exits with 70. See",
+    "code (`ENOENT`, `EADDRINUSE`, …) and exit status 1. See",
     "[operations.md](operations.md#exit-statuses) for what a retry policy does with each status.",
   ];
   let section: string | undefined;
