@@ -5,9 +5,10 @@
  *    else: dist/ (JavaScript and declarations, no source maps), bin/, the sample API data, README,
  *    LICENSE, CHANGELOG; no golden packages, tests, sources or scripts.
  * 2. publint (strict) and Are the Types Wrong (ESM-only profile) find nothing.
- * 3. Installed into an empty project: `import "ocf-sync"` works, the `ocf-sync` bin runs (its version,
- *    and the demo end to end), and the README's library example type-checks against the installed
- *    types and runs against a sample API started from the installed package.
+ * 3. Installed into an empty project: `import "ocf-sync"` and `import "ocf-sync/testing"` work (the
+ *    sample API only in the second), the `ocf-sync` bin runs (its version, and the demo end to end), and
+ *    the README's library example type-checks against the installed types and runs against a sample
+ *    API started from the installed `ocf-sync/testing`.
  * 4. The migration script a user would write (docs/examples/migration.ts: export two issuers, read them
  *    back typed, total them, reconcile, print the report) type-checks and runs, as written, from the
  *    installed package; its totals are those of the golden packages.
@@ -79,7 +80,7 @@ async function run(command: string, args: string[], options: { cwd: string; env?
 }
 
 /** What the tarball must hold, and what it must not. */
-const REQUIRED = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "bin/ocf-sync.cjs", "bin/start.cjs", "dist/index.js", "dist/index.d.ts", "dist/cli/bin.js", "samples/api/7.json", "schemas/run-record.schema.json"];
+const REQUIRED = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "bin/ocf-sync.cjs", "bin/start.cjs", "dist/index.js", "dist/index.d.ts", "dist/testing.js", "dist/testing.d.ts", "dist/cli/bin.js", "samples/api/7.json", "schemas/run-record.schema.json"];
 const ALLOWED = [/^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/, /^bin\/[a-z-]+\.cjs$/, /^dist\/.+\.(js|d\.ts)$/, /^samples\/api\/[^/]+\.json$/, /^schemas\/[a-z-]+\.schema\.json$/];
 
 /** The ```ts block of the README's "Library" section. */
@@ -127,6 +128,12 @@ async function main(): Promise<void> {
     step("ESM import");
     const imported = await run(process.execPath, ["--input-type=module", "-e", 'const m = await import("ocf-sync"); console.log(typeof m.exportIssuers, typeof m.createApiClient, Object.keys(m).length);'], { cwd: project });
     if (!/^function function \d+\n$/.test(imported)) fail(`import "ocf-sync" gave ${JSON.stringify(imported)}`);
+    const testing = await run(
+      process.execPath,
+      ["--input-type=module", "-e", 'const t = await import("ocf-sync/testing"); const m = await import("ocf-sync"); console.log(typeof t.startSampleServer, Array.isArray(t.FAULT_KINDS), "startSampleServer" in m);'],
+      { cwd: project },
+    );
+    if (testing !== "function true false\n") fail(`import "ocf-sync/testing" (and the sample API out of "ocf-sync") gave ${JSON.stringify(testing)}`);
 
     step("the ocf-sync bin");
     const bin = join(project, "node_modules", ".bin", process.platform === "win32" ? "ocf-sync.cmd" : "ocf-sync");
@@ -135,9 +142,17 @@ async function main(): Promise<void> {
     const demo = await run(bin, ["demo", "--out", "demo-out"], { cwd: project });
     if (!demo.includes("5 of 5 issuers exported")) fail(`ocf-sync demo did not export the five sample issuers:\n${demo}`);
 
-    step("the README's library example and docs/examples/migration.ts: type-checked against the installed types");
+    step("the README's library example, docs/examples/migration.ts and an ocf-sync/testing import: type-checked against the installed types, then run");
     await writeFile(join(project, "example.ts"), await readmeLibraryExample());
     await writeFile(join(project, "migration.ts"), await readFile(join(ROOT, "docs", "examples", "migration.ts"), "utf8"));
+    await writeFile(
+      join(project, "testing-example.ts"),
+      `import { startSampleServer, type SampleServer, type SampleServerOptions } from "ocf-sync/testing";
+const options: SampleServerOptions = { port: 0, token: "sample" };
+const server: SampleServer = await startSampleServer(options);
+await server.close();
+`,
+    );
     await run(
       process.execPath,
       [
@@ -153,6 +168,7 @@ async function main(): Promise<void> {
         "--types", "node",
         "example.ts",
         "migration.ts",
+        "testing-example.ts",
       ],
       { cwd: project },
     );
@@ -160,7 +176,7 @@ async function main(): Promise<void> {
     await writeFile(
       join(project, "run-example.mjs"),
       `import { execFile } from "node:child_process";
-import { startSampleServer } from "ocf-sync";
+import { startSampleServer } from "ocf-sync/testing";
 // The example runs in its own process, so that this one's event loop stays free to serve it.
 const server = await startSampleServer({ port: 0, oauth: { clientId: "example-client", clientSecret: "example-secret" } });
 try {

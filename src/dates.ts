@@ -21,6 +21,7 @@ export type CalendarDate = string & { readonly __calendarDate?: never };
 export type UtcDateTime = string & { readonly __utcDateTime?: never };
 
 export class DateFormatError extends OcfSyncError {
+  declare readonly code: "DATE_FORMAT";
   readonly value: string;
   constructor(message: string, value: string) {
     super("DATE_FORMAT", message);

@@ -43,8 +43,9 @@ const MAX_ABS_EXPONENT = 60;
  * @category Errors
  */
 export class DecimalError extends OcfSyncError {
+  declare readonly code: "DECIMAL_SYNTAX" | "DECIMAL_RANGE" | "DECIMAL_PRECISION";
   readonly value: string;
-  constructor(code: "DECIMAL_SYNTAX" | "DECIMAL_RANGE" | "DECIMAL_PRECISION", message: string, value: string) {
+  constructor(code: DecimalError["code"], message: string, value: string) {
     super(code, message);
     this.name = "DecimalError";
     this.value = value;

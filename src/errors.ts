@@ -2,6 +2,8 @@
  * The base of every error ocf-sync throws. Each carries a stable `code` that callers can switch on,
  * and the original error as `cause`. Messages never contain secrets (tokens, client secrets).
  */
+import type { OcfSyncErrorCode } from "./error-codes.js";
+
 const BRAND = Symbol.for("ocf-sync.error");
 
 /**
@@ -12,10 +14,10 @@ const BRAND = Symbol.for("ocf-sync.error");
  */
 export class OcfSyncError extends Error {
   readonly [BRAND] = true;
-  /** A stable, machine-readable code such as `SOURCE_RECORD_INVALID` or `API_NOT_FOUND`. */
-  readonly code: string;
+  /** A stable, machine-readable code such as `SOURCE_RECORD_INVALID` or `API_NOT_FOUND`: one of {@link OCF_SYNC_ERROR_CODES}. */
+  readonly code: OcfSyncErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: OcfSyncErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.name = "OcfSyncError";

@@ -9,7 +9,10 @@
  * const client = createApiClient({ baseUrl: "https://api.carta.com", auth: { type: "bearer", token } });
  * for await (const result of exportIssuers(client, ["144361"], { outDir: "out", zip: true })) console.log(result);
  *
+ * The embedded sample API, for tests of code built on ocf-sync, is `ocf-sync/testing` (src/testing.ts).
+ *
  * @packageDocumentation
+ * @module ocf-sync
  */
 
 // Errors and logging
@@ -23,6 +26,8 @@ export {
   isInterruptedError,
   isOcfSyncError,
 } from "./errors.js";
+export { API_ERROR_CODES, MAPPING_ERROR_CODES, NETWORK_ERROR_CODES, OCF_READ_ERROR_CODES, OCF_SYNC_ERROR_CODES } from "./error-codes.js";
+export type { OcfSyncErrorCode } from "./error-codes.js";
 export type { Logger } from "./logger.js";
 export type { CalendarDate, UtcDateTime } from "./dates.js";
 export { DecimalError } from "./decimal.js";
@@ -40,7 +45,6 @@ export { createRedisRateLimiter, quotaKey } from "./client/redis-rate-limiter.js
 export type { RedisRateLimiter, RedisRateLimiterOptions } from "./client/redis-rate-limiter.js";
 export type { RetryOptions } from "./client/retry-timing.js";
 export {
-  API_ERROR_CODES,
   AbortedError,
   ApiError,
   AuthError,
@@ -57,7 +61,6 @@ export {
   isInvalidJsonError,
   isNetworkError,
   isResponseTooLargeError,
-  NETWORK_ERROR_CODES,
 } from "./client/errors.js";
 export type { ApiErrorCode, AuthFailure, ErrorBodyInfo, NetworkErrorCode, RequestContext } from "./client/errors.js";
 
@@ -94,7 +97,7 @@ export { mapAward } from "./mapping/award.js";
 export type { RecordMappingContext } from "./mapping/grant.js";
 export { mapUnit } from "./mapping/unit.js";
 export type { ShareClassDirectory } from "./mapping/share-classes.js";
-export { MAPPING_ERROR_CODES, MAPPING_WARNING_CODES, MappingError, isMappingError } from "./mapping/errors.js";
+export { MAPPING_WARNING_CODES, MappingError, isMappingError } from "./mapping/errors.js";
 export type { MappingErrorCode, MappingLocation, MappingWarning, MappingWarningCode, RecordRef } from "./mapping/errors.js";
 export type {
   DeliveredShares,
@@ -126,7 +129,7 @@ export type { WrittenPackageFile } from "./ocf/package-writer.js";
 export { ZipTooLargeError, packageNameFor } from "./ocf/package-folder.js";
 export { PackageUnusableError } from "./ocf/package-reader.js";
 export type { ReadOcfPackageOptions } from "./ocf/package-reader.js";
-export { OCF_READ_ERROR_CODES, OcfReadError, isOcfReadError, readOcfPackage } from "./ocf/typed-reader.js";
+export { OcfReadError, isOcfReadError, readOcfPackage } from "./ocf/typed-reader.js";
 export type { OcfObjectOfFileType, OcfPackageFileEntry, OcfPackageReader, OcfReadErrorCode, ReadObjectsOptions } from "./ocf/typed-reader.js";
 export { PACKAGE_PROBLEM_CODES, validatePackageAt } from "./ocf/validate-package.js";
 export type { LineageUsed, PackageCounts, PackageProblem, PackageProblemCode, PackageValidationReport, ValidatePackageAtOptions } from "./ocf/validate-package.js";
@@ -184,12 +187,3 @@ export type { StaleLockReason } from "./io/lock-file.js";
 export { SyncStateError, readSyncState } from "./sync/state.js";
 export type { FullPassReason, IssuerPackageState, IssuerStore, IssuerSyncState, SyncState, UnchangedPage, UnreadableIssuerState } from "./sync/state.js";
 export { SyncStoreError } from "./sync/store.js";
-
-// The embedded sample API (the demo, and tests of code built on ocf-sync)
-export { startSampleServer } from "./sample-server/server.js";
-export type { SampleServer, SampleServerOptions, SampleServerStats } from "./sample-server/server.js";
-export { FAULT_KINDS } from "./sample-server/faults.js";
-export type { FaultKind, FaultOptions } from "./sample-server/faults.js";
-export type { QuotaLimits } from "./sample-server/quota.js";
-export type { OAuthServerOptions } from "./sample-server/oauth.js";
-export type { SampleData, SampleIssuer, WireRecord } from "./sample-server/data.js";

@@ -18,8 +18,8 @@ import {
   reconcileApiWithOcf,
   renderReconciliationText,
   reportAgrees,
-  startSampleServer,
 } from "ocf-sync";
+import { startSampleServer } from "ocf-sync/testing";
 
 const SCALE = 10n ** 10n;
 

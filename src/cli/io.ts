@@ -1,3 +1,4 @@
+import type { OcfSyncErrorCode } from "../error-codes.js";
 import { isFileSystemError, isOcfSyncError } from "../errors.js";
 import type { Redactor } from "../redaction.js";
 
@@ -51,12 +52,12 @@ export function usageErrorMessage(command: string, error: UsageError): string {
 }
 
 /** The code of a usage error that has none of its own, where a code is always given (JSON output). */
-export const USAGE_ERROR_CODE = "USAGE_ERROR";
+export const USAGE_ERROR_CODE = "USAGE_ERROR" satisfies OcfSyncErrorCode;
 /** The code of a failure that is a bug in ocf-sync (no typed error, no system error), in JSON output. */
-export const UNEXPECTED_ERROR_CODE = "UNEXPECTED";
+export const UNEXPECTED_ERROR_CODE = "UNEXPECTED" satisfies OcfSyncErrorCode;
 
 /** The stable code of an issuer's or a job's failure: an ocf-sync error's own, else `UNEXPECTED`. */
-export function failureCodeOf(error: unknown): string {
+export function failureCodeOf(error: unknown): OcfSyncErrorCode {
   return isOcfSyncError(error) ? error.code : UNEXPECTED_ERROR_CODE;
 }
 

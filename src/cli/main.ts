@@ -9,7 +9,7 @@ import { closest } from "../closest.js";
 import { typedValue } from "./args.js";
 import { UNEXPECTED_ERROR_CODE, USAGE_ERROR_CODE, UsageError, usageErrorMessage, writeLine, type CliIo } from "./io.js";
 import { createReporter } from "./progress.js";
-import { jobFailureExitStatus } from "./run-record.js";
+import { jobFailureExitStatus, USAGE_FAILURE_CODES } from "./run-record.js";
 
 type Command = (argv: readonly string[], io: CliIo) => Promise<number>;
 
@@ -244,7 +244,7 @@ function reportFailure(command: string, error: unknown, io: CliIo, argv: readonl
     reportLine(io, argv, `ocf-sync ${command}: ${terminalSafe(error.message)}`, error.code);
     // A client option the flags gave that the client refuses is a usage error; a job that could not
     // run for now (a lock held, the deadline) ends with the status that says "retry it".
-    return error.code === "CLIENT_CONFIG_INVALID" ? 2 : jobFailureExitStatus(error, false);
+    return USAGE_FAILURE_CODES.has(error.code) ? 2 : jobFailureExitStatus(error, false);
   }
   const errno = errnoOf(error);
   if (errno !== undefined) {

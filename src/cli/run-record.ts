@@ -13,6 +13,7 @@
  */
 import { dirname } from "node:path";
 import { isNetworkError } from "../client/errors.js";
+import type { OcfSyncErrorCode } from "../error-codes.js";
 import { isInterruptedError, isOcfSyncError } from "../errors.js";
 import type { Redactor } from "../redaction.js";
 import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
@@ -31,11 +32,14 @@ import { RUN_RECORD_FORMAT, type RunIssuer, type RunRecord } from "./run-record-
 /** Exit status of a job to retry as it is: it could not run, or failed only on transient causes. */
 export const RETRY_EXIT_STATUS = 75;
 
+/** Failures of a whole job that are the command line's to fix, as a usage error is (exit status 2): a client option the flags gave that the client refuses. */
+export const USAGE_FAILURE_CODES: ReadonlySet<OcfSyncErrorCode> = new Set(["CLIENT_CONFIG_INVALID"]);
+
 /** Failures of a whole job that a retry of the same job can get past (a lock released, more time). */
-const RETRYABLE_JOB_CODES: ReadonlySet<string> = new Set(["OUTPUT_LOCKED", "SYNC_LOCKED", "DEADLINE_EXCEEDED"]);
+export const RETRYABLE_JOB_CODES: ReadonlySet<OcfSyncErrorCode> = new Set(["OUTPUT_LOCKED", "SYNC_LOCKED", "DEADLINE_EXCEEDED"]);
 
 /** Failures of an issuer that say nothing of its data: the API was unreachable, slow, refusing or failing. */
-const TRANSIENT_ISSUER_CODES: ReadonlySet<string> = new Set([
+export const TRANSIENT_ISSUER_CODES: ReadonlySet<OcfSyncErrorCode> = new Set<OcfSyncErrorCode>([
   ...RETRYABLE_JOB_CODES,
   "API_NETWORK_ERROR",
   "API_TIMEOUT",
@@ -62,7 +66,7 @@ export function isTransientFailure(error: unknown): boolean {
 }
 
 /** Whether a failure of a whole job (an error's code) is one to retry (exit status 75). */
-export function isRetryableJobCode(code: string): boolean {
+export function isRetryableJobCode(code: OcfSyncErrorCode): boolean {
   return RETRYABLE_JOB_CODES.has(code);
 }
 

@@ -5,22 +5,9 @@
  * No message or field here ever holds a token or client secret: the client redacts server-supplied
  * text before it gets here, and paths never carry credentials.
  */
+import { API_ERROR_CODES, NETWORK_ERROR_CODES, type OcfSyncErrorCode } from "../error-codes.js";
 import { OcfSyncError, describeValue, isOcfSyncError } from "../errors.js";
 
-/**
- * Codes of {@link ApiError}: one per HTTP status family the caller may want to tell apart.
- *
- * @category Errors
- */
-export const API_ERROR_CODES = [
-  "API_BAD_REQUEST",
-  "API_UNAUTHORIZED",
-  "API_FORBIDDEN",
-  "API_NOT_FOUND",
-  "API_RATE_LIMITED",
-  "API_SERVER_ERROR",
-  "API_HTTP_ERROR",
-] as const;
 /**
  * The `code` of an {@link ApiError}: one per HTTP status the service answers with, `API_HTTP_ERROR` for others.
  *
@@ -28,12 +15,6 @@ export const API_ERROR_CODES = [
  */
 export type ApiErrorCode = (typeof API_ERROR_CODES)[number];
 
-/**
- * Codes of {@link NetworkError}.
- *
- * @category Errors
- */
-export const NETWORK_ERROR_CODES = ["API_NETWORK_ERROR", "API_TIMEOUT"] as const;
 /**
  * The `code` of a {@link NetworkError}: the connection failed, or a timeout expired.
  *
@@ -112,7 +93,7 @@ export abstract class RequestError extends ClientError {
   /** HTTP requests sent for this call, retries included. */
   readonly attempts: number;
 
-  constructor(code: string, context: RequestContext, what: string, options: { cause?: unknown; hint?: string | undefined } = {}) {
+  constructor(code: ApiErrorCode | NetworkErrorCode | "API_INVALID_JSON" | "API_RESPONSE_TOO_LARGE", context: RequestContext, what: string, options: { cause?: unknown; hint?: string | undefined } = {}) {
     const hint = options.hint === undefined ? "" : `; ${options.hint}`;
     super(code, `${context.method} ${context.path} ${what} ${attemptsText(context.attempts)}${hint}`, options.cause === undefined ? undefined : { cause: options.cause });
     this.method = context.method;
@@ -403,7 +384,7 @@ export class ClientConfigError extends ClientError {
 }
 
 /** A type guard that tests the `code`, so that it works across copies of the package. */
-function guardFor<T extends OcfSyncError>(codes: readonly string[]): (error: unknown) => error is T {
+function guardFor<T extends OcfSyncError>(codes: readonly OcfSyncErrorCode[]): (error: unknown) => error is T {
   return (error: unknown): error is T => isOcfSyncError(error) && codes.includes(error.code);
 }
 

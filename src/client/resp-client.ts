@@ -10,6 +10,7 @@
  * alive only while a command waits for its reply (an idle client never holds a command line open).
  */
 import { type Socket, connect } from "node:net";
+import type { OcfSyncErrorCode } from "../error-codes.js";
 import { OcfSyncError } from "../errors.js";
 import { abortError, isAborted } from "./abort.js";
 
@@ -25,7 +26,7 @@ export class RespReplyError extends Error {
 }
 
 /** The code of a connection that could not be made, or that failed under a command. */
-export const REDIS_UNAVAILABLE = "RATE_LIMITER_UNAVAILABLE";
+export const REDIS_UNAVAILABLE = "RATE_LIMITER_UNAVAILABLE" satisfies OcfSyncErrorCode;
 
 /** Where to connect, read from a `redis://` URL. */
 export interface RedisAddress {

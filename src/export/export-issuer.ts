@@ -41,6 +41,7 @@ type RecordItem = Extract<PullItem, { type: "record" }>;
  * @category Errors
  */
 export class ExportValidationError extends OcfSyncError {
+  declare readonly code: "EXPORT_PACKAGE_INVALID";
   readonly issuerId: string;
   readonly problems: PackageProblem[];
   constructor(issuerId: string, problems: PackageProblem[]) {

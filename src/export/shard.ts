@@ -6,6 +6,7 @@
  * Actions matrix, an Airflow task) can set `OCF_SYNC_SHARD=K/N` (1-based, as `--shard K/N`). A
  * {@link Shard} is always 1-based, the form `shardOf` takes.
  */
+import type { OcfSyncErrorCode } from "../error-codes.js";
 import { OcfSyncError } from "../errors.js";
 
 /**
@@ -24,7 +25,7 @@ export interface Shard {
  *
  * @category Export
  */
-export const SHARD_INVALID = "SHARD_INVALID";
+export const SHARD_INVALID = "SHARD_INVALID" satisfies OcfSyncErrorCode;
 
 function shardError(message: string): OcfSyncError {
   return new OcfSyncError(SHARD_INVALID, message);

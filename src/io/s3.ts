@@ -45,6 +45,7 @@ export function s3Key(location: S3Location, relative: string): string {
 
 /** Raised when an `s3://` location is used but `@aws-sdk/client-s3` is not installed. */
 export class S3ClientMissingError extends OcfSyncError {
+  declare readonly code: "S3_CLIENT_MISSING";
   constructor(cause: unknown) {
     super("S3_CLIENT_MISSING", `s3:// locations need the optional package ${S3_CLIENT_PACKAGE}: install it beside ocf-sync (npm install ${S3_CLIENT_PACKAGE})`, { cause });
     this.name = "S3ClientMissingError";
@@ -53,9 +54,10 @@ export class S3ClientMissingError extends OcfSyncError {
 
 /** A request to object storage failed: the operation, the key and the HTTP status when there was one. */
 export class S3RequestError extends OcfSyncError {
+  declare readonly code: "S3_REQUEST_FAILED" | "S3_COMMIT_CONFLICT";
   readonly key: string;
   readonly status: number | undefined;
-  constructor(code: "S3_REQUEST_FAILED" | "S3_COMMIT_CONFLICT", operation: string, key: string, status: number | undefined, message: string, cause: unknown) {
+  constructor(code: S3RequestError["code"], operation: string, key: string, status: number | undefined, message: string, cause: unknown) {
     super(code, `${operation} s3 object ${JSON.stringify(key)} failed${status === undefined ? "" : ` (HTTP ${status})`}: ${message}`, { cause });
     this.name = "S3RequestError";
     this.key = key;

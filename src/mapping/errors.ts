@@ -4,33 +4,11 @@
  * do not add up). Warnings are data returned to the caller, never logged from here, and never a
  * reason to change the source's numbers.
  */
+import { MAPPING_ERROR_CODES } from "../error-codes.js";
 import { OcfSyncError, describeValue, isOcfSyncError } from "../errors.js";
 import type { RecordKind } from "../source/kinds.js";
 
-/**
- * Why a record or an option could not be mapped. Each is a stable `code` of `MappingError`.
- *
- * @category Errors
- */
-export const MAPPING_ERROR_CODES = [
-  /** A value OCF requires is absent from the record (issue date, quantity, price, …). */
-  "MAPPING_MISSING_VALUE",
-  /** A decimal needs more than the 10 decimal places OCF `Numeric` allows (never rounded). */
-  "MAPPING_DECIMAL_PRECISION",
-  /** The record's content contradicts itself in a way no OCF object can carry (duplicate event ids, …). */
-  "MAPPING_CONFLICT",
-  /** Two records would produce the same OCF id, or the same record was given twice. */
-  "MAPPING_ID_COLLISION",
-  /** An option given to the mapping is not usable (an `asOf` that is not a date, …). */
-  "MAPPING_INVALID_OPTION",
-  /** The mapping built an object that fails ocf-sync's OCF 1.2.0 schemas; nothing invalid is returned. */
-  "MAPPING_INVALID_OUTPUT",
-  /**
-   * The transactions built from the record do not read consistently under the package's lineage (the
-   * lineage rules of `ocf-sync validate`); nothing inconsistent is returned.
-   */
-  "MAPPING_INVALID_LINEAGE",
-] as const;
+
 /**
  * The `code` of a {@link MappingError}.
  *

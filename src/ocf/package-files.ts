@@ -114,6 +114,7 @@ export const PACKAGE_FILE_NAMES = {
  * @category Errors
  */
 export class OcfPackageError extends OcfSyncError {
+  declare readonly code: "OCF_PACKAGE_INVALID";
   constructor(message: string) {
     super("OCF_PACKAGE_INVALID", message);
     this.name = "OcfPackageError";

@@ -205,6 +205,7 @@ export async function removeStaleCompanions(outDir: string): Promise<string[]> {
  * @category Errors
  */
 export class ZipTooLargeError extends OcfSyncError {
+  declare readonly code: "ZIP64_UNSUPPORTED";
   constructor(message: string) {
     super("ZIP64_UNSUPPORTED", message);
     this.name = "ZipTooLargeError";

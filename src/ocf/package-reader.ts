@@ -52,6 +52,7 @@ const MAX_FOLDER_DEPTH = 8;
  * @category Errors
  */
 export class PackageUnusableError extends OcfSyncError {
+  declare readonly code: "PACKAGE_UNUSABLE";
   /** The path that was given to read. */
   readonly path: string;
   constructor(path: string, message: string, options?: { cause?: unknown }) {

@@ -66,6 +66,7 @@ export interface PulledIssuerRecords {
  * @category Errors
  */
 export class NdjsonFormatError extends OcfSyncError {
+  declare readonly code: "NDJSON_INVALID";
   readonly path: string;
   /** 1-based. */
   readonly line: number;

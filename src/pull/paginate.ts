@@ -72,11 +72,12 @@ const KNOWN: unique symbol = Symbol("a known page");
  * @category Errors
  */
 export class PaginationError extends OcfSyncError {
+  declare readonly code: "PAGINATION_TOKEN_REPEATED" | "PAGINATION_TOO_MANY_PAGES";
   readonly issuerId: string;
   readonly kind: RecordKind;
   readonly page: number;
   constructor(
-    code: "PAGINATION_TOKEN_REPEATED" | "PAGINATION_TOO_MANY_PAGES",
+    code: PaginationError["code"],
     message: string,
     context: { issuerId: string; kind: RecordKind; page: number },
   ) {

@@ -46,6 +46,7 @@ export interface PackageObjects {
  * @category Errors
  */
 export class ReconcileInputError extends OcfSyncError {
+  declare readonly code: "RECONCILE_INPUT_UNUSABLE";
   constructor(message: string, options?: { cause?: unknown }) {
     super("RECONCILE_INPUT_UNUSABLE", message, options);
     this.name = "ReconcileInputError";

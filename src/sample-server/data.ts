@@ -58,6 +58,7 @@ export interface SampleIssuerFile {
 
 /** Thrown by `loadSampleData` for a file it cannot serve; names the file, the record and the field. */
 export class SampleDataError extends OcfSyncError {
+  declare readonly code: "SAMPLE_DATA_INVALID";
   constructor(message: string, options?: { cause?: unknown }) {
     super("SAMPLE_DATA_INVALID", message, options);
     this.name = "SampleDataError";

@@ -58,6 +58,7 @@ export interface FaultOptions {
 
 /** Thrown by `startSampleServer` for options it cannot honour. */
 export class SampleServerOptionsError extends OcfSyncError {
+  declare readonly code: "SAMPLE_SERVER_OPTIONS";
   constructor(message: string) {
     super("SAMPLE_SERVER_OPTIONS", message);
     this.name = "SampleServerOptionsError";

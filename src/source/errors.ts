@@ -3,6 +3,7 @@
  * of its issues named (issuer, record, field path and value); a response whose envelope is broken fails
  * its request. Warnings are data, returned to the caller, never logged from here.
  */
+import { SOURCE_RECORD_ERROR_CODES } from "../error-codes.js";
 import { OcfSyncError, describeValue, isOcfSyncError } from "../errors.js";
 import type { RecordKind } from "./kinds.js";
 
@@ -100,11 +101,7 @@ function located(pathText: string, message: string): string {
   return pathText === "" ? message : `${pathText}: ${message}`;
 }
 
-/**
- * Codes of {@link SourceRecordError}: the record failed its schema, or broke a limit on its JSON
- * (`src/source/json-limits.ts`): nested too deep, or too large.
- */
-export const SOURCE_RECORD_ERROR_CODES = ["SOURCE_RECORD_INVALID", "SOURCE_RECORD_TOO_DEEP", "SOURCE_RECORD_TOO_LARGE"] as const;
+/** The `code` of a `SourceRecordError`. */
 export type SourceRecordErrorCode = (typeof SOURCE_RECORD_ERROR_CODES)[number];
 
 /**
@@ -138,6 +135,7 @@ export class SourceRecordError extends OcfSyncError {
  * @category Errors
  */
 export class SourceEnvelopeError extends OcfSyncError {
+  declare readonly code: "SOURCE_ENVELOPE_INVALID";
   readonly issuerId: string;
   readonly kind: RecordKind;
   /** The request path whose response was malformed. */

@@ -13,6 +13,7 @@ export type { LockOwner, StaleLock } from "../io/lock-file.js";
  * @category Errors
  */
 export class SyncLockedError extends OcfSyncError {
+  declare readonly code: "SYNC_LOCKED";
   readonly lockFile: string;
   readonly owner: LockOwner | undefined;
   constructor(lockFile: string, owner: LockOwner | undefined, why: string) {

@@ -222,6 +222,7 @@ export const SYNC_STATE_RECOVERY_ADVICE = "To start afresh, move the state file 
  * @category Errors
  */
 export class SyncStateError extends OcfSyncError {
+  declare readonly code: "SYNC_STATE_INVALID";
   /** The state file. */
   readonly path: string;
   constructor(path: string, message: string, options?: { cause?: unknown }) {

@@ -72,6 +72,7 @@ export type ShardGenerations = readonly number[];
  * @category Errors
  */
 export class SyncStoreError extends OcfSyncError {
+  declare readonly code: "SYNC_STORE_DAMAGED";
   readonly path: string;
   constructor(path: string, message: string, options?: { cause?: unknown }) {
     super("SYNC_STORE_DAMAGED", `${message}; delete the folder ${dirname(path)} and the next sync pulls the issuer's records again`, options);

@@ -1,15 +1,16 @@
 /**
- * The public API (src/index.ts) is deliberate: the list of names is pinned here (a change to it is a
- * change to the README's "Library" section and to the CHANGELOG), every name has a doc comment, and no
- * public type reaches a dependency's types (zod, undici, decimal.js), however deep.
+ * The public API (src/index.ts, and `ocf-sync/testing` in src/testing.ts) is deliberate: the list of
+ * names is pinned here (a change to it is a change to the README's "Library" section and to the
+ * CHANGELOG), every name has a doc comment, and no public type reaches a dependency's types (zod,
+ * undici, decimal.js), however deep.
  */
 import { resolve } from "node:path";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import * as api from "../../src/index.js";
+import * as testing from "../../src/testing.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
-const INDEX = resolve(ROOT, "src/index.ts");
 
 /** Runtime values: functions, classes and constants. */
 const VALUES = [
@@ -24,7 +25,6 @@ const VALUES = [
   "DeadlineExceededError",
   "DecimalError",
   "ExportValidationError",
-  "FAULT_KINDS",
   "FIGURE_NAMES",
   "FileSystemError",
   "InterruptedError",
@@ -37,6 +37,7 @@ const VALUES = [
   "NdjsonFormatError",
   "NetworkError",
   "OCF_READ_ERROR_CODES",
+  "OCF_SYNC_ERROR_CODES",
   "OCF_VERSION",
   "OcfPackageError",
   "OcfReadError",
@@ -116,12 +117,20 @@ const VALUES = [
   "reportAgrees",
   "shardIndexOf",
   "shardOf",
-  "startSampleServer",
   "streamIssuerRecords",
   "sync",
   "validateOcfFile",
   "validateOcfObject",
   "validatePackageAt",
+];
+
+/** The runtime values of `ocf-sync/testing`: the sample API, kept out of the main entry. */
+const TESTING_VALUES = ["FAULT_KINDS", "startSampleServer"];
+
+/** Each entry point of the package: its source, its module as loaded, and its values. */
+const ENTRIES = [
+  { entry: "src/index.ts", module: api as Record<string, unknown>, values: VALUES },
+  { entry: "src/testing.ts", module: testing as Record<string, unknown>, values: TESTING_VALUES },
 ];
 
 /** The names of every export, values and types, with what each is, read by the TypeScript compiler. */
@@ -131,20 +140,33 @@ interface PublicName {
 }
 
 let checker: ts.TypeChecker;
-let names: PublicName[];
+/** The names of each entry point, by its source path. */
+const namesOf = new Map<string, PublicName[]>();
 
 beforeAll(() => {
   const config = ts.getParsedCommandLineOfConfigFile(resolve(ROOT, "tsconfig.build.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
   if (config === undefined) throw new Error("tsconfig.build.json did not parse");
-  const program = ts.createProgram([INDEX], { ...config.options, noEmit: true });
+  const files = ENTRIES.map(({ entry }) => resolve(ROOT, entry));
+  const program = ts.createProgram(files, { ...config.options, noEmit: true });
   checker = program.getTypeChecker();
-  const module = checker.getSymbolAtLocation(program.getSourceFile(INDEX) as ts.SourceFile);
-  if (module === undefined) throw new Error("src/index.ts has no module symbol");
-  names = checker.getExportsOfModule(module).map((exported) => ({
-    name: exported.name,
-    symbol: exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported,
-  }));
+  for (const { entry } of ENTRIES) {
+    const module = checker.getSymbolAtLocation(program.getSourceFile(resolve(ROOT, entry)) as ts.SourceFile);
+    if (module === undefined) throw new Error(`${entry} has no module symbol`);
+    namesOf.set(
+      entry,
+      checker.getExportsOfModule(module).map((exported) => ({
+        name: exported.name,
+        symbol: exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported,
+      })),
+    );
+  }
 }, 120_000);
+
+function names(entry: string): PublicName[] {
+  const found = namesOf.get(entry);
+  if (found === undefined) throw new Error(`${entry} was not read`);
+  return found;
+}
 
 const DEPENDENCY_TYPES = /[\\/]node_modules[\\/](zod|undici|decimal\.js)[\\/]/;
 const OUTSIDE_PROJECT = /[\\/]node_modules[\\/]/;
@@ -190,14 +212,14 @@ function dependencyTypesReachedFrom(symbol: ts.Symbol, name: string): string[] {
   return found;
 }
 
-describe("the public surface", () => {
+describe.each(ENTRIES)("the public surface of $entry", ({ entry, module, values }) => {
   it("exports exactly the documented values", () => {
-    expect(Object.keys(api).sort()).toEqual([...VALUES].sort());
+    expect(Object.keys(module).sort()).toEqual([...values].sort());
   });
 
   it("names every value and type once, and gives each a doc comment", () => {
-    expect(names.length).toBeGreaterThan(VALUES.length);
-    const undocumented = names.filter(({ symbol }) => ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim() === "").map((n) => n.name);
+    expect(names(entry).length).toBeGreaterThan(values.length);
+    const undocumented = names(entry).filter(({ symbol }) => ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim() === "").map((n) => n.name);
     expect(undocumented).toEqual([]);
   });
 
@@ -207,18 +229,26 @@ describe("the public surface", () => {
     const KEYWORDS = new Set(["for", "if", "while", "switch", "catch", "function", "return", "typeof"]);
     // Node's and the platform's own (node:fs/promises, node:path, fetch).
     const PLATFORM = new Set(["fetch", "join", "readFile", "writeFile"]);
-    const unknown = names.flatMap(({ name, symbol }) =>
+    const importable = ENTRIES.flatMap((e) => e.values);
+    const unknown = names(entry).flatMap(({ name, symbol }) =>
       symbol
         .getJsDocTags(checker)
         .filter((tag) => tag.name === "example")
         .flatMap((tag) => [...ts.displayPartsToString(tag.text).matchAll(FREE_CALL)].map((m) => m[1] ?? ""))
-        .filter((called) => !KEYWORDS.has(called) && !PLATFORM.has(called) && !VALUES.includes(called))
+        .filter((called) => !KEYWORDS.has(called) && !PLATFORM.has(called) && !importable.includes(called))
         .map((called) => `${name}: ${called}()`),
     );
     expect(unknown).toEqual([]);
   });
 
   it("never reaches a type of zod, undici or decimal.js", () => {
-    expect(names.flatMap(({ symbol, name }) => dependencyTypesReachedFrom(symbol, name))).toEqual([]);
+    expect(names(entry).flatMap(({ symbol, name }) => dependencyTypesReachedFrom(symbol, name))).toEqual([]);
+  });
+});
+
+describe("the entry points", () => {
+  it("share no name: the sample API is only in ocf-sync/testing", () => {
+    const main = new Set(names("src/index.ts").map((n) => n.name));
+    expect(names("src/testing.ts").filter((n) => main.has(n.name)).map((n) => n.name)).toEqual([]);
   });
 });

@@ -3,7 +3,8 @@ import { mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createApiClient, exportIssuers, isOcfSyncError, startSampleServer, type Logger } from "../../../src/index.js";
+import { createApiClient, exportIssuers, isOcfSyncError, type Logger } from "../../../src/index.js";
+import { startSampleServer } from "../../../src/testing.js";
 
 describe("the README's migration-job example", () => {
   it("exports a list of issuers from code with its own logger and progress callback", async () => {

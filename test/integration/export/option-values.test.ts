@@ -13,11 +13,11 @@ import {
   exportIssuers,
   pullIssuer,
   pullIssuers,
-  startSampleServer,
   streamIssuerRecords,
   sync,
   validatePackageAt,
 } from "../../../src/index.js";
+import { startSampleServer } from "../../../src/testing.js";
 import { sampleApi } from "../../helpers/sample-api.js";
 import { temporaryFolder } from "../../helpers/temporary-folder.js";
 
