@@ -39,11 +39,10 @@ export function utf8Text(decoder: { decode(bytes: Uint8Array): string }, bytes: 
 const RUN_BUFFER_BYTES = 128 * 1024;
 
 /**
- * A run of elements of `items` (`JsonItemsHandler.elementsText`) framed as a JSON array: `[` + the
- * bytes + `]`, in a copy of its own (to hand to a worker, or parse here without joining strings),
- * written into `spare` when it is large enough (a buffer a worker gave back).
+ * A run of elements of `items` framed as a JSON array: `[` + the bytes + `]`, in a copy of its own
+ * (parsed without joining strings), written into `spare` when it is large enough (the last run's).
  */
-export function framedRun(bytes: Uint8Array, spare?: ArrayBuffer): Uint8Array<ArrayBuffer> {
+function framedRun(bytes: Uint8Array, spare?: ArrayBuffer): Uint8Array<ArrayBuffer> {
   const length = bytes.length + 2;
   const buffer = spare !== undefined && spare.byteLength >= length ? spare : new ArrayBuffer(Math.max(length, RUN_BUFFER_BYTES));
   const framed = new Uint8Array(buffer, 0, length);
@@ -68,13 +67,6 @@ export interface JsonItemsHandler {
   item(index: number, value: unknown, startByte: number, endByte: number): void;
   /** The file's value is not a JSON object (an array, a string, …): here it is, parsed. */
   notAnObject(value: unknown): void;
-  /**
-   * When given, elements of `items` are not parsed here but handed over as text, in order: a run of
-   * whole elements and the commas between them, or one element. `[` + the bytes + `]` parses exactly
-   * when they are that (a guess that fails to parse leaves the file for a reader that parses as it
-   * goes, which finds and words the error). The bytes are valid only during the call.
-   */
-  elementsText?(bytes: Uint8Array): void;
 }
 
 /** Why a file could not be read through. */
@@ -278,11 +270,6 @@ export class JsonItemsScanner {
   private startItems(chunk: Uint8Array, i: number, batchFrom: number): number {
     const end = i >= batchFrom && chunk[i] === LBRACE ? lastElementEnd(chunk, i) : -1;
     if (end > i && end - i <= this.maxValueBytes) {
-      if (this.handler.elementsText !== undefined) {
-        this.handler.elementsText(chunk.subarray(i, end + 1));
-        this.state = "items-value";
-        return chunk.indexOf(COMMA, end) + 1;
-      }
       let elements: unknown;
       try {
         // Framed in bytes, so the text is made once (a template string would be joined again by JSON.parse).
@@ -429,12 +416,6 @@ export class JsonItemsScanner {
     this.capturing = false;
     if (bytes.length > this.maxValueBytes) {
       this.tooLarge();
-      return end;
-    }
-    if (this.target === "item" && this.handler.elementsText !== undefined) {
-      this.state = "items-comma-or-end";
-      this.itemIndex++;
-      this.handler.elementsText(bytes);
       return end;
     }
     let text: string;
