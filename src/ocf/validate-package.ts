@@ -21,7 +21,8 @@ import { createHash, type Hash } from "node:crypto";
 import { describeValue } from "../errors.js";
 import { checkKnownKeys, checkNumber, checkOneOf, optionKeys } from "../options.js";
 import type { DecimalString } from "../decimal.js";
-import { JsonItemsScanner, type JsonScanError } from "./json-items.js";
+import type { JsonObjectScanner, JsonScanError } from "../json-framing.js";
+import { jsonItemsScanner } from "./json-items.js";
 import {
   manifestFileReferences,
   normalizePackagePath,
@@ -921,7 +922,7 @@ class PackageChecker {
 
 /** Reads one listed file: its MD5, its members and its items, each as soon as it is complete. */
 class FileCheck implements FileFeeder {
-  private readonly scanner: JsonItemsScanner;
+  private readonly scanner: JsonObjectScanner;
   private readonly members = new Map<string, unknown>();
   private itemsArray = false;
   private itemsCheckedAs: OcfItemsFileType | undefined;
@@ -935,7 +936,7 @@ class FileCheck implements FileFeeder {
     private readonly again: boolean,
   ) {
     this.recheck = again ? checker.schemaRecheckOf(file.path) : undefined;
-    this.scanner = new JsonItemsScanner(
+    this.scanner = jsonItemsScanner(
       {
         member: (key, value) => {
           this.members.set(key, value);
