@@ -1,8 +1,7 @@
 /**
  * Runs one `validatePackageAt` in its own process, for its time and peak memory alone. Prints one
  * JSON line: seconds and cpuSeconds (the validation, after the modules are loaded), valid, objects,
- * maxRssMb. With `dist`, the built package's module (`npm run build` first), as the CLI runs it:
- * from the sources a worker thread loads tsx and compiles TypeScript as it starts, which no user pays.
+ * maxRssMb. With `dist`, the built package's module (`npm run build` first), as the CLI runs it.
  *
  * Like the CLI, it bounds the heap's growth first (`boundHeapGrowth`), unless given `library`.
  *

@@ -13,8 +13,7 @@
  *   bounds what any validator that looks at every object on one thread can gain on the official one.
  * - peak RSS at 10,000 and at 100,000 records: whether memory stays flat as packages grow tenfold.
  *
- * ocf-sync is measured as built (`npm run build`, run first), as the CLI runs it: from the sources,
- * each worker thread would load tsx and compile the TypeScript as it starts, which no user pays.
+ * ocf-sync is measured as built (`npm run build`, run first), as the CLI runs it, not through tsx.
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";

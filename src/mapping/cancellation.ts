@@ -17,26 +17,29 @@
  * - `returnedToTreasuryQuantity` has no OCF transaction: it goes into the cancellation's comments (or
  *   the issuance's when nothing is cancelled).
  * - Zero quantities emit nothing. Every quantity is a source counter as sent (or the sum of two).
+ *
+ * The counters are parsed once, into exact values, where the grant's end is read from its record
+ * (`grantEndOf`); they become OCF Numeric only where they are written (`RecordContext.numeric`).
  */
-import { compareDecimalStrings, isPositiveDecimal, isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { Dec, formatDecimal, parseSourceDecimal, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type { GrantFields } from "../source/records.js";
 import type { RecordContext } from "./record-context.js";
 
-/** The counters and dates of a grant that end shares or units. */
+/** The counters and dates of a grant that end shares or units, its counters exact values. */
 export interface GrantEnd {
   /** The plan the grant was made under, for return to pool. */
   stockPlanId?: string | undefined;
   planName?: string | undefined;
   canceledDate?: CalendarDate | undefined;
   terminationDate?: CalendarDate | undefined;
-  canceledQuantity?: DecimalString | undefined;
-  returnedToPoolQuantity?: DecimalString | undefined;
-  returnedToTreasuryQuantity?: DecimalString | undefined;
+  canceledQuantity?: Dec | undefined;
+  returnedToPoolQuantity?: Dec | undefined;
+  returnedToTreasuryQuantity?: Dec | undefined;
   /** Units only. */
-  forfeitedQuantity?: DecimalString | undefined;
+  forfeitedQuantity?: Dec | undefined;
   /** Units only. */
-  expiredQuantity?: DecimalString | undefined;
+  expiredQuantity?: Dec | undefined;
 }
 
 /** The one cancellation of a grant, before it is placed on a security. */
@@ -65,7 +68,19 @@ export interface PlannedEnd {
   issuanceComments: string[];
 }
 
-/** The end fields of a grant record (forfeited and expired exist on units only). */
+const ZERO = new Dec(0);
+
+/** A counter of the record as an exact value. */
+function exact(text: DecimalString | undefined): Dec | undefined {
+  return text === undefined ? undefined : parseSourceDecimal(text);
+}
+
+/** A counter as messages and comments show it, `"0"` when absent. */
+function shown(value: Dec | undefined): DecimalString {
+  return value === undefined ? "0" : formatDecimal(value);
+}
+
+/** The end fields of a grant record (forfeited and expired exist on units only), its counters parsed. */
 export function grantEndOf(
   plan: { stockPlanId: string; planName: string } | undefined,
   record: GrantFields & { forfeitedQuantity?: DecimalString; expiredQuantity?: DecimalString },
@@ -75,21 +90,21 @@ export function grantEndOf(
     planName: plan?.planName,
     canceledDate: record.canceledDate,
     terminationDate: record.terminationDate,
-    canceledQuantity: record.canceledQuantity,
-    returnedToPoolQuantity: record.returnedToPoolQuantity,
-    returnedToTreasuryQuantity: record.returnedToTreasuryQuantity,
-    forfeitedQuantity: record.forfeitedQuantity,
-    expiredQuantity: record.expiredQuantity,
+    canceledQuantity: exact(record.canceledQuantity),
+    returnedToPoolQuantity: exact(record.returnedToPoolQuantity),
+    returnedToTreasuryQuantity: exact(record.returnedToTreasuryQuantity),
+    forfeitedQuantity: exact(record.forfeitedQuantity),
+    expiredQuantity: exact(record.expiredQuantity),
   };
 }
 
-function isPositive(value: DecimalString | undefined): value is DecimalString {
-  return value !== undefined && isPositiveDecimal(value);
+function isPositive(value: Dec | undefined): value is Dec {
+  return value !== undefined && value.gt(0);
 }
 
 /** The quantity, path and reason of the grant's one cancellation, if it cancels anything. */
 interface Cancelled {
-  quantity: DecimalString;
+  quantity: Dec;
   path: string;
   reason: string;
 }
@@ -104,7 +119,7 @@ export function planGrantEnd(ctx: RecordContext, kind: "stock" | "equityCompensa
   if (grant.terminationDate !== undefined) issuanceComments.push(`Terminated on ${grant.terminationDate} (terminationDate).`);
   if (cancelled === undefined) {
     if (isPositive(returned)) {
-      ctx.fail("MAPPING_CONFLICT", "returnedToPoolQuantity", `is ${returned}, but the grant cancels nothing: shares cannot return to the pool without a cancellation`, { value: returned });
+      ctx.fail("MAPPING_CONFLICT", "returnedToPoolQuantity", `is ${shown(returned)}, but the grant cancels nothing: shares cannot return to the pool without a cancellation`, { value: shown(returned) });
     }
     if (grant.canceledDate !== undefined) issuanceComments.push(`Canceled on ${grant.canceledDate} (canceledDate), with no canceled quantity.`);
     if (isPositive(treasury)) issuanceComments.push(treasuryNote(treasury));
@@ -126,12 +141,12 @@ export function planGrantEnd(ctx: RecordContext, kind: "stock" | "equityCompensa
     comments: [...dateNote, ...(isPositive(treasury) ? [treasuryNote(treasury)] : [])],
   };
   if (!isPositive(returned)) return { cancellation, issuanceComments };
-  if (compareDecimalStrings(returned, cancelled.quantity) > 0) {
+  if (returned.gt(cancelled.quantity)) {
     ctx.fail(
       "MAPPING_CONFLICT",
       "returnedToPoolQuantity",
-      `is ${returned}, more than the ${cancelled.quantity} cancelled: OCF cannot return to the pool more than a cancellation frees`,
-      { value: returned },
+      `is ${shown(returned)}, more than the ${shown(cancelled.quantity)} cancelled: OCF cannot return to the pool more than a cancellation frees`,
+      { value: shown(returned) },
     );
   }
   if (grant.stockPlanId === undefined) {
@@ -143,7 +158,7 @@ export function planGrantEnd(ctx: RecordContext, kind: "stock" | "equityCompensa
     returnToPool: {
       stockPlanId: grant.stockPlanId,
       quantity: ctx.numeric(returned, "returnedToPoolQuantity"),
-      reasonText: `Returned to the pool of ${JSON.stringify(grant.planName ?? grant.stockPlanId)} after cancellation (returnedToPoolQuantity ${returned})`,
+      reasonText: `Returned to the pool of ${JSON.stringify(grant.planName ?? grant.stockPlanId)} after cancellation (returnedToPoolQuantity ${shown(returned)})`,
       comments: dateNote,
     },
     issuanceComments,
@@ -159,7 +174,7 @@ function awardCancelled(grant: GrantEnd): Cancelled | undefined {
   return {
     quantity: grant.canceledQuantity,
     path: "canceledQuantity",
-    reason: `Canceled ${grant.canceledQuantity} (canceledQuantity${terminationContext(grant)})`,
+    reason: `Canceled ${shown(grant.canceledQuantity)} (canceledQuantity${terminationContext(grant)})`,
   };
 }
 
@@ -169,36 +184,36 @@ function awardCancelled(grant: GrantEnd): Cancelled | undefined {
  */
 function unitCancelled(ctx: RecordContext, grant: GrantEnd): Cancelled | undefined {
   const { canceledQuantity: canceled, forfeitedQuantity: forfeited, expiredQuantity: expired } = grant;
-  const parts = sumDecimalStrings([forfeited ?? "0", expired ?? "0"]);
+  const parts = (forfeited ?? ZERO).plus(expired ?? ZERO);
   const breakdown = [
-    isPositive(forfeited) ? `${forfeited} forfeited (forfeitedQuantity)` : undefined,
-    isPositive(expired) ? `${expired} expired (expiredQuantity)` : undefined,
+    isPositive(forfeited) ? `${shown(forfeited)} forfeited (forfeitedQuantity)` : undefined,
+    isPositive(expired) ? `${shown(expired)} expired (expiredQuantity)` : undefined,
   ].filter((part) => part !== undefined);
   const context = terminationContext(grant);
   if (isPositive(canceled)) {
-    const partsDisagree = !isZeroDecimal(parts) && !sameDecimal(parts, canceled);
+    const partsDisagree = !parts.isZero() && !parts.eq(canceled);
     if (partsDisagree) {
       ctx.warn(
         "CANCELLATION_BREAKDOWN_MISMATCH",
         "canceledQuantity",
-        `is ${canceled}, but forfeitedQuantity ${forfeited ?? "0"} + expiredQuantity ${expired ?? "0"} is ${parts}; one cancellation of the canceled quantity is emitted`,
+        `is ${shown(canceled)}, but forfeitedQuantity ${shown(forfeited)} + expiredQuantity ${shown(expired)} is ${shown(parts)}; one cancellation of the canceled quantity is emitted`,
       );
     }
     const said = breakdown.length === 0 ? "" : `: ${breakdown.join(", ")}${partsDisagree ? `, which do not add up to it` : ""}`;
-    return { quantity: canceled, path: "canceledQuantity", reason: `Canceled ${canceled} (canceledQuantity${said}${context})` };
+    return { quantity: canceled, path: "canceledQuantity", reason: `Canceled ${shown(canceled)} (canceledQuantity${said}${context})` };
   }
-  if (isZeroDecimal(parts)) return undefined;
+  if (parts.isZero()) return undefined;
   if (canceled !== undefined) {
     ctx.warn(
       "CANCELLATION_BREAKDOWN_MISMATCH",
       "canceledQuantity",
-      `is ${canceled}, but forfeitedQuantity ${forfeited ?? "0"} + expiredQuantity ${expired ?? "0"} is ${parts}; the forfeited and expired units are cancelled`,
+      `is ${shown(canceled)}, but forfeitedQuantity ${shown(forfeited)} + expiredQuantity ${shown(expired)} is ${shown(parts)}; the forfeited and expired units are cancelled`,
     );
   }
   return {
     quantity: parts,
     path: breakdown.length === 1 ? (isPositive(forfeited) ? "forfeitedQuantity" : "expiredQuantity") : "forfeitedQuantity",
-    reason: `Canceled ${parts}: ${breakdown.join(", ")}${canceled === undefined ? " (no canceledQuantity sent)" : ` (canceledQuantity ${canceled})`}${context}`,
+    reason: `Canceled ${shown(parts)}: ${breakdown.join(", ")}${canceled === undefined ? " (no canceledQuantity sent)" : ` (canceledQuantity ${shown(canceled)})`}${context}`,
   };
 }
 
@@ -210,26 +225,26 @@ function unitCancelled(ctx: RecordContext, grant: GrantEnd): Cancelled | undefin
 function checkPoolAndTreasury(ctx: RecordContext, grant: GrantEnd, cancelled: Cancelled | undefined): void {
   const { returnedToPoolQuantity, returnedToTreasuryQuantity } = grant;
   if (returnedToPoolQuantity === undefined && returnedToTreasuryQuantity === undefined) return;
-  const parts = sumDecimalStrings([returnedToPoolQuantity ?? "0", returnedToTreasuryQuantity ?? "0"]);
-  if (!sameDecimal(parts, cancelled?.quantity ?? "0")) {
-    const what = cancelled === undefined ? `canceledQuantity ${grant.canceledQuantity ?? "0"}` : cancelled.path === "canceledQuantity" ? `canceledQuantity ${cancelled.quantity}` : `the ${cancelled.quantity} forfeited and expired`;
+  const parts = (returnedToPoolQuantity ?? ZERO).plus(returnedToTreasuryQuantity ?? ZERO);
+  if (!parts.eq(cancelled?.quantity ?? ZERO)) {
+    const what = cancelled === undefined ? `canceledQuantity ${shown(grant.canceledQuantity)}` : cancelled.path === "canceledQuantity" ? `canceledQuantity ${shown(cancelled.quantity)}` : `the ${shown(cancelled.quantity)} forfeited and expired`;
     ctx.warn(
       "CANCELLATION_BREAKDOWN_MISMATCH",
       "returnedToPoolQuantity",
-      `returnedToPoolQuantity ${returnedToPoolQuantity ?? "0"} + returnedToTreasuryQuantity ${returnedToTreasuryQuantity ?? "0"} is ${parts}, not ${what}`,
+      `returnedToPoolQuantity ${shown(returnedToPoolQuantity)} + returnedToTreasuryQuantity ${shown(returnedToTreasuryQuantity)} is ${shown(parts)}, not ${what}`,
     );
   }
 }
 
-function treasuryNote(quantity: DecimalString): string {
-  return `${quantity} returned to treasury (returnedToTreasuryQuantity: annulled, not returned to the pool); OCF 1.2.0 has no transaction for this.`;
+function treasuryNote(quantity: Dec): string {
+  return `${shown(quantity)} returned to treasury (returnedToTreasuryQuantity: annulled, not returned to the pool); OCF 1.2.0 has no transaction for this.`;
 }
 
-function poolWithoutPlanNote(ctx: RecordContext, quantity: DecimalString): string {
+function poolWithoutPlanNote(ctx: RecordContext, quantity: Dec): string {
   ctx.warn(
     "RETURN_TO_POOL_WITHOUT_PLAN",
     "returnedToPoolQuantity",
-    `is ${quantity}, but the grant names no equity incentive plan: no TX_STOCK_PLAN_RETURN_TO_POOL can be emitted; the quantity is kept in the issuance's comments`,
+    `is ${shown(quantity)}, but the grant names no equity incentive plan: no TX_STOCK_PLAN_RETURN_TO_POOL can be emitted; the quantity is kept in the issuance's comments`,
   );
-  return `${quantity} returned to the pool (returnedToPoolQuantity), but the grant names no plan to return them to.`;
+  return `${shown(quantity)} returned to the pool (returnedToPoolQuantity), but the grant names no plan to return them to.`;
 }

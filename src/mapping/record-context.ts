@@ -4,7 +4,7 @@
  * `Numeric` the mapping writes goes through `numeric` here, and so through `toOcfNumeric`.
  */
 import { isOcfSyncError } from "../errors.js";
-import { isZeroDecimal, toOcfNumeric, type DecimalString } from "../decimal.js";
+import { formatDecimal, isZeroDecimal, toOcfNumeric, type Dec, type DecimalString } from "../decimal.js";
 import type { OcfMonetary } from "../ocf/schemas.js";
 import type { Money } from "../source/wire.js";
 import type { RecordKind } from "../source/kinds.js";
@@ -94,19 +94,20 @@ export class RecordContext {
   }
 
   /**
-   * An exact decimal as OCF `Numeric`. More than 10 decimal places is a `MAPPING_DECIMAL_PRECISION`
-   * error naming this record and field: OCF cannot hold the value and it is never rounded.
+   * An exact decimal (a record's text, or a value parsed from it) as OCF `Numeric`. More than 10
+   * decimal places is a `MAPPING_DECIMAL_PRECISION` error naming this record and field: OCF cannot
+   * hold the value and it is never rounded.
    */
-  numeric(value: DecimalString, path: string): string {
+  numeric(value: DecimalString | Dec, path: string): string {
     // The text toOcfNumeric returns for a value already in that form: skipping the decimal.js round
     // trip matters at tens of thousands of values per issuer (tests check both agree).
-    const canonical = asCanonicalNumeric(value);
+    const canonical = typeof value === "string" ? asCanonicalNumeric(value) : undefined;
     if (canonical !== undefined) return canonical;
     try {
       return toOcfNumeric(value);
     } catch (error) {
       if (isOcfSyncError(error) && error.code === "DECIMAL_PRECISION") {
-        this.fail("MAPPING_DECIMAL_PRECISION", path, error.message, { value, cause: error });
+        this.fail("MAPPING_DECIMAL_PRECISION", path, error.message, { value: typeof value === "string" ? value : formatDecimal(value), cause: error });
       }
       throw error;
     }

@@ -3,16 +3,10 @@
  * alone: its schema issues, id and kind, the references it makes, its ledger entry and the problems
  * it has by itself. Everything that needs the rest of the package (ids seen so far, securities,
  * chains) is left to `validate-package.ts`, which consumes these facts in file order.
- *
- * Kept apart, and plain data, so that the same function runs on the validator's thread for a small
- * package and in worker threads for a large one (`validate-workers.ts`): the facts are what crosses
- * between threads, and problems come out the same either way because both paths apply the same
- * facts in the same order.
  */
 import { UNSCHEMED_TRANSACTION_TYPES, validateOcfFileItem, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
 import { ISSUANCE_TYPES, canonicalObjectType, ledgerEntryOf, objectFindings, vestingSchedule, type LedgerEntry, type LedgerFinding } from "./security-ledger.js";
 import { describeValue } from "../errors.js";
-import { utf8Text } from "./json-items.js";
 
 /** The order of the checks, as the problems of one object are listed. */
 export const PHASE = { file: 0, securityIds: 1, ids: 2, references: 3, securities: 4 } as const;
@@ -93,22 +87,6 @@ export function itemFacts(value: unknown, schemaType: OcfItemsFileType | undefin
     if (typeof condition === "string") facts.vestingConditionId = condition;
   }
   return facts;
-}
-
-const DECODER = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/**
- * The facts of each element of a framed run (`framedRun`), or `undefined` when the run is not
- * UTF-8 JSON (then the file is read again by a reader that words the error).
- */
-export function elementsFacts(framed: Uint8Array, schemaType: OcfItemsFileType | undefined): ItemFacts[] | undefined {
-  let elements: unknown[];
-  try {
-    elements = JSON.parse(utf8Text(DECODER, framed)) as unknown[];
-  } catch {
-    return undefined;
-  }
-  return elements.map((element) => itemFacts(element, schemaType));
 }
 
 /** A VestingTerms' conditions: ids unique, `relative_to_condition_id` and `next_condition_ids` naming conditions of the same terms. */

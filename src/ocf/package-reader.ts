@@ -25,7 +25,7 @@ import { open, readdir, realpath, stat } from "node:fs/promises";
 import { basename, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { constants as bufferConstants, isAscii } from "node:buffer";
 import { OcfSyncError, describeValue } from "../errors.js";
-import { firstInvalidUtf8 } from "./json-items.js";
+import { firstInvalidUtf8 } from "../json-framing.js";
 import { md5Hex, stalenessOf } from "./package-set.js";
 import { OcfManifestSchema } from "./schemas.js";
 import { ZipFormatError, ZipReader, type ZipEntry } from "./zip-reader.js";

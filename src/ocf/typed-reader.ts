@@ -19,7 +19,7 @@
 import { createHash } from "node:crypto";
 import { OCF_READ_ERROR_CODES } from "../error-codes.js";
 import { OcfSyncError, describeValue, isOcfSyncError } from "../errors.js";
-import { JsonItemsScanner } from "./json-items.js";
+import { jsonItemsScanner } from "./json-items.js";
 import { FILE_TYPE_OF_MANIFEST_KEY, type OcfListedFileType } from "./files.js";
 import {
   manifestFileReferences,
@@ -285,7 +285,7 @@ async function* fileObjects(opened: OpenedOcfPackage, file: OcfPackageFileEntry,
   let fileType: unknown;
   let itemsList = false;
   let notAnObject = false;
-  const scanner = new JsonItemsScanner({
+  const scanner = jsonItemsScanner({
     member: (key, value) => {
       if (key === "file_type") fileType = value;
     },

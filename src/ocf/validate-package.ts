@@ -19,9 +19,10 @@
  */
 import { createHash, type Hash } from "node:crypto";
 import { describeValue } from "../errors.js";
-import { checkKnownKeys, checkNumber, checkOneOf, checkWholeNumber, optionKeys } from "../options.js";
+import { checkKnownKeys, checkNumber, checkOneOf, optionKeys } from "../options.js";
 import type { DecimalString } from "../decimal.js";
-import { JsonItemsScanner, framedRun, type JsonScanError } from "./json-items.js";
+import type { JsonObjectScanner, JsonScanError } from "../json-framing.js";
+import { jsonItemsScanner } from "./json-items.js";
 import {
   manifestFileReferences,
   normalizePackagePath,
@@ -37,8 +38,7 @@ import { SecurityTable, type TabledIssuance } from "./security-table.js";
 import { StringIndex } from "./string-index.js";
 import { FILE_TYPE_OF_MANIFEST_KEY } from "./files.js";
 import { isItemsFileType, validateOcfFile, type OcfIssue, type OcfItemsFileType } from "./schemas.js";
-import { PHASE, elementsFacts, isRecord, itemFacts, type ItemFacts, type Reference, type Space } from "./item-facts.js";
-import { DEFAULT_WORKER_MIN_FILE_BYTES, ElementsPool, Md5Thread, type WorkerSharing } from "./validate-workers.js";
+import { PHASE, isRecord, itemFacts, type ItemFacts, type Reference, type Space } from "./item-facts.js";
 import {
   ISSUANCE_TYPES,
   LEDGER_PROBLEM_CODES,
@@ -193,25 +193,7 @@ export interface ValidatePackageOptions {
  *
  * @category OCF
  */
-export interface ValidatePackageAtOptions extends ReadOcfPackageOptions, ValidatePackageOptions {
-  /**
-   * Worker threads that parse and check the objects of large files beside this thread (one per
-   * spare core at most is useful). The problems are the same either way. Off by default: in today's measurements they do not make a package faster to check (the facts they
-   * send back cost this thread about what their parsing saves it), and they cost CPU.
-   * @default 0
-   */
-  workers?: number;
-  /**
-   * The size from which a file is "large": its MD5 is computed on a thread of its own, and its
-   * objects are shared with the worker threads, if any; smaller files are read on this thread alone.
-   * Without workers no file is large unless this is given: on 2 cores the MD5 thread did not pay
-   * (starting it and its own reads cost about what hashing here does, and it waits for a core that
-   * the JIT compiler and the collector keep busy; 10,000 transactions, median of 8: 0.62 s here
-   * against 0.67 s with it, 100,000: 2.25 s against 2.43 s).
-   * @default DEFAULT_WORKER_MIN_FILE_BYTES (8 MiB) with workers; without, none
-   */
-  workerMinFileBytes?: number;
-}
+export interface ValidatePackageAtOptions extends ReadOcfPackageOptions, ValidatePackageOptions {}
 
 /**
  * Checks a package read whole by `loadOcfPackage` or `readOcfPackageFromFiles` (see the module
@@ -238,14 +220,11 @@ export function validateOcfPackage(pkg: LoadedOcfPackage, options: ValidatePacka
 }
 
 /** Every option of `validatePackageAt` (a key not among them is refused: from JavaScript a typo would be ignored). */
-const VALIDATE_PACKAGE_AT_OPTION_KEYS = optionKeys<ValidatePackageAtOptions>()(["signal", "maxFileBytes", "reader", "maxValueBytes", "workers", "workerMinFileBytes"]);
+const VALIDATE_PACKAGE_AT_OPTION_KEYS = optionKeys<ValidatePackageAtOptions>()(["signal", "maxFileBytes", "reader", "maxValueBytes"]);
 
 /**
  * Reads the package at `path` (a folder or a zip) file by file, each file object by object, and
- * checks it, with memory that does not grow with the size of the package's files. With `workers`,
- * the MD5 of a file of `workerMinFileBytes` or more is computed on a thread of its own and its
- * objects are parsed and checked by worker threads as well as this one (`validate-workers.ts`); the
- * report is the same either way.
+ * checks it, on this thread, with memory that does not grow with the size of the package's files.
  *
  * @throws {PackageUnusableError} when `path` is no package at all (not a folder or zip, an unreadable zip,
  *   no manifest, a manifest that is not JSON).
@@ -256,33 +235,13 @@ const VALIDATE_PACKAGE_AT_OPTION_KEYS = optionKeys<ValidatePackageAtOptions>()([
  * @category OCF
  */
 export async function validatePackageAt(path: string, options: ValidatePackageAtOptions = {}): Promise<PackageValidationReport> {
-  return validatePackageAtSharing(path, options, {});
-}
-
-/** `validatePackageAt`, its runs shared with workers as `sharing` says (for tests; not exported by the package). */
-export async function validatePackageAtSharing(path: string, options: ValidatePackageAtOptions, sharing: WorkerSharing): Promise<PackageValidationReport> {
   checkKnownKeys("validatePackageAt", options, VALIDATE_PACKAGE_AT_OPTION_KEYS);
   checkOneOf("validatePackageAt", "reader", options.reader, LINEAGE_READINGS);
-  checkWholeNumber("validatePackageAt", "workers", options.workers, 0);
-  checkNumber("validatePackageAt", "workerMinFileBytes", options.workerMinFileBytes, 0, { infinite: true });
   checkNumber("validatePackageAt", "maxFileBytes", options.maxFileBytes, 1, { infinite: true });
   checkNumber("validatePackageAt", "maxValueBytes", options.maxValueBytes, 1, { infinite: true });
-  const workers = options.workers ?? 0;
-  if (workers > 0) {
-    try {
-      return await validateOnce(path, options, workers, sharing);
-    } catch (error) {
-      if (!(error instanceof ReadOnOneThread)) throw error;
-    }
-  }
-  return validateOnce(path, options, 0, sharing);
-}
-
-/** One validation of the package at `path`, its large files read with `workers` worker threads (0: none). */
-async function validateOnce(path: string, options: ValidatePackageAtOptions, workers: number, sharing: WorkerSharing): Promise<PackageValidationReport> {
   const pkg = await openOcfPackage(path, options);
   try {
-    return await validateOpened(pkg, options, workers, sharing, undefined);
+    return await validateOpened(pkg, options, undefined);
   } finally {
     await pkg.close();
   }
@@ -313,56 +272,33 @@ export interface PackageReading {
  * Validates an opened package as `validatePackageAt` does (the same report), handing `reading` each
  * element of each listed file's `items` from the same read that hashes and checks the file, so a
  * caller that needs the objects reads each file once (`loadPackageObjects`); with
- * `reading.integrityOnly`, the report holds only what the files are as a whole (see there). On this thread alone:
- * worker threads parse elements where `reading` would not see them, so there is no `workers` option.
+ * `reading.integrityOnly`, the report holds only what the files are as a whole (see there).
  * Internal: not exported by the package. Does not close `pkg`.
  */
 export async function validateOpenedPackage(pkg: OpenedOcfPackage, options: ValidatePackageOptions & { signal?: AbortSignal }, reading: PackageReading): Promise<PackageValidationReport> {
-  return validateOpened(pkg, options, 0, {}, reading);
+  return validateOpened(pkg, options, reading);
 }
 
-/** The validation of an opened package, its large files read with `workers` worker threads (0: none); `reading` requires none. */
-async function validateOpened(
-  pkg: OpenedOcfPackage,
-  options: ValidatePackageAtOptions,
-  workers: number,
-  sharing: WorkerSharing,
-  reading: PackageReading | undefined,
-): Promise<PackageValidationReport> {
+/** The validation of an opened package, handing its elements to `reading` when given. */
+async function validateOpened(pkg: OpenedOcfPackage, options: ValidatePackageOptions & { signal?: AbortSignal }, reading: PackageReading | undefined): Promise<PackageValidationReport> {
   const { signal } = options;
-  if (reading !== undefined && workers > 0) throw new TypeError("validateOpenedPackage: a package whose elements are handed on is read on one thread (workers 0)");
-  const minBytes = options.workerMinFileBytes ?? (workers > 0 ? DEFAULT_WORKER_MIN_FILE_BYTES : Number.POSITIVE_INFINITY);
-  let pool: ElementsPool | undefined;
-  let md5: Md5Thread | undefined;
-  // An abort ends the MD5 thread at once: a chunk waiting for room in it is then refused, not hashed.
-  const stopHashing = (): void => void md5?.close();
-  signal?.addEventListener("abort", stopHashing, { once: true });
-  try {
-    const checker = new PackageChecker(pkg, options, reading);
-    const feed = async (content: StreamedFileContent, feeder: FileFeeder): Promise<void> => {
-      if (content.state === "stream") {
-        for await (const chunk of content.chunks) {
-          signal?.throwIfAborted();
-          await feeder.push(chunk);
-        }
+  const checker = new PackageChecker(pkg, options, reading);
+  const feed = async (content: StreamedFileContent, feeder: FileFeeder): Promise<void> => {
+    if (content.state === "stream") {
+      for await (const chunk of content.chunks) {
+        signal?.throwIfAborted();
+        feeder.push(chunk);
       }
-      await feeder.end();
-    };
-    for (const file of checker.firstPass()) {
-      const content = await pkg.open(file.path);
-      const large = content.state === "stream" && content.size >= minBytes;
-      if (large && workers > 0) pool ??= new ElementsPool(workers, signal, sharing);
-      else if (large) md5 ??= new Md5Thread(sharing);
-      const feeder = checker.opened(file, content, large ? (pool ?? md5) : undefined);
-      if (feeder !== undefined) await feed(content, feeder);
     }
-    for (const file of checker.secondPass()) await feed(await pkg.open(file.path), checker.reread(file));
-    return checker.report();
-  } finally {
-    signal?.removeEventListener("abort", stopHashing);
-    await pool?.close();
-    await md5?.close();
+    feeder.end();
+  };
+  for (const file of checker.firstPass()) {
+    const content = await pkg.open(file.path);
+    const feeder = checker.opened(file, content);
+    if (feeder !== undefined) await feed(content, feeder);
   }
+  for (const file of checker.secondPass()) await feed(await pkg.open(file.path), checker.reread(file));
+  return checker.report();
 }
 
 /** A package as the checker sees it: its manifest and the files around it. */
@@ -378,8 +314,8 @@ interface ListedFile {
 
 /** Takes a file's bytes in chunks. */
 interface FileFeeder {
-  push(chunk: Uint8Array): void | Promise<void>;
-  end(): void | Promise<void>;
+  push(chunk: Uint8Array): void;
+  end(): void;
 }
 
 /** The sort keys of a problem: object, check, and the order found. The file's rank is looked up when the report is made. */
@@ -586,11 +522,8 @@ class PackageChecker {
     return this.listed;
   }
 
-  /**
-   * Records what opening a listed file gave; returns where its bytes go when it can be read. With a
-   * `pool`, its elements are parsed and checked by worker threads.
-   */
-  opened(file: ListedFile, content: StreamedFileContent, helper?: ElementsPool | Md5Thread): FileFeeder | undefined {
+  /** Records what opening a listed file gave; returns where its bytes go when it can be read. */
+  opened(file: ListedFile, content: StreamedFileContent): FileFeeder | undefined {
     const at = `${file.reference.jsonPath}.filepath`;
     const sub = file.position + 1;
     const path = describeValue(file.path);
@@ -616,8 +549,6 @@ class PackageChecker {
     this.filesRead += 1;
     this.fileRank.set(file.path, this.fileRank.size);
     this.streamed.push(file);
-    if (helper instanceof ElementsPool) return new ParallelFileCheck(this, file, helper);
-    if (helper instanceof Md5Thread) return new HashedFileCheck(new FileCheck(this, file, undefined, false), helper);
     return new FileCheck(this, file, createHash("md5"), false);
   }
 
@@ -986,23 +917,21 @@ class PackageChecker {
 
 /** Reads one listed file: its MD5, its members and its items, each as soon as it is complete. */
 class FileCheck implements FileFeeder {
-  private readonly scanner: JsonItemsScanner;
+  private readonly scanner: JsonObjectScanner;
   private readonly members = new Map<string, unknown>();
   private itemsArray = false;
   private itemsCheckedAs: OcfItemsFileType | undefined;
   private notAnObject: { value: unknown } | undefined;
   private readonly recheck: { type: OcfItemsFileType | undefined } | undefined;
 
-  /** `elementsText`: where elements of `items` go unparsed, for a reader that parses them elsewhere (`ParallelFileCheck`). */
   constructor(
     private readonly checker: PackageChecker,
     private readonly file: ListedFile,
     private readonly md5: Hash | undefined,
     private readonly again: boolean,
-    elementsText?: (bytes: Uint8Array, schemaType: OcfItemsFileType | undefined) => void,
   ) {
     this.recheck = again ? checker.schemaRecheckOf(file.path) : undefined;
-    this.scanner = new JsonItemsScanner(
+    this.scanner = jsonItemsScanner(
       {
         member: (key, value) => {
           this.members.set(key, value);
@@ -1018,15 +947,9 @@ class FileCheck implements FileFeeder {
         notAnObject: (value) => {
           this.notAnObject = { value };
         },
-        ...(elementsText === undefined ? {} : { elementsText: (bytes: Uint8Array) => elementsText(bytes, this.itemsCheckedAs) }),
       },
       checker.maxValueBytes === undefined ? {} : { maxValueBytes: checker.maxValueBytes },
     );
-  }
-
-  /** The scanner's error, if it stopped at one. */
-  get scanError(): JsonScanError | undefined {
-    return this.scanner.error;
   }
 
   push(chunk: Uint8Array): void {
@@ -1035,132 +958,15 @@ class FileCheck implements FileFeeder {
   }
 
   end(): void {
-    this.endScan();
-    if (!this.again) this.finish();
-  }
-
-  endScan(): void {
     this.scanner.end();
-  }
-
-  /** Once every item is applied: what the file as a whole says (first pass), with its MD5 when another computed it. */
-  finish(md5 = this.md5?.digest("hex")): void {
+    if (this.again) return;
     this.checker.fileRead(this.file, {
-      md5,
+      md5: this.md5?.digest("hex"),
       error: this.scanner.error,
       members: this.members,
       itemsArray: this.itemsArray,
       itemsCheckedAs: this.itemsCheckedAs,
       notAnObject: this.notAnObject,
     });
-  }
-}
-
-/** Reads one listed file as `FileCheck` does (first pass), its MD5 computed on a thread of its own from copies of its chunks. */
-class HashedFileCheck implements FileFeeder {
-  constructor(
-    private readonly check: FileCheck,
-    private readonly md5: Md5Thread,
-  ) {}
-
-  async push(chunk: Uint8Array): Promise<void> {
-    await this.md5.update(chunk);
-    this.check.push(chunk);
-  }
-
-  async end(): Promise<void> {
-    this.check.endScan();
-    this.check.finish(await this.md5.digest());
-  }
-}
-
-/**
- * Thrown when reading a file in parallel meets what only a reader that parses as it goes words
- * exactly (a file that is not JSON, a value over the size limit): the package is then validated
- * again on one thread, from the start, so that its problems are exactly those of that reading.
- */
-class ReadOnOneThread extends Error {}
-
-/** A run of elements of `items`, read by a worker or by this thread, waiting to be applied in file order. */
-interface ElementsRun {
-  done: boolean;
-  facts?: ItemFacts[] | undefined;
-  error?: unknown;
-  promise?: Promise<void>;
-}
-
-/**
- * Reads one listed file as `FileCheck` does (first pass), with its elements parsed and checked by
- * worker threads (`validate-workers.ts`) or, when every worker has its fill, by this thread; the
- * facts are applied in file order.
- */
-class ParallelFileCheck implements FileFeeder {
-  private readonly check: FileCheck;
-  private readonly runs: ElementsRun[] = [];
-  private nextIndex = 0;
-  private scratch: ArrayBuffer | undefined;
-
-  constructor(
-    private readonly checker: PackageChecker,
-    private readonly file: ListedFile,
-    private readonly pool: ElementsPool,
-  ) {
-    this.check = new FileCheck(checker, file, undefined, false, (bytes, schemaType) => this.elements(bytes, schemaType));
-  }
-
-  private elements(bytes: Uint8Array, schemaType: OcfItemsFileType | undefined): void {
-    const running = this.pool.tryRun(bytes, schemaType);
-    if (running === undefined) {
-      // Read here and now: one buffer serves every such run.
-      const framed = framedRun(bytes, this.scratch);
-      this.scratch = framed.buffer;
-      this.runs.push({ done: true, facts: elementsFacts(framed, schemaType) });
-      return;
-    }
-    const run: ElementsRun = { done: false };
-    run.promise = running.then(
-      (facts) => {
-        run.facts = facts;
-        run.done = true;
-      },
-      (error: unknown) => {
-        run.error = error;
-        run.done = true;
-      },
-    );
-    this.runs.push(run);
-  }
-
-  /** Applies the runs that are read, in order, up to the first that is not. */
-  private apply(): void {
-    while (this.runs[0]?.done === true) {
-      const run = this.runs.shift() as ElementsRun;
-      if (run.error !== undefined) throw run.error;
-      if (run.facts === undefined) throw new ReadOnOneThread();
-      for (const facts of run.facts) this.checker.itemRead(this.file, this.nextIndex++, facts);
-    }
-  }
-
-  /** Applies what is read; waits for the first run while more than the pool's capacity wait. */
-  private async settle(limit: number): Promise<void> {
-    this.apply();
-    while (this.runs.length > limit) {
-      await this.runs[0]?.promise;
-      this.apply();
-    }
-  }
-
-  async push(chunk: Uint8Array): Promise<void> {
-    await this.pool.hash(chunk);
-    this.check.push(chunk);
-    if (this.check.scanError !== undefined) throw new ReadOnOneThread();
-    await this.settle(this.pool.capacity);
-  }
-
-  async end(): Promise<void> {
-    this.check.endScan();
-    if (this.check.scanError !== undefined) throw new ReadOnOneThread();
-    await this.settle(0);
-    this.check.finish(await this.pool.digest());
   }
 }

@@ -216,6 +216,12 @@ describe("mapAward", () => {
     expect(error.message).toContain("0.00000000001");
   });
 
+  it("fails a cancelled quantity that needs more than 10 decimal places, naming the field and the value as sent", () => {
+    const error = mappingErrorOf(() => map({ ...baseAward(), canceledDate: "2021-01-01", canceledQuantity: "0.00000000001" }));
+    expect([error.code, error.path, error.value]).toEqual(["MAPPING_DECIMAL_PRECISION", "canceledQuantity", "0.00000000001"]);
+    expect(error.message).toContain("0.00000000001 needs 11 decimal places");
+  });
+
   it("fails a negative price, naming the field and value (a price of zero is a price)", () => {
     const error = mappingErrorOf(() => map({ ...baseAward(), pricePerShare: { currency: "USD", amount: "-0.5" } }));
     expect([error.code, error.path, error.value]).toEqual(["MAPPING_CONFLICT", "pricePerShare.amount", "-0.5"]);
