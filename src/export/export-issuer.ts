@@ -29,6 +29,7 @@ import type { PullEvent } from "../pull/events.js";
 import { checkPullOptions, duplicateRecordWarning, streamIssuerRecords, type OnInvalid, type PulledRecord, type PullItem } from "../pull/pull-issuer.js";
 import { DeferredRecords } from "./deferred-records.js";
 import { exportDigest } from "./resume.js";
+import { stamped } from "../document-stamp.js";
 import type { SourceIssue, SourceWarning } from "../source/errors.js";
 import type { RecordKind } from "../source/kinds.js";
 
@@ -491,9 +492,9 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
 }
 
 function reportOf(result: IssuerExport, generatedAt: string, job: string): unknown {
-  return {
+  // Stamped with the package's generated_at, not the clock: a pinned --generated-at gives the same bytes.
+  return stamped({
     issuerId: result.issuerId,
-    generatedAt,
     // What the package depends on besides the source data, for resuming the job (see resume.ts).
     job,
     validated: result.validated,
@@ -509,5 +510,5 @@ function reportOf(result: IssuerExport, generatedAt: string, job: string): unkno
     files: result.files,
     warnings: result.warnings,
     quarantined: result.quarantined,
-  };
+  }, generatedAt);
 }

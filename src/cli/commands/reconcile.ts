@@ -6,6 +6,7 @@ import { isDeadlineExceededError, isInterruptedError, isOcfSyncError, terminalSa
 import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
 import { checkStreamInput } from "../../io/input-file.js";
 import { renderReconciliationHtml } from "../../reconcile/html.js";
+import { documentStamp } from "../../document-stamp.js";
 import { loadPackageObjects, reconcileApiWithOcf, reconcileNdjsonWithOcf } from "../../reconcile/load.js";
 import { reconcileOcfWithOcf } from "../../reconcile/ocf-vs-ocf.js";
 import { reconciliationCsv, renderReconciliationText, reportAgrees } from "../../reconcile/render.js";
@@ -106,7 +107,7 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
   return withJsonDocument(io, "reconcile", argv, (printJson) => reconcileJob(argv, io, printJson), (error) => ({ agree: false, error }));
 }
 
-async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (document: unknown) => void): Promise<number> {
+async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (document: object) => void): Promise<number> {
   const { values, positionals } = parseCommandArgs("reconcile", {
     args: [...argv],
     options: COMMAND_OPTIONS.reconcile,
@@ -202,7 +203,7 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
     }
 
     if (html !== undefined) {
-      await html.write(renderReconciliationHtml([report]));
+      await html.write(renderReconciliationHtml([report], { stamp: documentStamp((io.now ?? Date.now)()) }));
       await html.commit();
       // On standard error: standard output is the report itself (text, --json or --csv).
       writeLine(io.stderr, `HTML report written to ${terminalSafe(htmlPath ?? "")}`);

@@ -47,7 +47,7 @@ export async function summarizeCommand(argv: readonly string[], io: CliIo): Prom
   return withJsonDocument(io, "summarize", argv, (printJson) => summarizeJob(argv, io, printJson), (error) => ({ error }));
 }
 
-async function summarizeJob(argv: readonly string[], io: CliIo, printJson: (document: unknown) => void): Promise<number> {
+async function summarizeJob(argv: readonly string[], io: CliIo, printJson: (document: object) => void): Promise<number> {
   const { values, positionals } = parseCommandArgs("summarize", { args: [...argv], options: COMMAND_OPTIONS.summarize, allowPositionals: true, strict: true });
   if (values.help === true) {
     writeLine(io.stdout, SUMMARIZE_HELP);

@@ -90,7 +90,7 @@ export async function validateCommand(argv: readonly string[], io: CliIo): Promi
   );
 }
 
-async function validateJob(argv: readonly string[], io: CliIo, named: { path?: string }, printJson: (document: unknown) => void): Promise<number> {
+async function validateJob(argv: readonly string[], io: CliIo, named: { path?: string }, printJson: (document: object) => void): Promise<number> {
   const { values, positionals } = parseCommandArgs("validate", {
     args: [...argv],
     options: COMMAND_OPTIONS.validate,
@@ -150,7 +150,7 @@ async function downloadedForValidation(url: string, io: CliIo): Promise<{ folder
   return { folder: join(dir, name), dispose };
 }
 
-async function validateAt(path: string, shown: string, reader: string | undefined, json: boolean, io: CliIo, printJson: (document: unknown) => void): Promise<number> {
+async function validateAt(path: string, shown: string, reader: string | undefined, json: boolean, io: CliIo, printJson: (document: object) => void): Promise<number> {
   let report: PackageValidationReport;
   try {
     report = await validatePackageAt(path, {
