@@ -1,7 +1,7 @@
 /**
  * The run record's shape, once: the TypeScript type, the check `ocf-sync summarize` reads records
- * with, and `schemas/run-record.schema.json` (generated from it by `npm run schemas`; a test fails when
- * the file differs) all come from this schema.
+ * with, and `schemas/run-record.schema.json` (generated from it by `npm run schemas`, with the other
+ * documents' in output-schemas.ts; a test fails when the file differs) all come from this schema.
  */
 import { z } from "zod";
 import { DOCUMENT_STAMP_SHAPE } from "./document-stamp-schema.js";
@@ -98,8 +98,3 @@ export const RUN_RECORD_SCHEMA = z
 
 export type RunRecord = z.infer<typeof RUN_RECORD_SCHEMA>;
 export type RunIssuer = RunRecord["issuers"][number];
-
-/** The JSON Schema of a run record, as `schemas/run-record.schema.json` holds it. */
-export function runRecordJsonSchema(): Record<string, unknown> {
-  return { ...z.toJSONSchema(RUN_RECORD_SCHEMA), $id: "urn:ocf-sync:schema:run-record:1", title: "ocf-sync run record" };
-}

@@ -51,7 +51,7 @@ describe("package.json", () => {
   it("ships what runs: dist, the command, the sample data; no golden packages, sources or scripts", async () => {
     const pkg = await packageJson();
     expect(pkg.files).toEqual(["dist", "bin", "samples/api/*.json", "schemas", "CHANGELOG.md"]);
-    expect(pkg.exports).toEqual({ ".": { types: "./dist/index.d.ts", default: "./dist/index.js" }, "./package.json": "./package.json", "./schemas/run-record.schema.json": "./schemas/run-record.schema.json" });
+    expect(pkg.exports).toEqual({ ".": { types: "./dist/index.d.ts", default: "./dist/index.js" }, "./package.json": "./package.json", "./schemas/*.schema.json": "./schemas/*.schema.json" });
     expect(pkg.type).toBe("module");
     const build = JSON.parse(await readFile(join(ROOT, "tsconfig.build.json"), "utf8")) as { compilerOptions: Record<string, unknown> };
     // Maps would point at sources the tarball does not hold.
