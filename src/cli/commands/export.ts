@@ -242,8 +242,6 @@ export interface ExportRun {
   results: IssuerExportResult[];
   outDir: string;
   durationMs: number;
-  /** The job's `--on-invalid` (what an issuer's failure hints at depends on it). */
-  onInvalid: OnInvalid;
   /** The job's deadline passed before every issuer was done (the error that says so). */
   deadlinePassed?: unknown;
   /** The API client's counters at the end of the run. */
@@ -352,7 +350,6 @@ export async function runExport(
     results: everyIssuer(issuers, results, (issuerId) => (deadlinePassed === undefined ? undefined : { issuerId, ok: false, error: deadlinePassed })),
     outDir,
     durationMs: Date.now() - started,
-    onInvalid: job.exportOptions.onInvalid,
     ...(deadlinePassed === undefined ? {} : { deadlinePassed }),
     stats: client.stats(),
   };
