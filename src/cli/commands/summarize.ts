@@ -24,7 +24,8 @@ Options:
             { "runs": [{ "file", "command", "shard", "outcome", "exitStatus", "startedAt", "endedAt",
             "issuers", "failed", "requests" }], "missingShards": [...], "counts": { "issuers", "ok",
             "failed" }, "requests": { "sent", "rateLimited", "retried" },
-            "issuers": [{ "issuerId", "status", "run", ... }] } (failed issuers first)
+            "issuers": [{ "issuerId", "status", "run", ... }] } (failed issuers first), opening
+            with "ocfSyncVersion" and "generatedAt" (schemas/summarize.schema.json)
 
 Exit status: 0 every issuer of every run done; 1 some issuer failed on its data or access; 75 retry:
 a shard is missing, a run could not run, or every failure was the API's; 2 usage error or a PATH that

@@ -64,7 +64,8 @@ Options:
                 problem that concerns no one object (of a warning too); "valid" is true when
                 "problems" is empty, whatever "warnings" holds;
               unusable input: { "path", "valid": false, "unusable": { "code", "message" } };
-              a usage error or other failure: { "path", "valid": false, "error": { "code", "message" } }
+              a usage error or other failure: { "path", "valid": false, "error": { "code", "message" } };
+              each opens with "ocfSyncVersion" and "generatedAt" (schemas/validate.schema.json)
 
 Exit status: 0 valid (warnings or none), 1 problems found, 2 unusable input (not a folder or zip,
 unreadable zip, no manifest, manifest not JSON) or a usage error, 130 or 143 when stopped by SIGINT
