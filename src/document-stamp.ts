@@ -5,7 +5,11 @@
  */
 import { ocfSyncVersion } from "./version.js";
 
-/** The two fields every document opens with. */
+/**
+ * The two fields every document opens with; `renderReconciliationHtml` states them in its footer.
+ *
+ * @category Reconcile
+ */
 export interface DocumentStamp {
   /** The ocf-sync version that wrote the document, such as `0.1.0`. */
   ocfSyncVersion: string;
