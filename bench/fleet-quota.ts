@@ -79,14 +79,15 @@ async function run(what: string, dir: string, shardArgs: readonly string[][], ex
     let failed = 0;
     let exported = 0;
     for (const exit of exits) {
-      let summary: { exported: number; failed: number };
+      // The run record export --json prints.
+      let summary: { counts: { ok: number; failed: number } };
       try {
-        summary = JSON.parse(exit.stdout) as { exported: number; failed: number };
+        summary = JSON.parse(exit.stdout) as { counts: { ok: number; failed: number } };
       } catch {
         throw new Error(`${what}: an export exited ${exit.code} without a summary:\n${exit.stderr.slice(-2000)}`);
       }
-      failed += summary.failed;
-      exported += summary.exported;
+      failed += summary.counts.failed;
+      exported += summary.counts.ok;
     }
     const stats = server.stats();
     const apiSeconds = seen.length === 0 ? 0 : (seen[seen.length - 1]! - seen[0]!) / 1000;

@@ -22,6 +22,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import { formatDecimal, sumDecimals } from "../src/decimal.js";
+import { OUTPUT_SCHEMAS } from "../src/cli/output-schemas.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const exec = promisify(execFile);
@@ -80,7 +81,7 @@ async function run(command: string, args: string[], options: { cwd: string; env?
 }
 
 /** What the tarball must hold, and what it must not. */
-const REQUIRED = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "bin/ocf-sync.cjs", "bin/start.cjs", "dist/index.js", "dist/index.d.ts", "dist/testing.js", "dist/testing.d.ts", "dist/cli/bin.js", "samples/api/7.json", "schemas/run-record.schema.json"];
+const REQUIRED = ["package.json", "README.md", "LICENSE", "CHANGELOG.md", "bin/ocf-sync.cjs", "bin/start.cjs", "dist/index.js", "dist/index.d.ts", "dist/testing.js", "dist/testing.d.ts", "dist/cli/bin.js", "samples/api/7.json", ...OUTPUT_SCHEMAS.map((entry) => `schemas/${entry.file}`)];
 const ALLOWED = [/^(package\.json|README\.md|LICENSE|CHANGELOG\.md)$/, /^bin\/[a-z-]+\.cjs$/, /^dist\/.+\.(js|d\.ts)$/, /^samples\/api\/[^/]+\.json$/, /^schemas\/[a-z-]+\.schema\.json$/];
 
 /** The ```ts block of the README's "Library" section. */

@@ -1,5 +1,7 @@
-/** Writes schemas/run-record.schema.json from its one source, src/cli/run-record-schema.ts (`npm run schemas`). */
+/** Writes schemas/*.schema.json from their one source, src/cli/output-schemas.ts (`npm run schemas`). */
 import { writeFileSync } from "node:fs";
-import { runRecordJsonSchema } from "../src/cli/run-record-schema.js";
+import { jsonSchemaOf, OUTPUT_SCHEMAS } from "../src/cli/output-schemas.js";
 
-writeFileSync(new URL("../schemas/run-record.schema.json", import.meta.url), `${JSON.stringify(runRecordJsonSchema(), null, 2)}\n`);
+for (const entry of OUTPUT_SCHEMAS) {
+  writeFileSync(new URL(`../schemas/${entry.file}`, import.meta.url), `${JSON.stringify(jsonSchemaOf(entry), null, 2)}\n`);
+}

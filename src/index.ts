@@ -157,6 +157,7 @@ export type { JsonRecord, PackageObjects } from "./reconcile/package-objects.js"
 export { reconciliationCsv, renderReconciliationText, reportAgrees } from "./reconcile/render.js";
 export type { TableRenderer } from "./reconcile/render.js";
 export { renderReconciliationHtml } from "./reconcile/html.js";
+export type { DocumentStamp } from "./document-stamp.js";
 export { DIFFERENCE_CODES, FIGURE_NAMES } from "./reconcile/types.js";
 export type {
   Difference,

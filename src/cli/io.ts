@@ -19,6 +19,8 @@ export interface CliIo {
    * is redacted whole with it, whoever writes to it. `runCli` makes it.
    */
   redactor?: Redactor;
+  /** The clock of the `generatedAt` a `--json` document is stamped with; default `Date.now`. */
+  now?: () => number;
 }
 
 /**

@@ -1,8 +1,11 @@
 /**
- * `--json` of the commands that take it (`export`, `sync`, `validate`, `reconcile`): one JSON document on standard output,
- * whatever happens. The job's own document when it runs (its summary, its change set); when the job
- * cannot run or fails as a whole, a document of the same shape that says why.
+ * `--json` of the commands that take it (`export`, `sync`, `validate`, `reconcile`, `summarize`): one JSON
+ * document on standard output, whatever happens, stamped with the version and the time it was made
+ * (`document-stamp.ts`). The job's own document when it runs (export's and sync's run record, a
+ * validation or reconciliation report); when the job cannot run or fails as a whole, a document of the
+ * same shape that says why. Each has a JSON Schema in `schemas/` (docs/output-formats.md).
  */
+import { stamped } from "../document-stamp.js";
 import { errnoOf, isInterruptedError, isOcfSyncError, terminalSafeJson } from "../errors.js";
 import { typedFlag } from "./args.js";
 import type { CommandName } from "./command-options.js";
@@ -26,19 +29,18 @@ export function jobFailureOf(error: unknown, io: CliIo, command: CommandName): J
 }
 
 /**
- * The entries of a job's `--json` document for issuers that a failure of the whole job left undone:
- * each one failed by it, as the issuers a deadline stops are.
+ * Prints `document` as the command's one JSON document on standard output, every string in it (an
+ * issuer's error message quoting the server, a path) redacted of the secrets in play. It opens with
+ * the stamp (the version and `generatedAt`, the time of `io.now`): a document stamped already (a run
+ * record, as of its end) keeps its own.
  */
-export function failedIssuers(issuers: readonly string[], failure: JsonFailure): { issuerId: string; status: "failed"; error: JsonFailure }[] {
-  return issuers.map((issuerId) => ({ issuerId, status: "failed", error: failure }));
+export function writeJsonDocument(io: CliIo, document: object): void {
+  const whole = isStamped(document) ? document : stamped(document, (io.now ?? Date.now)());
+  writeLine(io.stdout, terminalSafeJson(io.redactor === undefined ? whole : io.redactor.redactValue(whole), 2));
 }
 
-/**
- * Prints `document` as the command's one JSON document on standard output, every string in it (an
- * issuer's error message quoting the server, a path) redacted of the secrets in play.
- */
-export function writeJsonDocument(io: CliIo, document: unknown): void {
-  writeLine(io.stdout, terminalSafeJson(io.redactor === undefined ? document : io.redactor.redactValue(document), 2));
+function isStamped(document: object): boolean {
+  return "ocfSyncVersion" in document && "generatedAt" in document;
 }
 
 /**
@@ -53,8 +55,8 @@ export async function withJsonDocument(
   io: CliIo,
   command: CommandName,
   argv: readonly string[],
-  run: (print: (document: unknown) => void) => Promise<number>,
-  failureDocument: (failure: JsonFailure) => unknown,
+  run: (print: (document: object) => void) => Promise<number>,
+  failureDocument: (failure: JsonFailure, error: unknown) => object,
 ): Promise<number> {
   let printed = false;
   try {
@@ -64,7 +66,7 @@ export async function withJsonDocument(
     });
   } catch (error) {
     const interrupted = isInterruptedError(error) || isInterruptedError(io.signal?.reason);
-    if (!printed && !interrupted && typedFlag(argv, "json")) writeJsonDocument(io, failureDocument(jobFailureOf(error, io, command)));
+    if (!printed && !interrupted && typedFlag(argv, "json")) writeJsonDocument(io, failureDocument(jobFailureOf(error, io, command), error));
     throw error;
   }
 }

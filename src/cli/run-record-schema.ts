@@ -1,9 +1,10 @@
 /**
  * The run record's shape, once: the TypeScript type, the check `ocf-sync summarize` reads records
- * with, and `schemas/run-record.schema.json` (generated from it by `npm run schemas`; a test fails when
- * the file differs) all come from this schema.
+ * with, and `schemas/run-record.schema.json` (generated from it by `npm run schemas`, with the other
+ * documents' in output-schemas.ts; a test fails when the file differs) all come from this schema.
  */
 import { z } from "zod";
+import { DOCUMENT_STAMP_SHAPE } from "./document-stamp-schema.js";
 
 /** The `format` of a run record; a reader checks it before anything else. */
 export const RUN_RECORD_FORMAT = "ocf-sync.run/1";
@@ -18,13 +19,23 @@ const failure = z
   })
   .strict();
 
+const objectRef = z.object({ objectType: z.string(), id: z.string() }).strict();
+
 const issuer = z
   .object({
     issuerId: z.string(),
     status: z.enum(["ok", "failed"]),
     retry: z.boolean().describe("the issuer failed on a cause a new run may get past (the API unreachable, slow, refusing with 429 or failing with 5xx, a lock, the deadline); false when it failed on its data or access, or did not fail"),
     package: z
-      .object({ name: z.string(), folder: z.string(), zip: z.string().nullable(), report: z.string().nullable() })
+      .object({
+        name: z.string(),
+        folder: z.string(),
+        zip: z.string().nullable(),
+        report: z.string().nullable(),
+        written: z.boolean().describe("whether this run wrote it; false when an export resumed it (--resume) or a sync found it current"),
+        validated: z.boolean().nullable().describe("whether it was re-read and every package check run before it was put in place; null when this run did not write it"),
+        bytes: count.nullable().describe("the size of its files; null when this run did not write it"),
+      })
       .strict()
       .nullable()
       .describe("the package written or kept current; null when the issuer failed"),
@@ -35,16 +46,34 @@ const issuer = z
       .describe("source records and what they became; null when the issuer failed (or, in a sync, its package was already current)"),
     error: failure.nullable(),
     sync: z
-      .object({ pass: z.enum(["full", "incremental"]), reason: z.string(), created: count, changed: count, removed: count, unchanged: count })
+      .object({
+        pass: z.enum(["full", "incremental"]),
+        reason: z.string(),
+        modifiedAfter: z.string().nullable().describe("an incremental pass: the records modified after this instant were pulled; null for a full pass"),
+        cursor: z.string().nullable().describe("the high-water mark after the pass"),
+        created: count,
+        changed: count,
+        removed: count,
+        unchanged: count,
+        objects: z
+          .object({ created: z.array(objectRef), changed: z.array(objectRef.extend({ fields: z.array(z.string()) }).strict()), removed: z.array(objectRef) })
+          .strict()
+          .describe("the OCF objects created, changed (with the fields that changed) and removed"),
+        records: z
+          .object({ pulled: count, pages: count, reread: count, created: count, modified: count, removed: count, unchanged: count })
+          .strict()
+          .describe("the source records the pass pulled (pages, re-reads of the overlap window) and what changed among them"),
+      })
       .strict()
       .optional()
       .describe("sync only: the pass and the OCF objects it changed"),
   })
   .strict();
 
-/** The run record of `export --summary FILE` and `sync --summary FILE`. */
+/** The run record of `export` and `sync`: their `--json` document and their `--summary FILE`. */
 export const RUN_RECORD_SCHEMA = z
   .object({
+    ...DOCUMENT_STAMP_SHAPE,
     format: z.literal(RUN_RECORD_FORMAT),
     tool: z.object({ name: z.literal("ocf-sync"), version: z.string() }).strict(),
     command: z.enum(["export", "sync"]),
@@ -65,12 +94,7 @@ export const RUN_RECORD_SCHEMA = z
     error: failure.nullable().describe("why the job failed as a whole; null when it ran"),
   })
   .strict()
-  .describe("What one run of `ocf-sync export` or `ocf-sync sync` did (--summary FILE); `ocf-sync summarize` merges several.");
+  .describe("What one run of `ocf-sync export` or `ocf-sync sync` did: its --json document and its --summary FILE; `ocf-sync summarize` merges several.");
 
 export type RunRecord = z.infer<typeof RUN_RECORD_SCHEMA>;
 export type RunIssuer = RunRecord["issuers"][number];
-
-/** The JSON Schema of a run record, as `schemas/run-record.schema.json` holds it. */
-export function runRecordJsonSchema(): Record<string, unknown> {
-  return { ...z.toJSONSchema(RUN_RECORD_SCHEMA), $id: "urn:ocf-sync:schema:run-record:1", title: "ocf-sync run record" };
-}

@@ -12,6 +12,7 @@
  * its data or permissions.
  */
 import { dirname } from "node:path";
+import { stamped, type DocumentStamp } from "../document-stamp.js";
 import { isNetworkError } from "../client/errors.js";
 import type { OcfSyncErrorCode } from "../error-codes.js";
 import { isInterruptedError, isOcfSyncError } from "../errors.js";
@@ -93,7 +94,8 @@ export interface RunFacts {
 export function runRecord(facts: RunFacts, issuers: readonly RunIssuer[], endedAt: number, jobError?: { code: string; message: string; exitStatus: number }): RunRecord {
   const failed = issuers.filter((i) => i.status === "failed");
   const exitStatus = jobError?.exitStatus ?? exitStatusOfIssuers(issuers);
-  return {
+  // Stamped as of its end: the record says what the run did until then.
+  return stamped<Omit<RunRecord, keyof DocumentStamp>>({
     format: RUN_RECORD_FORMAT,
     tool: { name: "ocf-sync", version: facts.version },
     command: facts.command,
@@ -111,7 +113,7 @@ export function runRecord(facts: RunFacts, issuers: readonly RunIssuer[], endedA
     counts: { issuers: issuers.length, ok: issuers.length - failed.length, failed: failed.length },
     issuers: [...failed, ...issuers.filter((i) => i.status !== "failed")],
     error: jobError === undefined ? null : { code: jobError.code, message: jobError.message },
-  };
+  }, endedAt);
 }
 
 /** The record of a job that failed as a whole: every issuer named failed by the failure. */
@@ -162,7 +164,7 @@ export function exportedIssuer(result: IssuerExportResult, onInvalid: OnInvalid)
     issuerId: result.issuerId,
     status: "ok",
     retry: false,
-    package: { name: e.name, folder: e.folder, zip: e.zip ?? null, report: e.report },
+    package: { name: e.name, folder: e.folder, zip: e.zip ?? null, report: e.report, written: result.resumed !== true, validated: e.validated, bytes: e.bytes },
     counts: packageCounts(e),
     error: null,
   };
@@ -173,14 +175,27 @@ export function syncedIssuer(result: IssuerSyncResult, onInvalid: OnInvalid): Ru
   if (!result.ok) return failedIssuer(result.issuerId, result.error, onInvalid);
   const p = result.package;
   const c = result.changes;
+  const r = result.records;
+  const e = result.export;
   return {
     issuerId: result.issuerId,
     status: "ok",
     retry: false,
-    package: { name: p.name, folder: p.folder, zip: p.zip ?? null, report: result.export?.report ?? null },
-    counts: result.export === undefined ? null : packageCounts(result.export),
+    package: { name: p.name, folder: p.folder, zip: p.zip ?? null, report: e?.report ?? null, written: p.rewritten, validated: e?.validated ?? null, bytes: e?.bytes ?? null },
+    counts: e === undefined ? null : packageCounts(e),
     error: null,
-    sync: { pass: result.pass, reason: result.reason, created: c.created.length, changed: c.changed.length, removed: c.removed.length, unchanged: c.unchanged },
+    sync: {
+      pass: result.pass,
+      reason: result.reason,
+      modifiedAfter: result.pass === "incremental" ? result.modifiedAfter : null,
+      cursor: result.cursor,
+      created: c.created.length,
+      changed: c.changed.length,
+      removed: c.removed.length,
+      unchanged: c.unchanged,
+      objects: { created: c.created, changed: c.changed, removed: c.removed },
+      records: { pulled: result.pulled, pages: result.pages, reread: result.reread, created: r.created.length, modified: r.modified.length, removed: r.removed.length, unchanged: r.unchanged },
+    },
   };
 }
 
@@ -204,9 +219,19 @@ export function runRecordSlot(command: RunFacts["command"], version: string): Ru
   return { file: undefined, facts: { command, version, startedAt: Date.now(), shard: null, outDir: null, named: [], stats: undefined }, written: false };
 }
 
-/** Writes the record of a run that ran, once; returns the run's exit status. */
-export async function finishRunRecord(io: CliIo, slot: RunRecordSlot, issuers: readonly RunIssuer[], jobError?: { code: string; message: string; exitStatus: number }): Promise<number> {
+/**
+ * Ends a run that ran: its record, printed (`print`: the `--json` document, or nothing) and written to
+ * the `--summary` file once; returns the run's exit status.
+ */
+export async function finishRunRecord(
+  io: CliIo,
+  slot: RunRecordSlot,
+  issuers: readonly RunIssuer[],
+  print: (record: RunRecord) => void,
+  jobError?: { code: string; message: string; exitStatus: number },
+): Promise<number> {
   const record = runRecord(slot.facts, issuers, Date.now(), jobError);
+  print(record);
   if (slot.file !== undefined && !slot.written) {
     slot.written = true;
     try {
@@ -220,6 +245,16 @@ export async function finishRunRecord(io: CliIo, slot: RunRecordSlot, issuers: r
 }
 
 /**
+ * The record of a job that failed as a whole with `error`: what its `--json` document and its
+ * `--summary` file say, every issuer named failed by it.
+ */
+export function jobFailedRunRecord(io: CliIo, command: CommandName, slot: RunRecordSlot, error: unknown): RunRecord {
+  const reason: unknown = io.signal?.reason;
+  const status = io.signal?.aborted === true && isInterruptedError(reason) ? reason.exitCode : jobFailureExitStatus(error, error instanceof UsageError);
+  return failedRunRecord(slot.facts, jobFailureOf(error, io, command), status, Date.now());
+}
+
+/**
  * Runs a command that takes `--summary` so that, once its file is open, a record is written whatever
  * happens: the run's own (through `finishRunRecord`), or, when the job fails as a whole (a lock held,
  * a state that cannot be read, a signal), one that says why, every issuer named failed by it.
@@ -230,10 +265,8 @@ export async function withRunRecord(io: CliIo, command: CommandName, slot: RunRe
   } catch (error) {
     if (slot.file !== undefined && !slot.written) {
       slot.written = true;
-      const reason: unknown = io.signal?.reason;
-      const status = io.signal?.aborted === true && isInterruptedError(reason) ? reason.exitCode : jobFailureExitStatus(error, error instanceof UsageError);
       try {
-        await slot.file.write(failedRunRecord(slot.facts, jobFailureOf(error, io, command), status, Date.now()), io.redactor);
+        await slot.file.write(jobFailedRunRecord(io, command, slot, error), io.redactor);
       } catch {
         // The job's own failure is what the run ends with; the record could not be written either.
       }

@@ -28,6 +28,7 @@ import { checkPullOptions, duplicateRecordWarning, streamIssuerRecords, type Pul
 import { DeferredRecords } from "./deferred-records.js";
 import { exportDigest } from "./resume.js";
 import type { ExportOptions, ExportQuarantine, IssuerExport, MappedRecordItem } from "./types.js";
+import { stamped } from "../document-stamp.js";
 import type { SourceWarning } from "../source/errors.js";
 
 export type { ExportEvent, ExportOptions, ExportQuarantine, IssuerExport, MappedRecordItem } from "./types.js";
@@ -366,9 +367,9 @@ export async function exportIssuerOfJob(client: ApiClient, issuerId: string, opt
 }
 
 function reportOf(result: IssuerExport, generatedAt: string, job: string): unknown {
-  return {
+  // Stamped with the package's generated_at, not the clock: a pinned --generated-at gives the same bytes.
+  return stamped({
     issuerId: result.issuerId,
-    generatedAt,
     // What the package depends on besides the source data, for resuming the job (see resume.ts).
     job,
     validated: result.validated,
@@ -384,5 +385,5 @@ function reportOf(result: IssuerExport, generatedAt: string, job: string): unkno
     files: result.files,
     warnings: result.warnings,
     quarantined: result.quarantined,
-  };
+  }, generatedAt);
 }

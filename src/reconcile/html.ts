@@ -8,6 +8,7 @@
  * Chart coordinates are computed with decimals (share counts are never JS numbers); only pixel
  * positions and day offsets are numbers.
  */
+import type { DocumentStamp } from "../document-stamp.js";
 import { terminalSafe } from "../errors.js";
 import { compareIso, parseUtcDateTime, utcDateTimeToEpochMs, type CalendarDate } from "../dates.js";
 import { Dec, formatDecimal } from "../decimal.js";
@@ -44,14 +45,16 @@ th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.differ td{background:#ffebe9}
 .legend span{display:inline-block;margin-right:16px}.swatch{display:inline-block;width:18px;height:3px;vertical-align:middle;margin-right:4px}
 svg text{font:11px system-ui,sans-serif;fill:#57606a}
+.stamp{color:#57606a;font-size:12px;margin-top:32px}
 `;
 
 /**
- * The HTML report of one or more reconciliations (one section per report).
+ * The HTML report of one or more reconciliations (one section per report). With `stamp`, its footer
+ * says which ocf-sync version wrote it and when (`ocf-sync reconcile --html` always gives one).
  *
  * @category Reconcile
  */
-export function renderReconciliationHtml(reports: readonly ReconciliationReport[]): string {
+export function renderReconciliationHtml(reports: readonly ReconciliationReport[], options: { stamp?: DocumentStamp } = {}): string {
   const total = reports.reduce((n, r) => n + r.differences.length, 0);
   const holders = reports.reduce((n, r) => n + differingHolders(r).length, 0);
   const counted = [
@@ -69,6 +72,7 @@ export function renderReconciliationHtml(reports: readonly ReconciliationReport[
     "<h1>ocf-sync reconciliation</h1>",
     verdict,
     ...reports.map(section),
+    ...(options.stamp === undefined ? [] : [`<footer><p class="stamp">Written by ocf-sync ${escapeHtml(options.stamp.ocfSyncVersion)} at ${escapeHtml(options.stamp.generatedAt)}.</p></footer>`]),
     "</body></html>",
     "",
   ].join("\n");

@@ -55,7 +55,7 @@ describe("package.json", () => {
       ".": { types: "./dist/index.d.ts", default: "./dist/index.js" },
       "./testing": { types: "./dist/testing.d.ts", default: "./dist/testing.js" },
       "./package.json": "./package.json",
-      "./schemas/run-record.schema.json": "./schemas/run-record.schema.json",
+      "./schemas/*.schema.json": "./schemas/*.schema.json",
     });
     // Types first in each entry point, as TypeScript reads the conditions in order.
     for (const entry of [".", "./testing"]) expect(Object.keys(pkg.exports[entry] as object)[0], entry).toBe("types");

@@ -17,13 +17,13 @@ import { UsageError, writeLine, type CliIo } from "../io.js";
 import type { Lineage } from "../../mapping/types.js";
 import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, leaseFromEnvironment, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import type { DirectoryLookup, ProfileLookup } from "../options-files.js";
-import { createReporter, formatDuration, issuerFailureOf, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally, type LogMode } from "../progress.js";
+import { createReporter, formatDuration, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally, type LogMode } from "../progress.js";
 import { everyIssuer } from "../issuer-list.js";
-import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
+import { withJsonDocument } from "../json-output.js";
 import { quotaShare, readShardFlags, SHARD_HELP, shardSlice } from "../shard-flags.js";
 import { renderTable } from "../table.js";
 import { ocfSyncVersion } from "../../version.js";
-import { exportedIssuer, finishRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, withRunRecord, type RunRecordSlot } from "../run-record.js";
+import { exportedIssuer, finishRunRecord, jobFailedRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, withRunRecord, type RunRecordSlot } from "../run-record.js";
 
 export const EXPORT_HELP = `Usage: ocf-sync export --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR [options]
 
@@ -65,10 +65,11 @@ ${CHOICES_HELP}
                            auto (default: every package; the re-read streams, so memory stays flat), always, never;
                            every object is checked against the OCF schemas as it is mapped in any case
   --no-validate            the same as --validate never
-  --json                   print the summary as one JSON document on standard output:
-                           { "outDir", "exported", "failed", "issuers": [{ "issuerId", "status", ... }] };
-                           also when the whole export fails (a usage error, an unusable DIR, the lock),
-                           then with "error": { "code", "message" } and every issuer failed by it
+  --json                   print the run record as one JSON document on standard output (the document
+                           --summary writes; sync's has the same shape): { "ocfSyncVersion", "generatedAt",
+                           "outcome", "counts", "issuers": [{ "issuerId", "status", "package", "counts",
+                           "error" }], ... }; also when the whole export fails (a usage error, an unusable
+                           DIR, the lock), then with "error": { "code", "message" } and every issuer failed
   --summary FILE           write the run record to FILE (atomically, also when the job fails): version,
                            start and end, shard, requests, 429s and retries, and each issuer's status,
                            counts, package and error; the same shape for sync (schemas/run-record.schema.json)
@@ -111,25 +112,19 @@ Examples:
   ocf-sync export --base-url http://127.0.0.1:4010 --issuer 7 --out out --issuer-profile profiles.json --stakeholders people.json
   ocf-sync validate out/7`;
 
-/** What is known of an export when it fails as a whole, for its `--json` document. */
-interface KnownExport {
-  outDir: string | null;
-  issuers: string[];
-}
-
 export async function exportCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  const known: KnownExport = { outDir: null, issuers: [] };
+  // What is known of the run as it goes: its run record, which --json prints too, of a failure as well.
   const record = runRecordSlot("export", ocfSyncVersion());
   return withJsonDocument(
     io,
     "export",
     argv,
-    (printJson) => withRunRecord(io, "export", record, () => exportJob(argv, io, known, record, printJson)),
-    (failure) => exportFailureDocument(known, failure),
+    (printJson) => withRunRecord(io, "export", record, () => exportJob(argv, io, record, printJson)),
+    (_failure, error) => jobFailedRunRecord(io, "export", record, error),
   );
 }
 
-async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport, record: RunRecordSlot, printJson: (document: unknown) => void): Promise<number> {
+async function exportJob(argv: readonly string[], io: CliIo, record: RunRecordSlot, printJson: (document: object) => void): Promise<number> {
   const { values } = parseCommandArgs("export", {
     args: [...argv],
     options: COMMAND_OPTIONS.export,
@@ -141,11 +136,11 @@ async function exportJob(argv: readonly string[], io: CliIo, known: KnownExport,
   }
   // The issuers first: a usage error in any other value fails every one of them (--json lists them).
   const job = await readJobFlags(values, io.cwd, (named) => {
-    known.issuers = named;
+    record.facts.named = named;
   });
   const s3 = values.out !== undefined && isS3Url(values.out) ? await s3Output(values.out, values.resume === true, io) : undefined;
   try {
-    return await exportInto(s3 === undefined ? values : { ...values, out: s3.localDir }, job, io, known, record, printJson, s3);
+    return await exportInto(s3 === undefined ? values : { ...values, out: s3.localDir }, job, io, record, printJson, s3);
   } finally {
     await s3?.dispose();
   }
@@ -193,24 +188,21 @@ async function exportInto(
   values: ExportValues,
   job: Awaited<ReturnType<typeof readJobFlags>>,
   io: CliIo,
-  known: KnownExport,
   record: RunRecordSlot,
-  printJson: (document: unknown) => void,
+  printJson: (document: object) => void,
   s3: S3Output | undefined,
 ): Promise<number> {
   const packageSettings = await readPackageFlags(values, io.cwd);
-  known.outDir = s3?.url ?? packageSettings.outDir;
+  record.facts.outDir = s3?.url ?? packageSettings.outDir;
   const shard = readShardFlags(values, io.env);
   const lease = leaseFromEnvironment(io.env);
   const issuers = shardSlice(job.issuers, shard);
   // Without a shared limiter (--rate-limiter) the shards split the credential's quota.
   const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, share: quotaShare(job.issuers, issuers, shard) });
   record.facts.shard = shard === undefined ? null : { index: shard.k - 1, count: shard.n };
-  known.issuers = issuers;
+  record.facts.named = issuers;
   const { outDir, profileOf, directoryOf, ...packageOptions } = packageSettings;
   await prepareOutputFolder("out", outDir, io.signal);
-  record.facts.named = issuers;
-  record.facts.outDir = s3?.url ?? outDir;
   if (values.summary !== undefined) record.file = await RunRecordFile.open(resolve(io.cwd, values.summary), io.signal);
   const run = await runExport(io, {
     clientOptions,
@@ -230,16 +222,15 @@ async function exportInto(
     ...(s3 === undefined ? {} : { place: (exported: IssuerExport) => uploaded(s3, exported, io.signal) }),
   });
   if (s3 !== undefined) run.outDir = s3.url;
-  if (values.json === true) printJson(exportSummaryDocument(run));
-  else writeLine(io.stdout, exportSummaryText(run));
   record.facts.stats = run.stats;
   const entries = run.results.map((r) => exportedIssuer(r, job.onInvalid));
-  // The deadline: the packages written are summed up above (and in the record), then the run ends as a deadline does.
+  // The deadline: the packages written are summed up (and in the record), then the run ends as a deadline does.
   const deadline = run.deadlinePassed;
   const status = await finishRunRecord(
     io,
     record,
     entries,
+    (document) => (values.json === true ? printJson(document) : writeLine(io.stdout, exportSummaryText(run))),
     deadline === undefined ? undefined : { code: "DEADLINE_EXCEEDED", message: deadline instanceof Error ? deadline.message : String(deadline), exitStatus: RETRY_EXIT_STATUS },
   );
   if (deadline !== undefined) throw deadline;
@@ -251,8 +242,6 @@ export interface ExportRun {
   results: IssuerExportResult[];
   outDir: string;
   durationMs: number;
-  /** The job's `--on-invalid` (what an issuer's failure hints at depends on it). */
-  onInvalid: OnInvalid;
   /** The job's deadline passed before every issuer was done (the error that says so). */
   deadlinePassed?: unknown;
   /** The API client's counters at the end of the run. */
@@ -361,7 +350,6 @@ export async function runExport(
     results: everyIssuer(issuers, results, (issuerId) => (deadlinePassed === undefined ? undefined : { issuerId, ok: false, error: deadlinePassed })),
     outDir,
     durationMs: Date.now() - started,
-    onInvalid: job.exportOptions.onInvalid,
     ...(deadlinePassed === undefined ? {} : { deadlinePassed }),
     stats: client.stats(),
   };
@@ -385,43 +373,4 @@ export function exportSummaryText({ results, outDir, durationMs }: ExportRun): s
     (failed > 0 ? `; ${failed} failed (see above)` : "") +
     (failed < results.length ? ". Warnings and quarantined records are listed in each <package>.report.json." : ".");
   return `${table}\n\n${total}`;
-}
-
-/**
- * The `--json` summary of an export that failed as a whole (its arguments or its output folder could
- * not be used, another run holds the folder): the summary's fields, every issuer named failed by the
- * failure, which `error` states.
- */
-export function exportFailureDocument(known: KnownExport, failure: JsonFailure): unknown {
-  return { outDir: known.outDir, exported: 0, failed: known.issuers.length, issuers: failedIssuers(known.issuers, failure), error: failure };
-}
-
-/** The `--json` summary: per issuer its counts and files, or its error's code and message. */
-export function exportSummaryDocument({ results, outDir, onInvalid }: ExportRun): unknown {
-  const failed = results.filter((r) => !r.ok).length;
-  return {
-    outDir,
-    exported: results.length - failed,
-    failed,
-    issuers: results.map((r) =>
-      r.ok
-        ? {
-            issuerId: r.issuerId,
-            status: "ok",
-            package: r.export.name,
-            folder: r.export.folder,
-            zip: r.export.zip ?? null,
-            report: r.export.report,
-            awards: r.export.awards,
-            units: r.export.units,
-            transactions: r.export.transactions,
-            warnings: r.export.warnings.length,
-            quarantined: r.export.quarantined.length,
-            validated: r.export.validated,
-            bytes: r.export.bytes,
-            resumed: r.resumed === true,
-          }
-        : { issuerId: r.issuerId, status: "failed", error: issuerFailureOf(r.error, onInvalid) },
-    ),
-  };
 }

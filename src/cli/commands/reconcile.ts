@@ -6,6 +6,7 @@ import { isDeadlineExceededError, isInterruptedError, isOcfSyncError, terminalSa
 import { openAtomicWriteStream, type AtomicWriteStream } from "../../io/atomic-file.js";
 import { checkStreamInput } from "../../io/input-file.js";
 import { renderReconciliationHtml } from "../../reconcile/html.js";
+import { documentStamp } from "../../document-stamp.js";
 import { loadPackageObjects, reconcileApiWithOcf, reconcileNdjsonWithOcf } from "../../reconcile/load.js";
 import { reconcileOcfWithOcf } from "../../reconcile/ocf-vs-ocf.js";
 import { reconciliationCsv, renderReconciliationText, reportAgrees } from "../../reconcile/render.js";
@@ -65,15 +66,16 @@ Options:
                        documents)
   --json               print the reports as one JSON document: { "agree", "reports" }; unusable
                        input: { "agree": false, "unusable": { "code", "message" } }; a usage error
-                       or another failure (the API's too): { "agree": false, "error": { "code", "message" } }
+                       or another failure (the API's too): { "agree": false, "error": { "code", "message" } };
+                       each opens with "ocfSyncVersion" and "generatedAt" (schemas/reconcile.schema.json)
   --csv                print every difference as CSV (issuer_id, section, code, kind, record_id,
                        security_id, field, expected, actual, message), a row per holder figure that
                        differs (section holders) and per note (section note, in message); a cell that
                        a spreadsheet would run as a formula (=, +, -, @ first, not a number) starts with '
   --html FILE          also write a self-contained HTML report (the reading used, totals, every
                        holder's shares and units, every difference, and a chart of vested shares over
-                       time on both sides with their difference), atomically; its path is then
-                       printed on standard error
+                       time on both sides with their difference, and the version and time that
+                       wrote it), atomically; its path is then printed on standard error
   --deadline DURATION  with --base-url: stop pulling after this long (e.g. 90s, 15m); exit status 1
 
 OCF_SYNC_BASE_URL set in the environment counts as --base-url when neither --source nor --against is
@@ -106,7 +108,7 @@ export async function reconcileCommand(argv: readonly string[], io: CliIo): Prom
   return withJsonDocument(io, "reconcile", argv, (printJson) => reconcileJob(argv, io, printJson), (error) => ({ agree: false, error }));
 }
 
-async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (document: unknown) => void): Promise<number> {
+async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (document: object) => void): Promise<number> {
   const { values, positionals } = parseCommandArgs("reconcile", {
     args: [...argv],
     options: COMMAND_OPTIONS.reconcile,
@@ -202,7 +204,7 @@ async function reconcileJob(argv: readonly string[], io: CliIo, printJson: (docu
     }
 
     if (html !== undefined) {
-      await html.write(renderReconciliationHtml([report]));
+      await html.write(renderReconciliationHtml([report], { stamp: documentStamp((io.now ?? Date.now)()) }));
       await html.commit();
       // On standard error: standard output is the report itself (text, --json or --csv).
       writeLine(io.stderr, `HTML report written to ${terminalSafe(htmlPath ?? "")}`);

@@ -24,7 +24,8 @@ Options:
             { "runs": [{ "file", "command", "shard", "outcome", "exitStatus", "startedAt", "endedAt",
             "issuers", "failed", "requests" }], "missingShards": [...], "counts": { "issuers", "ok",
             "failed" }, "requests": { "sent", "rateLimited", "retried" },
-            "issuers": [{ "issuerId", "status", "run", ... }] } (failed issuers first)
+            "issuers": [{ "issuerId", "status", "run", ... }] } (failed issuers first), opening
+            with "ocfSyncVersion" and "generatedAt" (schemas/summarize.schema.json)
 
 Exit status: 0 every issuer of every run done; 1 some issuer failed on its data or access; 75 retry:
 a shard is missing, a run could not run, or every failure was the API's; 2 usage error or a PATH that
@@ -47,7 +48,7 @@ export async function summarizeCommand(argv: readonly string[], io: CliIo): Prom
   return withJsonDocument(io, "summarize", argv, (printJson) => summarizeJob(argv, io, printJson), (error) => ({ error }));
 }
 
-async function summarizeJob(argv: readonly string[], io: CliIo, printJson: (document: unknown) => void): Promise<number> {
+async function summarizeJob(argv: readonly string[], io: CliIo, printJson: (document: object) => void): Promise<number> {
   const { values, positionals } = parseCommandArgs("summarize", { args: [...argv], options: COMMAND_OPTIONS.summarize, allowPositionals: true, strict: true });
   if (values.help === true) {
     writeLine(io.stdout, SUMMARIZE_HELP);

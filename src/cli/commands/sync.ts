@@ -2,7 +2,6 @@ import { stat } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { createApiClient } from "../../client/create-client.js";
 import { isDeadlineExceededError, terminalSafe } from "../../errors.js";
-import type { OnInvalid } from "../../pull/pull-issuer.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
@@ -10,12 +9,12 @@ import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, failureCodeOf, writeLine, type CliIo } from "../io.js";
 import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, leaseFromEnvironment, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
-import { failedIssuers, withJsonDocument, type JsonFailure } from "../json-output.js";
-import { createReporter, formatDuration, issuerFailureOf, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally } from "../progress.js";
+import { withJsonDocument } from "../json-output.js";
+import { createReporter, formatDuration, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally } from "../progress.js";
 import { quotaShare, readShardFlags, SHARD_HELP, shardSlice, shardStateFile } from "../shard-flags.js";
 import { renderTable } from "../table.js";
 import { ocfSyncVersion } from "../../version.js";
-import { finishRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, syncedIssuer, withRunRecord, type RunRecordSlot } from "../run-record.js";
+import { finishRunRecord, jobFailedRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, syncedIssuer, withRunRecord, type RunRecordSlot } from "../run-record.js";
 
 export const SYNC_HELP = `Usage: ocf-sync sync --base-url URL (--issuer ID ... | --issuers-file FILE) --out DIR --state FILE [options]
 
@@ -51,10 +50,12 @@ ${SHARD_HELP}
   --full-every N           make every N-th run of an issuer a full one (default ${DEFAULT_FULL_EVERY}; 0: never)
   --overlap TIME           re-read changes this far before the cursor: seconds, or with a unit
                            (90s, 5m, 1h) (default ${DEFAULT_OVERLAP_SECONDS} seconds)
-  --json                   print the change set as one JSON document on standard output:
-                           { "issuers": [{ "issuerId", "status", ... }] }; also when the whole sync fails
-                           (a usage error, an unusable DIR or FILE, a lock), then with "error":
-                           { "code", "message" } and every issuer failed by it
+  --json                   print the run record as one JSON document on standard output (the document
+                           --summary writes, in the shape of export's), each issuer with its "sync": the
+                           pass, the counts and lists of OCF objects created, changed and removed, and
+                           the records pulled; also when the whole sync fails (a usage error, an unusable
+                           DIR or FILE, a lock), then with "error": { "code", "message" } and every
+                           issuer failed by it
   --summary FILE           write the run record to FILE (atomically, also when the sync fails), in the
                            shape of export's (schemas/run-record.schema.json), with each issuer's pass
   --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
@@ -88,40 +89,6 @@ Examples:
   ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --strict
   ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --summary run.json
   ocf-sync sync --base-url http://127.0.0.1:4010 --issuers-file issuers.txt --out out-1 --state state.json --shard 1/2`;
-
-/** The `--json` document: per issuer, the counts `created`, `changed`, `removed`, `unchanged` and the objects. */
-export function changeSetDocument(results: readonly IssuerSyncResult[], onInvalid: OnInvalid): unknown {
-  return {
-    issuers: results.map((r) =>
-      r.ok
-        ? {
-            issuerId: r.issuerId,
-            status: "ok",
-            pass: r.pass,
-            reason: r.reason,
-            modifiedAfter: r.pass === "incremental" ? r.modifiedAfter : null,
-            cursor: r.cursor,
-            package: r.package.name,
-            packageRewritten: r.package.rewritten,
-            created: r.changes.created.length,
-            changed: r.changes.changed.length,
-            removed: r.changes.removed.length,
-            unchanged: r.changes.unchanged,
-            objects: { created: r.changes.created, changed: r.changes.changed, removed: r.changes.removed },
-            records: {
-              pulled: r.pulled,
-              pages: r.pages,
-              reread: r.reread,
-              created: r.records.created.length,
-              modified: r.records.modified.length,
-              removed: r.records.removed.length,
-              unchanged: r.records.unchanged,
-            },
-          }
-        : { issuerId: r.issuerId, status: "failed", error: issuerFailureOf(r.error, onInvalid) },
-    ),
-  };
-}
 
 const SHOWN_PER_LIST = 20;
 
@@ -165,28 +132,19 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
   return [table, ...lines.map(terminalSafe)].join("\n");
 }
 
-/**
- * The `--json` document of a sync that failed as a whole (its arguments, output folder or state could
- * not be used, another sync holds a lock): every issuer named failed by the failure, which `error` states.
- */
-export function syncFailureDocument(issuers: readonly string[], failure: JsonFailure): unknown {
-  return { issuers: failedIssuers(issuers, failure), error: failure };
-}
-
 export async function syncCommand(argv: readonly string[], io: CliIo): Promise<number> {
-  // The issuers named, once known: what a --json document of a failure of the whole sync lists.
-  const named: string[] = [];
+  // What is known of the run as it goes: its run record, which --json prints too, of a failure as well.
   const record = runRecordSlot("sync", ocfSyncVersion());
   return withJsonDocument(
     io,
     "sync",
     argv,
-    (printJson) => withRunRecord(io, "sync", record, () => syncJob(argv, io, named, record, printJson)),
-    (failure) => syncFailureDocument(named, failure),
+    (printJson) => withRunRecord(io, "sync", record, () => syncJob(argv, io, record, printJson)),
+    (_failure, error) => jobFailedRunRecord(io, "sync", record, error),
   );
 }
 
-async function syncJob(argv: readonly string[], io: CliIo, named: string[], record: RunRecordSlot, printJson: (document: unknown) => void): Promise<number> {
+async function syncJob(argv: readonly string[], io: CliIo, record: RunRecordSlot, printJson: (document: object) => void): Promise<number> {
   const { values } = parseCommandArgs("sync", {
     args: [...argv],
     options: COMMAND_OPTIONS.sync,
@@ -197,11 +155,16 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
     return 0;
   }
   // The issuers first: a usage error in any other value fails every one of them (--json lists them).
-  const { issuers: listed, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd, (ids) => named.push(...ids));
+  const { issuers: listed, concurrency, onInvalid, logMode, deadlineMs } = await readJobFlags(values, io.cwd, (ids) => {
+    record.facts.named = ids;
+  });
   const shard = readShardFlags(values, io.env);
   const lease = leaseFromEnvironment(io.env);
   const issuers = shardSlice(listed, shard);
+  record.facts.named = issuers;
+  record.facts.shard = shard === undefined ? null : { index: shard.k - 1, count: shard.n };
   const { outDir, profileOf, directoryOf, ...packageOptions } = await readPackageFlags(values, io.cwd);
+  record.facts.outDir = outDir;
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
   const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, share: quotaShare(listed, issuers, shard) });
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
@@ -213,9 +176,6 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
   if ((await stat(stateFile).catch(() => undefined))?.isDirectory() === true) {
     throw new UsageError(`--state: ${stateFile} is a folder; give the file the sync keeps its state in, such as ${join(stateFile, "state.json")}`, { code: "FILE_SYSTEM_ERROR" });
   }
-  record.facts.named = issuers;
-  record.facts.shard = shard === undefined ? null : { index: shard.k - 1, count: shard.n };
-  record.facts.outDir = outDir;
   if (values.summary !== undefined) record.file = await RunRecordFile.open(resolve(io.cwd, values.summary), io.signal);
 
   const reporter = createReporter(io.stderr, logMode, { env: io.env });
@@ -326,9 +286,7 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
     await client.close();
   }
 
-  if (values.json === true) {
-    printJson(changeSetDocument(results, onInvalid));
-  } else {
+  const printText = (): void => {
     // Its failure lines quote errors: redacted as the --json document is.
     writeLine(io.stdout, io.redactor === undefined ? changeSetSummary(results) : io.redactor.redact(changeSetSummary(results)));
     const failed = results.filter((r) => !r.ok).length;
@@ -338,12 +296,13 @@ async function syncJob(argv: readonly string[], io: CliIo, named: string[], reco
         (failed > 0 ? `; ${failed} failed (see above)` : "") +
         ".",
     );
-  }
+  };
   record.facts.stats = client.stats();
   const status = await finishRunRecord(
     io,
     record,
     results.map((r) => syncedIssuer(r, onInvalid)),
+    (document) => (values.json === true ? printJson(document) : printText()),
     deadlinePassed === undefined ? undefined : { code: "DEADLINE_EXCEEDED", message: deadlinePassed instanceof Error ? deadlinePassed.message : String(deadlinePassed), exitStatus: RETRY_EXIT_STATUS },
   );
   // The deadline: the issuers synced are summed up above, then the run ends as a deadline does.

@@ -64,7 +64,8 @@ Options:
                 problem that concerns no one object (of a warning too); "valid" is true when
                 "problems" is empty, whatever "warnings" holds;
               unusable input: { "path", "valid": false, "unusable": { "code", "message" } };
-              a usage error or other failure: { "path", "valid": false, "error": { "code", "message" } }
+              a usage error or other failure: { "path", "valid": false, "error": { "code", "message" } };
+              each opens with "ocfSyncVersion" and "generatedAt" (schemas/validate.schema.json)
 
 Exit status: 0 valid (warnings or none), 1 problems found, 2 unusable input (not a folder or zip,
 unreadable zip, no manifest, manifest not JSON) or a usage error, 130 or 143 when stopped by SIGINT
@@ -90,7 +91,7 @@ export async function validateCommand(argv: readonly string[], io: CliIo): Promi
   );
 }
 
-async function validateJob(argv: readonly string[], io: CliIo, named: { path?: string }, printJson: (document: unknown) => void): Promise<number> {
+async function validateJob(argv: readonly string[], io: CliIo, named: { path?: string }, printJson: (document: object) => void): Promise<number> {
   const { values, positionals } = parseCommandArgs("validate", {
     args: [...argv],
     options: COMMAND_OPTIONS.validate,
@@ -150,7 +151,7 @@ async function downloadedForValidation(url: string, io: CliIo): Promise<{ folder
   return { folder: join(dir, name), dispose };
 }
 
-async function validateAt(path: string, shown: string, reader: string | undefined, json: boolean, io: CliIo, printJson: (document: unknown) => void): Promise<number> {
+async function validateAt(path: string, shown: string, reader: string | undefined, json: boolean, io: CliIo, printJson: (document: object) => void): Promise<number> {
   let report: PackageValidationReport;
   try {
     report = await validatePackageAt(path, {

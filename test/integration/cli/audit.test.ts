@@ -60,7 +60,8 @@ describe("--json of a usage error found once the issuers are known", () => {
     expect(result.code).toBe(2);
     const document = JSON.parse(result.out) as { issuers: { issuerId: string; status: string; error: { code: string } }[]; error: { code: string } };
     expect(document.error.code).toBe("USAGE_ERROR");
-    expect(document.issuers).toEqual(["7", "8"].map((issuerId) => ({ issuerId, status: "failed", error: document.error })));
+    // The run record's entries: a job that could not run leaves no package and nothing to count.
+    expect(document.issuers).toEqual(["7", "8"].map((issuerId) => ({ issuerId, status: "failed", retry: false, package: null, counts: null, error: document.error })));
   });
 });
 
@@ -124,6 +125,9 @@ describe("an issuer's failure in a --json document carries the hint of its log l
       {
         issuerId: "7",
         status: "failed",
+        retry: true,
+        package: null,
+        counts: null,
         error: { code: "API_NETWORK_ERROR", message: expect.stringMatching(/^GET /), hint: "check --base-url (or OCF_SYNC_BASE_URL) and that the server is running" },
       },
     ]);

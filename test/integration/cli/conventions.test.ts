@@ -54,32 +54,21 @@ describe("ocf-sync export output", () => {
     const run = await runCliProcess(exportArgs("out-json", "--issuer", "no-such-issuer", "--zip", "--json", "--log", "json"), { cwd: dir });
     expect(run.code).toBe(1);
     const out = join(dir, "out-json");
-    const summary = JSON.parse(run.stdout) as { issuers: Record<string, unknown>[] };
-    expect(summary).toEqual({
-      outDir: out,
-      exported: 2,
-      failed: 1,
-      issuers: [
-        {
-          issuerId: "7",
-          status: "ok",
-          package: "7",
-          folder: join(out, "7"),
-          zip: join(out, "7.ocf.zip"),
-          report: join(out, "7.report.json"),
-          awards: 4,
-          units: 3,
-          transactions: 31,
-          warnings: 5,
-          quarantined: 0,
-          validated: true,
-          bytes: expect.any(Number) as number,
-          resumed: false,
-        },
-        expect.objectContaining({ issuerId: "acme-robotics", status: "ok", package: "acme-robotics", transactions: 38 }),
-        { issuerId: "no-such-issuer", status: "failed", error: { code: "API_NOT_FOUND", message: expect.stringContaining("404") as string } },
-      ],
-    });
+    // The run record (the document --summary writes): failed issuers first, then the others in the order given.
+    const summary = JSON.parse(run.stdout) as Record<string, unknown>;
+    expect(summary).toMatchObject({ command: "export", outDir: out, outcome: "issuers-failed", exitStatus: 1, counts: { issuers: 3, ok: 2, failed: 1 }, error: null });
+    expect(summary.issuers).toEqual([
+      { issuerId: "no-such-issuer", status: "failed", retry: false, package: null, counts: null, error: { code: "API_NOT_FOUND", message: expect.stringContaining("404") as string } },
+      {
+        issuerId: "7",
+        status: "ok",
+        retry: false,
+        package: { name: "7", folder: join(out, "7"), zip: join(out, "7.ocf.zip"), report: join(out, "7.report.json"), written: true, validated: true, bytes: expect.any(Number) as number },
+        counts: { awards: 4, units: 3, transactions: 31, warnings: 5, quarantined: 0 },
+        error: null,
+      },
+      expect.objectContaining({ issuerId: "acme-robotics", status: "ok", package: expect.objectContaining({ name: "acme-robotics" }), counts: expect.objectContaining({ transactions: 38 }) }),
+    ]);
     // The logs are JSON lines on stderr, every one of them.
     const logs = run.stderr.trim().split("\n").map((line) => JSON.parse(line) as { level: string; msg: string });
     expect(logs.some((l) => l.level === "error" && l.msg.includes("no-such-issuer"))).toBe(true);
@@ -140,17 +129,20 @@ describe("--log json", () => {
 
 describe("--json of export and sync when the whole job fails", () => {
   interface FailureDocument {
-    outDir?: string | null;
-    exported?: number;
-    failed?: number;
+    outDir: string | null;
+    outcome: string;
+    exitStatus: number;
+    counts: { issuers: number; ok: number; failed: number };
     issuers: { issuerId: string; status: string; error: { code: string; message: string } }[];
     error: { code: string; message: string };
   }
-  /** Standard output is one JSON document, every issuer named failed by the job's error. */
+  /** Standard output is one JSON document (the run record), every issuer named failed by the job's error. */
   const documentOf = (stdout: string, code: string, issuers: string[]): FailureDocument => {
     const document = JSON.parse(stdout) as FailureDocument;
     expect(document.error.code).toBe(code);
-    expect(document.issuers).toEqual(issuers.map((issuerId) => ({ issuerId, status: "failed", error: document.error })));
+    expect(document.outcome).toBe("job-failed");
+    expect(document.counts).toEqual({ issuers: issuers.length, ok: 0, failed: issuers.length });
+    expect(document.issuers).toEqual(issuers.map((issuerId) => ({ issuerId, status: "failed", retry: false, package: null, counts: null, error: document.error })));
     return document;
   };
 
@@ -158,7 +150,7 @@ describe("--json of export and sync when the whole job fails", () => {
     const run = await runCliProcess(exportArgs("/proc/ocf-sync-json", "--json"), { cwd: dir });
     expect(run.code).toBe(2);
     const document = documentOf(run.stdout, "FILE_SYSTEM_ERROR", ["7", "acme-robotics"]);
-    expect(document).toMatchObject({ outDir: "/proc/ocf-sync-json", exported: 0, failed: 2 });
+    expect(document).toMatchObject({ outDir: "/proc/ocf-sync-json", exitStatus: 2 });
     expect(document.error.message).toBe("--out: cannot create the folder /proc/ocf-sync-json: the file system does not allow new folders in /proc (ENOENT)");
     // Standard error says it as before.
     expect(run.stderr).toBe(`ocf-sync export: ${document.error.message} [FILE_SYSTEM_ERROR]\n`);
@@ -168,7 +160,7 @@ describe("--json of export and sync when the whole job fails", () => {
     const run = await runCliProcess(["export", "--json", "--issuer", "7", "--bogus"], { cwd: dir });
     expect(run.code).toBe(2);
     const document = documentOf(run.stdout, "USAGE_ERROR", []);
-    expect(document).toMatchObject({ outDir: null, exported: 0, failed: 0 });
+    expect(document).toMatchObject({ outDir: null, exitStatus: 2 });
     expect(document.error.message).toBe("Unknown option '--bogus'\nRun 'ocf-sync export --help' for the options.");
   });
 
@@ -183,7 +175,7 @@ describe("--json of export and sync when the whole job fails", () => {
     );
     expect(run.code).toBe(1);
     const document = documentOf(run.stdout, "SYNC_STATE_INVALID", ["7"]);
-    expect(Object.keys(document)).toEqual(["issuers", "error"]);
+    expect(document).toMatchObject({ command: "sync", exitStatus: 1 });
     expect(document.error.message).toContain("is not JSON");
     expect(document.error.message).toContain("[REDACTED]");
     expect(run.stdout + run.stderr).not.toContain(secret);
@@ -191,10 +183,14 @@ describe("--json of export and sync when the whole job fails", () => {
 });
 
 describe("--json of validate and reconcile when they cannot run", () => {
+  /** Every document opens with the version and the time it was made. */
+  const STAMP = { ocfSyncVersion: expect.stringMatching(/^\d+\.\d+\.\d+/) as string, generatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) as string };
+
   it("validate: a usage error is one document naming the package (null when none was given), status 2", async () => {
     const none = await runCliProcess(["validate", "--json"], { cwd: dir });
     expect(none.code).toBe(2);
     expect(JSON.parse(none.stdout)).toEqual({
+      ...STAMP,
       path: null,
       valid: false,
       error: { code: "USAGE_ERROR", message: "takes exactly one PATH (a package folder or .ocf.zip), got 0\nRun 'ocf-sync validate --help' for the options." },
@@ -212,7 +208,7 @@ describe("--json of validate and reconcile when they cannot run", () => {
   it("reconcile: a usage error is one document, and so is input it cannot use, status 2", async () => {
     const both = await runCliProcess(["reconcile", "pkg", "--against", "other", "--json", "--csv"], { cwd: dir });
     expect(both.code).toBe(2);
-    expect(JSON.parse(both.stdout)).toEqual({ agree: false, error: { code: "USAGE_ERROR", message: "give --json or --csv, not both\nRun 'ocf-sync reconcile --help' for the options." } });
+    expect(JSON.parse(both.stdout)).toEqual({ ...STAMP, agree: false, error: { code: "USAGE_ERROR", message: "give --json or --csv, not both\nRun 'ocf-sync reconcile --help' for the options." } });
     const missing = await runCliProcess(["reconcile", "no-such-package", "--against", "other", "--json"], { cwd: dir });
     expect(missing.code).toBe(2);
     expect(JSON.parse(missing.stdout)).toMatchObject({ agree: false, unusable: { code: "PACKAGE_UNUSABLE" } });

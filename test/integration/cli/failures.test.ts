@@ -235,9 +235,9 @@ describe("deadlines end jobs against a server that never answers (exit 75, retry
     const out = join(dir, "deadline-export-json");
     const result = await run("export", "--base-url", hanging.url, "--issuer", "7", "--issuer", "8", "--out", out, "--deadline", "500ms", "--json");
     expect(result.code).toBe(75);
-    const summary = JSON.parse(result.out) as { exported: number; failed: number; issuers: { issuerId: string; status: string; error: { code: string } }[] };
-    expect(summary.exported).toBe(0);
-    expect(summary.failed).toBe(2);
+    const summary = JSON.parse(result.out) as { counts: { ok: number; failed: number }; outcome: string; error: { code: string }; issuers: { issuerId: string; status: string; error: { code: string } }[] };
+    expect(summary.counts).toMatchObject({ ok: 0, failed: 2 });
+    expect(summary).toMatchObject({ outcome: "job-failed", exitStatus: 75, error: { code: "DEADLINE_EXCEEDED" } });
     expect(summary.issuers.map((i) => [i.issuerId, i.status, i.error.code])).toEqual([
       ["7", "failed", "DEADLINE_EXCEEDED"],
       ["8", "failed", "DEADLINE_EXCEEDED"],

@@ -10,7 +10,6 @@ import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
-import { runRecordJsonSchema } from "../../../src/cli/run-record-schema.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { captureIo } from "../../helpers/capture.js";
 
@@ -48,10 +47,6 @@ async function validator(): Promise<(data: unknown) => boolean> {
 }
 
 describe("the run record", () => {
-  it("the shipped JSON Schema is the one generated from the record's single source (npm run schemas)", async () => {
-    expect(JSON.parse(await readFile(SCHEMA_FILE, "utf8"))).toEqual(runRecordJsonSchema());
-  });
-
   it("export: version, times, shard, requests and every issuer, a failed one first; valid by the schema", async () => {
     const valid = await validator();
     // The folder of FILE is made where missing, as --out's is.

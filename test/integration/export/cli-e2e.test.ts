@@ -94,7 +94,8 @@ describe("the built CLI as a child process", () => {
     expect(second.stderr).toContain('issuer "7": already written by this export (resumed)');
     const json = await cli(["export", "--base-url", server.url, "--issuer", "7", "--out", "resumed", "--as-of", "2026-11-26", "--resume", "--json"], work);
     expect(json.code, json.stderr).toBe(0);
-    expect((JSON.parse(json.stdout) as { issuers: { resumed: boolean }[] }).issuers.map((i) => i.resumed)).toEqual([true]);
+    // Resumed: the package this export wrote before is kept, not written again.
+    expect((JSON.parse(json.stdout) as { issuers: { package: { written: boolean } }[] }).issuers.map((i) => i.package.written)).toEqual([false]);
     // Every issuer of the job is written: nothing is left to resume.
     expect(await readdir(join(work, "resumed"))).not.toContain(".ocf-sync-export.json");
   });

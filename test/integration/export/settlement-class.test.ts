@@ -149,8 +149,8 @@ describe("units that name no share class", () => {
     expect(await filesOf(join(syncOut, "7"))).toEqual(await filesOf(join(again.outDir, "7")));
     expect(await filesOf(join(syncOut, "7"))).toEqual(inMemory());
     // The change set sees the move: the delivered shares' issuances changed their stock_class_id.
-    const changes = JSON.parse(second.out) as { issuers: { objects: { changed: { id: string; fields: string[] }[] } }[] };
-    const moved = changes.issuers[0]?.objects.changed.find((c) => c.id === "rsu-8801-settlement-1-issuance");
+    const changes = JSON.parse(second.out) as { issuers: { sync: { objects: { changed: { id: string; fields: string[] }[] } } }[] };
+    const moved = changes.issuers[0]?.sync.objects.changed.find((c) => c.id === "rsu-8801-settlement-1-issuance");
     expect(moved?.fields).toEqual(["stock_class_id"]);
   });
 });
@@ -197,8 +197,8 @@ describe("awards that name no share class", () => {
     expect([await classOf(join(syncOut, "7"), "rsa-2207"), await classOf(join(syncOut, "7"), "rsa-2208")]).toEqual(["stock-class-Common", "stock-class-unstated-settlement-class"]);
     expect(await filesOf(join(syncOut, "7"))).toEqual(inMemory());
     expect(await filesOf(join(syncOut, "7"))).toEqual(await filesOf(join((await exportTo()).outDir, "7")));
-    const changes = JSON.parse(second.out) as { issuers: { objects: { changed: { id: string; fields: string[] }[] } }[] };
-    expect(changes.issuers[0]?.objects.changed.find((c) => c.id === "rsa-2208-issuance")?.fields).toEqual(["stock_class_id"]);
+    const changes = JSON.parse(second.out) as { issuers: { sync: { objects: { changed: { id: string; fields: string[] }[] } } }[] };
+    expect(changes.issuers[0]?.sync.objects.changed.find((c) => c.id === "rsa-2208-issuance")?.fields).toEqual(["stock_class_id"]);
     serve(nameless);
 
     const strict = await exportTo("--strict");

@@ -7,9 +7,14 @@ import { startSampleServer, type SampleServer } from "../../../src/sample-server
 import { captureIo } from "../../helpers/capture.js";
 import { GENERATED_AT, freshSampleData, touch } from "./helpers.js";
 
+/** An issuer of the run record --json prints, with its pass in `sync`. */
 interface IssuerDocument {
   issuerId: string;
   status: string;
+  package: { written: boolean };
+  sync: SyncDocument;
+}
+interface SyncDocument {
   pass: string;
   created: number;
   changed: number;
@@ -57,10 +62,10 @@ describe("ocf-sync sync", () => {
     const doc = JSON.parse(json.stdout) as { issuers: IssuerDocument[] };
     expect(doc.issuers).toHaveLength(1);
     const [issuer] = doc.issuers;
-    expect(issuer).toMatchObject({ issuerId: "7", status: "ok", pass: "full", changed: expect.any(Number), created: 0 });
-    expect(issuer?.removed).toBeGreaterThan(0);
-    expect(issuer?.objects.removed.map((o) => o.id)).toContain(`rsa-${String(gone.id)}-issuance`);
-    expect(issuer?.unchanged).toBeGreaterThan(0);
+    expect(issuer).toMatchObject({ issuerId: "7", status: "ok", sync: { pass: "full", changed: expect.any(Number), created: 0 } });
+    expect(issuer?.sync.removed).toBeGreaterThan(0);
+    expect(issuer?.sync.objects.removed.map((o) => o.id)).toContain(`rsa-${String(gone.id)}-issuance`);
+    expect(issuer?.sync.unchanged).toBeGreaterThan(0);
   });
 
   it("says on stderr when the package's as-of date is past tranches the source has not vested, naming the date the source fits", async () => {
@@ -80,9 +85,9 @@ describe("ocf-sync sync", () => {
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('issuer "7": nothing changed; package left as it is');
     expect(again.stderr).toMatch(/issuer "7": 1 record pulled in 2 pages \(1 re-read unchanged\)/);
-    const [issuer] = (JSON.parse(again.stdout) as { issuers: (IssuerDocument & { packageRewritten: boolean; records: { pages: number; reread: number } })[] }).issuers;
-    expect(issuer).toMatchObject({ pass: "incremental", packageRewritten: false, created: 0, changed: 0, removed: 0, records: { pages: 2, reread: 1 } });
-    expect(issuer?.unchanged).toBeGreaterThan(7);
+    const [issuer] = (JSON.parse(again.stdout) as { issuers: IssuerDocument[] }).issuers;
+    expect(issuer).toMatchObject({ package: { written: false }, sync: { pass: "incremental", created: 0, changed: 0, removed: 0, records: { pages: 2, reread: 1 } } });
+    expect(issuer?.sync.unchanged).toBeGreaterThan(7);
   });
 
   it("needs --state, and exits 1 naming the holder when another sync holds the lock", async () => {
