@@ -1,7 +1,8 @@
 /**
  * The public OCF types (types.ts, plain TypeScript, so that the published declarations never mention
  * zod) are exactly the types the runtime schemas infer. `npm run typecheck` compiles this file: when
- * a type and its schema differ, the `Same<...>` of that type fails to compile and names it.
+ * a type and its schema differ, the `Same<...>` of that type fails to compile and names it. types.ts
+ * is written from the schemas by scripts/write-ocf-types.ts: this proves the generator right too.
  *
  * One entry per export of types.ts (`test/unit/ocf/types-match.test.ts` checks none is missing). Types
  * that no single schema infers are compared with what the schemas say of them: a field's type, a
