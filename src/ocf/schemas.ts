@@ -225,7 +225,7 @@ export type OcfLegacyObjectType = keyof typeof LEGACY_OBJECT_TYPES;
  * `validate` does not check their fields (it would call valid OCF invalid), and says how many it met;
  * their references and lineage are checked as any transaction's.
  */
-const UNSCHEMED_TRANSACTIONS = [
+export const UNSCHEMED_TRANSACTIONS = [
   "TX_ISSUER_AUTHORIZED_SHARES_ADJUSTMENT",
   "TX_STOCK_CLASS_CONVERSION_RATIO_ADJUSTMENT",
   "TX_STOCK_CLASS_AUTHORIZED_SHARES_ADJUSTMENT",
@@ -249,9 +249,6 @@ const UNSCHEMED_TRANSACTIONS = [
   "TX_WARRANT_TRANSFER",
 ] as const satisfies readonly OcfUnschemedTransactionType[];
 export const UNSCHEMED_TRANSACTION_TYPES: ReadonlySet<string> = new Set<string>(UNSCHEMED_TRANSACTIONS);
-/** The list and `OcfUnschemedTransactionType` name the same kinds: a kind missing from the list fails the type check here. */
-const _everyUnschemedListed: Exclude<OcfUnschemedTransactionType, (typeof UNSCHEMED_TRANSACTIONS)[number]> extends never ? true : never = true;
-void _everyUnschemedListed;
 
 /**
  * Every `object_type` of OCF 1.2.0 (`enums/ObjectType`): those ocf-sync models, their legacy

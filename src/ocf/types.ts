@@ -1,7 +1,8 @@
 /**
  * The OCF 1.2.0 objects and files ocf-sync reads and writes, as plain TypeScript: the types of its
- * public API. The runtime schemas that check them (zod, in objects.ts, transactions.ts, primitives.ts
- * and files.ts) infer exactly these types: `types-match.ts` fails the type check when the two differ.
+ * public API. Generated from the runtime schemas (objects.ts, transactions.ts, primitives.ts and
+ * files.ts) by scripts/write-ocf-types.ts: edit the schemas or scripts/ocf-types.ts, then run
+ * `npm run ocf-types`. `types-match.ts` fails the type check when a type and its schema differ.
  *
  * Numbers are OCF `Numeric` strings (`"1500"`, `"0.25"`: at most 10 decimal places), dates are
  * `YYYY-MM-DD` strings, and every object is closed as OCF closes it.
@@ -98,8 +99,10 @@ export interface OcfContactInfoWithoutName {
  *
  * @category OCF
  */
-export interface OcfContactInfo extends OcfContactInfoWithoutName {
+export interface OcfContactInfo {
   name: OcfName;
+  phone_numbers?: OcfPhone[];
+  emails?: OcfEmail[];
 }
 
 /**
@@ -163,19 +166,15 @@ export interface OcfFileReference {
 // ---------------------------------------------------------------------------------------------
 // Objects
 
-/** `id` and `comments`, which every OCF object has. */
-interface OcfObjectBase {
-  id: string;
-  comments?: string[];
-}
-
 /**
  * The company the package describes; it lives inline in the manifest, not in a file of its own.
  *
  * @category OCF
  */
-export interface OcfIssuer extends OcfObjectBase {
+export interface OcfIssuer {
   object_type: "ISSUER";
+  id: string;
+  comments?: string[];
   legal_name: string;
   dba?: string;
   formation_date: CalendarDate;
@@ -214,8 +213,10 @@ export type OcfStakeholderRelationship =
  *
  * @category OCF
  */
-export interface OcfStakeholder extends OcfObjectBase {
+export interface OcfStakeholder {
   object_type: "STAKEHOLDER";
+  id: string;
+  comments?: string[];
   name: OcfName;
   stakeholder_type: "INDIVIDUAL" | "INSTITUTION";
   issuer_assigned_id?: string;
@@ -248,8 +249,10 @@ export interface OcfStockClassConversionRight {
  *
  * @category OCF
  */
-export interface OcfStockClass extends OcfObjectBase {
+export interface OcfStockClass {
   object_type: "STOCK_CLASS";
+  id: string;
+  comments?: string[];
   name: string;
   class_type: "COMMON" | "PREFERRED";
   default_id_prefix: string;
@@ -280,7 +283,11 @@ export type OcfStockPlan = {
   board_approval_date?: CalendarDate;
   stockholder_approval_date?: CalendarDate;
   initial_shares_reserved: OcfNumeric;
-  default_cancellation_behavior?: "RETIRE" | "RETURN_TO_POOL" | "HOLD_AS_CAPITAL_STOCK" | "DEFINED_PER_PLAN_SECURITY";
+  default_cancellation_behavior?:
+    | "RETIRE"
+    | "RETURN_TO_POOL"
+    | "HOLD_AS_CAPITAL_STOCK"
+    | "DEFINED_PER_PLAN_SECURITY";
 } & ({ stock_class_ids: string[]; stock_class_id?: never } | { stock_class_id: string; stock_class_ids?: never });
 
 /**
@@ -288,8 +295,10 @@ export type OcfStockPlan = {
  *
  * @category OCF
  */
-export interface OcfStockLegendTemplate extends OcfObjectBase {
+export interface OcfStockLegendTemplate {
   object_type: "STOCK_LEGEND_TEMPLATE";
+  id: string;
+  comments?: string[];
   name: string;
   text: string;
 }
@@ -300,8 +309,34 @@ export interface OcfStockLegendTemplate extends OcfObjectBase {
  * @category OCF
  */
 export type OcfVestingDayOfMonth =
-  | "01" | "02" | "03" | "04" | "05" | "06" | "07" | "08" | "09" | "10" | "11" | "12" | "13" | "14"
-  | "15" | "16" | "17" | "18" | "19" | "20" | "21" | "22" | "23" | "24" | "25" | "26" | "27" | "28"
+  | "01"
+  | "02"
+  | "03"
+  | "04"
+  | "05"
+  | "06"
+  | "07"
+  | "08"
+  | "09"
+  | "10"
+  | "11"
+  | "12"
+  | "13"
+  | "14"
+  | "15"
+  | "16"
+  | "17"
+  | "18"
+  | "19"
+  | "20"
+  | "21"
+  | "22"
+  | "23"
+  | "24"
+  | "25"
+  | "26"
+  | "27"
+  | "28"
   | "29_OR_LAST_DAY_OF_MONTH"
   | "30_OR_LAST_DAY_OF_MONTH"
   | "31_OR_LAST_DAY_OF_MONTH"
@@ -356,8 +391,10 @@ export type OcfVestingCondition = {
  *
  * @category OCF
  */
-export interface OcfVestingTerms extends OcfObjectBase {
+export interface OcfVestingTerms {
   object_type: "VESTING_TERMS";
+  id: string;
+  comments?: string[];
   name: string;
   description: string;
   allocation_type:
@@ -376,8 +413,10 @@ export interface OcfVestingTerms extends OcfObjectBase {
  *
  * @category OCF
  */
-export interface OcfValuation extends OcfObjectBase {
+export interface OcfValuation {
   object_type: "VALUATION";
+  id: string;
+  comments?: string[];
   provider?: string;
   board_approval_date?: CalendarDate;
   stockholder_approval_date?: CalendarDate;
@@ -390,29 +429,23 @@ export interface OcfValuation extends OcfObjectBase {
 // ---------------------------------------------------------------------------------------------
 // Transactions
 
-/** Keys of every transaction on one security. */
-interface OcfSecurityTransactionBase extends OcfObjectBase {
+/**
+ * Shares issued to a stakeholder; with `issuance_type: "RSA"` a restricted stock award.
+ *
+ * @category OCF
+ */
+export interface OcfStockIssuance {
+  object_type: "TX_STOCK_ISSUANCE";
+  id: string;
+  comments?: string[];
   date: CalendarDate;
   security_id: string;
-}
-
-/** Keys every issuance has. */
-interface OcfIssuanceBase extends OcfSecurityTransactionBase {
   custom_id: string;
   stakeholder_id: string;
   board_approval_date?: CalendarDate;
   stockholder_approval_date?: CalendarDate;
   consideration_text?: string;
   security_law_exemptions: OcfSecurityExemption[];
-}
-
-/**
- * Shares issued to a stakeholder; with `issuance_type: "RSA"` a restricted stock award.
- *
- * @category OCF
- */
-export interface OcfStockIssuance extends OcfIssuanceBase {
-  object_type: "TX_STOCK_ISSUANCE";
   stock_class_id: string;
   stock_plan_id?: string;
   share_numbers_issued?: OcfShareNumberRange[];
@@ -437,9 +470,19 @@ export type OcfCompensationType = "OPTION_NSO" | "OPTION_ISO" | "OPTION" | "RSU"
  *
  * @category OCF
  */
-export interface OcfEquityCompensationIssuance extends OcfIssuanceBase {
+export interface OcfEquityCompensationIssuance {
   /** The legacy `TX_PLAN_SECURITY_*` spelling is read, never written. */
   object_type: "TX_EQUITY_COMPENSATION_ISSUANCE" | "TX_PLAN_SECURITY_ISSUANCE";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
+  custom_id: string;
+  stakeholder_id: string;
+  board_approval_date?: CalendarDate;
+  stockholder_approval_date?: CalendarDate;
+  consideration_text?: string;
+  security_law_exemptions: OcfSecurityExemption[];
   stock_plan_id?: string;
   stock_class_id?: string;
   compensation_type: OcfCompensationType;
@@ -459,8 +502,12 @@ export interface OcfEquityCompensationIssuance extends OcfIssuanceBase {
  *
  * @category OCF
  */
-export interface OcfVestingStart extends OcfSecurityTransactionBase {
+export interface OcfVestingStart {
   object_type: "TX_VESTING_START";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   vesting_condition_id: string;
 }
 
@@ -469,8 +516,12 @@ export interface OcfVestingStart extends OcfSecurityTransactionBase {
  *
  * @category OCF
  */
-export interface OcfVestingEvent extends OcfSecurityTransactionBase {
+export interface OcfVestingEvent {
   object_type: "TX_VESTING_EVENT";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   vesting_condition_id: string;
 }
 
@@ -479,8 +530,12 @@ export interface OcfVestingEvent extends OcfSecurityTransactionBase {
  *
  * @category OCF
  */
-export interface OcfVestingAcceleration extends OcfSecurityTransactionBase {
+export interface OcfVestingAcceleration {
   object_type: "TX_VESTING_ACCELERATION";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   quantity: OcfNumeric;
   reason_text: string;
 }
@@ -490,11 +545,15 @@ export interface OcfVestingAcceleration extends OcfSecurityTransactionBase {
  *
  * @category OCF
  */
-export interface OcfEquityCompensationRelease extends OcfSecurityTransactionBase {
+export interface OcfEquityCompensationRelease {
   object_type: "TX_EQUITY_COMPENSATION_RELEASE" | "TX_PLAN_SECURITY_RELEASE";
-  quantity: OcfNumeric;
-  release_price: OcfMonetary;
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   settlement_date: CalendarDate;
+  release_price: OcfMonetary;
+  quantity: OcfNumeric;
   consideration_text?: string;
   resulting_security_ids: string[];
 }
@@ -504,11 +563,15 @@ export interface OcfEquityCompensationRelease extends OcfSecurityTransactionBase
  *
  * @category OCF
  */
-export interface OcfStockCancellation extends OcfSecurityTransactionBase {
+export interface OcfStockCancellation {
   object_type: "TX_STOCK_CANCELLATION";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   quantity: OcfNumeric;
-  balance_security_id?: string;
   reason_text: string;
+  balance_security_id?: string;
 }
 
 /**
@@ -516,11 +579,15 @@ export interface OcfStockCancellation extends OcfSecurityTransactionBase {
  *
  * @category OCF
  */
-export interface OcfEquityCompensationCancellation extends OcfSecurityTransactionBase {
+export interface OcfEquityCompensationCancellation {
   object_type: "TX_EQUITY_COMPENSATION_CANCELLATION" | "TX_PLAN_SECURITY_CANCELLATION";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   quantity: OcfNumeric;
-  balance_security_id?: string;
   reason_text: string;
+  balance_security_id?: string;
 }
 
 /**
@@ -528,8 +595,12 @@ export interface OcfEquityCompensationCancellation extends OcfSecurityTransactio
  *
  * @category OCF
  */
-export interface OcfStockRepurchase extends OcfSecurityTransactionBase {
+export interface OcfStockRepurchase {
   object_type: "TX_STOCK_REPURCHASE";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   price: OcfMonetary;
   quantity: OcfNumeric;
   consideration_text?: string;
@@ -541,8 +612,12 @@ export interface OcfStockRepurchase extends OcfSecurityTransactionBase {
  *
  * @category OCF
  */
-export interface OcfStockRetraction extends OcfSecurityTransactionBase {
+export interface OcfStockRetraction {
   object_type: "TX_STOCK_RETRACTION";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   reason_text: string;
 }
 
@@ -551,8 +626,12 @@ export interface OcfStockRetraction extends OcfSecurityTransactionBase {
  *
  * @category OCF
  */
-export interface OcfEquityCompensationRetraction extends OcfSecurityTransactionBase {
+export interface OcfEquityCompensationRetraction {
   object_type: "TX_EQUITY_COMPENSATION_RETRACTION" | "TX_PLAN_SECURITY_RETRACTION";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   reason_text: string;
 }
 
@@ -561,8 +640,12 @@ export interface OcfEquityCompensationRetraction extends OcfSecurityTransactionB
  *
  * @category OCF
  */
-export interface OcfStockPlanReturnToPool extends OcfSecurityTransactionBase {
+export interface OcfStockPlanReturnToPool {
   object_type: "TX_STOCK_PLAN_RETURN_TO_POOL";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   stock_plan_id: string;
   quantity: OcfNumeric;
   reason_text: string;
@@ -573,8 +656,12 @@ export interface OcfStockPlanReturnToPool extends OcfSecurityTransactionBase {
  *
  * @category OCF
  */
-export interface OcfStockAcceptance extends OcfSecurityTransactionBase {
+export interface OcfStockAcceptance {
   object_type: "TX_STOCK_ACCEPTANCE";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
 }
 
 /**
@@ -582,8 +669,12 @@ export interface OcfStockAcceptance extends OcfSecurityTransactionBase {
  *
  * @category OCF
  */
-export interface OcfEquityCompensationAcceptance extends OcfSecurityTransactionBase {
+export interface OcfEquityCompensationAcceptance {
   object_type: "TX_EQUITY_COMPENSATION_ACCEPTANCE" | "TX_PLAN_SECURITY_ACCEPTANCE";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
 }
 
 /**
@@ -591,8 +682,12 @@ export interface OcfEquityCompensationAcceptance extends OcfSecurityTransactionB
  *
  * @category OCF
  */
-export interface OcfStockTransfer extends OcfSecurityTransactionBase {
+export interface OcfStockTransfer {
   object_type: "TX_STOCK_TRANSFER";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   quantity: OcfNumeric;
   consideration_text?: string;
   balance_security_id?: string;
@@ -604,8 +699,12 @@ export interface OcfStockTransfer extends OcfSecurityTransactionBase {
  *
  * @category OCF
  */
-export interface OcfEquityCompensationTransfer extends OcfSecurityTransactionBase {
+export interface OcfEquityCompensationTransfer {
   object_type: "TX_EQUITY_COMPENSATION_TRANSFER" | "TX_PLAN_SECURITY_TRANSFER";
+  id: string;
+  comments?: string[];
+  date: CalendarDate;
+  security_id: string;
   quantity: OcfNumeric;
   consideration_text?: string;
   balance_security_id?: string;
@@ -747,6 +846,7 @@ export interface OcfManifest {
   as_of: CalendarDate;
   /** An RFC 3339 date-time with a zone. */
   generated_at: string;
+  comments?: string[];
   stock_plans_files: OcfFileReference[];
   stock_legend_templates_files: OcfFileReference[];
   stock_classes_files: OcfFileReference[];
@@ -756,7 +856,6 @@ export interface OcfManifest {
   stakeholders_files: OcfFileReference[];
   financings_files?: OcfFileReference[];
   documents_files?: OcfFileReference[];
-  comments?: string[];
 }
 
 /**
