@@ -31,8 +31,11 @@ import { RUN_RECORD_FORMAT, type RunIssuer, type RunRecord } from "./run-record-
 /** Exit status of a job to retry as it is: it could not run, or failed only on transient causes. */
 export const RETRY_EXIT_STATUS = 75;
 
-/** Failures of a whole job that a retry of the same job can get past (a lock released, more time). */
-const RETRYABLE_JOB_CODES: ReadonlySet<string> = new Set(["OUTPUT_LOCKED", "SYNC_LOCKED", "DEADLINE_EXCEEDED"]);
+/**
+ * Failures of a whole job that a retry of the same job can get past (a lock released, more time, a
+ * sync's state in object storage committed by another sync meanwhile: the next run starts from it).
+ */
+const RETRYABLE_JOB_CODES: ReadonlySet<string> = new Set(["OUTPUT_LOCKED", "SYNC_LOCKED", "DEADLINE_EXCEEDED", "S3_COMMIT_CONFLICT"]);
 
 /** Failures of an issuer that say nothing of its data: the API was unreachable, slow, refusing or failing. */
 const TRANSIENT_ISSUER_CODES: ReadonlySet<string> = new Set([
@@ -41,8 +44,6 @@ const TRANSIENT_ISSUER_CODES: ReadonlySet<string> = new Set([
   "API_TIMEOUT",
   "API_RATE_LIMITED",
   "API_SERVER_ERROR",
-  // Object storage: another writer committed the package meanwhile (the next run replaces it).
-  "S3_COMMIT_CONFLICT",
 ]);
 
 /**
@@ -147,7 +148,9 @@ export class RunRecordFile {
 /** The exit status a failure of a whole job ends with, as the CLI's error boundary decides it. */
 export function jobFailureExitStatus(error: unknown, usage: boolean): number {
   if (usage) return 2;
-  return isOcfSyncError(error) && isRetryableJobCode(error.code) ? RETRY_EXIT_STATUS : 1;
+  // Object storage unreachable or failing as the job reads or commits a sync's state: retry it too.
+  const retry = isOcfSyncError(error) && (isRetryableJobCode(error.code) || (error.code === "S3_REQUEST_FAILED" && isTransientFailure(error)));
+  return retry ? RETRY_EXIT_STATUS : 1;
 }
 
 /** An export's issuer in a run record. */

@@ -39,9 +39,11 @@ import type { SourceWarning } from "../source/errors.js";
 import type { OcfChangeSet } from "./change-set.js";
 import { directoryJsonOnce, mappingCodeDigest } from "./fingerprint.js";
 import { acquireSyncLock, type LockOwner, type StaleLock } from "./lock.js";
-import { syncIssuer, storeFilesOf, type IssuerSyncResult, type PassPlan, type RecordChanges } from "./pass.js";
+import { localOutlet, syncIssuer, storeFilesOf, type IssuerSyncResult, type PassPlan, type RecordChanges } from "./pass.js";
 import { readSyncState, snapshotFolderOf, writeSyncState, type SyncState, type UnreadableIssuerState } from "./state.js";
 import { listFolder, removeAllBut } from "./store.js";
+import { commitSyncState, fetchSyncState, objectStorageOutlet } from "./object-storage.js";
+import { openObjectStorage, type ObjectStorageOptions, type S3Target } from "../io/s3.js";
 
 export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, planPass } from "./pass.js";
 export type { IssuerSyncResult, PassPlan, RecordChanges, SyncedPackage } from "./pass.js";
@@ -93,11 +95,32 @@ export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" |
    * warning too) or finds the lock taken over by another run. The sync goes on.
    */
   onLockRenewalFailed?: (message: string) => void;
+  /**
+   * Keep the packages in object storage, under this `s3://BUCKET/PREFIX`: each package is written in
+   * `outDir` (then a local working folder), uploaded, committed by its marker object as
+   * `export --out s3://` does, and its local copy removed. A package is current when its committed
+   * marker is there. Needs the optional package `@aws-sdk/client-s3`.
+   * @default packages are kept in `outDir`
+   * @example { url: "s3://my-bucket/ocf" }
+   */
+  s3Out?: ObjectStorageOptions;
+  /**
+   * Keep the state in object storage, at this `s3://BUCKET/KEY`, and the records it names under
+   * `KEY.snapshots/`. `stateFile` is then the local working copy: replaced by the object's state (and
+   * the records it names, downloaded) as the sync starts. When the sync ends, the records it stored
+   * are uploaded, then the state object is written with `If-Match` on the ETag read (`If-None-Match: *`
+   * when there was none): that write commits the sync. A sync stopped before it leaves the previous
+   * state; a sync that finds another one committed meanwhile throws `S3RequestError` with code
+   * `S3_COMMIT_CONFLICT` (run it again). Its packages are uploaded before the state is written.
+   * @default the state is kept in `stateFile`
+   * @example { url: "s3://my-bucket/ocf/sync-state.json" }
+   */
+  s3State?: ObjectStorageOptions;
 }
 
 const SYNC_OPTION_KEYS: ReadonlySet<string> = new Set([
   ...[...EXPORT_OPTION_KEYS].filter((key) => key !== "records" && key !== "onEvent" && key !== "onMapped"),
-  ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs", "leaseMs", "onLockRenewalFailed"]),
+  ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs", "leaseMs", "onLockRenewalFailed", "s3Out", "s3State"]),
 ]);
 
 /**
@@ -163,6 +186,11 @@ export type SyncEvent =
    * for the deadline, else the signal's reason.
    */
   | { type: "issuer-stopped"; issuerId: string; error: unknown }
+  /**
+   * `s3State`: the state was committed to its object (and the records it names uploaded), just before
+   * `sync-done` (or `sync-stopped` when the deadline stopped the sync).
+   */
+  | { type: "state-committed"; url: string }
   | { type: "sync-done"; results: IssuerSyncResult[] }
   /**
    * The last event of a sync that was stopped (see `issuer-stopped`), instead of `sync-done`: every
@@ -233,12 +261,26 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     throw error;
   }
   let outLock: HeldLock | undefined;
+  const opened: S3Target[] = [];
   // Stops the issuers under way when the consumer leaves early, so none writes after the lock is released.
   const stop = new AbortController();
   const signal = job.signal === undefined ? stop.signal : AbortSignal.any([job.signal, stop.signal]);
   const running: Promise<void>[] = [];
   try {
     yield { type: "lock-acquired", lockFile: lock.lockFile, tookOverFrom: lock.tookOverFrom, tookOver: lock.tookOver };
+    const open = async (where: ObjectStorageOptions): Promise<S3Target> => {
+      const target = await openObjectStorage(where);
+      opened.push(target);
+      return target;
+    };
+    // The state object, read into the local copy: the previous state until this sync commits its own.
+    const remote = options.s3State === undefined ? undefined : await fetchSyncState(await open(options.s3State), stateFile, signalOption);
+    const outlet = options.s3Out === undefined ? localOutlet(options.outDir) : objectStorageOutlet(await open(options.s3Out), options.outDir);
+    const commit = async function* (commitSignal: AbortSignal | undefined): AsyncGenerator<SyncEvent> {
+      if (remote === undefined || options.s3State === undefined) return;
+      await commitSyncState(remote, stateFile, commitSignal === undefined ? {} : { signal: commitSignal });
+      yield { type: "state-committed", url: options.s3State.url };
+    };
     const state = await readSyncState(stateFile, signalOption);
     if (state.unreadable !== undefined) yield { type: "state-entries-set-aside", stateFile, entries: state.unreadable };
     const leftovers = await removeLeftovers(stateFile, state);
@@ -281,7 +323,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
         limit(async () => {
           try {
             signal.throwIfAborted();
-            const pass = syncIssuer(client, issuerId, state, saveState, { ...options, generatedAt, mappingCode, directoryJsonOf, signal });
+            const pass = syncIssuer(client, issuerId, state, saveState, { ...options, generatedAt, mappingCode, directoryJsonOf, signal, outlet });
             for (let step = await pass.next(); ; step = await pass.next()) {
               if (step.done === true) {
                 results.set(issuerId, step.value);
@@ -323,9 +365,12 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
       const { error } = aborted;
       const stopped = isOcfSyncError(error) ? error : new AbortedError("the sync", error);
       for (const issuerId of ids) if (!results.has(issuerId)) yield { type: "issuer-stopped", issuerId, error };
+      // The deadline: what the issuers done stored is committed; a sync stopped by its signal commits nothing.
+      if (options.signal?.aborted !== true) yield* commit(options.signal);
       yield { type: "sync-stopped", error, results: ids.map((issuerId) => results.get(issuerId) ?? { issuerId, ok: false, error: stopped }) };
       throw error;
     }
+    yield* commit(signal);
     yield { type: "sync-done", results: ids.flatMap((id) => results.get(id) ?? []) };
   } finally {
     stop.abort(new Error("the sync was stopped"));
@@ -334,6 +379,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     await rmdir(snapshotFolderOf(stateFile)).catch(() => {});
     await outLock?.release();
     await lock.release();
+    for (const target of opened) target.client.destroy();
     job.dispose();
   }
 }
