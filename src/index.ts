@@ -183,6 +183,10 @@ export { SyncStateError, readSyncState } from "./sync/state.js";
 export type { FullPassReason, IssuerPackageState, IssuerStore, IssuerSyncState, SyncState, UnchangedPage, UnreadableIssuerState } from "./sync/state.js";
 export { SyncStoreError } from "./sync/store.js";
 
+// Object storage (sync's s3Out and s3State)
+export { S3ClientMissingError, S3RequestError } from "./io/s3.js";
+export type { ObjectStorageOptions } from "./io/s3.js";
+
 // The embedded sample API (the demo, and tests of code built on ocf-sync)
 export { startSampleServer } from "./sample-server/server.js";
 export type { SampleServer, SampleServerOptions, SampleServerStats } from "./sample-server/server.js";

@@ -25,7 +25,7 @@ export interface S3Location {
  *
  * @example
  * { url: "s3://my-bucket/ocf/packages" }
- * @category Object storage
+ * @category Sync
  */
 export interface ObjectStorageOptions {
   /** `s3://BUCKET/PREFIX` (for a state, `s3://BUCKET/KEY`). */
@@ -69,7 +69,11 @@ export async function openObjectStorage(options: ObjectStorageOptions): Promise<
   return { ...(await createS3Client(options.env)), location };
 }
 
-/** Raised when an `s3://` location is used but `@aws-sdk/client-s3` is not installed. */
+/**
+ * Raised when an `s3://` location is used but `@aws-sdk/client-s3` is not installed.
+ *
+ * @category Errors
+ */
 export class S3ClientMissingError extends OcfSyncError {
   constructor(cause: unknown) {
     super("S3_CLIENT_MISSING", `s3:// locations need the optional package ${S3_CLIENT_PACKAGE}: install it beside ocf-sync (npm install ${S3_CLIENT_PACKAGE})`, { cause });
@@ -77,7 +81,13 @@ export class S3ClientMissingError extends OcfSyncError {
   }
 }
 
-/** A request to object storage failed: the operation, the key and the HTTP status when there was one. */
+/**
+ * A request to object storage failed: the operation, the key and the HTTP status when there was one.
+ * `S3_COMMIT_CONFLICT`: a conditional write (a package's marker, a sync's state) found that another
+ * writer committed first; `S3_REQUEST_FAILED`: anything else.
+ *
+ * @category Errors
+ */
 export class S3RequestError extends OcfSyncError {
   readonly key: string;
   readonly status: number | undefined;

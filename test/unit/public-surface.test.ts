@@ -45,6 +45,8 @@ const VALUES = [
   "PackageUnusableError",
   "PaginationError",
   "RECORD_KINDS",
+  "S3ClientMissingError",
+  "S3RequestError",
   "ReconcileInputError",
   "ResponseTooLargeError",
   "SourceEnvelopeError",
