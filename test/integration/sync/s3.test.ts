@@ -9,7 +9,7 @@
  * and the test acts once that write is seen. No two writers ever send the same key at once (moto
  * answers 500 to that).
  */
-import { writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { COMPLETE_MARKER, committedPackage, downloadPackage } from "../../../src/export/s3-package.js";
@@ -24,7 +24,7 @@ import { s3Gate } from "../../helpers/gates.js";
 import { s3TestServers } from "../../helpers/s3-servers.js";
 import { spawnCli, type SpawnedCli } from "../../helpers/spawn-cli.js";
 import { temporaryFolder } from "../../helpers/temporary-folder.js";
-import { AS_OF, GENERATED_AT, expectSameAsFreshExport, freshSampleData, touch } from "./helpers.js";
+import { AS_OF, GENERATED_AT, eventsOf, expectSameAsFreshExport, freshSampleData, runSync, touch } from "./helpers.js";
 
 const BUCKET = "ocf-sync-state";
 const ISSUERS = ["7", "acme-robotics"];
@@ -156,6 +156,26 @@ describeGated(gate, "sync with s3://", () => {
     expect(lines.find((i) => i.issuerId === "acme-robotics")).toMatchObject({ status: "ok", packageRewritten: false });
     expect((await stateObject(state)).etag).not.toBe(committed.etag);
     await expectPackagesCurrent(out, join(folder(), "second"));
+  });
+
+  it("the library: sync() with s3Out and s3State writes in its working folders, uploads, and commits the state last", { timeout: 120_000 }, async () => {
+    const work = join(folder(), "library");
+    const env = servers().moto.env;
+    const out = `s3://${BUCKET}/library`;
+    const state = `s3://${BUCKET}/library-state.json`;
+    const options = { outDir: join(work, "out"), stateFile: join(work, "state.json"), s3Out: { url: out, env }, s3State: { url: state, env } };
+    const events = await runSync(servers().api.url, ["7"], options);
+    expect(eventsOf(events, "package-written").map((e) => e.folder)).toEqual([`${out}/7`]);
+    expect(events.map((e) => e.type).slice(-2)).toEqual(["state-committed", "sync-done"]);
+    expect(eventsOf(events, "state-committed")[0]?.url).toBe(state);
+    const committed = await stateObject(state);
+    expect(committed.text).toContain('"issuerId":"7"');
+    // Again, with the working folders gone: the state and its records come from storage, nothing
+    // changed, and the package in storage is current.
+    await rm(work, { recursive: true, force: true });
+    const again = await runSync(servers().api.url, ["7"], options);
+    expect(eventsOf(again, "package-unchanged").map((e) => e.folder)).toEqual([`${out}/7`]);
+    expect(eventsOf(again, "issuer-started")[0]?.pass).toBe("incremental");
   });
 
   it("of two syncs of one state, the one that writes it second gets S3_COMMIT_CONFLICT and exit 75", { timeout: 240_000 }, async () => {
