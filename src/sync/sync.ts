@@ -17,7 +17,8 @@
  * written under new names, and the state file, written atomically, is the commit point. A sync killed
  * anywhere leaves the previous state naming the previous files; the next run removes what the killed
  * one left, and pulls again from the committed cursor, which covers the interrupted work. A killed full
- * pass is redone as full.
+ * pass is redone as full. In object storage (`s3Out`, `s3State`), packages are committed by their
+ * markers and the state by one conditional write at the end (`object-storage.ts`).
  */
 import { rm, rmdir } from "node:fs/promises";
 import pLimit from "p-limit";
@@ -43,7 +44,7 @@ import { localOutlet, syncIssuer, storeFilesOf, type IssuerSyncResult, type Pass
 import { readSyncState, snapshotFolderOf, writeSyncState, type SyncState, type UnreadableIssuerState } from "./state.js";
 import { listFolder, removeAllBut } from "./store.js";
 import { commitSyncState, fetchSyncState, objectStorageOutlet } from "./object-storage.js";
-import { openObjectStorage, type ObjectStorageOptions, type S3Target } from "../io/s3.js";
+import { openObjectStorage, parseS3Url, type ObjectStorageOptions, type S3Target } from "../io/s3.js";
 
 export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, planPass } from "./pass.js";
 export type { IssuerSyncResult, PassPlan, RecordChanges, SyncedPackage } from "./pass.js";
@@ -248,6 +249,11 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
   // A negative overlap would start the window after the cursor, and skip the records modified in between.
   checkNumber("sync", "overlapSeconds", options.overlapSeconds, 0);
   checkWholeNumber("sync", "fullEvery", options.fullEvery, 0);
+  // Object-storage locations checked before any lock or request (a RangeError says what is wrong).
+  if (options.s3Out !== undefined) parseS3Url(options.s3Out.url);
+  if (options.s3State !== undefined && parseS3Url(options.s3State.url).prefix === "") {
+    throw new RangeError(`sync: s3State.url names the state's object, s3://BUCKET/KEY, got ${JSON.stringify(options.s3State.url)}`);
+  }
   const { stateFile, concurrency = 4 } = options;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
   const job = withDeadline(options.signal, options.deadlineMs);
