@@ -174,7 +174,7 @@ export const OCF_SYNC_ERROR_CODES = [
   "S3_CLIENT_MISSING",
   /** A request to object storage failed; `status` is its HTTP status when there was one. */
   "S3_REQUEST_FAILED",
-  /** Another writer committed the same package in object storage first. */
+  /** Another writer committed the same package, or another sync the same state, in object storage first. */
   "S3_COMMIT_CONFLICT",
   /** An `s3://` package without its commit marker, or whose objects changed since: not a complete package. */
   "S3_PACKAGE_INCOMPLETE",

@@ -188,3 +188,7 @@ export type { StaleLockReason } from "./io/lock-file.js";
 export { SyncStateError, readSyncState } from "./sync/state.js";
 export type { FullPassReason, IssuerPackageState, IssuerStore, IssuerSyncState, SyncState, UnchangedPage, UnreadableIssuerState } from "./sync/state.js";
 export { SyncStoreError } from "./sync/store.js";
+
+// Object storage (sync's s3Out and s3State)
+export { S3ClientMissingError, S3RequestError } from "./io/s3.js";
+export type { ObjectStorageOptions } from "./io/s3.js";

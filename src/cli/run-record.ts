@@ -36,8 +36,11 @@ export const RETRY_EXIT_STATUS = 75;
 /** Failures of a whole job that are the command line's to fix, as a usage error is (exit status 2): a client option the flags gave that the client refuses. */
 export const USAGE_FAILURE_CODES: ReadonlySet<OcfSyncErrorCode> = new Set(["CLIENT_CONFIG_INVALID"]);
 
-/** Failures of a whole job that a retry of the same job can get past (a lock released, more time). */
-export const RETRYABLE_JOB_CODES: ReadonlySet<OcfSyncErrorCode> = new Set(["OUTPUT_LOCKED", "SYNC_LOCKED", "DEADLINE_EXCEEDED"]);
+/**
+ * Failures of a whole job that a retry of the same job can get past (a lock released, more time, a
+ * sync's state in object storage committed by another sync meanwhile: the next run starts from it).
+ */
+export const RETRYABLE_JOB_CODES: ReadonlySet<OcfSyncErrorCode> = new Set(["OUTPUT_LOCKED", "SYNC_LOCKED", "DEADLINE_EXCEEDED", "S3_COMMIT_CONFLICT"]);
 
 /** Failures of an issuer that say nothing of its data: the API was unreachable, slow, refusing or failing. */
 export const TRANSIENT_ISSUER_CODES: ReadonlySet<OcfSyncErrorCode> = new Set<OcfSyncErrorCode>([
@@ -46,8 +49,6 @@ export const TRANSIENT_ISSUER_CODES: ReadonlySet<OcfSyncErrorCode> = new Set<Ocf
   "API_TIMEOUT",
   "API_RATE_LIMITED",
   "API_SERVER_ERROR",
-  // Object storage: another writer committed the package meanwhile (the next run replaces it).
-  "S3_COMMIT_CONFLICT",
 ]);
 
 /**
@@ -153,7 +154,9 @@ export class RunRecordFile {
 /** The exit status a failure of a whole job ends with, as the CLI's error boundary decides it. */
 export function jobFailureExitStatus(error: unknown, usage: boolean): number {
   if (usage) return 2;
-  return isOcfSyncError(error) && isRetryableJobCode(error.code) ? RETRY_EXIT_STATUS : 1;
+  // Object storage unreachable or failing as the job reads or commits a sync's state: retry it too.
+  const retry = isOcfSyncError(error) && (isRetryableJobCode(error.code) || (error.code === "S3_REQUEST_FAILED" && isTransientFailure(error)));
+  return retry ? RETRY_EXIT_STATUS : 1;
 }
 
 /** An export's issuer in a run record. */

@@ -16,13 +16,12 @@
  */
 import { createHash } from "node:crypto";
 import { createReadStream, createWriteStream } from "node:fs";
-import { readFile, readdir, stat } from "node:fs/promises";
+import { readFile, readdir, rm, stat } from "node:fs/promises";
 import { dirname, join, relative, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Readable } from "node:stream";
-import type { S3Client } from "@aws-sdk/client-s3";
 import { makeFolder } from "../io/folders.js";
-import { type S3Location, type S3Sdk, S3RequestError, s3Key, s3StatusOf } from "../io/s3.js";
+import { aborting, type S3Location, type S3Target, s3GetObject, s3Key, s3ObjectEtag, s3Send } from "../io/s3.js";
 import type { IssuerExport } from "./export-issuer.js";
 
 /** The marker's name inside the package's folder. */
@@ -51,33 +50,9 @@ export interface CompleteMarker {
   objects: PackageObject[];
 }
 
-/** The S3 client and the SDK's commands it is used with. */
-export interface S3Target {
-  sdk: S3Sdk;
-  client: S3Client;
-  location: S3Location;
-}
+export type { S3Target } from "../io/s3.js";
 
-function requestError(operation: string, key: string, error: unknown): S3RequestError {
-  const status = s3StatusOf(error);
-  // 412: the condition failed; 409: a concurrent conditional write won (AWS's ConditionalRequestConflict).
-  const conflict = operation === "commit" && (status === 412 || status === 409);
-  const message = conflict ? "another writer committed this package meanwhile" : error instanceof Error ? error.message : String(error);
-  return new S3RequestError(conflict ? "S3_COMMIT_CONFLICT" : "S3_REQUEST_FAILED", operation, key, status, message, error);
-}
-
-async function send<T>(operation: string, key: string, run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if ((error as { name?: unknown } | null)?.name === "AbortError") throw error;
-    throw requestError(operation, key, error);
-  }
-}
-
-function aborting(signal: AbortSignal | undefined): { abortSignal?: AbortSignal } {
-  return signal === undefined ? {} : { abortSignal: signal };
-}
+const PACKAGE_CONFLICT = "another writer committed this package meanwhile";
 
 /** The files under `folder`, as `/`-separated paths relative to it, sorted. */
 async function filesUnder(folder: string): Promise<string[]> {
@@ -94,18 +69,6 @@ async function md5Of(path: string, signal: AbortSignal | undefined): Promise<str
   return hash.digest("hex");
 }
 
-/** The ETag of the marker now, or `undefined` when there is none. */
-async function markerEtag(target: S3Target, key: string, signal: AbortSignal | undefined): Promise<string | undefined> {
-  try {
-    const head = await target.client.send(new target.sdk.HeadObjectCommand({ Bucket: target.location.bucket, Key: key }), aborting(signal));
-    return head.ETag;
-  } catch (error) {
-    if (s3StatusOf(error) === 404) return undefined;
-    if ((error as { name?: unknown } | null)?.name === "AbortError") throw error;
-    throw requestError("read", key, error);
-  }
-}
-
 /**
  * Uploads the package `exported` wrote locally (its folder, zip and report) under `target`'s prefix,
  * then commits it with its marker (see the file's comment). Returns the marker.
@@ -115,7 +78,7 @@ export async function uploadPackage(target: S3Target, exported: IssuerExport, op
   const { bucket } = target.location;
   const markerKey = s3Key(target.location, `${exported.name}/${COMPLETE_MARKER}`);
   // Read before any upload: committing with If-Match on it fails if another writer committed since.
-  const previous = await markerEtag(target, markerKey, signal);
+  const previous = await s3ObjectEtag(target, markerKey, signal);
   const local = (await filesUnder(exported.folder)).map((file) => ({ path: `${exported.name}/${file}`, file: join(exported.folder, file) }));
   for (const companion of [exported.zip, exported.report]) {
     if (companion !== undefined) local.push({ path: relative(dirname(exported.folder), companion).split(sep).join("/"), file: companion });
@@ -126,7 +89,7 @@ export async function uploadPackage(target: S3Target, exported: IssuerExport, op
     const md5 = await md5Of(file, signal);
     const { size } = await stat(file);
     const key = s3Key(target.location, path);
-    const put = await send("upload", key, () =>
+    const put = await s3Send("upload", key, () =>
       target.client.send(
         new target.sdk.PutObjectCommand({
           Bucket: bucket,
@@ -153,7 +116,10 @@ export async function uploadPackage(target: S3Target, exported: IssuerExport, op
     objects,
   };
   signal?.throwIfAborted();
-  await send("commit", markerKey, () =>
+  await s3Send(
+    "commit",
+    markerKey,
+    () =>
     target.client.send(
       new target.sdk.PutObjectCommand({
         Bucket: bucket,
@@ -164,6 +130,7 @@ export async function uploadPackage(target: S3Target, exported: IssuerExport, op
       }),
       aborting(signal),
     ),
+    PACKAGE_CONFLICT,
   );
   return marker;
 }
@@ -183,21 +150,16 @@ function isPackagePath(name: string, path: unknown): boolean {
 export async function committedPackage(target: S3Target, name: string, options: { signal?: AbortSignal } = {}): Promise<CompleteMarker | undefined> {
   const { signal } = options;
   const markerKey = s3Key(target.location, `${name}/${COMPLETE_MARKER}`);
-  let text: string;
-  try {
-    const got = await target.client.send(new target.sdk.GetObjectCommand({ Bucket: target.location.bucket, Key: markerKey }), aborting(signal));
-    text = (await got.Body?.transformToString("utf8")) ?? "";
-  } catch (error) {
-    if (s3StatusOf(error) === 404) return undefined;
-    throw requestError("read", markerKey, error);
-  }
+  const got = await s3GetObject(target, markerKey, signal);
+  if (got === undefined) return undefined;
+  const text = (await got.Body?.transformToString("utf8")) ?? "";
   const marker = JSON.parse(text) as CompleteMarker;
   if (marker.format !== "ocf-sync-complete" || marker.version !== 1 || marker.name !== name) return undefined;
   // A marker names only the package's own keys: its folder's files, its zip and its report.
   if (!marker.objects.every((object) => isPackagePath(name, object.path))) return undefined;
   for (const object of marker.objects) {
     const key = s3Key(target.location, object.path);
-    const etag = await markerEtag(target, key, signal);
+    const etag = await s3ObjectEtag(target, key, signal);
     if (etag !== object.etag) return undefined;
   }
   return marker;
@@ -214,7 +176,7 @@ export async function downloadPackage(target: S3Target, name: string, outDir: st
   if (marker === undefined) return undefined;
   for (const object of marker.objects) {
     const key = s3Key(target.location, object.path);
-    const got = await send("download", key, () =>
+    const got = await s3Send("download", key, () =>
       target.client.send(new target.sdk.GetObjectCommand({ Bucket: target.location.bucket, Key: key, IfMatch: object.etag }), aborting(signal)),
     );
     const file = join(outDir, ...object.path.split("/"));
@@ -222,4 +184,22 @@ export async function downloadPackage(target: S3Target, name: string, outDir: st
     await pipeline(got.Body as Readable, createWriteStream(file), signal === undefined ? {} : { signal });
   }
   return marker;
+}
+
+/** The `s3://` URL of `relative` under `location`'s prefix. */
+export function s3UrlOf(location: S3Location, relative: string): string {
+  return `s3://${location.bucket}/${s3Key(location, relative)}`;
+}
+
+/**
+ * Uploads and commits the package `exported` wrote in `localDir` (see {@link uploadPackage}), then
+ * removes the local copy, so that the disk holds at most the packages under way. Returns it named by
+ * its `s3://` URLs.
+ */
+export async function placePackage(target: S3Target, localDir: string, exported: IssuerExport, options: { signal?: AbortSignal } = {}): Promise<IssuerExport> {
+  await uploadPackage(target, exported, options);
+  const urlOf = (local: string): string => s3UrlOf(target.location, relative(localDir, local).split(sep).join("/"));
+  const at = { ...exported, folder: urlOf(exported.folder), report: urlOf(exported.report), zip: exported.zip === undefined ? undefined : urlOf(exported.zip) };
+  await Promise.all([exported.folder, exported.report, exported.zip].map((path) => (path === undefined ? undefined : rm(path, { recursive: true, force: true }))));
+  return at;
 }

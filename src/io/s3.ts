@@ -7,7 +7,7 @@
  * `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`); with an endpoint set, requests use path-style URLs,
  * which S3-compatible stores (MinIO, Ceph, moto) expect.
  */
-import type { S3Client } from "@aws-sdk/client-s3";
+import type { GetObjectCommandOutput, S3Client } from "@aws-sdk/client-s3";
 import { OcfSyncError } from "../errors.js";
 
 /** The package to install for `s3://` locations. */
@@ -17,6 +17,26 @@ export const S3_CLIENT_PACKAGE = "@aws-sdk/client-s3";
 export interface S3Location {
   bucket: string;
   prefix: string;
+}
+
+/**
+ * An object-storage location a job writes to, for the library (the CLI takes `s3://` in `--out` and
+ * `--state`). The client is made the AWS SDK's usual way from `env` (see {@link createS3Client}).
+ *
+ * @example
+ * { url: "s3://my-bucket/ocf/packages" }
+ * @category Sync
+ */
+export interface ObjectStorageOptions {
+  /** `s3://BUCKET/PREFIX` (for a state, `s3://BUCKET/KEY`). */
+  url: string;
+  /**
+   * Where the client's settings come from: `AWS_REGION`, `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+   * `AWS_SESSION_TOKEN`, `AWS_ENDPOINT_URL_S3` (an S3-compatible store); the SDK's usual chain
+   * (profiles, roles) for what is not set.
+   * @default process.env
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Whether `text` names an object-storage location rather than a local path. */
@@ -43,7 +63,17 @@ export function s3Key(location: S3Location, relative: string): string {
   return location.prefix === "" ? relative : `${location.prefix}/${relative}`;
 }
 
-/** Raised when an `s3://` location is used but `@aws-sdk/client-s3` is not installed. */
+/** The client for `options`; a `RangeError` for a malformed URL, {@link S3ClientMissingError} without the SDK. */
+export async function openObjectStorage(options: ObjectStorageOptions): Promise<S3Target> {
+  const location = parseS3Url(options.url);
+  return { ...(await createS3Client(options.env)), location };
+}
+
+/**
+ * Raised when an `s3://` location is used but `@aws-sdk/client-s3` is not installed.
+ *
+ * @category Errors
+ */
 export class S3ClientMissingError extends OcfSyncError {
   declare readonly code: "S3_CLIENT_MISSING";
   constructor(cause: unknown) {
@@ -52,7 +82,13 @@ export class S3ClientMissingError extends OcfSyncError {
   }
 }
 
-/** A request to object storage failed: the operation, the key and the HTTP status when there was one. */
+/**
+ * A request to object storage failed: the operation, the key and the HTTP status when there was one.
+ * `S3_COMMIT_CONFLICT`: a conditional write (a package's marker, a sync's state) found that another
+ * writer committed first; `S3_REQUEST_FAILED`: anything else.
+ *
+ * @category Errors
+ */
 export class S3RequestError extends OcfSyncError {
   declare readonly code: "S3_REQUEST_FAILED" | "S3_COMMIT_CONFLICT";
   readonly key: string;
@@ -73,6 +109,67 @@ export function s3StatusOf(error: unknown): number | undefined {
 
 /** The SDK's module, imported on first use. */
 export type S3Sdk = typeof import("@aws-sdk/client-s3");
+
+/** The S3 client and the SDK's commands it is used with, and where. */
+export interface S3Target {
+  sdk: S3Sdk;
+  client: S3Client;
+  location: S3Location;
+}
+
+/**
+ * The error of a failed request. A `commit` (a conditional write) that loses its condition (412; 409:
+ * a concurrent conditional write won, AWS's ConditionalRequestConflict) is `S3_COMMIT_CONFLICT`, with
+ * `conflict` as its message.
+ */
+export function s3RequestError(operation: string, key: string, error: unknown, conflict = "another writer committed this object meanwhile"): S3RequestError {
+  const status = s3StatusOf(error);
+  const lost = operation === "commit" && (status === 412 || status === 409);
+  const message = lost ? conflict : error instanceof Error ? error.message : String(error);
+  return new S3RequestError(lost ? "S3_COMMIT_CONFLICT" : "S3_REQUEST_FAILED", operation, key, status, message, error);
+}
+
+function isAbort(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === "AbortError";
+}
+
+/** Runs one request; a failure becomes {@link s3RequestError}'s (an abort stays as it is). */
+export async function s3Send<T>(operation: string, key: string, run: () => Promise<T>, conflict?: string): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (isAbort(error)) throw error;
+    throw s3RequestError(operation, key, error, conflict);
+  }
+}
+
+/** The SDK's per-request option for `signal`. */
+export function aborting(signal: AbortSignal | undefined): { abortSignal?: AbortSignal } {
+  return signal === undefined ? {} : { abortSignal: signal };
+}
+
+/** The object `key` (its body to read), or `undefined` when there is none. */
+export async function s3GetObject(target: S3Target, key: string, signal: AbortSignal | undefined): Promise<GetObjectCommandOutput | undefined> {
+  try {
+    return await target.client.send(new target.sdk.GetObjectCommand({ Bucket: target.location.bucket, Key: key }), aborting(signal));
+  } catch (error) {
+    if (s3StatusOf(error) === 404) return undefined;
+    if (isAbort(error)) throw error;
+    throw s3RequestError("read", key, error);
+  }
+}
+
+/** The ETag of the object `key` now, or `undefined` when there is none. */
+export async function s3ObjectEtag(target: S3Target, key: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+  try {
+    const head = await target.client.send(new target.sdk.HeadObjectCommand({ Bucket: target.location.bucket, Key: key }), aborting(signal));
+    return head.ETag;
+  } catch (error) {
+    if (s3StatusOf(error) === 404) return undefined;
+    if (isAbort(error)) throw error;
+    throw s3RequestError("read", key, error);
+  }
+}
 
 let sdk: Promise<S3Sdk> | undefined;
 

@@ -222,7 +222,36 @@ async function* passItems(warnings: readonly SourceWarning[], items: AsyncIterab
 
 /** Options of one issuer's pass: the sync's, resolved. */
 /** `directoryJsonOf` serializes each stakeholder directory once a sync (every issuer's digests need it). */
-export type PassOptions = SyncOptions & { generatedAt: string; mappingCode: string; directoryJsonOf: DirectoryJson; signal: AbortSignal };
+/**
+ * Where a sync keeps its packages: in `outDir` itself, or (object storage) elsewhere, each package
+ * being written in `outDir` first and then put there.
+ */
+export interface PackageOutlet {
+  /** Where package `name` is kept: its folder and its zip (`null` without one). */
+  where(name: string, zip: boolean): { folder: string; zip: string | null };
+  /** Whether package `name` is there whole (its zip too, when `zip`). */
+  present(name: string, zip: boolean, signal: AbortSignal): Promise<boolean>;
+  /** The package just written in `outDir`, put where it is kept; what it returns is reported. */
+  place(written: IssuerExport, signal: AbortSignal): Promise<IssuerExport>;
+}
+
+/** Packages kept where they are written, in `outDir`. */
+export function localOutlet(outDir: string): PackageOutlet {
+  const where = (name: string, zip: boolean): { folder: string; zip: string | null } => ({
+    folder: resolve(outDir, name),
+    zip: zip ? resolve(outDir, `${name}.ocf.zip`) : null,
+  });
+  return {
+    where,
+    present: async (name, zip) => {
+      const at = where(name, zip);
+      return (await exists(join(at.folder, PACKAGE_FILE_NAMES.manifest))) && (at.zip === null || (await exists(at.zip)));
+    },
+    place: (written) => Promise.resolve(written),
+  };
+}
+
+export type PassOptions = SyncOptions & { generatedAt: string; mappingCode: string; directoryJsonOf: DirectoryJson; signal: AbortSignal; outlet: PackageOutlet };
 
 function replaceIssuerState(state: SyncState, next: IssuerSyncState): void {
   const index = state.issuers.findIndex((s) => s.issuerId === next.issuerId);
@@ -254,8 +283,7 @@ export async function* syncIssuer(
     ...(options.strict === undefined ? {} : { strict: options.strict }),
   };
   const mapping = mappingDigest(options.mappingCode, mappingOptions, options.directoryJsonOf);
-  const folder = resolve(options.outDir, name);
-  const zip = options.zip === true ? resolve(options.outDir, `${name}.ocf.zip`) : null;
+  const { folder, zip } = options.outlet.where(name, options.zip === true);
   const build = digestOf([mapping, options.asOf ?? null, onInvalid, zip]);
 
   // What the state names must all be there to be used.
@@ -482,8 +510,7 @@ export async function* syncIssuer(
       priorPackage.build === build &&
       priorPackage.folder === folder &&
       priorPackage.zip === zip &&
-      (await exists(join(folder, PACKAGE_FILE_NAMES.manifest))) &&
-      (zip === null || (await exists(zip)));
+      (await options.outlet.present(name, zip !== null, signal));
     if (current) {
       // A pass that staged and stored nothing wrote nothing there: the folder is as the sync's start left it.
       if (merged !== undefined || staging.count > 0) await removeAllBut(storeDir, storeFilesOf(stored));
@@ -496,9 +523,9 @@ export async function* syncIssuer(
     const built = generation;
     const before = priorPackage === undefined ? undefined : { shards: priorPackage.shards, head: await readHead(storeDir, priorPackage.generation) };
     let head: AccumulatedIssuer | undefined;
-    const { stateFile: _stateFile, concurrency: _concurrency, full: _full, fullEvery: _fullEvery, overlapSeconds: _overlap, pageSize: _pageSize, issuerProfileOf: _profileOf, stakeholdersOf: _stakeholdersOf, mappingCode: _code, directoryJsonOf, ...exportOptions } = options;
+    const { stateFile: _stateFile, outlet: _outlet, s3Out: _s3Out, s3State: _s3State, concurrency: _concurrency, full: _full, fullEvery: _fullEvery, overlapSeconds: _overlap, pageSize: _pageSize, issuerProfileOf: _profileOf, stakeholdersOf: _stakeholdersOf, mappingCode: _code, directoryJsonOf, ...exportOptions } = options;
     const packageOptions = { ...exportOptions, ...mappingOptions };
-    const written = await exportIssuerOfJob(
+    const exported = await exportIssuerOfJob(
       client,
       issuerId,
       {
@@ -510,6 +537,8 @@ export async function* syncIssuer(
       },
       await exportDigest(client, packageOptions, directoryJsonOf),
     );
+    // Before the state names it: a sync killed in between finds its package behind and writes it again.
+    const written = await options.outlet.place(exported, signal);
     if (head === undefined) throw new Error("the export wrote a package without settling its issuer-level objects");
     const headFile = {
       issuer: head.issuer,

@@ -17,7 +17,8 @@
  * written under new names, and the state file, written atomically, is the commit point. A sync killed
  * anywhere leaves the previous state naming the previous files; the next run removes what the killed
  * one left, and pulls again from the committed cursor, which covers the interrupted work. A killed full
- * pass is redone as full.
+ * pass is redone as full. In object storage (`s3Out`, `s3State`), packages are committed by their
+ * markers and the state by one conditional write at the end (`object-storage.ts`).
  */
 import { rm, rmdir } from "node:fs/promises";
 import pLimit from "p-limit";
@@ -35,10 +36,12 @@ import type { HeldLock } from "../io/lock-file.js";
 import { packageNameFor, recoverPackageFolders, removeStaleCompanions } from "../ocf/package-folder.js";
 import { directoryJsonOnce, mappingCodeDigest } from "../export/fingerprint.js";
 import { acquireSyncLock } from "./lock.js";
-import { syncIssuer, storeFilesOf } from "./pass.js";
+import { localOutlet, syncIssuer, storeFilesOf } from "./pass.js";
 import { readSyncState, snapshotFolderOf, writeSyncState, type SyncState } from "./state.js";
 import { listFolder, removeAllBut } from "./store.js";
 import type { IssuerSyncResult, SyncEvent, SyncOptions } from "./types.js";
+import { commitSyncState, fetchSyncState, objectStorageOutlet } from "./object-storage.js";
+import { openObjectStorage, parseS3Url, type ObjectStorageOptions, type S3Target } from "../io/s3.js";
 
 export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, planPass } from "./pass.js";
 export type { IssuerSyncResult, PassPlan, RecordChanges, SyncEvent, SyncOptions, SyncedPackage } from "./types.js";
@@ -46,7 +49,7 @@ export type { RecordRef as SourceRecordRef } from "./store.js";
 
 const SYNC_OPTION_KEYS: ReadonlySet<string> = new Set([
   ...[...EXPORT_OPTION_KEYS].filter((key) => key !== "records" && key !== "onEvent" && key !== "onMapped"),
-  ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs", "leaseMs", "onLockRenewalFailed"]),
+  ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs", "leaseMs", "onLockRenewalFailed", "s3Out", "s3State"]),
 ]);
 
 /**
@@ -98,6 +101,11 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
   // A negative overlap would start the window after the cursor, and skip the records modified in between.
   checkNumber("sync", "overlapSeconds", options.overlapSeconds, 0);
   checkWholeNumber("sync", "fullEvery", options.fullEvery, 0);
+  // Object-storage locations checked before any lock or request (a RangeError says what is wrong).
+  if (options.s3Out !== undefined) parseS3Url(options.s3Out.url);
+  if (options.s3State !== undefined && parseS3Url(options.s3State.url).prefix === "") {
+    throw new RangeError(`sync: s3State.url names the state's object, s3://BUCKET/KEY, got ${JSON.stringify(options.s3State.url)}`);
+  }
   const { stateFile, concurrency = 4 } = options;
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
   const job = withDeadline(options.signal, options.deadlineMs);
@@ -111,12 +119,26 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     throw error;
   }
   let outLock: HeldLock | undefined;
+  const opened: S3Target[] = [];
   // Stops the issuers under way when the consumer leaves early, so none writes after the lock is released.
   const stop = new AbortController();
   const signal = job.signal === undefined ? stop.signal : AbortSignal.any([job.signal, stop.signal]);
   const running: Promise<void>[] = [];
   try {
     yield { type: "lock-acquired", lockFile: lock.lockFile, tookOverFrom: lock.tookOverFrom, tookOver: lock.tookOver };
+    const open = async (where: ObjectStorageOptions): Promise<S3Target> => {
+      const target = await openObjectStorage(where);
+      opened.push(target);
+      return target;
+    };
+    // The state object, read into the local copy: the previous state until this sync commits its own.
+    const remote = options.s3State === undefined ? undefined : await fetchSyncState(await open(options.s3State), stateFile, signalOption);
+    const outlet = options.s3Out === undefined ? localOutlet(options.outDir) : objectStorageOutlet(await open(options.s3Out), options.outDir);
+    const commit = async function* (commitSignal: AbortSignal | undefined): AsyncGenerator<SyncEvent> {
+      if (remote === undefined || options.s3State === undefined) return;
+      await commitSyncState(remote, stateFile, commitSignal === undefined ? {} : { signal: commitSignal });
+      yield { type: "state-committed", url: options.s3State.url };
+    };
     const state = await readSyncState(stateFile, signalOption);
     if (state.unreadable !== undefined) yield { type: "state-entries-set-aside", stateFile, entries: state.unreadable };
     const leftovers = await removeLeftovers(stateFile, state);
@@ -159,7 +181,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
         limit(async () => {
           try {
             signal.throwIfAborted();
-            const pass = syncIssuer(client, issuerId, state, saveState, { ...options, generatedAt, mappingCode, directoryJsonOf, signal });
+            const pass = syncIssuer(client, issuerId, state, saveState, { ...options, generatedAt, mappingCode, directoryJsonOf, signal, outlet });
             for (let step = await pass.next(); ; step = await pass.next()) {
               if (step.done === true) {
                 results.set(issuerId, step.value);
@@ -201,9 +223,12 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
       const { error } = aborted;
       const stopped = isOcfSyncError(error) ? error : new AbortedError("the sync", error);
       for (const issuerId of ids) if (!results.has(issuerId)) yield { type: "issuer-stopped", issuerId, error };
+      // The deadline: what the issuers done stored is committed; a sync stopped by its signal commits nothing.
+      if (options.signal?.aborted !== true) yield* commit(options.signal);
       yield { type: "sync-stopped", error, results: ids.map((issuerId) => results.get(issuerId) ?? { issuerId, ok: false, error: stopped }) };
       throw error;
     }
+    yield* commit(signal);
     yield { type: "sync-done", results: ids.flatMap((id) => results.get(id) ?? []) };
   } finally {
     stop.abort(new Error("the sync was stopped"));
@@ -212,6 +237,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     await rmdir(snapshotFolderOf(stateFile)).catch(() => {});
     await outLock?.release();
     await lock.release();
+    for (const target of opened) target.client.destroy();
     job.dispose();
   }
 }

@@ -6,6 +6,7 @@ import type { FileSystemError, OcfSyncError } from "../errors.js";
 import type { ExportOptions, IssuerExport } from "../export/types.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import type { PullEvent } from "../pull/events.js";
+import type { ObjectStorageOptions } from "../io/s3.js";
 import type { SourceWarning } from "../source/errors.js";
 import type { OcfChangeSet } from "./change-set.js";
 import type { LockOwner, StaleLock } from "./lock.js";
@@ -58,6 +59,27 @@ export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" |
    * warning too) or finds the lock taken over by another run. The sync goes on.
    */
   onLockRenewalFailed?: (message: string) => void;
+  /**
+   * Keep the packages in object storage, under this `s3://BUCKET/PREFIX`: each package is written in
+   * `outDir` (then a local working folder), uploaded, committed by its marker object as
+   * `export --out s3://` does, and its local copy removed. A package is current when its committed
+   * marker is there. Needs the optional package `@aws-sdk/client-s3`.
+   * @default packages are kept in `outDir`
+   * @example { url: "s3://my-bucket/ocf" }
+   */
+  s3Out?: ObjectStorageOptions;
+  /**
+   * Keep the state in object storage, at this `s3://BUCKET/KEY`, and the records it names under
+   * `KEY.snapshots/`. `stateFile` is then the local working copy: replaced by the object's state (and
+   * the records it names, downloaded) as the sync starts. When the sync ends, the records it stored
+   * are uploaded, then the state object is written with `If-Match` on the ETag read (`If-None-Match: *`
+   * when there was none): that write commits the sync. A sync stopped before it leaves the previous
+   * state; a sync that finds another one committed meanwhile throws `S3RequestError` with code
+   * `S3_COMMIT_CONFLICT` (run it again). Its packages are uploaded before the state is written.
+   * @default the state is kept in `stateFile`
+   * @example { url: "s3://my-bucket/ocf/sync-state.json" }
+   */
+  s3State?: ObjectStorageOptions;
 }
 
 /**
@@ -123,6 +145,11 @@ export type SyncEvent =
    * for the deadline, else the signal's reason.
    */
   | { type: "issuer-stopped"; issuerId: string; error: unknown }
+  /**
+   * `s3State`: the state was committed to its object (and the records it names uploaded), just before
+   * `sync-done` (or `sync-stopped` when the deadline stopped the sync).
+   */
+  | { type: "state-committed"; url: string }
   | { type: "sync-done"; results: IssuerSyncResult[] }
   /**
    * The last event of a sync that was stopped (see `issuer-stopped`), instead of `sync-done`: every

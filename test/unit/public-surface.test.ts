@@ -48,6 +48,8 @@ const VALUES = [
   "PackageUnusableError",
   "PaginationError",
   "RECORD_KINDS",
+  "S3ClientMissingError",
+  "S3RequestError",
   "ReconcileInputError",
   "ResponseTooLargeError",
   "SourceEnvelopeError",

@@ -5,7 +5,7 @@ import { createApiClient, type ClientStats } from "../../client/create-client.js
 import { type DeadlineExceededError, isDeadlineExceededError, terminalSafe } from "../../errors.js";
 import { exportIssuers, type IssuerExportResult } from "../../export/export-issuers.js";
 import type { IssuerExport } from "../../export/export-issuer.js";
-import { type S3Target, uploadPackage } from "../../export/s3-package.js";
+import { placePackage, type S3Target } from "../../export/s3-package.js";
 import { asOcfSyncError } from "../../errors.js";
 import { isS3Url } from "../../io/s3.js";
 import { s3TargetOf } from "../s3-location.js";
@@ -173,17 +173,6 @@ async function s3Output(url: string, resume: boolean, io: CliIo): Promise<S3Outp
   };
 }
 
-/** The local package `exported`, uploaded and committed; its result names its objects. */
-async function uploaded(s3: S3Output, exported: IssuerExport, signal: AbortSignal | undefined): Promise<IssuerExport> {
-  await uploadPackage(s3.target, exported, signal === undefined ? {} : { signal });
-  const base = s3.url.replace(/\/+$/, "");
-  const urlOf = (local: string): string => `${base}/${local.slice(s3.localDir.length + 1).split(/[\\/]/).join("/")}`;
-  const at = { ...exported, folder: urlOf(exported.folder), report: urlOf(exported.report), zip: exported.zip === undefined ? undefined : urlOf(exported.zip) };
-  // The local copy is no longer needed: the disk holds at most the packages under way.
-  await Promise.all([exported.folder, exported.report, exported.zip].map((path) => (path === undefined ? undefined : rm(path, { recursive: true, force: true }))));
-  return at;
-}
-
 async function exportInto(
   values: ExportValues,
   job: Awaited<ReturnType<typeof readJobFlags>>,
@@ -219,7 +208,7 @@ async function exportInto(
     },
     profileOf,
     directoryOf,
-    ...(s3 === undefined ? {} : { place: (exported: IssuerExport) => uploaded(s3, exported, io.signal) }),
+    ...(s3 === undefined ? {} : { place: (exported: IssuerExport) => placePackage(s3.target, s3.localDir, exported, io.signal === undefined ? {} : { signal: io.signal }) }),
   });
   if (s3 !== undefined) run.outDir = s3.url;
   record.facts.stats = run.stats;

@@ -1,5 +1,7 @@
-import { stat } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { isS3Url, type ObjectStorageOptions } from "../../io/s3.js";
 import { createApiClient } from "../../client/create-client.js";
 import { isDeadlineExceededError, terminalSafe } from "../../errors.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
@@ -12,6 +14,7 @@ import { everyIssuer } from "../issuer-list.js";
 import { withJsonDocument } from "../json-output.js";
 import { createReporter, formatDuration, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally } from "../progress.js";
 import { quotaShare, readShardFlags, SHARD_HELP, shardSlice, shardStateFile } from "../shard-flags.js";
+import { objectStorageOf } from "../s3-location.js";
 import { renderTable } from "../table.js";
 import { ocfSyncVersion } from "../../version.js";
 import { finishRunRecord, jobFailedRunRecord, RETRY_EXIT_STATUS, RunRecordFile, runRecordSlot, syncedIssuer, withRunRecord, type RunRecordSlot } from "../run-record.js";
@@ -38,11 +41,25 @@ A sync killed at any moment leaves the previous packages and state valid; the ne
 it left and redoes the interrupted work. A pass that fails once its records are pulled (an invalid
 record, a package that fails validation) keeps them: the next run does not pull them again.
 
+Object storage (needs the optional package @aws-sdk/client-s3; settings as for export, docs/cli.md):
+  ocf-sync sync --base-url https://api.carta.com --issuers-file issuers.txt \\
+      --out s3://my-bucket/ocf --state s3://my-bucket/ocf-sync-state.json
+  ocf-sync sync --base-url https://api.carta.com --issuer 7 --out s3://my-bucket/ocf --state state.json
+The sync then works in a temporary folder (under TMPDIR, removed at the end). With
+--state s3://BUCKET/KEY it reads the state from KEY, and the records it names from KEY.snapshots/.
+Each package written is uploaded, then committed by its marker object, as export does. At the end
+the new records are uploaded, then the state is written with If-Match on the ETag read
+(If-None-Match when there was none): that write commits the sync. A sync killed before it leaves
+the previous state, and the next run redoes the work. If another sync committed the state
+meanwhile, the write is refused: S3_COMMIT_CONFLICT, exit 75 (run it again). FILE.lock is then
+local: syncs on two hosts are kept apart by that conditional write only.
+
 Options:
   --issuer ID              an issuer to sync; repeat for more
 ${ISSUERS_FILE_HELP}
-  --out DIR                where packages go (required), as with 'ocf-sync export'
-  --state FILE             the sync state file (required)
+  --out DIR                where packages go (required), as with 'ocf-sync export'; s3://BUCKET/PREFIX
+                           uploads each package written and commits it with its marker object
+  --state FILE             the sync state file (required); s3://BUCKET/KEY keeps it in object storage
   --concurrency N          issuers synced at once (default 4); all share one rate limiter
 ${SHARD_HELP}
                            A shard keeps its own state, FILE.shard-K-of-N, and needs its own --out
@@ -78,8 +95,9 @@ ${CLIENT_FLAGS_HELP}
 
 Exit status: 0 every issuer synced; 1 some issuer failed on its data or access (it keeps its previous
 package and state; the others are still synced); 75 retry it: another sync holds a lock, the deadline
-passed (the summary lists the issuers synced, and those it stopped as FAILED DEADLINE_EXCEEDED), or
-every failure was the API's (unreachable, timeout, 429, 5xx); 2 usage error or an unusable DIR;
+passed (the summary lists the issuers synced, and those it stopped as FAILED DEADLINE_EXCEEDED),
+another sync committed the s3:// state meanwhile, or every failure was the API's or object storage's
+(unreachable, timeout, 429, 5xx); 2 usage error or an unusable DIR;
 130 or 143 when stopped by SIGINT or SIGTERM.
 
 Examples:
@@ -159,23 +177,58 @@ async function syncJob(argv: readonly string[], io: CliIo, record: RunRecordSlot
     record.facts.named = ids;
   });
   const shard = readShardFlags(values, io.env);
-  const lease = leaseFromEnvironment(io.env);
   const issuers = shardSlice(listed, shard);
   record.facts.named = issuers;
   record.facts.shard = shard === undefined ? null : { index: shard.k - 1, count: shard.n };
-  const { outDir, profileOf, directoryOf, ...packageOptions } = await readPackageFlags(values, io.cwd);
-  record.facts.outDir = outDir;
+  const packageSettings = await readPackageFlags(values, io.cwd);
   if (values.state === undefined || values.state === "") throw new UsageError("--state FILE is required: where the sync keeps its cursor between runs");
+  // Each shard keeps a state of its own: the shards' cursors move apart.
+  const stateArg = shard === undefined ? values.state : shardStateFile(values.state, shard);
+  const s3Out = values.out !== undefined && isS3Url(values.out) ? await objectStorageOf("--out", values.out, io) : undefined;
+  const s3State = isS3Url(stateArg) ? await objectStorageOf("--state", stateArg, io, true) : undefined;
+  // With s3://, the sync works in a temporary folder: the packages before they are uploaded, the
+  // state's local copy and the records it names. Removed when the sync ends.
+  const work = s3Out === undefined && s3State === undefined ? undefined : await mkdtemp(join(tmpdir(), "ocf-sync-work-"));
+  try {
+    return await syncInto(values, io, record, printJson, { listed, issuers, shard, onInvalid, logMode, deadlineMs, concurrency, stateArg, s3Out, s3State, work, packageSettings });
+  } finally {
+    if (work !== undefined) await rm(work, { recursive: true, force: true });
+  }
+}
+
+type SyncValues = ReturnType<typeof parseCommandArgs<{ options: typeof COMMAND_OPTIONS.sync }>>["values"];
+
+async function syncInto(
+  values: SyncValues,
+  io: CliIo,
+  record: RunRecordSlot,
+  printJson: (document: object) => void,
+  job: Pick<Awaited<ReturnType<typeof readJobFlags>>, "onInvalid" | "logMode" | "deadlineMs" | "concurrency"> & {
+    listed: string[];
+    issuers: string[];
+    shard: ReturnType<typeof readShardFlags>;
+    stateArg: string;
+    s3Out: ObjectStorageOptions | undefined;
+    s3State: ObjectStorageOptions | undefined;
+    work: string | undefined;
+    packageSettings: Awaited<ReturnType<typeof readPackageFlags>>;
+  },
+): Promise<number> {
+  const { listed, issuers, shard, onInvalid, logMode, deadlineMs, concurrency, s3Out, s3State, work } = job;
+  const lease = leaseFromEnvironment(io.env);
+  const { outDir: given, profileOf, directoryOf, ...packageOptions } = job.packageSettings;
+  const outDir = s3Out === undefined || work === undefined ? given : join(work, "out");
+  const where = s3Out?.url ?? outDir;
   const clientOptions = clientOptionsFromFlags(values, io.env, { redactor: io.redactor, share: quotaShare(listed, issuers, shard) });
   const fullEvery = parseInteger("full-every", values["full-every"], { min: 0 }) ?? DEFAULT_FULL_EVERY;
   const overlapSeconds = parseSeconds("overlap", values.overlap) ?? DEFAULT_OVERLAP_SECONDS;
-  // Each shard keeps a state of its own: the shards' cursors move apart.
-  const stateFile = resolve(io.cwd, shard === undefined ? values.state : shardStateFile(values.state, shard));
+  const stateFile = s3State === undefined || work === undefined ? resolve(io.cwd, job.stateArg) : join(work, "state", "sync-state.json");
   await prepareOutputFolder("out", outDir, io.signal);
   await prepareOutputFolder("state", dirname(stateFile), io.signal);
   if ((await stat(stateFile).catch(() => undefined))?.isDirectory() === true) {
     throw new UsageError(`--state: ${stateFile} is a folder; give the file the sync keeps its state in, such as ${join(stateFile, "state.json")}`, { code: "FILE_SYSTEM_ERROR" });
   }
+  record.facts.outDir = where;
   if (values.summary !== undefined) record.file = await RunRecordFile.open(resolve(io.cwd, values.summary), io.signal);
 
   const reporter = createReporter(io.stderr, logMode, { env: io.env });
@@ -248,6 +301,9 @@ async function syncJob(argv: readonly string[], io: CliIo, record: RunRecordSlot
         logIssuerFailure(reporter, event.issuerId, event.error, { onInvalid, what: `${what}, its previous package and state are kept` });
         break;
       }
+      case "state-committed":
+        reporter.log("info", `state committed to ${event.url}`, { url: event.url });
+        break;
       case "sync-done":
       case "sync-stopped":
         results = event.results;
@@ -271,6 +327,8 @@ async function syncJob(argv: readonly string[], io: CliIo, record: RunRecordSlot
       ...(io.signal === undefined ? {} : { signal: io.signal }),
       ...(deadlineMs === undefined ? {} : { deadlineMs }),
       ...lease,
+      ...(s3Out === undefined ? {} : { s3Out }),
+      ...(s3State === undefined ? {} : { s3State }),
       onLockRenewalFailed: (message) => reporter.log("warn", message),
     })) {
       onEvent(event);
@@ -292,7 +350,7 @@ async function syncJob(argv: readonly string[], io: CliIo, record: RunRecordSlot
     const failed = results.filter((r) => !r.ok).length;
     writeLine(
       io.stdout,
-      `\n${results.length - failed} of ${results.length} issuers synced to ${outDir} in ${formatDuration(Date.now() - started)}, ${client.stats().requests} API requests` +
+      `\n${results.length - failed} of ${results.length} issuers synced to ${where} in ${formatDuration(Date.now() - started)}, ${client.stats().requests} API requests` +
         (failed > 0 ? `; ${failed} failed (see above)` : "") +
         ".",
     );

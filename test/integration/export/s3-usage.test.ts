@@ -1,7 +1,8 @@
 /**
  * `export --out s3://` without a server: what is wrong before any request is a usage error (exit 2):
  * the optional @aws-sdk/client-s3 missing (named, with how to install it), a malformed location, and
- * `--resume`, which object storage does not support yet. No issuer is exported in any of them.
+ * `--resume`, which object storage does not support yet. No issuer is exported in any of them. The
+ * same for `sync --out s3://` and `--state s3://`, whose state must name an object (a key).
  */
 import { execFile } from "node:child_process";
 import { resolve } from "node:path";
@@ -36,5 +37,19 @@ describe("export --out s3:// usage errors", () => {
     const resume = await runCliProcess(["export", "--base-url", BASE_URL, "--issuer", "7", "--out", "s3://ocf-packages/runs", "--resume"], { cwd: folder() });
     expect(resume.code, resume.stderr).toBe(2);
     expect(resume.stderr).toContain("--resume does not work with --out s3:// yet");
+  });
+});
+
+describe("sync with s3:// usage errors", () => {
+  it("names the optional package to install, and refuses a state location that names no object", { timeout: 60_000 }, async () => {
+    const missing = await withoutSdk(["sync", "--base-url", BASE_URL, "--issuer", "7", "--out", "out", "--state", "s3://ocf-packages/state.json"], folder());
+    expect(missing.code, missing.stderr).toBe(2);
+    expect(missing.stderr).toContain("s3:// locations need the optional package @aws-sdk/client-s3");
+    const bucketOnly = await runCliProcess(["sync", "--base-url", BASE_URL, "--issuer", "7", "--out", "s3://ocf-packages/runs", "--state", "s3://ocf-packages/"], { cwd: folder() });
+    expect(bucketOnly.code, bucketOnly.stderr).toBe(2);
+    expect(bucketOnly.stderr).toContain("--state s3://BUCKET/KEY names an object: give its key, such as s3://ocf-packages/sync-state.json");
+    const bad = await runCliProcess(["sync", "--base-url", BASE_URL, "--issuer", "7", "--out", "s3://X/runs", "--state", "state.json"], { cwd: folder() });
+    expect(bad.code, bad.stderr).toBe(2);
+    expect(bad.stderr).toContain("--out an object-storage location is s3://BUCKET/PREFIX with a valid bucket name");
   });
 });
