@@ -86,7 +86,7 @@ function docText(comment: string): string {
 export const USAGE_ERRORS_OF_ARGUMENTS: Partial<Record<OcfSyncErrorCode, { file: string; made: string; argument: string }>> = {
   FILE_SYSTEM_ERROR: { file: "src/cli/io.ts", made: "isFileSystemError(error) ? new UsageError(", argument: "a path given as an argument (`--out`, `--summary`, …)" },
   SHARD_INVALID: { file: "src/cli/shard-flags.ts", made: "error.code === SHARD_INVALID) throw new UsageError(", argument: "always" },
-  S3_CLIENT_MISSING: { file: "src/cli/s3-location.ts", made: "error instanceof S3ClientMissingError) throw new UsageError(", argument: "always" },
+  S3_CLIENT_MISSING: { file: "src/cli/s3-location.ts", made: "error instanceof S3ClientMissingError ? new UsageError(", argument: "always" },
   SAMPLE_DATA_INVALID: { file: "src/cli/commands/serve-samples.ts", made: "error.code === \"SAMPLE_DATA_INVALID\") throw new UsageError(", argument: "the files of `serve-samples --data`" },
 };
 

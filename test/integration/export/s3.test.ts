@@ -49,11 +49,11 @@ describeGated(gate, "export --out s3://", () => {
     const run = await exportTo(`s3://${BUCKET}/runs/one/`, issuers, { ...servers().moto.env, AWS_ENDPOINT_URL_S3: servers().proxy.url });
     steer(() => "pass");
     expect(run.code, run.stderr).toBe(0);
-    const summary = JSON.parse(run.stdout) as { outDir: string; issuers: { issuerId: string; folder: string; status: string }[] };
+    const summary = JSON.parse(run.stdout) as { outDir: string; issuers: { issuerId: string; package: { folder: string } | null; status: string }[] };
     expect(summary.outDir).toBe(`s3://${BUCKET}/runs/one/`);
     for (const issuerId of issuers) {
       const name = packageNameFor(issuerId);
-      expect(summary.issuers.find((i) => i.issuerId === issuerId)?.folder).toBe(`s3://${BUCKET}/runs/one/${name}`);
+      expect(summary.issuers.find((i) => i.issuerId === issuerId)?.package?.folder).toBe(`s3://${BUCKET}/runs/one/${name}`);
       const marker = await committedPackage(target("runs/one"), name);
       expect(marker?.issuerId).toBe(issuerId);
       // Every object of the package is in the marker (and nothing else is under its keys), the marker last of all.

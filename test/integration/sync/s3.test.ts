@@ -33,9 +33,9 @@ const gate = s3Gate();
 interface IssuerLine {
   issuerId: string;
   status: string;
-  packageRewritten?: boolean;
-  records?: { modified: number };
-  error?: { code: string };
+  package: { written: boolean } | null;
+  sync?: { records: { modified: number } };
+  error: { code: string } | null;
 }
 
 describeGated(gate, "sync with s3://", () => {
@@ -152,8 +152,8 @@ describeGated(gate, "sync with s3://", () => {
     const second = await runCliProcess(syncArgs(out, state, ISSUERS), { cwd: folder(), env: servers().moto.env });
     expect(second.code, second.stderr).toBe(0);
     const lines = (JSON.parse(second.stdout) as { issuers: IssuerLine[] }).issuers;
-    expect(lines.find((i) => i.issuerId === "7")).toMatchObject({ status: "ok", packageRewritten: true, records: { modified: 1 } });
-    expect(lines.find((i) => i.issuerId === "acme-robotics")).toMatchObject({ status: "ok", packageRewritten: false });
+    expect(lines.find((i) => i.issuerId === "7")).toMatchObject({ status: "ok", package: { written: true }, sync: { records: { modified: 1 } } });
+    expect(lines.find((i) => i.issuerId === "acme-robotics")).toMatchObject({ status: "ok", package: { written: false } });
     expect((await stateObject(state)).etag).not.toBe(committed.etag);
     await expectPackagesCurrent(out, join(folder(), "second"));
   });
