@@ -190,5 +190,5 @@ export type { FullPassReason, IssuerPackageState, IssuerStore, IssuerSyncState, 
 export { SyncStoreError } from "./sync/store.js";
 
 // Object storage (sync's s3Out and s3State)
-export { S3ClientMissingError, S3RequestError } from "./io/s3.js";
-export type { ObjectStorageOptions } from "./io/s3.js";
+export { S3ClientMissingError, S3RequestError } from "./io/s3-location.js";
+export type { ObjectStorageOptions } from "./io/s3-location.js";

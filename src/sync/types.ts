@@ -6,7 +6,7 @@ import type { FileSystemError, OcfSyncError } from "../errors.js";
 import type { ExportOptions, IssuerExport } from "../export/types.js";
 import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import type { PullEvent } from "../pull/events.js";
-import type { ObjectStorageOptions } from "../io/s3.js";
+import type { ObjectStorageOptions } from "../io/s3-location.js";
 import type { SourceWarning } from "../source/errors.js";
 import type { OcfChangeSet } from "./change-set.js";
 import type { LockOwner, StaleLock } from "./lock.js";
