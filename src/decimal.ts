@@ -52,12 +52,18 @@ export class DecimalError extends OcfSyncError {
   }
 }
 
+/** A whole number of at most 7 digits, without sign or leading zeros. */
+const SMALL_WHOLE = /^(0|[1-9][0-9]{0,6})$/;
+
 /**
  * Parses a decimal as the service sends it (`"200000.00000000000000000000"`, `"1e-05"`, `".321"`,
  * `"+1.23456e-3"`, `"1."`) into an exact `Dec`. Rejects anything outside the declared pattern
  * (commas, spaces, `NaN`, `Infinity`, hex) and exponents beyond ±60.
  */
 export function parseSourceDecimal(text: string): Dec {
+  // Whole numbers below 10^7, the most common share counts: decimal.js builds those from the number
+  // without parsing text, and the number is exact.
+  if (SMALL_WHOLE.test(text)) return new Dec(Number(text));
   if (!SOURCE_DECIMAL_PATTERN.test(text)) {
     throw new DecimalError("DECIMAL_SYNTAX", `${describeValue(text)} is not a decimal number`, text);
   }
@@ -198,6 +204,19 @@ export function sumExact(values: readonly Dec[]): Dec {
   }
   // `+ 0` turns -0 into 0.
   return magnitude > Number.MAX_SAFE_INTEGER ? Dec.sum(...values) : new Dec(total + 0);
+}
+
+/**
+ * Exact equality of exact values. Tries `===` first: a record's equal texts are one value
+ * (`RecordContext.exact`), and that spares decimal.js a comparison.
+ */
+export function equalExact(a: Dec, b: Dec): boolean {
+  return a === b || a.eq(b);
+}
+
+/** Greater than zero (`-0` and `0` are not), without a decimal.js comparison. */
+export function isPositiveExact(value: Dec | undefined): value is Dec {
+  return value !== undefined && !value.isNegative() && !value.isZero();
 }
 
 /** Exact equality of two decimals given as strings or `Dec` (`"1.50"` equals `"1.5"`). */

@@ -60,9 +60,13 @@ export class RecordContext {
   /**
    * A decimal of this record as an exact value (`parseSourceDecimal`), each distinct text parsed once:
    * a grant's tranches repeat a few amounts, and a `Dec` is immutable, so one value serves every use.
-   * Equal texts give the very same value, which lets a comparison try `===` first.
+   * Equal texts give the very same value, which lets a comparison try `===` first. An absent
+   * quantity stays absent.
    */
-  exact(text: DecimalString): Dec {
+  exact(text: DecimalString): Dec;
+  exact(text: DecimalString | undefined): Dec | undefined;
+  exact(text: DecimalString | undefined): Dec | undefined {
+    if (text === undefined) return undefined;
     this.parsed ??= new Map();
     let value = this.parsed.get(text);
     if (value === undefined) {

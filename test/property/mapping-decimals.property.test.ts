@@ -56,6 +56,7 @@ describe("mapping decimal fast paths", () => {
         const value = ctx.exact(text);
         expect(value.equals(parseSourceDecimal(text))).toBe(true);
         expect(ctx.exact(text)).toBe(value);
+        expect(ctx.exact(undefined)).toBeUndefined();
       }),
       { numRuns: 200 },
     );
