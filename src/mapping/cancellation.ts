@@ -21,7 +21,7 @@
  * The counters are parsed once, into exact values, where the grant's end is read from its record
  * (`grantEndOf`); they become OCF Numeric only where they are written (`RecordContext.numeric`).
  */
-import { Dec, formatDecimal, parseSourceDecimal, type DecimalString } from "../decimal.js";
+import { Dec, formatDecimal, isPositiveExact, parseSourceDecimal, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type { GrantFields } from "../source/records.js";
 import type { RecordContext } from "./record-context.js";
@@ -98,10 +98,6 @@ export function grantEndOf(
   };
 }
 
-function isPositive(value: Dec | undefined): value is Dec {
-  return value !== undefined && value.gt(0);
-}
-
 /** The quantity, path and reason of the grant's one cancellation, if it cancels anything. */
 interface Cancelled {
   quantity: Dec;
@@ -118,11 +114,11 @@ export function planGrantEnd(ctx: RecordContext, kind: "stock" | "equityCompensa
   const issuanceComments: string[] = [];
   if (grant.terminationDate !== undefined) issuanceComments.push(`Terminated on ${grant.terminationDate} (terminationDate).`);
   if (cancelled === undefined) {
-    if (isPositive(returned)) {
+    if (isPositiveExact(returned)) {
       ctx.fail("MAPPING_CONFLICT", "returnedToPoolQuantity", `is ${shown(returned)}, but the grant cancels nothing: shares cannot return to the pool without a cancellation`, { value: shown(returned) });
     }
     if (grant.canceledDate !== undefined) issuanceComments.push(`Canceled on ${grant.canceledDate} (canceledDate), with no canceled quantity.`);
-    if (isPositive(treasury)) issuanceComments.push(treasuryNote(treasury));
+    if (isPositiveExact(treasury)) issuanceComments.push(treasuryNote(treasury));
     return { issuanceComments };
   }
   const date = grant.canceledDate ?? grant.terminationDate;
@@ -138,9 +134,9 @@ export function planGrantEnd(ctx: RecordContext, kind: "stock" | "equityCompensa
     quantity: ctx.numeric(cancelled.quantity, cancelled.path),
     path: cancelled.path,
     reasonText: cancelled.reason,
-    comments: [...dateNote, ...(isPositive(treasury) ? [treasuryNote(treasury)] : [])],
+    comments: [...dateNote, ...(isPositiveExact(treasury) ? [treasuryNote(treasury)] : [])],
   };
-  if (!isPositive(returned)) return { cancellation, issuanceComments };
+  if (!isPositiveExact(returned)) return { cancellation, issuanceComments };
   if (returned.gt(cancelled.quantity)) {
     ctx.fail(
       "MAPPING_CONFLICT",
@@ -170,7 +166,7 @@ function terminationContext(grant: GrantEnd): string {
 }
 
 function awardCancelled(grant: GrantEnd): Cancelled | undefined {
-  if (!isPositive(grant.canceledQuantity)) return undefined;
+  if (!isPositiveExact(grant.canceledQuantity)) return undefined;
   return {
     quantity: grant.canceledQuantity,
     path: "canceledQuantity",
@@ -186,11 +182,11 @@ function unitCancelled(ctx: RecordContext, grant: GrantEnd): Cancelled | undefin
   const { canceledQuantity: canceled, forfeitedQuantity: forfeited, expiredQuantity: expired } = grant;
   const parts = (forfeited ?? ZERO).plus(expired ?? ZERO);
   const breakdown = [
-    isPositive(forfeited) ? `${shown(forfeited)} forfeited (forfeitedQuantity)` : undefined,
-    isPositive(expired) ? `${shown(expired)} expired (expiredQuantity)` : undefined,
+    isPositiveExact(forfeited) ? `${shown(forfeited)} forfeited (forfeitedQuantity)` : undefined,
+    isPositiveExact(expired) ? `${shown(expired)} expired (expiredQuantity)` : undefined,
   ].filter((part) => part !== undefined);
   const context = terminationContext(grant);
-  if (isPositive(canceled)) {
+  if (isPositiveExact(canceled)) {
     const partsDisagree = !parts.isZero() && !parts.eq(canceled);
     if (partsDisagree) {
       ctx.warn(
@@ -212,7 +208,7 @@ function unitCancelled(ctx: RecordContext, grant: GrantEnd): Cancelled | undefin
   }
   return {
     quantity: parts,
-    path: breakdown.length === 1 ? (isPositive(forfeited) ? "forfeitedQuantity" : "expiredQuantity") : "forfeitedQuantity",
+    path: breakdown.length === 1 ? (isPositiveExact(forfeited) ? "forfeitedQuantity" : "expiredQuantity") : "forfeitedQuantity",
     reason: `Canceled ${shown(parts)}: ${breakdown.join(", ")}${canceled === undefined ? " (no canceledQuantity sent)" : ` (canceledQuantity ${shown(canceled)})`}${context}`,
   };
 }

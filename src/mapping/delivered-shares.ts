@@ -54,9 +54,10 @@ export function keepDeliveredShares(record: RestrictedStockUnit, context: Record
   const unit = { security, stakeholderId: stakeholderIdOf(record.stakeholderId), settlementStockClassId: stockClassIdOf(stockClass.key), releasePricePerShare: record.releasePricePerShare };
   const issuances: OcfStockIssuance[] = [];
   const notKept: string[] = [];
-  for (const { settlement, n, index } of delivering) {
+  for (const numbered of delivering) {
+    const { n, index } = numbered;
     try {
-      const mapped = mapSettlement(new RecordContext(context.issuerId, "restrictedStockUnit", record.id, strict), unit, settlement, n, `settlements[${index}]`);
+      const mapped = mapSettlement(new RecordContext(context.issuerId, "restrictedStockUnit", record.id, strict), unit, numbered);
       for (const issuance of mapped.issuances) {
         issuances.push({
           ...issuance,

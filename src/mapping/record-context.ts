@@ -4,7 +4,7 @@
  * `Numeric` the mapping writes goes through `numeric` here, and so through `toOcfNumeric`.
  */
 import { isOcfSyncError } from "../errors.js";
-import { formatDecimal, isZeroDecimal, toOcfNumeric, type Dec, type DecimalString } from "../decimal.js";
+import { formatDecimal, isZeroDecimal, parseSourceDecimal, toOcfNumeric, type Dec, type DecimalString } from "../decimal.js";
 import type { OcfMonetary } from "../ocf/schemas.js";
 import type { Money } from "../source/wire.js";
 import type { RecordKind } from "../source/kinds.js";
@@ -52,6 +52,28 @@ export class RecordContext {
     this.issuerId = issuerId;
     this.record = { kind, recordId };
     this.strict = options.strict === true;
+  }
+
+  /** The record's decimals parsed so far, by text (see `exact`). */
+  private parsed: Map<string, Dec> | undefined;
+
+  /**
+   * A decimal of this record as an exact value (`parseSourceDecimal`), each distinct text parsed once:
+   * a grant's tranches repeat a few amounts, and a `Dec` is immutable, so one value serves every use.
+   * Equal texts give the very same value, which lets a comparison try `===` first. An absent
+   * quantity stays absent.
+   */
+  exact(text: DecimalString): Dec;
+  exact(text: DecimalString | undefined): Dec | undefined;
+  exact(text: DecimalString | undefined): Dec | undefined {
+    if (text === undefined) return undefined;
+    this.parsed ??= new Map();
+    let value = this.parsed.get(text);
+    if (value === undefined) {
+      value = parseSourceDecimal(text);
+      this.parsed.set(text, value);
+    }
+    return value;
   }
 
   /** The location of a field of this record (or of the record itself). */

@@ -18,8 +18,13 @@
  *   quantities go, exactly as sent, into the release's `consideration_text`, and the certificate id
  *   and label into its `comments`. No quantity is ever derived from the others (Carta's own example
  *   does not add up). Both issuances are the release's `resulting_security_ids`.
+ *
+ * A settlement's quantities are parsed once, into exact values, when it is numbered
+ * (`numberSettlements`, through `RecordContext.exact`); the checks and tests work on those, and they
+ * become OCF Numeric only where they are written (`RecordContext.numeric`). Messages and the
+ * release's `consideration_text` show the record's own text.
  */
-import { compareDecimalStrings, isPositiveDecimal, isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { equalExact, formatDecimal, isPositiveExact, sumExact, type Dec, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type { OcfEquityCompensationRelease, OcfMonetary, OcfStockIssuance } from "../ocf/schemas.js";
 import type { Settlement, VestingEvent } from "../source/records.js";
@@ -62,6 +67,21 @@ export interface MappedSettlement {
 export interface IndexedSettlement {
   settlement: Settlement;
   index: number;
+}
+
+/** The quantities of a settlement, as exact values. */
+export interface ExactSettlement {
+  releaseQuantity?: Dec | undefined;
+  netSettlementQuantity?: Dec | undefined;
+  withholdingQuantity?: Dec | undefined;
+  saleQuantity?: Dec | undefined;
+}
+
+/** A settlement that says something OCF can hold, with its number and its quantities parsed (`numberSettlements`). */
+export interface NumberedSettlement extends IndexedSettlement {
+  /** From 1 in canonical order: the number in its ids. */
+  n: number;
+  exact: ExactSettlement;
 }
 
 /**
@@ -126,32 +146,43 @@ export function settlementsSentOnce(settlements: readonly Settlement[]): Settlem
   return once;
 }
 
+/** The quantities of a settlement, parsed (field by field: see `exactQuantities` of `vesting.ts`). */
+function exactSettlement(ctx: RecordContext, settlement: Settlement): ExactSettlement {
+  return {
+    releaseQuantity: ctx.exact(settlement.releaseQuantity),
+    netSettlementQuantity: ctx.exact(settlement.netSettlementQuantity),
+    withholdingQuantity: ctx.exact(settlement.withholdingQuantity),
+    saleQuantity: ctx.exact(settlement.saleQuantity),
+  };
+}
+
 /**
  * The settlements of a unit (`distinctSettlements`) that say something OCF can hold, each with its
  * number from 1 in canonical order (the number in its ids). A settlement that releases no unit and
  * issues no share writes no transaction (a release of 0 would be a transaction of nothing), takes no
  * number, and gets a `ZERO_QUANTITY` warning.
  */
-export function numberSettlements(ctx: RecordContext, settlements: readonly IndexedSettlement[]): (IndexedSettlement & { n: number })[] {
-  const numbered: (IndexedSettlement & { n: number })[] = [];
+export function numberSettlements(ctx: RecordContext, settlements: readonly IndexedSettlement[]): NumberedSettlement[] {
+  const numbered: NumberedSettlement[] = [];
   for (const { settlement, index } of settlements) {
     const path = `settlements[${index}]`;
-    if (releasesNothing(settlement)) {
+    const quantities = exactSettlement(ctx, settlement);
+    if (releasesNothing(quantities)) {
       ctx.warn("ZERO_QUANTITY", path, `releases 0 units and delivers no share (${considerationText(settlement)}): no release or share issuance is written for it`);
       continue;
     }
-    if (settlement.releaseQuantity !== undefined && isZeroDecimal(settlement.releaseQuantity)) {
+    if (quantities.releaseQuantity?.isZero() === true) {
       // The shares were issued: they are written, and so is the release of 0 that names them.
       ctx.warn("ZERO_QUANTITY", `${path}.releaseQuantity`, `is 0, but the settlement issues shares (${considerationText(settlement)}): they are written, with a release of 0 units that names them`);
     }
-    numbered.push({ settlement, index, n: numbered.length + 1 });
+    numbered.push({ settlement, index, n: numbered.length + 1, exact: quantities });
   }
   return numbered;
 }
 
 /** Maps the settlements of a unit (`numberSettlements`; see the module comment for the policy). */
 export function mapSettlements(ctx: RecordContext, unit: UnitSettlementContext, settlements: readonly IndexedSettlement[]): MappedSettlement[] {
-  return numberSettlements(ctx, settlements).map(({ settlement, n, index }) => mapSettlement(ctx, unit, settlement, n, `settlements[${index}]`));
+  return numberSettlements(ctx, settlements).map((numbered) => mapSettlement(ctx, unit, numbered));
 }
 
 /**
@@ -164,46 +195,54 @@ export function mapSettlements(ctx: RecordContext, unit: UnitSettlementContext, 
  */
 export function checkReleasedBeforeVested(ctx: RecordContext, settlements: readonly MappedSettlement[], events: readonly VestingEvent[]): void {
   if (events.length === 0) return;
-  const vested = events.filter((e) => e.vested).map((e) => ({ date: e.vestDate ?? "", amount: plannedAmountOf(e) ?? "0" }));
+  const vested: { date: string; amount: Dec }[] = [];
+  for (const e of events) {
+    const amount = e.vested ? ctx.exact(plannedAmountOf(e)) : undefined;
+    if (amount !== undefined) vested.push({ date: e.vestDate ?? "", amount });
+  }
+  // The same texts `numberSettlements` parsed: `RecordContext.exact` hands back their values.
+  const released = settlements.map((o) => ({ date: o.date, gross: ctx.exact(o.gross) }));
   for (const s of settlements) {
-    const released = sumDecimalStrings(settlements.filter((o) => o.date <= s.date).map((o) => o.gross));
-    const vestedBy = sumDecimalStrings(vested.filter((v) => v.date <= s.date).map((v) => v.amount));
-    if (compareDecimalStrings(released, vestedBy) > 0) {
+    const releasedBy = sumExact(released.filter((o) => o.date <= s.date).map((o) => o.gross));
+    const vestedBy = sumExact(vested.filter((v) => v.date <= s.date).map((v) => v.amount));
+    if (releasedBy.gt(vestedBy)) {
       ctx.warn(
         "RELEASED_BEFORE_VESTED",
         s.path,
-        `the settlement on ${s.date} brings the units released by that date to ${released}, but the vesting events have vested only ${vestedBy} by then: units released before they vested (kept as sent)`,
+        `the settlement on ${s.date} brings the units released by that date to ${formatDecimal(releasedBy)}, but the vesting events have vested only ${formatDecimal(vestedBy)} by then: units released before they vested (kept as sent)`,
       );
     }
   }
 }
 
 /** A settlement whose gross, net and sold quantities are all 0 (absent net or sold count as 0; an absent gross is an error of its own). */
-function releasesNothing(settlement: Settlement): boolean {
-  const { releaseQuantity, netSettlementQuantity, saleQuantity } = settlement;
-  return releaseQuantity !== undefined && isZeroDecimal(releaseQuantity) && isZeroDecimal(netSettlementQuantity ?? "0") && isZeroDecimal(saleQuantity ?? "0");
+function releasesNothing(quantities: ExactSettlement): boolean {
+  const { releaseQuantity, netSettlementQuantity, saleQuantity } = quantities;
+  return releaseQuantity?.isZero() === true && netSettlementQuantity?.isZero() !== false && saleQuantity?.isZero() !== false;
 }
 
-/** Maps one settlement, the `n`-th of its unit in canonical order, found at `path` in the record. */
-export function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, settlement: Settlement, n: number, path: string): MappedSettlement {
+/** Maps one settlement of its unit, numbered (`numberSettlements`). */
+export function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, numbered: NumberedSettlement): MappedSettlement {
+  const { settlement, n, exact: quantities } = numbered;
+  const path = `settlements[${numbered.index}]`;
   const date = ctx.required(settlement.settlementDate, `${path}.settlementDate`, "the date and settlement_date of the release");
   const gross = ctx.required(settlement.releaseQuantity, `${path}.releaseQuantity`, "the quantity of the release");
+  const grossValue = quantities.releaseQuantity as Dec;
   const { price, priceSource } = releasePrice(ctx, unit, settlement, path);
-  checkParts(ctx, settlement, path);
+  checkParts(ctx, settlement, quantities, path);
 
   const net = settlement.netSettlementQuantity;
   if (net === undefined) {
     ctx.choose(`${path}.netSettlementQuantity`, "is absent: no share issuance would be emitted for the net shares of this settlement", "the source must give netSettlementQuantity");
     ctx.warn("SETTLEMENT_NET_MISSING", `${path}.netSettlementQuantity`, "is absent: no share issuance is emitted for the net shares of this settlement, and none is derived from the other quantities");
   }
-  const sold = settlement.saleQuantity;
   const certificate = [
     settlement.certificateId === undefined ? undefined : `certificate id ${quoted(settlement.certificateId)}`,
     settlement.certificateLabel === undefined ? undefined : `certificate label ${quoted(settlement.certificateLabel)}`,
   ].filter((part) => part !== undefined);
   const certificateComment = certificate.length === 0 ? [] : [`Certificate: ${certificate.join(", ")}.`];
   const releaseId = txIds.release(unit.security, n);
-  const issued = (field: "netSettlementQuantity" | "saleQuantity", quantity: DecimalString): OcfStockIssuance => {
+  const issued = (field: "netSettlementQuantity" | "saleQuantity", quantity: Dec): OcfStockIssuance => {
     const stockClassId = unit.settlementStockClassId;
     // unitClassUse gives a class to every unit whose settlements issue shares.
     if (stockClassId === undefined) throw new Error(`settlement ${n} of ${unit.security} issues shares, but the unit was given no stock class`);
@@ -232,8 +271,8 @@ export function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, s
     };
   };
   const issuances: OcfStockIssuance[] = [];
-  if (net !== undefined && isPositiveDecimal(net)) issuances.push(issued("netSettlementQuantity", net));
-  if (sold !== undefined && isPositiveDecimal(sold)) issuances.push(issued("saleQuantity", sold));
+  if (isPositiveExact(quantities.netSettlementQuantity)) issuances.push(issued("netSettlementQuantity", quantities.netSettlementQuantity));
+  if (isPositiveExact(quantities.saleQuantity)) issuances.push(issued("saleQuantity", quantities.saleQuantity));
 
   const release: OcfEquityCompensationRelease = {
     object_type: "TX_EQUITY_COMPENSATION_RELEASE",
@@ -242,7 +281,7 @@ export function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, s
     security_id: unit.security,
     settlement_date: date,
     release_price: price,
-    quantity: ctx.numeric(gross, `${path}.releaseQuantity`),
+    quantity: ctx.numeric(grossValue, `${path}.releaseQuantity`),
     consideration_text: considerationText(settlement),
     resulting_security_ids: issuances.map((i) => i.security_id),
     comments: [
@@ -294,15 +333,15 @@ export function considerationText(settlement: Settlement): string {
 }
 
 /** Reports a settlement whose gross is not net + withheld + sold (absent parts count as 0). */
-function checkParts(ctx: RecordContext, settlement: Settlement, path: string): void {
-  const { releaseQuantity, netSettlementQuantity, withholdingQuantity, saleQuantity } = settlement;
+function checkParts(ctx: RecordContext, settlement: Settlement, quantities: ExactSettlement, path: string): void {
+  const { releaseQuantity, netSettlementQuantity, withholdingQuantity, saleQuantity } = quantities;
   if (releaseQuantity === undefined || netSettlementQuantity === undefined) return;
-  const parts = sumDecimalStrings([netSettlementQuantity, withholdingQuantity ?? "0", saleQuantity ?? "0"]);
-  if (!sameDecimal(parts, releaseQuantity)) {
+  const parts = sumExact([netSettlementQuantity, withholdingQuantity, saleQuantity].filter((part) => part !== undefined));
+  if (!equalExact(parts, releaseQuantity)) {
     ctx.warn(
       "SETTLEMENT_PARTS_MISMATCH",
       path,
-      `releaseQuantity ${releaseQuantity} is not net ${netSettlementQuantity} + withheld ${withholdingQuantity ?? "0"} + sold ${saleQuantity ?? "0"} (= ${parts})`,
+      `releaseQuantity ${settlement.releaseQuantity} is not net ${settlement.netSettlementQuantity} + withheld ${settlement.withholdingQuantity ?? "0"} + sold ${settlement.saleQuantity ?? "0"} (= ${formatDecimal(parts)})`,
     );
   }
 }

@@ -23,8 +23,13 @@
  * A condition's quantity, like a tranche's amount, is what vested when the event has vested
  * (`vestedQuantity`) and what is planned otherwise (`targetQuantity`, else the deprecated `quantity`).
  * `maxQuantity` and the deprecated `quantity` are kept in the condition's description.
+ *
+ * The quantities are parsed once, into exact values, when `mapVesting` starts (the grant's counters,
+ * `exactGrant`) and when it plans the events (each event's quantities, `exactQuantities`); sums,
+ * comparisons and tests work on those, and they become OCF Numeric only where they are written
+ * (`RecordContext.numeric`). Messages show the record's own text.
  */
-import { compareDecimalStrings, isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { Dec, equalExact, formatDecimal, sumExact, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type {
   OcfVesting,
@@ -38,7 +43,7 @@ import { VESTING_START_CONDITION_ID, txIds, vestingConditionIdOf, vestingTermsId
 import { compareText } from "../ocf/order.js";
 import { compareVestingEvents, sortIfNeeded } from "./order.js";
 import { quoted } from "./quote.js";
-import { asCanonicalNumeric, type RecordContext } from "./record-context.js";
+import type { RecordContext } from "./record-context.js";
 
 /** What the vesting of one grant is mapped from. */
 export interface GrantVesting {
@@ -95,6 +100,21 @@ export interface MappedVesting {
   issuanceComments: string[];
 }
 
+/** The quantities of one source event, as exact values. */
+interface ExactQuantities {
+  vestedQuantity?: Dec | undefined;
+  targetQuantity?: Dec | undefined;
+  maxQuantity?: Dec | undefined;
+  quantity?: Dec | undefined;
+}
+
+/** The grant's counters that the vesting checks, as exact values. */
+interface ExactGrant {
+  quantity: Dec;
+  vestedQuantity?: Dec | undefined;
+  canceledQuantity?: Dec | undefined;
+}
+
 /** One source event with what the mapping decided about it. */
 interface PlannedEvent {
   event: VestingEvent;
@@ -102,9 +122,33 @@ interface PlannedEvent {
   index: number;
   /** Source id, or `index-<n>` in canonical order when absent. */
   key: string;
-  amount: DecimalString;
+  /** The event's quantities, parsed once. */
+  exact: ExactQuantities;
+  amount: Dec;
   /** The field of the event that `amount` is. */
   amountField: "vestedQuantity" | "targetQuantity" | "quantity";
+}
+
+const ZERO = new Dec(0);
+
+// Written out field by field, as `exactSettlement` is: a loop over field names costs more than the
+// parsing it saves, at thousands of events per issuer.
+function exactQuantities(ctx: RecordContext, event: VestingEvent): ExactQuantities {
+  return {
+    vestedQuantity: ctx.exact(event.vestedQuantity),
+    targetQuantity: ctx.exact(event.targetQuantity),
+    maxQuantity: ctx.exact(event.maxQuantity),
+    quantity: ctx.exact(event.quantity),
+  };
+}
+
+function exactGrant(ctx: RecordContext, grant: GrantVesting): ExactGrant {
+  return { quantity: ctx.exact(grant.quantity), vestedQuantity: ctx.exact(grant.vestedQuantity), canceledQuantity: ctx.exact(grant.canceledQuantity) };
+}
+
+/** The record's text of a planned event's amount, as messages show it. */
+function amountText(p: PlannedEvent): DecimalString {
+  return p.event[p.amountField] as DecimalString;
 }
 
 /**
@@ -148,18 +192,21 @@ function eventPath(index: number): string {
  */
 export function mapVesting(ctx: RecordContext, grant: GrantVesting): MappedVesting {
   const all = planEvents(ctx, grant.events);
-  if (grant.checkSums !== false) checkVestingSums(ctx, grant, grant.sumsOf ?? all.map((p) => p.event));
+  const counters = exactGrant(ctx, grant);
+  if (grant.checkSums !== false) {
+    checkVestingSums(ctx, grant, counters, grant.sumsOf?.map((event) => ({ event, exact: exactQuantities(ctx, event) })) ?? all);
+  }
   const never = grant.neverEarned;
   const planned = never === undefined || never.size === 0 ? all : all.filter((p) => !never.has(p.event));
-  checkVestingTotal(ctx, grant, planned);
-  if (all.length > 0 && planned.every((p) => isZeroDecimal(p.amount))) {
+  checkVestingTotal(ctx, grant, counters, planned);
+  if (all.length > 0 && planned.every((p) => p.amount.isZero())) {
     // The grant has events but none vests a share here (every one left out, or each of 0): OCF would
     // read a grant without vesting as fully vested, so it gets VestingTerms whose only condition, the
     // start, vests nothing. The zero events are named in its description.
     return asVestingTerms(ctx, grant, []);
   }
   if (planned.length === 0) {
-    if (grant.vestedQuantity !== undefined && !sameDecimal(grant.vestedQuantity, grant.quantity)) {
+    if (counters.vestedQuantity !== undefined && !equalExact(counters.vestedQuantity, counters.quantity)) {
       ctx.warn(
         "NO_VESTING_EVENTS_NOT_FULLY_VESTED",
         "vestingEvents",
@@ -208,14 +255,14 @@ function startDateOf(grant: GrantVesting, ordered: readonly PlannedEvent[]): Cal
 function noteUnvestedTranches(ctx: RecordContext, planned: readonly PlannedEvent[]): void {
   for (const p of planned) {
     const { event } = p;
-    if (event.vested || event.performanceCondition || event.vestDate === undefined || isZeroDecimal(p.amount)) continue;
-    ctx.noteUnvested({ date: event.vestDate, event: event.id === undefined ? p.key : quoted(event.id), amount: p.amount });
+    if (event.vested || event.performanceCondition || event.vestDate === undefined || p.amount.isZero()) continue;
+    ctx.noteUnvested({ date: event.vestDate, event: event.id === undefined ? p.key : quoted(event.id), amount: amountText(p) });
   }
 }
 
 function planEvents(ctx: RecordContext, events: readonly VestingEvent[]): PlannedEvent[] {
   // Key and amount are filled in once the events are in canonical order (keys number that order).
-  const planned = events.map((event, index): PlannedEvent => ({ event, index, key: "", amount: "", amountField: "quantity" }));
+  const planned = events.map((event, index): PlannedEvent => ({ event, index, key: "", exact: exactQuantities(ctx, event), amount: ZERO, amountField: "quantity" }));
   sortIfNeeded(planned, comparePlanned);
   const seen = new Map<string, number>();
   for (let position = 0; position < planned.length; position++) {
@@ -230,8 +277,8 @@ function planEvents(ctx: RecordContext, events: readonly VestingEvent[]): Planne
     }
     seen.set(key, index);
     p.key = key;
-    p.amountField = eventAmountField(ctx, event, index);
-    p.amount = event[p.amountField] as DecimalString;
+    p.amountField = eventAmountField(ctx, p);
+    p.amount = p.exact[p.amountField] as Dec;
   }
   return planned;
 }
@@ -241,9 +288,10 @@ function comparePlanned(a: PlannedEvent, b: PlannedEvent): number {
 }
 
 /** Which quantity vested (when vested) or is planned to vest: see the module comment. */
-function eventAmountField(ctx: RecordContext, event: VestingEvent, index: number): PlannedEvent["amountField"] {
-  if (event.vested && event.vestedQuantity !== undefined) {
-    if (!event.performanceCondition && event.targetQuantity !== undefined && !sameDecimal(event.targetQuantity, event.vestedQuantity)) {
+function eventAmountField(ctx: RecordContext, p: PlannedEvent): PlannedEvent["amountField"] {
+  const { event, index, exact: quantities } = p;
+  if (event.vested && quantities.vestedQuantity !== undefined) {
+    if (!event.performanceCondition && quantities.targetQuantity !== undefined && !equalExact(quantities.targetQuantity, quantities.vestedQuantity)) {
       ctx.warn(
         "VESTING_EVENT_QUANTITY",
         eventPath(index),
@@ -262,7 +310,7 @@ function eventAmountField(ctx: RecordContext, event: VestingEvent, index: number
 
 /** `ctx.numeric` of a planned event's amount; its path is built only when the value needs converting. */
 function amountNumeric(ctx: RecordContext, p: PlannedEvent): string {
-  return asCanonicalNumeric(p.amount) ?? ctx.numeric(p.amount, `${eventPath(p.index)}.${p.amountField}`);
+  return ctx.numeric(p.amount, `${eventPath(p.index)}.${p.amountField}`);
 }
 
 /**
@@ -270,50 +318,52 @@ function amountNumeric(ctx: RecordContext, p: PlannedEvent): string {
  * quantity, cannot be written as valid OCF (ocf-sync's validate reports both), so the record is a
  * `MappingError` (failed or quarantined, never trimmed to fit).
  */
-function checkVestingTotal(ctx: RecordContext, grant: GrantVesting, planned: readonly PlannedEvent[]): void {
-  const amounts: DecimalString[] = [];
+function checkVestingTotal(ctx: RecordContext, grant: GrantVesting, counters: ExactGrant, planned: readonly PlannedEvent[]): void {
+  const amounts: Dec[] = [];
   for (const p of planned) {
-    if (p.amount.startsWith("-") && !isZeroDecimal(p.amount)) {
-      ctx.fail("MAPPING_CONFLICT", `${eventPath(p.index)}.${p.amountField}`, `is ${p.amount}: a vesting tranche cannot be negative`, { value: p.amount });
+    if (p.amount.isNegative() && !p.amount.isZero()) {
+      ctx.fail("MAPPING_CONFLICT", `${eventPath(p.index)}.${p.amountField}`, `is ${amountText(p)}: a vesting tranche cannot be negative`, { value: amountText(p) });
     }
     amounts.push(p.amount);
   }
-  const total = sumDecimalStrings(amounts);
-  if (compareDecimalStrings(total, grant.quantity) > 0) {
+  const total = sumExact(amounts);
+  if (total.gt(counters.quantity)) {
+    const shown = formatDecimal(total);
     ctx.fail(
       "MAPPING_CONFLICT",
       "vestingEvents",
-      `the tranches to vest add up to ${total}, more than the ${grant.quantity} of the grant: OCF cannot vest more than a security holds`,
-      { value: total },
+      `the tranches to vest add up to ${shown}, more than the ${grant.quantity} of the grant: OCF cannot vest more than a security holds`,
+      { value: shown },
     );
   }
 }
 
 /** The source's own totals, checked and reported, never corrected (source-api.md §9.11). */
-function checkVestingSums(ctx: RecordContext, grant: GrantVesting, events: readonly VestingEvent[]): void {
+function checkVestingSums(ctx: RecordContext, grant: GrantVesting, counters: ExactGrant, events: readonly { event: VestingEvent; exact: ExactQuantities }[]): void {
   if (events.length === 0) return;
-  const targets: DecimalString[] = [];
-  const vested: DecimalString[] = [];
-  for (const event of events) {
-    targets.push(event.targetQuantity ?? event.quantity ?? "0");
-    if (event.vested) vested.push(event.vestedQuantity ?? "0");
+  const targets: Dec[] = [];
+  const vested: Dec[] = [];
+  for (const { event, exact: quantities } of events) {
+    const target = quantities.targetQuantity ?? quantities.quantity;
+    if (target !== undefined) targets.push(target);
+    if (event.vested && quantities.vestedQuantity !== undefined) vested.push(quantities.vestedQuantity);
   }
-  const planTotal = sumDecimalStrings(targets);
-  const remainsListed = grant.canceledQuantity !== undefined && sameDecimal(sumDecimalStrings([planTotal, grant.canceledQuantity]), grant.quantity);
-  if (!sameDecimal(planTotal, grant.quantity) && !remainsListed) {
+  const planTotal = sumExact(targets);
+  const remainsListed = counters.canceledQuantity !== undefined && equalExact(planTotal.plus(counters.canceledQuantity), counters.quantity);
+  if (!equalExact(planTotal, counters.quantity) && !remainsListed) {
     ctx.warn(
       "VESTING_SUM_MISMATCH",
       "vestingEvents",
-      `the events' targetQuantity (else quantity) add up to ${planTotal}, not to the grant's quantity ${grant.quantity}${grant.canceledQuantity === undefined ? "" : ` (nor with the canceledQuantity ${grant.canceledQuantity})`}`,
+      `the events' targetQuantity (else quantity) add up to ${formatDecimal(planTotal)}, not to the grant's quantity ${grant.quantity}${grant.canceledQuantity === undefined ? "" : ` (nor with the canceledQuantity ${grant.canceledQuantity})`}`,
     );
   }
-  if (grant.vestedQuantity !== undefined) {
-    const vestedTotal = sumDecimalStrings(vested);
-    if (!sameDecimal(vestedTotal, grant.vestedQuantity)) {
+  if (counters.vestedQuantity !== undefined) {
+    const vestedTotal = sumExact(vested);
+    if (!equalExact(vestedTotal, counters.vestedQuantity)) {
       ctx.warn(
         "VESTED_SUM_MISMATCH",
         "vestedQuantity",
-        `is ${grant.vestedQuantity}, but the vested events' vestedQuantity add up to ${vestedTotal}`,
+        `is ${grant.vestedQuantity}, but the vested events' vestedQuantity add up to ${formatDecimal(vestedTotal)}`,
       );
     }
   }
@@ -323,7 +373,7 @@ function asVestingsList(ctx: RecordContext, grant: GrantVesting, planned: readon
   const vestings: OcfVesting[] = [];
   for (const p of planned) {
     // An OCF tranche vests shares; a zero tranche says nothing and is left out (and is named in the comment).
-    if (isZeroDecimal(p.amount)) continue;
+    if (p.amount.isZero()) continue;
     vestings.push({ date: p.event.vestDate as CalendarDate, amount: amountNumeric(ctx, p) });
   }
   const issuanceComments = scheduleComments(grant);
@@ -338,13 +388,13 @@ function asVestingsList(ctx: RecordContext, grant: GrantVesting, planned: readon
 function eventsComment(planned: readonly PlannedEvent[]): string {
   const entries: string[] = [];
   for (const p of planned) {
-    const { event, amount } = p;
+    const { event, exact: quantities, amount } = p;
     const extra: string[] = [];
-    if (isZeroDecimal(amount)) extra.push("amount 0, not in vestings");
-    if (differs(event.vestedQuantity, amount)) extra.push(`vestedQuantity ${event.vestedQuantity}`);
-    if (differs(event.targetQuantity, amount)) extra.push(`targetQuantity ${event.targetQuantity}`);
-    if (differs(event.maxQuantity, amount)) extra.push(`maxQuantity ${event.maxQuantity}`);
-    if (differs(event.quantity, amount)) extra.push(`quantity (deprecated) ${event.quantity}`);
+    if (amount.isZero()) extra.push("amount 0, not in vestings");
+    if (differs(quantities.vestedQuantity, amount)) extra.push(`vestedQuantity ${event.vestedQuantity}`);
+    if (differs(quantities.targetQuantity, amount)) extra.push(`targetQuantity ${event.targetQuantity}`);
+    if (differs(quantities.maxQuantity, amount)) extra.push(`maxQuantity ${event.maxQuantity}`);
+    if (differs(quantities.quantity, amount)) extra.push(`quantity (deprecated) ${event.quantity}`);
     const id = event.id === undefined ? `(no id, ${p.key})` : quoted(event.id);
     // A list holds performance conditions only when VestingTerms could not (see `mapVesting`): said so.
     const kind = event.performanceCondition ? "performance condition " : "";
@@ -354,8 +404,8 @@ function eventsComment(planned: readonly PlannedEvent[]): string {
 }
 
 /** The event has this quantity and it is not the tranche amount. */
-function differs(value: DecimalString | undefined, amount: DecimalString): value is DecimalString {
-  return value !== undefined && !sameDecimal(value, amount);
+function differs(value: Dec | undefined, amount: Dec): boolean {
+  return value !== undefined && !equalExact(value, amount);
 }
 
 /** Dated conditions by date (then canonical event order); pending ones after, in canonical order. */

@@ -1,11 +1,12 @@
 /**
  * The mapping's fast decimal paths agree exactly with `src/decimal.ts`: the BigInt sum with
- * `sumDecimals`, the zero and equality tests with decimal.js, and the canonical-form shortcut of
- * `RecordContext.numeric` with `toOcfNumeric`.
+ * `sumDecimals`, the zero and equality tests with decimal.js, the canonical-form shortcut of
+ * `RecordContext.numeric` with `toOcfNumeric`, and the double sum of exact values (`sumExact`) and
+ * the parse-once reader (`RecordContext.exact`) with decimal.js.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SOURCE_DECIMAL_PATTERN, formatDecimal, isZeroDecimal, parseSourceDecimal, sameDecimal, sumDecimalStrings, sumDecimals, toOcfNumeric } from "../../src/decimal.js";
+import { SOURCE_DECIMAL_PATTERN, formatDecimal, isZeroDecimal, parseSourceDecimal, sameDecimal, sumDecimalStrings, sumDecimals, sumExact, toOcfNumeric } from "../../src/decimal.js";
 import { OCF_CANONICAL_NUMERIC, RecordContext } from "../../src/mapping/record-context.js";
 
 const digits = (min: number, max: number) =>
@@ -29,6 +30,35 @@ describe("mapping decimal fast paths", () => {
         expect(fast).toBe(formatDecimal(sumDecimals(values.map(parseSourceDecimal))));
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it("sumExact equals sumDecimals, integers near decimal.js's word boundaries and 2^53 included", () => {
+    // Integers of 1 to 17 digits, many of them multiples of 10^7 and 10^14 (trailing zero words).
+    const integer = fc.oneof(
+      fc.bigInt({ min: -(10n ** 17n), max: 10n ** 17n }).map(String),
+      fc.tuple(fc.integer({ min: -9_999_999, max: 9_999_999 }), fc.constantFrom(1n, 10n ** 7n, 10n ** 14n)).map(([n, scale]) => String(BigInt(n) * scale)),
+      fc.constantFrom("9007199254740991", "9007199254740992", "-9007199254740991", "999999999999999", "1000000000000000", "-0"),
+    );
+    fc.assert(
+      fc.property(fc.array(fc.oneof(integer, integer, sourceDecimal), { maxLength: 12 }), (values) => {
+        const exact = values.map(parseSourceDecimal);
+        expect(formatDecimal(sumExact(exact))).toBe(formatDecimal(sumDecimals(exact)));
+      }),
+      { numRuns: 600 },
+    );
+  });
+
+  it("RecordContext.exact is parseSourceDecimal, the same value for the same text", () => {
+    const ctx = new RecordContext("7", "restrictedStockAward", "1");
+    fc.assert(
+      fc.property(sourceDecimal, (text) => {
+        const value = ctx.exact(text);
+        expect(value.equals(parseSourceDecimal(text))).toBe(true);
+        expect(ctx.exact(text)).toBe(value);
+        expect(ctx.exact(undefined)).toBeUndefined();
+      }),
+      { numRuns: 200 },
     );
   });
 
