@@ -16,7 +16,7 @@ export interface S3Location {
 
 /**
  * An object-storage location a job writes to, for the library (the CLI takes `s3://` in `--out` and
- * `--state`). The client is made the AWS SDK's usual way from `env` (see {@link createS3Client}).
+ * `--state`). The client is made the AWS SDK's usual way from `env`.
  *
  * @example
  * { url: "s3://my-bucket/ocf/packages" }

@@ -90,7 +90,7 @@ function danglingReferences(root: string): string[] {
   for (const doc of docs) {
     const file = doc.getSourceFile();
     const text = doc.getText().replace(/```[\s\S]*?```/g, "");
-    for (const [, code, thrown, braced] of text.matchAll(/`([^`\n]+)`|@throws\s*\{([^}\n]+)\}|\{([A-Za-z_$][\w$]*)\}/g)) {
+    for (const [, code, thrown, braced] of text.matchAll(/`([^`\n]+)`|@throws\s*\{([^}\n]+)\}|\{(?:@link(?:code|plain)?\s+)?([A-Za-z_$][\w$]*)[^}\n]*\}/g)) {
       // A file name (`Manifest.ocf.json`) is not a reference, whatever a module calls its own types.
       if (code !== undefined && /\.(json|ndjson|zip|csv|html|md|ts|js)$/.test(code)) continue;
       const name = /^([A-Za-z_$][\w$]*)(?:\(\)|\.[\w$.]+)?$/.exec(code ?? thrown ?? braced ?? "")?.[1];
