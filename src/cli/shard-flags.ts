@@ -67,19 +67,19 @@ export function shardSlice(issuers: readonly string[], shard: Shard | undefined)
   return shard === undefined ? [...issuers] : shardOf(issuers, shard.k, shard.n);
 }
 
-/**
- * A shard's part of the credential's quota: `part` of `whole`. Every shard knows the whole issuer list,
- * so each takes the part its issuers are of it: a hash gives 80 issuers to 4 shards as 25, 18, 22 and
- * 15, and an even 1/4 would leave the largest shard last while the others' share went unused. The
- * parts add up to the whole, so the shards together stay under the quota. An empty shard (it makes
- * no requests) and a run without a shard take the whole N-th or the whole.
- */
+/** A shard's part of the credential's quota: `part` of `whole`. */
 export interface QuotaShare {
   readonly part: number;
   readonly whole: number;
 }
 
-/** The part of the quota of the shard that took `mine` of `all` (`undefined`: no shard, the whole quota). */
+/**
+ * The part of the quota of the shard that took `mine` of `all` (`undefined`: no shard, the whole
+ * quota). Every shard knows the whole issuer list, so each takes the part its issuers are of it: a
+ * hash gives 80 issuers to 4 shards as 25, 18, 22 and 15, and an even 1/4 would leave the largest
+ * shard last while the others' share went unused. The parts add up to the whole, so the shards
+ * together stay under the quota. An empty shard (it makes no requests) takes 1/N.
+ */
 export function quotaShare(all: readonly string[], mine: readonly string[], shard: Shard | undefined): QuotaShare | undefined {
   if (shard === undefined) return undefined;
   const whole = new Set(all).size;

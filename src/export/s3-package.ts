@@ -21,7 +21,7 @@ import { dirname, join, relative, sep } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Readable } from "node:stream";
 import { makeFolder } from "../io/folders.js";
-import { aborting, type S3Location, type S3Target, s3GetObject, s3Key, s3ObjectEtag, s3Send } from "../io/s3.js";
+import { aborting, type S3Location, type S3Target, s3CommitObject, s3GetObject, s3Key, s3ObjectEtag, s3PutFile, s3Send } from "../io/s3.js";
 import type { IssuerExport } from "./export-issuer.js";
 
 /** The marker's name inside the package's folder. */
@@ -75,7 +75,6 @@ async function md5Of(path: string, signal: AbortSignal | undefined): Promise<str
  */
 export async function uploadPackage(target: S3Target, exported: IssuerExport, options: { signal?: AbortSignal } = {}): Promise<CompleteMarker> {
   const { signal } = options;
-  const { bucket } = target.location;
   const markerKey = s3Key(target.location, `${exported.name}/${COMPLETE_MARKER}`);
   // Read before any upload: committing with If-Match on it fails if another writer committed since.
   const previous = await s3ObjectEtag(target, markerKey, signal);
@@ -88,21 +87,8 @@ export async function uploadPackage(target: S3Target, exported: IssuerExport, op
     signal?.throwIfAborted();
     const md5 = await md5Of(file, signal);
     const { size } = await stat(file);
-    const key = s3Key(target.location, path);
-    const put = await s3Send("upload", key, () =>
-      target.client.send(
-        new target.sdk.PutObjectCommand({
-          Bucket: bucket,
-          Key: key,
-          Body: createReadStream(file),
-          ContentLength: size,
-          ContentMD5: Buffer.from(md5, "hex").toString("base64"),
-          ContentType: "application/json",
-        }),
-        aborting(signal),
-      ),
-    );
-    objects.push({ path, bytes: size, md5, etag: put.ETag ?? `"${md5}"` });
+    const etag = await s3PutFile(target, s3Key(target.location, path), file, { md5, signal });
+    objects.push({ path, bytes: size, md5, etag: etag ?? `"${md5}"` });
   }
   const manifest = objects.find((o) => o.path === `${exported.name}/Manifest.ocf.json`);
   const generatedAt = (JSON.parse(await readFile(join(exported.folder, "Manifest.ocf.json"), "utf8")) as { generated_at?: unknown }).generated_at;
@@ -116,22 +102,7 @@ export async function uploadPackage(target: S3Target, exported: IssuerExport, op
     objects,
   };
   signal?.throwIfAborted();
-  await s3Send(
-    "commit",
-    markerKey,
-    () =>
-    target.client.send(
-      new target.sdk.PutObjectCommand({
-        Bucket: bucket,
-        Key: markerKey,
-        Body: `${JSON.stringify(marker, null, 2)}\n`,
-        ContentType: "application/json",
-        ...(previous === undefined ? { IfNoneMatch: "*" } : { IfMatch: previous }),
-      }),
-      aborting(signal),
-    ),
-    PACKAGE_CONFLICT,
-  );
+  await s3CommitObject(target, markerKey, `${JSON.stringify(marker, null, 2)}\n`, previous, PACKAGE_CONFLICT, signal);
   return marker;
 }
 

@@ -7,6 +7,8 @@
  * `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL`); with an endpoint set, requests use path-style URLs,
  * which S3-compatible stores (MinIO, Ceph, moto) expect.
  */
+import { createReadStream } from "node:fs";
+import { stat } from "node:fs/promises";
 import type { GetObjectCommandOutput, S3Client } from "@aws-sdk/client-s3";
 
 export {
@@ -90,6 +92,54 @@ export async function s3ObjectEtag(target: S3Target, key: string, signal: AbortS
     if (isAbort(error)) throw error;
     throw s3RequestError("read", key, error);
   }
+}
+
+/**
+ * Uploads the local file `file` as the object `key`, streamed (`md5`, hex, makes the store check the
+ * bytes it got). Returns the ETag the store gave, if any.
+ */
+export async function s3PutFile(target: S3Target, key: string, file: string, options: { md5?: string; signal?: AbortSignal | undefined } = {}): Promise<string | undefined> {
+  const { size } = await stat(file);
+  const put = await s3Send("upload", key, () =>
+    target.client.send(
+      new target.sdk.PutObjectCommand({
+        Bucket: target.location.bucket,
+        Key: key,
+        Body: createReadStream(file),
+        ContentLength: size,
+        ...(options.md5 === undefined ? {} : { ContentMD5: Buffer.from(options.md5, "hex").toString("base64") }),
+        ContentType: "application/json",
+      }),
+      aborting(options.signal),
+    ),
+  );
+  return put.ETag;
+}
+
+/**
+ * Writes `body` as the object `key` only if it is still as this writer last read it: `If-Match` on
+ * `previous` (its ETag), or `If-None-Match: *` when there was none. This conditional write is the commit
+ * point of a package (its marker) and of a sync's state; losing it is `S3_COMMIT_CONFLICT` with
+ * `conflict` as its message. Returns the new ETag.
+ */
+export async function s3CommitObject(target: S3Target, key: string, body: string, previous: string | undefined, conflict: string, signal: AbortSignal | undefined): Promise<string | undefined> {
+  const put = await s3Send(
+    "commit",
+    key,
+    () =>
+      target.client.send(
+        new target.sdk.PutObjectCommand({
+          Bucket: target.location.bucket,
+          Key: key,
+          Body: body,
+          ContentType: "application/json",
+          ...(previous === undefined ? { IfNoneMatch: "*" } : { IfMatch: previous }),
+        }),
+        aborting(signal),
+      ),
+    conflict,
+  );
+  return put.ETag;
 }
 
 let sdk: Promise<S3Sdk> | undefined;

@@ -17,14 +17,14 @@
  * Store files the previous state named and the new one does not are deleted once the new one is
  * committed. Files a killed sync uploaded are named as the next sync's are, so that sync overwrites them.
  */
-import { createReadStream, createWriteStream } from "node:fs";
-import { readFile, rm, stat } from "node:fs/promises";
+import { createWriteStream } from "node:fs";
+import { readFile, rm } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import type { Readable } from "node:stream";
 import { writeFileAtomic } from "../io/atomic-file.js";
 import { makeFolder } from "../io/folders.js";
-import { aborting, s3GetObject, s3Send, type S3Target } from "../io/s3.js";
+import { aborting, s3CommitObject, s3GetObject, s3PutFile, type S3Target } from "../io/s3.js";
 import { packageNameFor } from "../ocf/package-folder.js";
 import { committedPackage, placePackage, s3UrlOf } from "../export/s3-package.js";
 import { storeFilesOf, type PackageOutlet } from "./pass.js";
@@ -98,30 +98,12 @@ export async function commitSyncState(remote: RemoteSyncState, stateFile: string
     if (remote.named.has(file)) continue;
     const local = join(snapshots, ...file.split("/"));
     const objectKey = snapshotKey(target, file);
-    const { size } = await stat(local);
-    await s3Send("upload", objectKey, () =>
-      target.client.send(new target.sdk.PutObjectCommand({ Bucket: bucket, Key: objectKey, Body: createReadStream(local), ContentLength: size }), aborting(signal)),
-    );
+    await s3PutFile(target, objectKey, local, { signal });
   }
   const text = await readFile(stateFile, "utf8");
-  const put = await s3Send(
-    "commit",
-    key,
-    () =>
-      target.client.send(
-        new target.sdk.PutObjectCommand({
-          Bucket: bucket,
-          Key: key,
-          Body: text,
-          ContentType: "application/json",
-          ...(remote.etag === undefined ? { IfNoneMatch: "*" } : { IfMatch: remote.etag }),
-        }),
-        aborting(signal),
-      ),
-    STATE_CONFLICT,
-  );
+  const etag = await s3CommitObject(target, key, text, remote.etag, STATE_CONFLICT, signal);
   const obsolete = [...remote.named].filter((file) => !named.has(file));
-  remote.etag = put.ETag;
+  remote.etag = etag;
   remote.named = named;
   // Left behind when a delete fails: unnamed, they cost only their bytes.
   for (const file of obsolete) {
