@@ -12,17 +12,23 @@
  * 4. The migration script a user would write (docs/examples/migration.ts: export two issuers, read them
  *    back typed, total them, reconcile, print the report) type-checks and runs, as written, from the
  *    installed package; its totals are those of the golden packages.
+ * 5. Every `@example` of the TSDoc comments in src/ (scripts/doc-examples.ts) type-checks against the
+ *    installed types, in the same tsc run as steps 3 and 4, and runs, each in a folder of its own
+ *    (see {@link runDocExamples}), unless its fence says why it cannot; those are listed with the reason.
  *
  * Needs the npm registry (or a warm npm cache) for step 3's dependencies; `.ci/run` runs it after
  * the tests. Exits non-zero with the reason on the first failure.
  */
 import { execFile } from "node:child_process";
-import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { formatDecimal, sumDecimals } from "../src/decimal.js";
 import { OUTPUT_SCHEMAS } from "../src/cli/output-schemas.js";
+import { SAMPLES_AS_OF } from "../src/sample-server/data.js";
+import { type DocExample, exampleFileName, exampleModule, readDocExamples } from "./doc-examples.js";
 
 const ROOT = resolve(import.meta.dirname, "..");
 const exec = promisify(execFile);
@@ -93,6 +99,71 @@ async function readmeLibraryExample(): Promise<string> {
   return code;
 }
 
+/** Credentials the sample API of the examples' runs accepts, and that their `CARTA_*` variables carry. */
+const EXAMPLE_TOKEN = "doc-example-token";
+const EXAMPLE_CLIENT = { clientId: "doc-example-client", clientSecret: "doc-example-secret" };
+
+/** Examples run at once: the machine may have two cores, and each run is a Node process. */
+const EXAMPLE_RUNS_AT_ONCE = 2;
+
+/**
+ * Runs the examples (compiled next to their modules by the tsc run) that can run, each in its own
+ * folder made from one prepared folder, as a user would run a snippet in a project of theirs:
+ * `out/7`, `out/7.ocf.zip` and the same of 144361 (an `ocf-sync export --zip` of the sample API, as
+ * of the day its records' counters are as of, so that a reconciliation agrees),
+ * `theirs/7.ocf.zip` (a copy, for the examples that compare two packages) and `pulled.ndjson`
+ * (`ocf-sync pull --issuer 7`). `CARTA_BASE_URL` points at a sample API started from the installed
+ * `ocf-sync/testing`, which takes `CARTA_TOKEN` and the OAuth2 client of `CARTA_TOKEN_URL`,
+ * `CARTA_CLIENT_ID` and `CARTA_CLIENT_SECRET`. An example passes when it exits 0 within the time
+ * limit; one not run is listed with the reason its fence gives.
+ */
+async function runDocExamples(project: string, runs: string, examples: readonly DocExample[]): Promise<void> {
+  const testing = (await import(pathToFileURL(join(project, "node_modules", "ocf-sync", "dist", "testing.js")).href)) as typeof import("../src/testing.js");
+  const server = await testing.startSampleServer({ token: EXAMPLE_TOKEN, oauth: EXAMPLE_CLIENT });
+  try {
+    const env = {
+      ...process.env,
+      CARTA_BASE_URL: server.url,
+      CARTA_TOKEN: EXAMPLE_TOKEN,
+      CARTA_TOKEN_URL: `${server.url}/o/access_token/`,
+      CARTA_CLIENT_ID: EXAMPLE_CLIENT.clientId,
+      CARTA_CLIENT_SECRET: EXAMPLE_CLIENT.clientSecret,
+    };
+    const prepared = join(runs, "prepared");
+    await mkdir(prepared, { recursive: true });
+    const bin = join(project, "node_modules", "ocf-sync", "bin", "ocf-sync.cjs");
+    const cliEnv = { ...process.env, OCF_SYNC_BASE_URL: server.url, OCF_SYNC_TOKEN: EXAMPLE_TOKEN };
+    await run(process.execPath, [bin, "export", "--issuer", "7", "--issuer", "144361", "--out", "out", "--zip", "--as-of", SAMPLES_AS_OF], { cwd: prepared, env: cliEnv });
+    await run(process.execPath, [bin, "pull", "--issuer", "7", "--out", "pulled.ndjson"], { cwd: prepared, env: cliEnv });
+    await mkdir(join(prepared, "theirs"));
+    await cp(join(prepared, "out", "7.ocf.zip"), join(prepared, "theirs", "7.ocf.zip"));
+
+    const runnable = examples.filter((example) => example.noRun === undefined);
+    step(`the @example snippets, run: ${runnable.length} of ${examples.length}; the other ${examples.length - runnable.length} are type-checked only:`);
+    for (const example of examples) if (example.noRun !== undefined) step(`  ${example.file}:${example.line}: ${example.noRun}`);
+    const failures: string[] = [];
+    const queue = [...runnable];
+    const worker = async (): Promise<void> => {
+      for (let example = queue.shift(); example !== undefined; example = queue.shift()) {
+        const script = join(project, exampleFileName(example).replace(/\.ts$/, ".js"));
+        const folder = join(runs, exampleFileName(example).replace(/^doc-examples\//, "").replace(/\.ts$/, ""));
+        await cp(prepared, folder, { recursive: true });
+        try {
+          await exec(process.execPath, [script], { cwd: folder, env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
+          step(`  ran ${example.file}:${example.line}`);
+        } catch (error) {
+          const e = error as { stdout?: string; stderr?: string; message: string };
+          failures.push(`${example.file}:${example.line}: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: EXAMPLE_RUNS_AT_ONCE }, worker));
+    if (failures.length > 0) fail(`${failures.length} @example snippets failed when run:\n${failures.join("\n")}`);
+  } finally {
+    await server.close();
+  }
+}
+
 async function main(): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), "ocf-sync-package-"));
   try {
@@ -154,6 +225,10 @@ const server: SampleServer = await startSampleServer(options);
 await server.close();
 `,
     );
+    const examples = await readDocExamples(ROOT);
+    await mkdir(join(project, "doc-examples"));
+    for (const example of examples) await writeFile(join(project, exampleFileName(example)), exampleModule(example));
+    step(`and the ${examples.length} @example snippets of src/'s TSDoc comments, in the same tsc run`);
     await run(
       process.execPath,
       [
@@ -170,6 +245,7 @@ await server.close();
         "example.ts",
         "migration.ts",
         "testing-example.ts",
+        ...examples.map(exampleFileName),
       ],
       { cwd: project },
     );
@@ -209,6 +285,8 @@ try {
     }
     const agreements = migration.match(/^AGREE: \d+ grants compared, no difference$/gm) ?? [];
     if (agreements.length !== 2) fail(`the migration script printed ${agreements.length} agreeing reports, not 2:\n${migration}`);
+
+    await runDocExamples(project, join(work, "doc-example-runs"), examples);
     step("all good");
   } finally {
     await rm(work, { recursive: true, force: true });

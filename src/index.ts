@@ -5,9 +5,12 @@
  * decimal strings, dates are `YYYY-MM-DD` strings, OCF objects are plain interfaces.
  *
  * @example
+ * ```ts
  * import { createApiClient, exportIssuers } from "ocf-sync";
- * const client = createApiClient({ baseUrl: "https://api.carta.com", auth: { type: "bearer", token } });
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
  * for await (const result of exportIssuers(client, ["144361"], { outDir: "out", zip: true })) console.log(result);
+ * await client.close();
+ * ```
  *
  * The embedded sample API, for tests of code built on ocf-sync, is `ocf-sync/testing` (src/testing.ts).
  *

@@ -4,6 +4,7 @@
  * limit and faults on demand; nothing here is needed to export or sync.
  *
  * @example
+ * ```ts
  * import { createApiClient, exportIssuers } from "ocf-sync";
  * import { startSampleServer } from "ocf-sync/testing";
  * const server = await startSampleServer({ port: 0, token: "sample" });
@@ -11,6 +12,7 @@
  * for await (const result of exportIssuers(client, ["7"], { outDir: "out" })) console.log(result.ok);
  * await client.close();
  * await server.close();
+ * ```
  *
  * @packageDocumentation
  * @module ocf-sync/testing

@@ -121,8 +121,14 @@ export interface HttpDispatcher {
 export interface ApiClientOptions {
   /**
    * The API base URL; a path prefix is kept in front of every request path.
-   * @example "https://api.playground.carta.team"
-   * @example "http://127.0.0.1:4010/prefix"
+   * @example
+   * ```ts
+   * "https://api.playground.carta.team"
+   * ```
+   * @example
+   * ```ts
+   * "http://127.0.0.1:4010/prefix"
+   * ```
    */
   baseUrl: string;
   /** How requests are authorized; none when left out (the service's mock needs none). */
@@ -219,7 +225,13 @@ export interface ApiClient {
    * typed errors of `errors.ts` when the call fails, and `ABORTED` when `signal` fires.
    *
    * @example
-   * await client.getJson(["v1alpha1", "issuers", issuerId, "restrictedStockAwards"], { pageSize: "50" });
+   * ```ts
+   * import { createApiClient } from "ocf-sync";
+   * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
+   * const page = await client.getJson(["v1alpha1", "issuers", "7", "restrictedStockAwards"], { pageSize: "50" });
+   * console.log(page.path, page.status, page.attempts); // page.body: the parsed JSON
+   * await client.close();
+   * ```
    */
   getJson(
     segments: readonly string[],
@@ -336,10 +348,21 @@ const CLIENT_OPTION_KEYS = optionKeys<ApiClientOptions>()(["baseUrl", "auth", "r
  * Creates a client. It holds a connection pool (unless `dispatcher` is given): call `close()` when done.
  *
  * @example
+ * ```ts
+ * import { createApiClient } from "ocf-sync";
  * const client = createApiClient({
- *   baseUrl: "https://api.playground.carta.team",
- *   auth: { type: "oauth2", tokenUrl: "https://login.playground.carta.team/o/access_token/", clientId, clientSecret },
+ *   baseUrl: process.env.CARTA_BASE_URL ?? "https://api.playground.carta.team",
+ *   auth: {
+ *     type: "oauth2",
+ *     tokenUrl: process.env.CARTA_TOKEN_URL ?? "https://login.playground.carta.team/o/access_token/",
+ *     clientId: process.env.CARTA_CLIENT_ID ?? "",
+ *     clientSecret: process.env.CARTA_CLIENT_SECRET ?? "",
+ *   },
  * });
+ * const awards = await client.getJson(["v1alpha1", "issuers", "7", "restrictedStockAwards"]); // the first call fetches a token
+ * console.log(awards.status, client.stats());
+ * await client.close();
+ * ```
  *
  * @category Client
  */

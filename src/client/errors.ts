@@ -175,7 +175,20 @@ export function parseErrorBody(text: string): ErrorBodyInfo {
  * family apart; `status`, the gRPC fields and `reasons` say exactly what the server said.
  *
  * @example
- * `GET /v1alpha1/issuers/7/restrictedStockAwards failed with 403 PERMISSION_DENIED (INSUFFICIENT_SCOPE): Access to resource denied after 1 attempt`
+ * ```ts
+ * import { createApiClient, isApiError } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
+ * try {
+ *   await client.getJson(["v1alpha1", "issuers", "no-such-issuer", "restrictedStockAwards"]);
+ * } catch (error) {
+ *   if (!isApiError(error)) throw error;
+ *   console.error(error.message); // GET /v1alpha1/issuers/no-such-issuer/restrictedStockAwards failed with 404 NOT_FOUND: … after 1 attempt; check the issuer id, …
+ *   console.error(error.code, error.status, error.reasons); // API_NOT_FOUND 404 []
+ *   // A token without the scope: … failed with 403 PERMISSION_DENIED (INSUFFICIENT_SCOPE): Access to resource denied after 1 attempt
+ * } finally {
+ *   await client.close();
+ * }
+ * ```
  *
  * @category Errors
  */

@@ -123,8 +123,11 @@ export interface QuotaWindow {
  * meet in one window, which is what a shared limiter (`createRedisRateLimiter`) is for.
  *
  * @example
- * quotaWindow(300 / 7, 60_000); // { count: 42, ms: 60000 }
- * quotaWindow(10 / 20, 1000);   // { count: 1, ms: 2000 }
+ * ```ts
+ * import { quotaWindow } from "ocf-sync";
+ * console.log(quotaWindow(300 / 7, 60_000)); // { count: 42, ms: 60000 }
+ * console.log(quotaWindow(10 / 20, 1000)); // { count: 1, ms: 2000 }
+ * ```
  *
  * @category Client
  */
@@ -178,9 +181,14 @@ export function turns(): <T>(signal: AbortSignal | undefined, body: () => Promis
  * A sliding-window-log limiter.
  *
  * @example
+ * ```ts
+ * import { createApiClient, createRateLimiter, type AuthOptions } from "ocf-sync";
+ * const auth: AuthOptions = { type: "bearer", token: process.env.CARTA_TOKEN ?? "" };
  * const limiter = createRateLimiter({ perSecond: 10, perMinute: 300 });
- * const a = createApiClient({ baseUrl, rateLimit: limiter });
- * const b = createApiClient({ baseUrl: otherUrl, rateLimit: limiter }); // same credentials, one quota
+ * const a = createApiClient({ baseUrl: "https://api.carta.com", auth, rateLimit: limiter });
+ * const b = createApiClient({ baseUrl: "https://api.carta.com/reporting", auth, rateLimit: limiter }); // same credentials, one quota
+ * await Promise.all([a.close(), b.close()]);
+ * ```
  *
  * @category Client
  */

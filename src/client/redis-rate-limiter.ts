@@ -41,7 +41,10 @@ import { REDIS_UNAVAILABLE, type RespClient, RespReplyError, createRespClient, p
 export interface RedisRateLimiterOptions {
   /**
    * The Redis server: `redis://[[user]:password@]host[:port][/db]`.
-   * @example "redis://127.0.0.1:6379/0"
+   * @example
+   * ```ts
+   * "redis://127.0.0.1:6379/0"
+   * ```
    */
   url: string;
   /**
@@ -151,8 +154,16 @@ const LONGEST_POLL_MS = 1000;
  * hash of a static token), so that neither a secret nor a client id is written to Redis.
  *
  * @example
+ * ```ts
+ * import { createApiClient, createRedisRateLimiter, quotaKey, type AuthOptions } from "ocf-sync";
+ * const baseUrl = "https://api.carta.com";
+ * const auth: AuthOptions = { type: "bearer", token: process.env.CARTA_TOKEN ?? "" };
+ * console.log(quotaKey({ baseUrl, auth })); // 64 hex digits; the same in every process with this URL and token
  * const limiter = createRedisRateLimiter({ url: "redis://127.0.0.1:6379/0", key: quotaKey({ baseUrl, auth }) });
- * const client = createApiClient({ baseUrl, auth, rateLimit: limiter });
+ * const client = createApiClient({ baseUrl, auth, rateLimit: limiter }); // Redis is reached on the first request
+ * await client.close();
+ * limiter.close();
+ * ```
  *
  * @category Client
  */
@@ -175,11 +186,16 @@ function positiveMs(option: string, value: number | undefined, fallback: number)
  * `url`. It connects on the first request.
  *
  * @example
+ * ```ts no-run: needs a Redis server
+ * import { createApiClient, createRedisRateLimiter, exportIssuers, quotaKey, type AuthOptions } from "ocf-sync";
+ * const baseUrl = process.env.CARTA_BASE_URL ?? "https://api.carta.com";
+ * const auth: AuthOptions = { type: "bearer", token: process.env.CARTA_TOKEN ?? "" };
  * const limiter = createRedisRateLimiter({ url: "redis://redis:6379/0", key: quotaKey({ baseUrl, auth }) });
  * const client = createApiClient({ baseUrl, auth, rateLimit: limiter });
- * // ... when done:
+ * for await (const result of exportIssuers(client, ["7"], { outDir: "out" })) console.log(result.issuerId, result.ok);
  * await client.close();
  * limiter.close();
+ * ```
  *
  * @category Client
  */

@@ -92,9 +92,14 @@ export type IssuerExportResult =
  * files removed, their previous packages kept) before the lock is released.
  *
  * @example
+ * ```ts
+ * import { createApiClient, exportIssuers } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
  * for await (const result of exportIssuers(client, ["7", "144361"], { outDir: "out", zip: true })) {
  *   console.log(result.issuerId, result.ok ? result.export.folder : result.error);
  * }
+ * await client.close();
+ * ```
  *
  * @category Export
  */

@@ -44,7 +44,10 @@ function wholeNumber(text: string): number | undefined {
  * Reads `K/N` (1-based: `1/4` is the first of four).
  *
  * @example
- * parseShard("2/4"); // { k: 2, n: 4 }
+ * ```ts
+ * import { parseShard } from "ocf-sync";
+ * console.log(parseShard("2/4")); // { k: 2, n: 4 }
+ * ```
  *
  * @category Export
  */
@@ -62,7 +65,10 @@ export function parseShard(text: string, where = "a shard"): Shard {
  * The shard of a 0-based index among `count`, as orchestrators number their tasks.
  *
  * @example
- * shardOfIndex("0", "4"); // { k: 1, n: 4 }
+ * ```ts
+ * import { shardOfIndex } from "ocf-sync";
+ * console.log(shardOfIndex("0", "4")); // { k: 1, n: 4 }
+ * ```
  *
  * @category Export
  */
@@ -95,9 +101,15 @@ function given(value: string | undefined): value is string {
  * the variables.
  *
  * @example
- * // in a Kubernetes Indexed Job of 8 completions, with OCF_SYNC_SHARD_COUNT=8 in the pod template
- * const shard = shardFromEnvironment(process.env); // { k: 3, n: 8 } in the pod of index 2
+ * ```ts
+ * import { shardFromEnvironment, shardOf } from "ocf-sync";
+ * // The pod of index 2 of a Kubernetes Indexed Job of 8 completions, with OCF_SYNC_SHARD_COUNT=8 in the pod template:
+ * console.log(shardFromEnvironment({ JOB_COMPLETION_INDEX: "2", OCF_SYNC_SHARD_COUNT: "8" })); // { k: 3, n: 8 }
+ * const issuers = ["7", "144361", "acme-robotics"];
+ * const shard = shardFromEnvironment(process.env); // undefined outside an orchestrator
  * const mine = shard === undefined ? issuers : shardOf(issuers, shard.k, shard.n);
+ * console.log(mine);
+ * ```
  *
  * @category Export
  */

@@ -19,7 +19,14 @@ export interface S3Location {
  * `--state`). The client is made the AWS SDK's usual way from `env`.
  *
  * @example
- * { url: "s3://my-bucket/ocf/packages" }
+ * ```ts no-run: needs an S3 bucket and @aws-sdk/client-s3
+ * import { createApiClient, sync } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
+ * const s3Out = { url: "s3://my-bucket/ocf/packages" };
+ * for await (const event of sync(client, ["7"], { outDir: "work", stateFile: "work/sync-state.json", s3Out })) console.log(event.type);
+ * await client.close();
+ * ```
+ *
  * @category Sync
  */
 export interface ObjectStorageOptions {

@@ -26,8 +26,16 @@ import type { MappedRecord, StockClassUse } from "./types.js";
  *
  * @throws {MappingError} naming the record and field when the award cannot become valid OCF.
  * @example
- * const mapped = mapAward(award, { issuerId: "7" });
- * mapped.transactions; // TX_STOCK_ISSUANCE, TX_STOCK_ACCEPTANCE, …
+ * ```ts
+ * import { createApiClient, getAward, mapAward } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
+ * const award = await getAward(client, "7", "2207");
+ * await client.close();
+ * if (award !== undefined) {
+ *   const mapped = mapAward(award.record, { issuerId: "7" });
+ *   console.log(mapped.transactions.map((tx) => tx.object_type)); // TX_STOCK_ISSUANCE, TX_STOCK_ACCEPTANCE, …
+ * }
+ * ```
  *
  * @category Mapping
  */

@@ -42,8 +42,15 @@ type AnyRecord = { kind: "restrictedStockAward"; record: RestrictedStockAward } 
  * @throws {MappingError} for an invalid option (issuer profile, `asOf`), and for the first record that
  *   cannot be mapped when `onInvalid` is `"fail"` (the default).
  * @example
+ * ```ts
+ * import { buildPackageFiles, createApiClient, mapIssuer, pullIssuer } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
+ * const { awards, units } = await pullIssuer(client, "7");
+ * await client.close();
  * const mapped = mapIssuer({ issuerId: "7", awards, units }, { onInvalid: "quarantine", asOf: "2025-06-30" });
  * const { files } = buildPackageFiles(mapped, { generatedAt: "2025-06-30T00:00:00Z" });
+ * for (const file of files) console.log(file.path);
+ * ```
  *
  * @category Mapping
  */

@@ -114,7 +114,10 @@ export interface MappingOptions {
    * shares a unit's settlements deliver (and an award's shares) go to the one class the issuer's
    * records name, else to a labelled placeholder class; either way with a `SETTLEMENT_CLASS_ASSUMED` warning and a manifest
    * comment (`strict` refuses the choice).
-   * @example "Common Stock"
+   * @example
+   * ```ts
+   * "Common Stock"
+   * ```
    */
   settlementStockClassName?: string;
   /**
@@ -131,7 +134,16 @@ export interface MappingOptions {
    * Placeholder figures the API never gives (issuer name, stakeholder names, class terms, plan
    * reserves) are not choices about a record: they stay placeholders, listed in the manifest.
    * @default false
-   * @example mapIssuer(records, { strict: true, onInvalid: "quarantine" })
+   * @example
+   * ```ts
+   * import { createApiClient, mapIssuer, pullIssuer } from "ocf-sync";
+   * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
+   * const records = await pullIssuer(client, "7");
+   * await client.close();
+   * // A record whose mapping would be a choice is quarantined; its error names the option that settles it.
+   * const mapped = mapIssuer(records, { strict: true, onInvalid: "quarantine" });
+   * for (const q of mapped.quarantined) console.log(q.recordId, q.error.code, q.error.message);
+   * ```
    */
   strict?: boolean;
   /**

@@ -39,7 +39,16 @@ import type { MappedRecord, StockClassUse } from "./types.js";
  * @throws {MappingError} naming the record and field when the unit cannot become valid OCF, or, with
  *   `strict`, when its class would be a choice of the mapping.
  * @example
- * const mapped = mapUnit(unit, { issuerId: "7", options: { settlementStockClassName: "Common Stock" } });
+ * ```ts
+ * import { createApiClient, getUnit, mapUnit } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
+ * const unit = await getUnit(client, "7", "8801");
+ * await client.close();
+ * if (unit !== undefined) {
+ *   const mapped = mapUnit(unit.record, { issuerId: "7", options: { settlementStockClassName: "Common Stock" } });
+ *   console.log(mapped.securityId, mapped.transactions.length, mapped.warnings);
+ * }
+ * ```
  *
  * @category Mapping
  */

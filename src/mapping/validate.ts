@@ -35,7 +35,7 @@ export function assertValidOcf(location: MappingLocation, objects: Iterable<{ id
  * itself) is no reason to quarantine.
  */
 export function assertConsistentLineage(location: MappingLocation, transactions: readonly OcfTransaction[], lineage: Lineage): void {
-  const findings = checkLineage(transactions as readonly (OcfTransaction & Readonly<Record<string, unknown>>)[], { reading: lineage });
+  const findings = checkLineage(transactions, { reading: lineage });
   const problems = findings.filter((finding) => finding.severity === "problem");
   const first = problems[0];
   if (first === undefined) return;

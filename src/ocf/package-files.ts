@@ -243,8 +243,18 @@ export function md5Hex(text: string): string {
  *
  * @throws {OcfPackageError} when the manifest would be invalid (a `generatedAt` that is not an RFC 3339 date-time with a zone).
  * @example
+ * ```ts
+ * import { mkdir, writeFile } from "node:fs/promises";
+ * import { join } from "node:path";
+ * import { buildPackageFiles, createApiClient, mapIssuer, pullIssuer } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
+ * const records = await pullIssuer(client, "7");
+ * await client.close();
  * const { files } = buildPackageFiles(mapIssuer(records), { generatedAt: "2025-06-30T00:00:00Z" });
+ * const dir = "my-package";
+ * await mkdir(dir, { recursive: true });
  * for (const file of files) await writeFile(join(dir, file.path), file.content, "utf8");
+ * ```
  *
  * @category OCF
  */

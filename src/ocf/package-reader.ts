@@ -243,9 +243,6 @@ interface PackageSource {
  *
  * @throws {PackageUnusableError} when `path` is not a folder or zip, the zip is truncated or corrupt,
  *   there is no manifest, or the manifest is not a JSON object.
- * @example
- * const pkg = await loadOcfPackage("out/issuer-7.ocf.zip");
- * const report = validateOcfPackage(pkg);
  */
 export async function loadOcfPackage(path: string, options: ReadOcfPackageOptions = {}): Promise<LoadedOcfPackage> {
   const opened = await openOcfPackage(path, { ...options, maxFileBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES });
@@ -262,14 +259,6 @@ export async function loadOcfPackage(path: string, options: ReadOcfPackageOption
  * Close it when done.
  *
  * @throws {PackageUnusableError} as `loadOcfPackage`.
- * @example
- * const pkg = await openOcfPackage("out/issuer-7.ocf.zip");
- * try {
- *   const file = await pkg.open("Transactions.ocf.json");
- *   if (file.state === "stream") for await (const chunk of file.chunks) hash.update(chunk);
- * } finally {
- *   await pkg.close();
- * }
  */
 export async function openOcfPackage(path: string, options: ReadOcfPackageOptions = {}): Promise<OpenedOcfPackage> {
   const { signal } = options;

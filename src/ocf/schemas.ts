@@ -301,8 +301,13 @@ export type OcfValidationResult<T> = { ok: true; value: T } | { ok: false; issue
  * not model is an issue, not a pass.
  *
  * @example
+ * ```ts
+ * import { validateOcfObject } from "ocf-sync";
+ * const text = '{ "object_type": "STAKEHOLDER", "id": "sh-1", "name": { "legal_name": "Ada Lovelace" } }';
  * const verdict = validateOcfObject(JSON.parse(text));
- * if (!verdict.ok) for (const i of verdict.issues) console.error(`${i.path}: ${i.message}`);
+ * if (verdict.ok) console.log(verdict.value.object_type);
+ * else for (const i of verdict.issues) console.error(`${i.path}: ${i.message}`); // the missing stakeholder_type
+ * ```
  *
  * @category OCF
  */

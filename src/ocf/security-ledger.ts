@@ -35,6 +35,9 @@ import { describeValue } from "../errors.js";
 import { TRANSACTION_KIND_ORDER } from "./order.js";
 import { LEGACY_OBJECT_TYPES, OCF_NUMERIC_PATTERN } from "./schemas.js";
 
+/** An OCF object as parsed JSON. */
+type OcfJson = Readonly<Record<string, unknown>>;
+
 /**
  * The two readings of a package's lineage (the two conventions a package may be written in).
  *
@@ -788,32 +791,40 @@ export interface CheckLineageOptions {
 }
 
 /**
- * Checks the lineage of a list of transactions in memory (OCF JSON objects, e.g. one grant's, or a
- * whole package's): every rule of this module, plus that each transaction's security, balance
+ * Checks the lineage of a list of transactions in memory (OCF objects, as parsed JSON or as the
+ * mapping's typed `OcfTransaction`s; e.g. one grant's, or a whole package's): every rule of this module, plus that each transaction's security, balance
  * security and resulting securities are issued within the list. Returns every finding, ordered by
  * transaction and then as found, each with its `severity`: the transactions read consistently when
  * none is a `"problem"` (a `"warning"`, such as `RELEASED_BEFORE_VESTED`, does not make them invalid).
  *
  * @example
- * const findings = checkLineage(mapped.transactions, { reading: "documents" });
+ * ```ts
+ * import { checkLineage, loadPackageObjects } from "ocf-sync";
+ * const pkg = await loadPackageObjects("out/7");
+ * const findings = checkLineage(pkg.transactions, { reading: "documents" });
  * const consistent = findings.every((finding) => finding.severity === "warning");
+ * console.log(consistent ? "consistent" : "inconsistent");
  * for (const finding of findings) console.warn(finding.severity, finding.code, finding.message);
+ * ```
  *
  * @category OCF
  */
-export function checkLineage<T extends Readonly<Record<string, unknown>>>(transactions: readonly T[], options: CheckLineageOptions = {}): LineageProblem<T>[] {
+export function checkLineage<T extends object>(transactions: readonly T[], options: CheckLineageOptions = {}): LineageProblem<T>[] {
   const reading = options.reading ?? "documents";
+  // Read as JSON: the typed OCF interfaces (`OcfTransaction`, what the mapping gives) have no index
+  // signature, so they are taken as `object` and read field by field, as parsed JSON is.
+  const records = transactions as readonly object[] as readonly OcfJson[];
   const found: { problem: LineageProblem<T>; order: number }[] = [];
   const report = (index: number, finding: LedgerFinding): void => {
     const object = transactions[index] as T;
     found.push({ problem: { code: finding.code, severity: ledgerSeverity(finding.code), object, index, jsonPath: `$${finding.path}`, message: finding.message }, order: found.length });
   };
-  const entries = transactions.map((value) => ledgerEntryOf(value));
+  const entries = records.map((value) => ledgerEntryOf(value));
   const issuances = new Map<string, LedgerIssuance>();
   entries.forEach((entry, index) => {
-    for (const finding of objectFindings(transactions[index] as T, entry)) report(index, finding);
+    for (const finding of objectFindings(records[index] as OcfJson, entry)) report(index, finding);
     if (ISSUANCE_TYPES.has(entry.type) && entry.securityId !== undefined && !issuances.has(entry.securityId)) {
-      const vestings = vestingSchedule(transactions[index] as T, entry);
+      const vestings = vestingSchedule(records[index] as OcfJson, entry);
       issuances.set(entry.securityId, {
         securityId: entry.securityId,
         type: entry.type,
@@ -827,7 +838,7 @@ export function checkLineage<T extends Readonly<Record<string, unknown>>>(transa
     report(index, { code: "DANGLING_REFERENCE", path, message: `names ${what} ${describeValue(id)}, but no issuance in the list creates it` });
   const bySecurity = new Map<string, number[]>();
   entries.forEach((entry, index) => {
-    const value = transactions[index] as T;
+    const value = records[index] as OcfJson;
     const resulting = value.resulting_security_ids;
     if (Array.isArray(resulting)) {
       resulting.forEach((id: unknown, j) => {

@@ -58,12 +58,16 @@ export type OcfReadErrorCode = (typeof OCF_READ_ERROR_CODES)[number];
  * the field (`jsonPath`), with every issue found in that object.
  *
  * @example
+ * ```ts
+ * import { isOcfReadError, readOcfPackage } from "ocf-sync";
  * try {
+ *   const pkg = await readOcfPackage("out/7.ocf.zip");
  *   for await (const object of pkg.objects()) console.log(object.object_type, object.id);
  * } catch (error) {
  *   if (isOcfReadError(error)) console.error(`${error.file} ${error.jsonPath}: ${error.message}`);
  *   else throw error;
  * }
+ * ```
  *
  * @category Errors
  */
@@ -192,7 +196,9 @@ export interface OcfPackageReader {
  *   manifest that is not a JSON object); {OcfReadError} `OCF_MANIFEST_INVALID` when the manifest is
  *   not a valid OCF 1.2.0 one.
  * @example
- * const pkg = await readOcfPackage("ocf-packages/7.ocf.zip");
+ * ```ts
+ * import { readOcfPackage } from "ocf-sync";
+ * const pkg = await readOcfPackage("out/7.ocf.zip");
  * console.log(`RSUs of ${pkg.manifest.issuer.legal_name}, as of ${pkg.manifest.as_of}:`);
  * for await (const object of pkg.objects()) {
  *   // Narrowed to OcfEquityCompensationIssuance: quantity is an OCF Numeric string ("1500", "0.25").
@@ -200,6 +206,7 @@ export interface OcfPackageReader {
  *     console.log(`${object.security_id}: ${object.quantity} units to ${object.stakeholder_id}`);
  *   }
  * }
+ * ```
  *
  * @category OCF
  */

@@ -198,10 +198,6 @@ export interface ValidatePackageAtOptions extends ReadOcfPackageOptions, Validat
 /**
  * Checks a package read whole by `loadOcfPackage` or `readOcfPackageFromFiles` (see the module
  * comment for what is checked) and returns every problem. Never throws on bad content.
- *
- * @example
- * const report = validateOcfPackage(await loadOcfPackage("out/issuer-7"));
- * for (const p of report.problems) console.log(p.file, p.itemId ?? "-", p.jsonPath, p.message);
  */
 export function validateOcfPackage(pkg: LoadedOcfPackage, options: ValidatePackageOptions = {}): PackageValidationReport {
   const checker = new PackageChecker(pkg, options);
@@ -229,8 +225,12 @@ const VALIDATE_PACKAGE_AT_OPTION_KEYS = optionKeys<ValidatePackageAtOptions>()([
  * @throws {PackageUnusableError} when `path` is no package at all (not a folder or zip, an unreadable zip,
  *   no manifest, a manifest that is not JSON).
  * @example
- * const report = await validatePackageAt("out/issuer-7.ocf.zip");
+ * ```ts
+ * import { validatePackageAt } from "ocf-sync";
+ * const report = await validatePackageAt("out/7.ocf.zip");
  * if (!report.valid) console.log(`${report.problems.length} problems (lineage read as ${report.lineage.reading})`);
+ * for (const p of report.problems) console.log(p.file, p.itemId ?? "-", p.jsonPath, p.message);
+ * ```
  *
  * @category OCF
  */

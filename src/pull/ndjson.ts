@@ -90,8 +90,6 @@ export class NdjsonFormatError extends OcfSyncError {
  * @throws {NdjsonFormatError} for a line that is not JSON or not a `{ kind, issuerId, id, record }` line,
  *   or longer than {@link MAX_NDJSON_LINE_BYTES}; {FileSystemError} when the file cannot be read
  *   (missing, a folder, a device, …).
- * @example
- * for (const issuer of (await readPulledNdjson("issuer-7.ndjson")).values()) console.log(issuer.issuerId, issuer.awards.length);
  */
 export async function readPulledNdjson(path: string, options: { signal?: AbortSignal } = {}): Promise<Map<string, PulledIssuerRecords>> {
   const issuers = new Map<string, PulledIssuerRecords>();

@@ -44,10 +44,15 @@ export type IssuerPullResult =
  * aborts the pulls under way before the iteration ends.
  *
  * @example
+ * ```ts
+ * import { createApiClient, pullIssuers } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
  * for await (const result of pullIssuers(client, ["7", "144361"], { concurrency: 2 })) {
  *   if (result.ok) console.log(result.issuerId, result.pull.awards.length);
  *   else console.error(result.issuerId, result.error);
  * }
+ * await client.close();
+ * ```
  *
  * @category Source
  */

@@ -140,8 +140,12 @@ export async function loadSourceFromNdjson(path: string, pkg: PackageObjects, op
  * @throws {ReconcileInputError} as `loadSourceFromNdjson`, and for invalid options.
  * @throws {NdjsonFormatError} for a malformed file.
  * @example
+ * ```ts
+ * // pulled.ndjson: the output of `ocf-sync pull --issuer 7 --out pulled.ndjson`
+ * import { loadPackageObjects, reconcileNdjsonWithOcf, reportAgrees } from "ocf-sync";
  * const report = await reconcileNdjsonWithOcf("pulled.ndjson", await loadPackageObjects("out/7"), { asOf: "2025-06-30" });
  * if (!reportAgrees(report)) process.exitCode = 1;
+ * ```
  *
  * @category Reconcile
  */
@@ -244,7 +248,13 @@ export async function loadSourceFromApi(client: ApiClient, issuerId: string, opt
  * @param options.deadlineMs - the longest the pull may take; past it, `DeadlineExceededError`.
  * @throws {ReconcileInputError} for invalid options (before any request).
  * @example
+ * ```ts
+ * import { createApiClient, loadPackageObjects, reconcileApiWithOcf, renderReconciliationText } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
  * const report = await reconcileApiWithOcf(client, "7", await loadPackageObjects("out/7"));
+ * await client.close();
+ * console.log(renderReconciliationText(report));
+ * ```
  *
  * @category Reconcile
  */

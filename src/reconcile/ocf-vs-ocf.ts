@@ -27,7 +27,11 @@ const FIGURES: readonly FigureName[] = ["vested", "released", "netSettled", "sol
  *
  * @throws {ReconcileInputError} for an invalid `asOf` or `tolerance`.
  * @example
- * const report = reconcileOcfWithOcf(await loadPackageObjects("out/7"), await loadPackageObjects("theirs.ocf.zip"));
+ * ```ts
+ * import { loadPackageObjects, reconcileOcfWithOcf, reportAgrees } from "ocf-sync";
+ * const report = reconcileOcfWithOcf(await loadPackageObjects("out/7"), await loadPackageObjects("theirs/7.ocf.zip"));
+ * console.log(reportAgrees(report) ? "same figures" : `${report.differences.length} differences`);
+ * ```
  *
  * @category Reconcile
  */

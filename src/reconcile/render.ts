@@ -95,6 +95,8 @@ export function columnNames(report: ReconciliationReport): { expected: string; a
  *
  * @example
  * ```ts
+ * import { loadPackageObjects, reconcileOcfWithOcf, renderReconciliationText } from "ocf-sync";
+ * const report = reconcileOcfWithOcf(await loadPackageObjects("out/7"), await loadPackageObjects("theirs/7.ocf.zip"));
  * console.log(renderReconciliationText(report));
  * ```
  *

@@ -46,9 +46,14 @@ const COMPARED: readonly FigureName[] = FIGURE_NAMES.filter((name) => name !== "
  *
  * @throws {ReconcileInputError} for an invalid `asOf` or `tolerance`.
  * @example
+ * ```ts
+ * import { createApiClient, loadPackageObjects, loadSourceFromApi, reconcileSourceWithOcf } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
  * const pkg = await loadPackageObjects("out/7");
  * const report = reconcileSourceWithOcf(await loadSourceFromApi(client, "7"), pkg);
+ * await client.close();
  * if (report.differences.length > 0) process.exitCode = 1;
+ * ```
  *
  * @category Reconcile
  */
@@ -83,9 +88,17 @@ interface SourceSummary {
  * does). The report is the one `reconcileSourceWithOcf` gives for the same records.
  *
  * @example
+ * ```ts
+ * import { SourceReconciliation, createApiClient, loadPackageObjects, pullIssuer, reportAgrees } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
+ * const { awards, units } = await pullIssuer(client, "7");
+ * await client.close();
  * const run = new SourceReconciliation("7", await loadPackageObjects("out/7"), { asOf: "2025-06-30" });
  * for (const record of awards) run.add({ kind: "restrictedStockAward", record });
+ * for (const record of units) run.add({ kind: "restrictedStockUnit", record });
  * const report = run.finish();
+ * console.log(reportAgrees(report));
+ * ```
  *
  * @category Reconcile
  */

@@ -183,8 +183,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
  *
  * @example
  * ```ts
+ * import { startSampleServer } from "ocf-sync/testing";
  * const server = await startSampleServer({ quota: { perSecond: 10, perMinute: 300 } });
  * const res = await fetch(`${server.url}/v1alpha1/issuers/7/restrictedStockAwards?pageSize=50`);
+ * console.log(res.status, await res.json());
  * await server.close();
  * ```
  *

@@ -67,9 +67,8 @@ function scalarBytes(value: unknown): number {
 /**
  * Checks `value` against the limits without recursion; `undefined` when it is within them. Runs on
  * every record before its schema, so it allocates nothing per value but a frame per object or array.
- *
- * @example
- * checkJsonLimits(JSON.parse("[[[1]]]"), { maxDepth: 2, maxBytes: 100 }) // { kind: "depth", path: [0, 0], limit: 2 }
+ * The path is that of the container past the limit: `[[[1]]]` under `maxDepth: 2` breaks it at
+ * `{ kind: "depth", path: [0, 0], limit: 2 }`.
  */
 export function checkJsonLimits(value: unknown, limits: JsonLimits = DEFAULT_JSON_LIMITS): JsonLimitBreach | undefined {
   if (typeof value !== "object" || value === null) return undefined;

@@ -66,7 +66,15 @@ export function recordIdOf(raw: unknown): string | undefined {
  * @throws {SourceRecordError} listing every issue of the record (code `SOURCE_RECORD_INVALID`), or
  *   naming where it breaks a limit on its JSON (`SOURCE_RECORD_TOO_DEEP`, `SOURCE_RECORD_TOO_LARGE`).
  * @example
- * const { parsed, warnings } = parseRecord("restrictedStockAward", item, { issuerId: "7" });
+ * ```ts
+ * import { readFile } from "node:fs/promises";
+ * import { parseRecord, type RecordKind } from "ocf-sync";
+ * // pulled.ndjson: a record's exact JSON per line, as `ocf-sync pull --issuer 7 --out pulled.ndjson` backs it up
+ * const [first = ""] = (await readFile("pulled.ndjson", "utf8")).split("\n");
+ * const line = JSON.parse(first) as { kind: RecordKind; issuerId: string; record: unknown };
+ * const { parsed, warnings } = parseRecord(line.kind, line.record, { issuerId: line.issuerId });
+ * console.log(parsed.kind, parsed.record.id, warnings);
+ * ```
  *
  * @category Source
  */

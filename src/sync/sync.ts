@@ -86,9 +86,14 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
  * @throws {SyncLockedError} when another sync holds the state's lock; {SyncStateError} for a state
  *   file that cannot be used; the signal's reason when aborted.
  * @example
- * for await (const event of sync(client, ["7"], { outDir: "out", stateFile: "out/sync-state.json" })) {
+ * ```ts
+ * import { createApiClient, sync } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
+ * for await (const event of sync(client, ["7"], { outDir: "synced", stateFile: "synced/sync-state.json" })) {
  *   if (event.type === "package-written") console.log(event.issuerId, event.changes.changed.length, "changed");
  * }
+ * await client.close();
+ * ```
  *
  * @category Sync
  */

@@ -65,7 +65,10 @@ export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" |
    * `export --out s3://` does, and its local copy removed. A package is current when its committed
    * marker is there. Needs the optional package `@aws-sdk/client-s3`.
    * @default packages are kept in `outDir`
-   * @example { url: "s3://my-bucket/ocf" }
+   * @example
+   * ```ts
+   * { url: "s3://my-bucket/ocf" }
+   * ```
    */
   s3Out?: ObjectStorageOptions;
   /**
@@ -77,7 +80,10 @@ export interface SyncOptions extends Omit<ExportOptions, "records" | "onEvent" |
    * state; a sync that finds another one committed meanwhile throws `S3RequestError` with code
    * `S3_COMMIT_CONFLICT` (run it again). Its packages are uploaded before the state is written.
    * @default the state is kept in `stateFile`
-   * @example { url: "s3://my-bucket/ocf/sync-state.json" }
+   * @example
+   * ```ts
+   * { url: "s3://my-bucket/ocf/sync-state.json" }
+   * ```
    */
   s3State?: ObjectStorageOptions;
 }

@@ -230,7 +230,7 @@ describe.each(ENTRIES)("the public surface of $entry", ({ entry, module, values 
     const FREE_CALL = /(?<![.\w$])([a-z][A-Za-z0-9]*)\(/g;
     const KEYWORDS = new Set(["for", "if", "while", "switch", "catch", "function", "return", "typeof"]);
     // Node's and the platform's own (node:fs/promises, node:path, fetch).
-    const PLATFORM = new Set(["fetch", "join", "readFile", "writeFile"]);
+    const PLATFORM = new Set(["fetch", "join", "mkdir", "readFile", "writeFile"]);
     const importable = ENTRIES.flatMap((e) => e.values);
     const unknown = names(entry).flatMap(({ name, symbol }) =>
       symbol

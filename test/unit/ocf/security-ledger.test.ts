@@ -4,9 +4,14 @@
  * its code, the same-security reading accepts what OCF #531 allows, and neither the order of a list
  * nor the path through the validator changes a verdict.
  */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { mapAward } from "../../../src/mapping/award.js";
+import type { OcfTransaction } from "../../../src/ocf/types.js";
 import { checkLineage, declaredLineage, type Lineage } from "../../../src/ocf/security-ledger.js";
+import { parseRecord } from "../../../src/source/parse.js";
 import { validateOcfPackage } from "../../../src/ocf/validate-package.js";
 import { example } from "../../helpers/ocf-examples.js";
 import { fixtureBytes, loadFiles, validFixture } from "../../helpers/ocf-package-fixture.js";
@@ -27,6 +32,21 @@ const toPool = (id: string, security: string, quantity: string, date: string): J
 
 const codes = (transactions: Json[], reading: Lineage = "documents") =>
   checkLineage(transactions, { reading }).map((p) => [p.code, p.object.id, p.jsonPath]);
+
+describe("checkLineage of the mapping's typed transactions", () => {
+  it("takes OcfTransaction[] as it is (no index signature), and gives each problem its object, typed", () => {
+    const sample = JSON.parse(readFileSync(resolve(import.meta.dirname, "../../../samples/api/7.json"), "utf8")) as { restrictedStockAwards: unknown[] };
+    const { parsed } = parseRecord("restrictedStockAward", sample.restrictedStockAwards[0], { issuerId: "7" });
+    if (parsed.kind !== "restrictedStockAward") throw new Error("the first sample award is not an award");
+    const transactions: OcfTransaction[] = mapAward(parsed.record, { issuerId: "7" }).transactions;
+    expect(checkLineage(transactions)).toEqual([]);
+    // Without its issuance, what follows names a security nothing in the list issues.
+    const problems = checkLineage(transactions.filter((tx) => tx.object_type !== "TX_STOCK_ISSUANCE"));
+    const objects: OcfTransaction[] = problems.map((problem) => problem.object);
+    expect(problems.map((p) => [p.code, p.jsonPath])).toEqual([["DANGLING_REFERENCE", "$.security_id"]]);
+    expect(objects.map((tx) => tx.object_type)).toEqual(["TX_STOCK_ACCEPTANCE"]);
+  });
+});
 
 describe("the chains of consumer-true-ocf.md read clean by the documents", () => {
   it("(a) RSA partly vested, the rest cancelled: the remainder on a balance issuance", () => {
