@@ -1,7 +1,8 @@
 /**
- * Runs a task per input with bounded concurrency (p-limit) and yields results as they complete.
- * Only a window of `2 × concurrency` tasks is scheduled at a time, so a list of thousands of issuers
- * never holds thousands of finished results waiting for a slow consumer.
+ * Runs a task per input with bounded concurrency (p-limit) and yields results as they complete, or in
+ * the inputs' order. Only a window of `2 × concurrency` tasks is scheduled at a time, so a list of
+ * thousands of issuers never holds thousands of finished results waiting for a slow consumer (or, in
+ * the inputs' order, for a slow task before them).
  */
 import pLimit from "p-limit";
 
@@ -27,15 +28,38 @@ async function first<K, R>(pending: Map<K, Promise<Settled<K, R>>>): Promise<{ k
   return settled;
 }
 
+/** The value of `pending`'s task `key` once it settles; throws its error when it failed. */
+async function inPlace<R>(pending: Map<number, Promise<Settled<number, R>>>, key: number): Promise<{ key: number; value: R }> {
+  const settled = await (pending.get(key) as Promise<Settled<number, R>>);
+  if (!settled.ok) throw settled.error;
+  return settled;
+}
+
 /**
  * `task` runs with a signal that fires when the consumer stops early (`break`, `return`, a throw in
  * the loop): the tasks under way are then stopped through it, and have all settled (their cleanup
  * done) before the iteration ends; those not started yet are not started.
  */
-export async function* inCompletionOrder<T, R>(
+export const inCompletionOrder = inOrder("completion");
+
+/**
+ * `inCompletionOrder`, but each result is yielded in its input's place: a result that finished before
+ * those of earlier inputs waits for them. The window is the same, so a slow task holds up to
+ * `2 × concurrency - 1` finished results after it, and no more tasks start until it finishes.
+ */
+export const inInputOrder = inOrder("input");
+
+/** The scheduler that yields its results in `order`. */
+function inOrder(order: "completion" | "input") {
+  return <T, R>(inputs: Iterable<T>, concurrency: number, task: (input: T, stopped: AbortSignal) => Promise<R>): AsyncGenerator<R, void, undefined> =>
+    inWindow(inputs, concurrency, task, order);
+}
+
+async function* inWindow<T, R>(
   inputs: Iterable<T>,
   concurrency: number,
   task: (input: T, stopped: AbortSignal) => Promise<R>,
+  order: "completion" | "input",
 ): AsyncGenerator<R, void, undefined> {
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     throw new RangeError(`concurrency must be a whole number of at least 1, got ${concurrency}`);
@@ -54,9 +78,10 @@ export async function* inCompletionOrder<T, R>(
     }
   };
   fill();
+  let head = 0;
   try {
     while (pending.size > 0) {
-      const { key, value } = await first(pending);
+      const { key, value } = order === "completion" ? await first(pending) : await inPlace(pending, head++);
       pending.delete(key);
       fill();
       yield value;

@@ -5,10 +5,14 @@
  * each into its own part; a finished part is then appended to the pull's output whole, so that each
  * issuer's lines stay together.
  *
- * The lines are those `issuerPullToNdjson` gives for `pullIssuer`'s result: valid records, then the
- * quarantined ones. A record listed twice in one pass (the service changed while it was paged) keeps
- * its most recently modified copy, with a `DUPLICATE_RECORD` warning; the copy it replaced is left out
- * when the part is appended (its line stays in the part file, which is append-only).
+ * The lines are those `issuerPullToNdjson` gives for `pullIssuer`'s result, in its fixed order: valid
+ * awards, valid units, quarantined awards, quarantined units, each in the service's order. An issuer's
+ * two lists are paged at once and their pages arrive in either order, so each goes to a file of its
+ * own and the files are appended in that order: the same data gives the same bytes. A record listed
+ * twice in one pass (the service changed while it was paged) keeps its most recently modified copy,
+ * with a `DUPLICATE_RECORD` warning, in the place of its first copy (as `pullIssuer` keeps it): the
+ * files are append-only, so the part notes where the kept copy's line is, and the append reads it
+ * from there into the first copy's place and leaves the other copies out.
  */
 import { open, rm, type FileHandle } from "node:fs/promises";
 import type { ApiClient } from "../client/create-client.js";
@@ -16,8 +20,24 @@ import { fileSystemError } from "../errors.js";
 import { BufferedFile, bufferPair } from "../io/buffered-file.js";
 import { openToRead } from "../io/lines.js";
 import type { SourceWarning } from "../source/errors.js";
+import { RECORD_KINDS, type RecordKind } from "../source/kinds.js";
 import { quarantinedLine, recordLine } from "./ndjson.js";
 import { duplicateRecordWarning, streamIssuerRecords, type PullOptions } from "./pull-issuer.js";
+
+/** Where a line's bytes are in its file. */
+export interface LineBytes {
+  offset: number;
+  length: number;
+}
+
+/** One file of a part, with what its append leaves out or moves. */
+export interface PartFile {
+  path: string;
+  /** Lines (0-based) left out: copies of a record that a later copy replaced, or that moved. */
+  skip: ReadonlySet<number>;
+  /** Lines (0-based) whose place takes the line at these bytes of the file (a later copy of the record). */
+  moved: ReadonlyMap<number, LineBytes>;
+}
 
 /** What one issuer's part holds. */
 export interface IssuerNdjsonPart {
@@ -26,10 +46,8 @@ export interface IssuerNdjsonPart {
   units: number;
   quarantined: number;
   warnings: number;
-  /** The valid records' lines, and the quarantined records' lines. */
-  files: readonly [records: string, quarantined: string];
-  /** Lines (0-based) of the records file that a later copy of the same record replaced. */
-  superseded: ReadonlySet<number>;
+  /** The part's files, in the order they are appended. */
+  files: readonly PartFile[];
 }
 
 /** The size of the pieces a part is written and read in. */
@@ -38,35 +56,68 @@ const PIECE_BYTES = 64 * 1024;
 const LINE_FEED = 0x0a;
 
 /**
- * Pulls one issuer into the two files named (created, or emptied); `onWarning` sees each warning as
- * it comes, the duplicates found here included. On failure the files are removed and the error thrown.
+ * The files of the part `base` (a path without extension), in the order they are appended: per kind
+ * its valid records, then per kind its quarantined ones.
+ */
+export function partFilePaths(base: string): { valid: Record<RecordKind, string>; quarantined: Record<RecordKind, string> } {
+  const paths = (suffix: string): Record<RecordKind, string> =>
+    Object.fromEntries(RECORD_KINDS.map((kind) => [kind, `${base}.${kind}${suffix}.ndjson`])) as Record<RecordKind, string>;
+  return { valid: paths(""), quarantined: paths(".quarantined") };
+}
+
+/** A part file being written: its buffered writer, and what its lines so far come to. */
+interface WrittenFile {
+  path: string;
+  file: Awaited<ReturnType<typeof openPartFile>>;
+  writer: BufferedFile;
+  lines: number;
+  bytes: number;
+  skip: Set<number>;
+  moved: Map<number, LineBytes>;
+}
+
+/**
+ * Pulls one issuer into the part files of `base` (see `partFilePaths`; created, or emptied);
+ * `onWarning` sees each warning as it comes, the duplicates found here included. On failure the files
+ * are removed and the error thrown.
  */
 export async function pullIssuerToPart(
   client: ApiClient,
   issuerId: string,
-  files: readonly [records: string, quarantined: string],
+  base: string,
   options: PullOptions & { onWarning?: (warning: SourceWarning) => void },
 ): Promise<IssuerNdjsonPart> {
-  const part = { issuerId, awards: 0, units: 0, quarantined: 0, warnings: 0, files, superseded: new Set<number>() };
+  const paths = partFilePaths(base);
+  const order = [...RECORD_KINDS.map((kind) => paths.valid[kind]), ...RECORD_KINDS.map((kind) => paths.quarantined[kind])];
+  const opened: WrittenFile[] = [];
+  const closeAll = async (): Promise<void> => void (await Promise.all(opened.map((written) => written.file.close())));
+  try {
+    for (const path of order) {
+      const file = await openPartFile(path);
+      opened.push({ path, file, writer: new BufferedFile(file.handle, bufferPair(PIECE_BYTES), path), lines: 0, bytes: 0, skip: new Set(), moved: new Map() });
+    }
+  } catch (error) {
+    await closeAll();
+    await removePart(order);
+    throw error;
+  }
+  const fileOf = (path: string): WrittenFile => opened[order.indexOf(path)] as WrittenFile;
+  const part = { issuerId, awards: 0, units: 0, quarantined: 0, warnings: 0 };
   const warn = (warning: SourceWarning): void => {
     part.warnings += 1;
     options.onWarning?.(warning);
   };
-  /** Per record key, the modification time and line of the copy kept so far. */
-  const kept = new Map<string, { modified: string; line: number }>();
-  let lines = 0;
-  const recordsFile = await openPartFile(files[0]);
-  let quarantinedFile;
+  /** Per record key, the modification time of the copy kept so far and the line of its first copy. */
+  const kept = new Map<string, { modified: string; first: number }>();
+  /** Writes a line to `file`; returns where it is. */
+  const append = async (file: WrittenFile, text: string): Promise<{ line: number } & LineBytes> => {
+    const at = { line: file.lines, offset: file.bytes, length: Buffer.byteLength(text) };
+    file.lines += 1;
+    file.bytes += at.length;
+    await file.writer.write(text);
+    return at;
+  };
   try {
-    quarantinedFile = await openPartFile(files[1]);
-  } catch (error) {
-    await recordsFile.close();
-    await removePart(files);
-    throw error;
-  }
-  try {
-    const records = new BufferedFile(recordsFile.handle, bufferPair(PIECE_BYTES), files[0]);
-    const quarantined = new BufferedFile(quarantinedFile.handle, bufferPair(PIECE_BYTES), files[1]);
     const { onWarning: _onWarning, ...pullOptions } = options;
     for await (const item of streamIssuerRecords(client, issuerId, pullOptions)) {
       if (item.type === "warning") {
@@ -75,31 +126,35 @@ export async function pullIssuerToPart(
       }
       if (item.type === "quarantined") {
         part.quarantined += 1;
-        await quarantined.write(quarantinedLine(item));
+        await append(fileOf(paths.quarantined[item.kind]), quarantinedLine(item));
         continue;
       }
       const id = item.record.id;
       const key = `${item.kind}\u0000${id ?? ""}`;
       const modified = item.record.lastModifiedDatetime ?? "";
+      const file = fileOf(paths.valid[item.kind]);
       const previous = kept.get(key);
       if (previous === undefined) {
         if (item.kind === "restrictedStockAward") part.awards += 1;
         else part.units += 1;
-      } else {
-        warn(duplicateRecordWarning(issuerId, item.kind, id));
-        if (previous.modified > modified) continue;
-        part.superseded.add(previous.line);
+        const { line } = await append(file, recordLine(item.kind, issuerId, id ?? "", item.raw));
+        kept.set(key, { modified, first: line });
+        continue;
       }
-      kept.set(key, { modified, line: lines });
-      lines += 1;
-      await records.write(recordLine(item.kind, issuerId, id ?? "", item.raw));
+      warn(duplicateRecordWarning(issuerId, item.kind, id));
+      if (previous.modified > modified) continue;
+      // The copy goes to the first copy's place when appended; its own line is left out.
+      const { line, offset, length } = await append(file, recordLine(item.kind, issuerId, id ?? "", item.raw));
+      file.skip.add(line);
+      file.moved.set(previous.first, { offset, length });
+      previous.modified = modified;
     }
-    await Promise.all([records.end(), quarantined.end()]);
-    await Promise.all([recordsFile.close(), quarantinedFile.close()]);
-    return part;
+    await Promise.all(opened.map((written) => written.writer.end()));
+    await closeAll();
+    return { ...part, files: opened.map(({ path, skip, moved }) => ({ path, skip, moved })) };
   } catch (error) {
-    await Promise.all([recordsFile.close(), quarantinedFile.close()]);
-    await removePart(files);
+    await closeAll();
+    await removePart(order);
     throw error;
   }
 }
@@ -129,47 +184,65 @@ async function removePart(files: readonly string[]): Promise<void> {
 }
 
 /**
- * Appends a finished part to the output through `write` (each chunk a copy of its own): its records'
- * lines but those superseded, then its quarantined lines; then removes the part's files.
+ * Appends a finished part to the output through `write` (each chunk a copy of its own): its files in
+ * order, each without the lines it skips and with those moved in their place; then removes the
+ * part's files.
  */
 export async function appendPart(part: IssuerNdjsonPart, write: (chunk: Uint8Array) => Promise<void>): Promise<void> {
-  const [records, quarantined] = part.files;
-  await copyLines(records, part.superseded, write);
-  await copyLines(quarantined, new Set(), write);
-  await removePart(part.files);
+  for (const file of part.files) await copyLines(file, write);
+  await removePart(part.files.map((file) => file.path));
 }
 
-/** Copies the lines of `path` to `write`, those numbered in `skip` left out, a piece at a time. */
-async function copyLines(path: string, skip: ReadonlySet<number>, write: (chunk: Uint8Array) => Promise<void>): Promise<void> {
+/**
+ * Copies the lines of `file` to `write`, a piece at a time: a line in `moved` as the bytes it names
+ * (read from the same file), one in `skip` not at all.
+ */
+async function copyLines({ path, skip, moved }: PartFile, write: (chunk: Uint8Array) => Promise<void>): Promise<void> {
   const handle = await openToRead(path);
   try {
     let line = 0;
-    let keep = !skip.has(0);
     for (;;) {
       const buffer = Buffer.allocUnsafe(PIECE_BYTES);
       const { bytesRead } = await handle.read(buffer, 0, PIECE_BYTES, null);
       if (bytesRead === 0) break;
       const bytes = buffer.subarray(0, bytesRead);
-      if (skip.size === 0) {
+      if (skip.size === 0 && moved.size === 0) {
         await write(bytes);
         continue;
       }
-      // The piece goes out in runs of kept lines: a run starts after a line left out and ends
-      // before the next one (or at the piece's end). A line's bytes include its `\n`.
-      let start = 0;
+      // The piece goes out in runs of kept lines: a run starts after a line left out (or moved) and
+      // ends where the next one starts. A line's bytes include its `\n`; a line may span pieces.
+      let runStart = 0;
+      let lineStart = 0;
       for (let end = bytes.indexOf(LINE_FEED); end !== -1; end = bytes.indexOf(LINE_FEED, end + 1)) {
+        const current = line;
         line += 1;
-        const next = !skip.has(line);
-        if (!keep) start = end + 1;
-        else if (!next) {
-          await write(bytes.subarray(start, end + 1));
-          start = end + 1;
+        if (skip.has(current) || moved.has(current)) {
+          if (runStart < lineStart) await write(bytes.subarray(runStart, lineStart));
+          const from = moved.get(current);
+          if (from !== undefined) await write(await readBytes(handle, path, from));
+          runStart = end + 1;
         }
-        keep = next;
+        lineStart = end + 1;
       }
-      if (keep && start < bytes.length) await write(bytes.subarray(start));
+      // The piece's last bytes begin a line that ends in a later piece: out now unless left out.
+      const runEnd = skip.has(line) || moved.has(line) ? lineStart : bytes.length;
+      if (runStart < runEnd) await write(bytes.subarray(runStart, runEnd));
     }
   } finally {
     await handle.close();
   }
+}
+
+/** The bytes `at` names in the file `path`, open as `handle`, read without moving its position. */
+async function readBytes(handle: FileHandle, path: string, at: LineBytes): Promise<Buffer> {
+  const buffer = Buffer.allocUnsafe(at.length);
+  let done = 0;
+  while (done < at.length) {
+    const { bytesRead } = await handle.read(buffer, done, at.length - done, at.offset + done);
+    // The part's own file, written by this pull: shorter than it wrote only if something else cut it.
+    if (bytesRead === 0) throw new Error(`${path} ended before byte ${at.offset + at.length}, which this pull wrote there`);
+    done += bytesRead;
+  }
+  return buffer;
 }

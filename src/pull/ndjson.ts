@@ -45,10 +45,19 @@ export function quarantinedLine(q: QuarantinedRecord): string {
   return `${terminalSafeJson(line)}\n`;
 }
 
-/** The NDJSON lines (each ending in `\n`) of one pulled issuer: valid records, then quarantined ones. */
+/**
+ * The NDJSON lines (each ending in `\n`) of one pulled issuer, in a fixed order: valid awards, valid
+ * units, quarantined awards, quarantined units, each in the order `pull` lists them (the service's).
+ * An issuer's two lists are paged at once, so `pull` may hold them interleaved either way; by kind,
+ * the same data gives the same lines.
+ */
 export function* issuerPullToNdjson(pull: IssuerPull): Generator<string> {
-  for (const { kind, id, raw } of pull.raw) yield recordLine(kind, pull.issuerId, id, raw);
-  for (const q of pull.quarantined) yield quarantinedLine(q);
+  for (const kind of RECORD_KINDS) {
+    for (const record of pull.raw) if (record.kind === kind) yield recordLine(kind, pull.issuerId, record.id, record.raw);
+  }
+  for (const kind of RECORD_KINDS) {
+    for (const q of pull.quarantined) if (q.kind === kind) yield quarantinedLine(q);
+  }
 }
 
 /** One issuer's records as read back from a pull's NDJSON. */

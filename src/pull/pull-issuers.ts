@@ -7,7 +7,7 @@ import { withDeadline, withStop } from "../client/abort.js";
 import type { ApiClient } from "../client/create-client.js";
 import { asOcfSyncError, type OcfSyncError } from "../errors.js";
 import { checkKnownKeys, optionKeys } from "../options.js";
-import { inCompletionOrder } from "./concurrent.js";
+import { inCompletionOrder, inInputOrder } from "./concurrent.js";
 import { PULL_OPTION_KEYS, checkPullOptions, pullIssuer, type IssuerPull, type PullOptions } from "./pull-issuer.js";
 
 /**
@@ -74,17 +74,20 @@ export async function* pullIssuers(
  * as it finishes: its value, or its error as an `OcfSyncError`. The task is given the job's signal
  * (the caller's `signal` and `deadlineMs`, and a stop when the loop is left early: the tasks under way
  * then end before the iteration does); when the job's signal fires, the iteration throws its reason
- * once every task under way has ended. `pullIssuers` is this with `pullIssuer` as the task.
+ * once every task under way has ended. `pullIssuers` is this with `pullIssuer` as the task. With
+ * `order: "input"` the outcomes come in the issuers' order instead (see `inInputOrder`), so that what
+ * is written from them is the same from run to run.
  */
 export async function* eachIssuer<R>(
   issuerIds: Iterable<string>,
-  options: Pick<PullManyOptions, "concurrency" | "deadlineMs" | "signal">,
+  options: Pick<PullManyOptions, "concurrency" | "deadlineMs" | "signal"> & { order?: "completion" | "input" },
   task: (issuerId: string, signal: { signal: AbortSignal }) => Promise<R>,
 ): AsyncGenerator<{ issuerId: string; ok: true; value: R } | { issuerId: string; ok: false; error: OcfSyncError }, void, undefined> {
   const { concurrency = 4, deadlineMs } = options;
   const job = withDeadline(options.signal, deadlineMs);
   try {
-    yield* inCompletionOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId, stopped) => {
+    const inOrder = options.order === "input" ? inInputOrder : inCompletionOrder;
+    yield* inOrder(uniqueInOrder(issuerIds), concurrency, async (issuerId, stopped) => {
       try {
         return { issuerId, ok: true as const, value: await task(issuerId, { signal: withStop(job.signal, stopped) }) };
       } catch (error) {

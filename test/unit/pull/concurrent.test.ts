@@ -4,7 +4,7 @@
  * rejection (which ended `ocf-sync pull` with a stack trace on about 1 SIGINT in 8: issue 25, item 4).
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { inCompletionOrder, interleave } from "../../../src/pull/concurrent.js";
+import { inCompletionOrder, inInputOrder, interleave } from "../../../src/pull/concurrent.js";
 
 let unhandled: unknown[];
 const listener = (reason: unknown): void => {
@@ -85,5 +85,60 @@ describe("work that fails while the consumer holds an item", () => {
     ).rejects.toThrow("task 3 failed");
     expect(taken).toEqual([1, 2]);
     expect(unhandled).toEqual([]);
+  });
+});
+
+describe("inInputOrder", () => {
+  it("yields each result in its input's place, and starts no task beyond the window while an earlier one runs", async () => {
+    const gates = [gate(), gate(), gate(), gate(), gate(), gate()];
+    const started: number[] = [];
+    const results = inInputOrder([0, 1, 2, 3, 4, 5], 2, async (n) => {
+      started.push(n);
+      await gates[n]!.opened;
+      return n;
+    });
+    const taken: number[] = [];
+    const consumed = (async () => {
+      for await (const value of results) taken.push(value);
+    })();
+    await turns();
+    expect(started).toEqual([0, 1]);
+    // Tasks 1 to 3 end while task 0 runs: each frees its slot, up to the window of 2 × 2 tasks.
+    for (const n of [1, 2, 3]) {
+      gates[n]!.open();
+      await turns();
+    }
+    expect(started).toEqual([0, 1, 2, 3]);
+    expect(taken).toEqual([]);
+    gates[0]!.open();
+    await turns();
+    expect(taken).toEqual([0, 1, 2, 3]);
+    expect(started).toEqual([0, 1, 2, 3, 4, 5]);
+    gates[5]!.open();
+    await turns();
+    expect(taken).toEqual([0, 1, 2, 3]);
+    gates[4]!.open();
+    await consumed;
+    expect(taken).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it("yields results that finished in the reverse order in the inputs' order", async () => {
+    const gates = [gate(), gate(), gate()];
+    const results = inInputOrder([0, 1, 2], 3, async (n) => {
+      await gates[n]!.opened;
+      return n;
+    });
+    const taken: number[] = [];
+    const consumed = (async () => {
+      for await (const value of results) taken.push(value);
+    })();
+    gates[2]!.open();
+    await turns();
+    gates[1]!.open();
+    await turns();
+    expect(taken).toEqual([]);
+    gates[0]!.open();
+    await consumed;
+    expect(taken).toEqual([0, 1, 2]);
   });
 });
