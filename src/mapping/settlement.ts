@@ -215,6 +215,11 @@ export function checkReleasedBeforeVested(ctx: RecordContext, settlements: reado
   }
 }
 
+/** Whether a settlement issued shares: net shares to the holder, or shares sold to cover taxes (`deliversShares` on exact values). */
+export function issuesShares(quantities: ExactSettlement): boolean {
+  return isPositiveExact(quantities.netSettlementQuantity) || isPositiveExact(quantities.saleQuantity);
+}
+
 /** A settlement whose gross, net and sold quantities are all 0 (absent net or sold count as 0; an absent gross is an error of its own). */
 function releasesNothing(quantities: ExactSettlement): boolean {
   const { releaseQuantity, netSettlementQuantity, saleQuantity } = quantities;
