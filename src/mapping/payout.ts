@@ -94,18 +94,12 @@ const ZERO = new Dec(0);
 /**
  * The events, in the order given, that a grant of `quantity` pays out as new issuances (see the module
  * comment): vested performance events whose `vestedQuantity` is above their `targetQuantity`, when the
- * events, each as paid, add up to more than the quantity (`asPaid`); none otherwise. What the mapping
- * issues, and what reconcile reads a record to have issued. `exact` reads a quantity of the record as
- * an exact value.
+ * events, each as paid, add up to more than the quantity (`asPaid`); `undefined` otherwise. What the
+ * mapping issues, and what reconcile reads a record to have issued. `exact` reads a quantity of the
+ * record as an exact value.
  */
-export function eventsPaidAboveTarget(events: readonly VestingEvent[], quantity: Dec, exact: (text: DecimalString) => Dec): { asPaid: Dec; paid: PaidAboveTarget[] } {
-  // Every event counts, those never earned too: the quantity is the grant's plan, not what is left of it.
-  const asPaid = sumExact(events.map((e) => {
-    const amount = plannedAmountOf(e);
-    return amount === undefined ? ZERO : exact(amount);
-  }));
+export function eventsPaidAboveTarget(events: readonly VestingEvent[], quantity: DecimalString, exact: (text: DecimalString) => Dec): { asPaid: Dec; paid: PaidAboveTarget[] } | undefined {
   const paid: PaidAboveTarget[] = [];
-  if (asPaid.lte(quantity)) return { asPaid, paid };
   for (const event of events) {
     const { vestedQuantity, targetQuantity, vestDate } = event;
     if (!event.performanceCondition || !event.vested || vestedQuantity === undefined || targetQuantity === undefined || vestDate === undefined) continue;
@@ -114,7 +108,14 @@ export function eventsPaidAboveTarget(events: readonly VestingEvent[], quantity:
     if (vested.lte(target)) continue;
     paid.push({ event, date: vestDate, target: targetQuantity, excess: vested.minus(target) });
   }
-  return { asPaid, paid };
+  // Most grants have no event paid above its target: they need no sum.
+  if (paid.length === 0) return undefined;
+  // Every event counts, those never earned too: the quantity is the grant's plan, not what is left of it.
+  const asPaid = sumExact(events.map((e) => {
+    const amount = plannedAmountOf(e);
+    return amount === undefined ? ZERO : exact(amount);
+  }));
+  return asPaid.gt(exact(quantity)) ? { asPaid, paid } : undefined;
 }
 
 /**
@@ -123,8 +124,9 @@ export function eventsPaidAboveTarget(events: readonly VestingEvent[], quantity:
  */
 export function planPayouts(basics: GrantBasics, vesting: GrantVesting): PlannedPayouts {
   const { ctx } = basics;
-  const { asPaid, paid } = eventsPaidAboveTarget(vesting.events, basics.exactQuantity, (text) => ctx.exact(text));
-  if (paid.length === 0) return { vesting, payouts: [] };
+  const above = eventsPaidAboveTarget(vesting.events, basics.quantity, (text) => ctx.exact(text));
+  if (above === undefined) return { vesting, payouts: [] };
+  const { asPaid, paid } = above;
   const paidOf = new Map(paid.map((p) => [p.event, p]));
   const payouts: Payout[] = [];
   const ordered = sortIfNeeded([...vesting.events], compareVestingEvents);

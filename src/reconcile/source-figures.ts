@@ -74,7 +74,8 @@ export function sourceGrant(parsed: ParsedRecord): SourceGrant {
 function paidAboveTarget(record: RestrictedStockAward | RestrictedStockUnit): { date: CalendarDate; excess: DecimalString }[] {
   if (record.quantity === undefined) return [];
   // The source's figures are text here: the excess too, in plain form.
-  return eventsPaidAboveTarget(record.vestingEvents, parseSourceDecimal(record.quantity), parseSourceDecimal).paid.map((p) => ({ date: p.date, excess: formatDecimal(p.excess) }));
+  const paid = eventsPaidAboveTarget(record.vestingEvents, record.quantity, parseSourceDecimal)?.paid ?? [];
+  return paid.map((p) => ({ date: p.date, excess: formatDecimal(p.excess) }));
 }
 
 /** What the record's payouts above target add to its quantity (see the module comment): `"0"` without any. */
