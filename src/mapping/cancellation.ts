@@ -45,7 +45,10 @@ export interface GrantEnd {
 /** The one cancellation of a grant, before it is placed on a security. */
 export interface PlannedCancellation {
   date: CalendarDate;
+  /** As OCF Numeric (what the cancellation says). */
   quantity: DecimalString;
+  /** The same quantity as an exact value, for the chain's sums and comparisons (`lineage.ts`). */
+  exactQuantity: Dec;
   /** The source field(s) the quantity is. */
   path: string;
   reasonText: string;
@@ -132,6 +135,7 @@ export function planGrantEnd(ctx: RecordContext, kind: "stock" | "equityCompensa
   const cancellation: PlannedCancellation = {
     date,
     quantity: ctx.numeric(cancelled.quantity, cancelled.path),
+    exactQuantity: cancelled.quantity,
     path: cancelled.path,
     reasonText: cancelled.reason,
     comments: [...dateNote, ...(isPositiveExact(treasury) ? [treasuryNote(treasury)] : [])],

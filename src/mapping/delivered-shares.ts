@@ -15,8 +15,8 @@ import { compareTransactions } from "../ocf/order.js";
 import { sortIfNeeded } from "./order.js";
 import { quoted } from "./quote.js";
 import { RecordContext } from "./record-context.js";
-import { distinctSettlements, mapSettlement, numberSettlements } from "./settlement.js";
-import { NO_AWARD_NAMES, deliversShares, isAssumedClass, unitClassUse } from "./share-classes.js";
+import { distinctSettlements, issuesShares, mapSettlement, numberSettlements } from "./settlement.js";
+import { NO_AWARD_NAMES, isAssumedClass, unitClassUse } from "./share-classes.js";
 import type { DeliveredShares, MappedRecord } from "./types.js";
 import { refuseChosenClass } from "./unit.js";
 import { assertValidOcf } from "./validate.js";
@@ -35,7 +35,7 @@ export function keepDeliveredShares(record: RestrictedStockUnit, context: Record
   const strict = { strict: context.options?.strict };
   const ctx = new RecordContext(context.issuerId, "restrictedStockUnit", record.id, strict);
   // Numbered as the unit's own mapping numbers them, so that the kept shares keep their ids.
-  const delivering = numberSettlements(ctx, distinctSettlements(ctx, record.settlements)).filter(({ settlement }) => deliversShares(settlement));
+  const delivering = numberSettlements(ctx, distinctSettlements(ctx, record.settlements)).filter(({ exact }) => issuesShares(exact));
   if (delivering.length === 0) return undefined;
   const lost = (why: string): KeptDeliveredShares => ({ mapped: undefined, delivered: { kept: [], notKept: [why] } });
   if (record.issuerId !== undefined && record.issuerId !== context.issuerId) return lost("the unit names another issuer: its shares are not this issuer's");

@@ -3,6 +3,7 @@
  * payouts take it, and grant.ts takes their results, so it sits below all three.
  */
 import type { CalendarDate } from "../dates.js";
+import type { Dec, DecimalString } from "../decimal.js";
 import type { RecordContext } from "./record-context.js";
 
 /** The values every grant needs, checked once. */
@@ -15,5 +16,8 @@ export interface GrantBasics {
   /** The OCF stakeholder id. */
   stakeholderId: string;
   issueDate: CalendarDate;
-  quantity: string;
+  /** The grant's quantity as OCF Numeric (what its issuance says). */
+  quantity: DecimalString;
+  /** The same quantity as an exact value (`RecordContext.exact`), for sums and comparisons. */
+  exactQuantity: Dec;
 }

@@ -54,7 +54,8 @@ export function grantBasics(issuerId: string, kind: RecordKind, record: GrantFie
   // A grant of 0 keeps its issuance, of 0: it is the one OCF object that carries the grant (holder,
   // plan, dates, source ids in its comments), and every later transaction of the grant and every
   // reader matching grants by security id needs it. It adds nothing to anyone's holdings.
-  if (isZeroDecimal(quantity)) ctx.warn("ZERO_QUANTITY", "quantity", "is 0: the grant's issuance is written with quantity 0, so that the grant and its facts are in the package; it holds nothing");
+  const exactQuantity = ctx.exact(quantity);
+  if (exactQuantity.isZero()) ctx.warn("ZERO_QUANTITY", "quantity", "is 0: the grant's issuance is written with quantity 0, so that the grant and its facts are in the package; it holds nothing");
   return {
     ctx,
     security,
@@ -63,6 +64,7 @@ export function grantBasics(issuerId: string, kind: RecordKind, record: GrantFie
     stakeholderId: stakeholderIdOf(sourceStakeholderId),
     issueDate: ctx.required(record.issueDate, "issueDate", "the issuance's date"),
     quantity,
+    exactQuantity,
   };
 }
 
@@ -100,7 +102,12 @@ function checkNotNegative(ctx: RecordContext, record: GrantFields & { settlement
   }
 }
 
-function isNegativeDecimal(value: string): boolean {
+/**
+ * Below zero (`"-0"` is not), on the record's text as it arrives: this check runs before any of the
+ * record's decimals is parsed, and a text that is no decimal at all (a hand-built record) is
+ * reported here as negative when it starts with a minus, not as a syntax error.
+ */
+function isNegativeDecimal(value: DecimalString): boolean {
   return value.startsWith("-") && !isZeroDecimal(value);
 }
 

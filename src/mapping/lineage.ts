@@ -35,8 +35,14 @@
  * the issue date, more released or cancelled than is outstanding, a settlement or vesting after the
  * grant has ended in full, tranches still to vest that do not fit in the balance, a cancellation of
  * some of the tranches to come. Quantities are never trimmed to fit.
+ *
+ * The chain's sums and comparisons work on exact values: the grant's quantity and the cancellation's
+ * (`GrantBasics.exactQuantity`, `PlannedCancellation.exactQuantity`), the settlements' gross and the
+ * events' amounts (`RecordContext.exact`, which hands back the values the vesting and settlements
+ * parsed). A quantity computed here becomes OCF Numeric in `RecordContext.numeric`, and messages show
+ * it in plain form (`formatDecimal`).
  */
-import { compareDecimalStrings, isZeroDecimal, subtractDecimalStrings, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { Dec, equalExact, formatDecimal, sumExact, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type {
   OcfEquityCompensationCancellation,
@@ -98,10 +104,22 @@ const CARRIED_OVER_EVENT_ID = "balance-carried-over";
 
 const NOUN = { stock: "shares", equityCompensation: "units" } as const;
 
+const ZERO = new Dec(0);
+
+/** Below zero (`-0` is not). */
+function isNegative(value: Dec): boolean {
+  return value.isNegative() && !value.isZero();
+}
+
+/** The exact sum of the settlements' gross units. */
+function releasedBy(settlements: readonly MappedSettlement[]): Dec {
+  return sumExact(settlements.map((s) => s.gross));
+}
+
 /** Builds the chain of one grant (see the module comment). */
 export function buildGrantChain(input: GrantChainInput): GrantChain {
   const { basics, end, lineage, kind } = input;
-  const { ctx, security, issueDate, quantity } = basics;
+  const { ctx, security, issueDate, quantity, exactQuantity } = basics;
   const noun = NOUN[kind];
   const settlements = input.settlements ?? [];
   const cancellation = end.cancellation;
@@ -138,7 +156,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   };
   /** Same-security: the security ends once nothing of it is outstanding (released or cancelled). */
   const consumed = (): { date: CalendarDate; sameDay: false; how: string } | undefined => {
-    const date = consumedOn(quantity, [...settlements.map((s) => ({ date: s.date, quantity: s.gross })), ...(cancellation === undefined ? [] : [cancellation])]);
+    const date = consumedOn(exactQuantity, [...settlements.map((s) => ({ date: s.date, quantity: s.gross })), ...(cancellation === undefined ? [] : [{ date: cancellation.date, quantity: cancellation.exactQuantity }])]);
     return date === undefined ? undefined : { date, sameDay: false, how: `nothing of the grant was left outstanding on ${date} (released or cancelled), which ends its security in the same-security reading` };
   };
   /**
@@ -165,9 +183,10 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   };
 
   if (cancellation === undefined) {
-    const released = sumDecimalStrings(settlements.map((s) => s.gross));
-    if (compareDecimalStrings(released, quantity) > 0) {
-      ctx.fail("MAPPING_CONFLICT", "settlements", `release ${released} units in all, more than the ${quantity} of the grant`, { value: released });
+    const released = releasedBy(settlements);
+    if (released.gt(exactQuantity)) {
+      const text = formatDecimal(released);
+      ctx.fail("MAPPING_CONFLICT", "settlements", `release ${text} units in all, more than the ${quantity} of the grant`, { value: text });
     }
     issueOriginal();
     for (const s of settlements) releaseOn(s, security);
@@ -182,36 +201,39 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   const before = settlements.filter((s) => s.date < d);
   const onDay = settlements.filter((s) => s.date === d);
   const after = settlements.filter((s) => s.date > d);
-  const releasedBefore = sumDecimalStrings(before.map((s) => s.gross));
-  const releasedOnDay = sumDecimalStrings(onDay.map((s) => s.gross));
+  const releasedBefore = releasedBy(before);
+  const releasedOnDay = releasedBy(onDay);
   /** Released up to the cancellation's day, that day included. */
-  const releasedByDay = sumDecimalStrings([releasedBefore, releasedOnDay]);
-  const outstanding = subtractDecimalStrings(quantity, releasedByDay);
-  if (outstanding.startsWith("-")) {
-    ctx.fail("MAPPING_CONFLICT", "settlements", `up to the cancellation on ${d} release ${releasedByDay} units, more than the ${quantity} of the grant`, { value: releasedByDay });
+  const releasedByDay = sumExact([releasedBefore, releasedOnDay]);
+  const outstanding = exactQuantity.minus(releasedByDay);
+  if (isNegative(outstanding)) {
+    const text = formatDecimal(releasedByDay);
+    ctx.fail("MAPPING_CONFLICT", "settlements", `up to the cancellation on ${d} release ${text} units, more than the ${quantity} of the grant`, { value: text });
   }
-  if (compareDecimalStrings(cancellation.quantity, outstanding) > 0) {
+  const cancelledQuantity = cancellation.exactQuantity;
+  if (cancelledQuantity.gt(outstanding)) {
     ctx.fail(
       "MAPPING_CONFLICT",
       cancellation.path,
-      `cancels ${cancellation.quantity} ${noun} on ${d}, but only ${outstanding} are outstanding then (quantity ${quantity}${isZeroDecimal(releasedByDay) ? "" : ` less ${releasedByDay} released`})`,
+      `cancels ${cancellation.quantity} ${noun} on ${d}, but only ${formatDecimal(outstanding)} are outstanding then (quantity ${quantity}${releasedByDay.isZero() ? "" : ` less ${formatDecimal(releasedByDay)} released`})`,
       { value: cancellation.quantity },
     );
   }
-  const remainder = subtractDecimalStrings(outstanding, cancellation.quantity);
-  const releasedAfter = sumDecimalStrings(after.map((s) => s.gross));
-  if (compareDecimalStrings(releasedAfter, remainder) > 0) {
+  const remainder = outstanding.minus(cancelledQuantity);
+  const releasedAfter = releasedBy(after);
+  if (releasedAfter.gt(remainder)) {
+    const text = formatDecimal(releasedAfter);
     ctx.fail(
       "MAPPING_CONFLICT",
       "settlements",
-      `after the cancellation on ${d} release ${releasedAfter} units, more than the ${remainder} left outstanding by it`,
-      { value: releasedAfter },
+      `after the cancellation on ${d} release ${text} units, more than the ${formatDecimal(remainder)} left outstanding by it`,
+      { value: text },
     );
   }
-  const ended = isZeroDecimal(remainder);
+  const ended = remainder.isZero();
   // Documents: what the cancellation leaves, the units released on its day included, is the balance.
-  const kept = sumDecimalStrings([remainder, releasedOnDay]);
-  const balance = lineage === "documents" && !isZeroDecimal(kept) ? balanceSecurityIdOf(security) : undefined;
+  const kept = sumExact([remainder, releasedOnDay]);
+  const balance = lineage === "documents" && !kept.isZero() ? balanceSecurityIdOf(security) : undefined;
   const cancelled = cancellationTransaction(kind, security, cancellation, balance);
   const pool: OcfStockPlanReturnToPool[] =
     end.returnToPool === undefined
@@ -242,7 +264,7 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   const toCome = eventsAfter(input.vesting, d);
   if (balance === undefined) {
     // Cancelled in full: nothing may follow the end, and a tranche not vested by then never will.
-    const vestedAfter = toCome.find((e) => e.vested && !isZeroDecimal(plannedAmountOf(e) ?? "0"));
+    const vestedAfter = toCome.find((e) => e.vested && ctx.exact(plannedAmountOf(e))?.isZero() === false);
     if (vestedAfter !== undefined) afterEnd(basics, d, `an event vested on ${vestedAfter.vestDate ?? "(no date)"}`, "vestingEvents");
     if (after.length > 0) afterEnd(basics, d, `a settlement on ${(after[0] as MappedSettlement).date}`, "settlements");
     const endsOn = lineage === "documents" ? d : undefined;
@@ -273,20 +295,21 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
   const balanceVesting = balanceVestingOf(input, left.toCome, d, kept, left.carried, balance);
   const { carried, neverVest } = left;
   if (balanceVesting.terms !== undefined) vestingTerms.push(balanceVesting.terms);
+  const keptText = ctx.numeric(kept, "quantity");
   const balanceIssuance = input.issuance({
     txId: txIds.issuance(balance),
     security: balance,
     date: d,
     customId: balanceCustomId,
-    quantity: kept,
+    quantity: keptText,
     vesting: balanceVesting,
     comments: [
-      `Balance of ${security}: the ${kept} ${noun} left outstanding by the cancellation of ${cancellation.quantity} on ${d} (${cancelled.id}, balance_security_id), as OCF's documents require; every later transaction of the grant acts on this security${
-        isZeroDecimal(releasedOnDay) ? "" : `, and so do the releases of ${releasedOnDay} ${noun} that day (OCF orders nothing within a day: none may act on ${security} after its end)`
+      `Balance of ${security}: the ${keptText} ${noun} left outstanding by the cancellation of ${cancellation.quantity} on ${d} (${cancelled.id}, balance_security_id), as OCF's documents require; every later transaction of the grant acts on this security${
+        releasedOnDay.isZero() ? "" : `, and so do the releases of ${formatDecimal(releasedOnDay)} ${noun} that day (OCF orders nothing within a day: none may act on ${security} after its end)`
       }.`,
       balanceVesting.vestings === undefined && balanceVesting.terms === undefined
         ? "Fully vested: no tranche of the grant is still to vest."
-        : `${carried} carried over as vested on ${d}${left.toCome.length === 0 ? "" : "; the tranches of the grant still to vest follow"}.${isZeroDecimal(neverVest) ? "" : ` The other ${neverVest} ${noun} neither vested nor are to vest, as the source says.`}`,
+        : `${formatDecimal(carried)} carried over as vested on ${d}${left.toCome.length === 0 ? "" : "; the tranches of the grant still to vest follow"}.${neverVest.isZero() ? "" : ` The other ${formatDecimal(neverVest)} ${noun} neither vested nor are to vest, as the source says.`}`,
     ],
   });
   transactions.push(cancelled, ...pool, balanceIssuance, ...balanceVesting.transactions);
@@ -297,19 +320,22 @@ export function buildGrantChain(input: GrantChainInput): GrantChain {
 }
 
 /** The first date by which `changes` (releases, the cancellation) take all of `quantity`, if any. */
-function consumedOn(quantity: DecimalString, changes: readonly { date: CalendarDate; quantity: DecimalString }[]): CalendarDate | undefined {
+function consumedOn(quantity: Dec, changes: readonly { date: CalendarDate; quantity: Dec }[]): CalendarDate | undefined {
   const byDate = [...changes].sort((a, b) => compareText(a.date, b.date));
-  let taken: DecimalString = "0";
+  let taken = ZERO;
   for (const change of byDate) {
-    taken = sumDecimalStrings([taken, change.quantity]);
-    if (compareDecimalStrings(taken, quantity) >= 0) return change.date;
+    taken = sumExact([taken, change.quantity]);
+    if (taken.gte(quantity)) return change.date;
   }
   return undefined;
 }
 
-/** Whether VestingTerms vest a share on some condition (the start vests none). */
+/**
+ * Whether VestingTerms vest a share on some condition (the start vests none). Their quantities are
+ * OCF Numeric as `RecordContext.numeric` writes it, in which zero is only `"0"`.
+ */
 function vestsAny(terms: OcfVestingTerms | undefined): boolean {
-  return terms !== undefined && terms.vesting_conditions.some((c) => !isZeroDecimal(c.quantity ?? "0"));
+  return terms !== undefined && terms.vesting_conditions.some((c) => c.quantity !== undefined && c.quantity !== "0");
 }
 
 /** The earned events still to vest after `d`: dated later, or milestones not yet met (no date). */
@@ -367,46 +393,47 @@ function tranchesAfterCancellation(
   toCome: readonly VestingEvent[],
   cancelledQuantity: DecimalString,
   d: CalendarDate,
-  remainder: DecimalString,
-  releasedBefore: DecimalString,
-): { toCome: readonly VestingEvent[]; ended: readonly VestingEvent[]; carried: DecimalString; neverVest: DecimalString } {
+  remainder: Dec,
+  releasedBefore: Dec,
+): { toCome: readonly VestingEvent[]; ended: readonly VestingEvent[]; carried: Dec; neverVest: Dec } {
   const { ctx } = input.basics;
   const vesting = input.vesting;
-  const amountOf = (events: readonly VestingEvent[]): DecimalString => sumDecimalStrings(events.map((e) => plannedAmountOf(e) ?? "0"));
+  const amountOf = (events: readonly VestingEvent[]): Dec => sumExact(events.map((e) => ctx.exact(plannedAmountOf(e)) ?? ZERO));
   const toVest = amountOf(toCome);
-  const carried = subtractDecimalStrings(remainder, toVest);
-  if (vesting.events.length === 0) return { toCome, ended: [], carried, neverVest: "0" };
+  const carried = remainder.minus(toVest);
+  if (vesting.events.length === 0) return { toCome, ended: [], carried, neverVest: ZERO };
   const vestedBy = vesting.events.filter((event) => vesting.neverEarned?.has(event) !== true && !toCome.includes(event) && event.vested);
-  const held = subtractDecimalStrings(amountOf(vestedBy), releasedBefore);
-  const order = compareDecimalStrings(carried, held);
-  if (order === 0) return { toCome, ended: [], carried, neverVest: "0" };
+  const held = amountOf(vestedBy).minus(releasedBefore);
+  const order = carried.cmp(held);
+  if (order === 0) return { toCome, ended: [], carried, neverVest: ZERO };
   const kept = toCome.filter((e) => e.vested);
   const ended = toCome.filter((e) => !e.vested);
-  if (ended.length > 0 && compareDecimalStrings(subtractDecimalStrings(remainder, amountOf(kept)), held) === 0) return { toCome: kept, ended, carried: held, neverVest: "0" };
-  if (carried.startsWith("-")) {
+  if (ended.length > 0 && equalExact(remainder.minus(amountOf(kept)), held)) return { toCome: kept, ended, carried: held, neverVest: ZERO };
+  const [toVestText, remainderText, heldText, carriedText] = [toVest, remainder, held, carried].map(formatDecimal);
+  if (isNegative(carried)) {
     ctx.fail(
       "MAPPING_CONFLICT",
       "vestingEvents",
-      `the tranches still to vest after the cancellation on ${d} add up to ${toVest}, more than the ${remainder} left outstanding by it: the balance security cannot vest them`,
-      { value: toVest },
+      `the tranches still to vest after the cancellation on ${d} add up to ${toVestText}, more than the ${remainderText} left outstanding by it: the balance security cannot vest them`,
+      { value: toVestText },
     );
   }
-  if (held.startsWith("-")) {
+  if (isNegative(held)) {
     // More released than the events vested (RELEASED_EXCEEDS_VESTED): the events cannot say what is
     // held, so the balance carries what is not still to vest, as the counters leave it.
     ctx.warn(
       "BALANCE_VESTING_MISMATCH",
       "vestingEvents",
-      `after the cancellation of ${cancelledQuantity} on ${d}, the events vested by then less the units released make ${held}: more was released than vested, so the ${carried} of the ${remainder} remaining that are not still to vest are carried over as vested`,
+      `after the cancellation of ${cancelledQuantity} on ${d}, the events vested by then less the units released make ${heldText}: more was released than vested, so the ${carriedText} of the ${remainderText} remaining that are not still to vest are carried over as vested`,
     );
-    return { toCome, ended: [], carried, neverVest: "0" };
+    return { toCome, ended: [], carried, neverVest: ZERO };
   }
   if (order > 0) {
-    const neverVest = subtractDecimalStrings(carried, held);
+    const neverVest = carried.minus(held);
     ctx.warn(
       "BALANCE_VESTING_MISMATCH",
       "vestingEvents",
-      `after the cancellation of ${cancelledQuantity} on ${d}, ${remainder} remain, but the events vested by then less the units released make ${held} and ${toVest} are still to vest: the other ${neverVest} never vest, and are written as not vested`,
+      `after the cancellation of ${cancelledQuantity} on ${d}, ${remainderText} remain, but the events vested by then less the units released make ${heldText} and ${toVestText} are still to vest: the other ${formatDecimal(neverVest)} never vest, and are written as not vested`,
     );
     return { toCome, ended: [], carried: held, neverVest };
   }
@@ -414,14 +441,14 @@ function tranchesAfterCancellation(
     ctx.warn(
       "BALANCE_VESTING_MISMATCH",
       "canceledQuantity",
-      `the cancellation of ${cancelledQuantity} on ${d} takes ${subtractDecimalStrings(held, carried)} that had vested: the events vested by then less the units released make ${held}, and the ${remainder} that remain are vested`,
+      `the cancellation of ${cancelledQuantity} on ${d} takes ${formatDecimal(held.minus(carried))} that had vested: the events vested by then less the units released make ${heldText}, and the ${remainderText} that remain are vested`,
     );
-    return { toCome, ended: [], carried, neverVest: "0" };
+    return { toCome, ended: [], carried, neverVest: ZERO };
   }
   return ctx.fail(
     "MAPPING_CONFLICT",
     "canceledQuantity",
-    `after the cancellation of ${cancelledQuantity} on ${d}, ${remainder} remain and ${toVest} of them are still to vest, but the events vested by then less the units released make ${held}: which tranches the cancellation took cannot be told`,
+    `after the cancellation of ${cancelledQuantity} on ${d}, ${remainderText} remain and ${toVestText} of them are still to vest, but the events vested by then less the units released make ${heldText}: which tranches the cancellation took cannot be told`,
     { value: cancelledQuantity },
   );
 }
@@ -440,15 +467,17 @@ function balanceVestingOf(
   input: GrantChainInput,
   future: readonly VestingEvent[],
   d: CalendarDate,
-  remainder: DecimalString,
-  carried: DecimalString,
+  remainder: Dec,
+  carried: Dec,
   balance: string,
 ): MappedVesting {
   const { ctx } = input.basics;
-  if (future.length === 0 && compareDecimalStrings(carried, remainder) === 0) return { transactions: [], issuanceComments: [] };
+  if (future.length === 0 && equalExact(carried, remainder)) return { transactions: [], issuanceComments: [] };
+  // The carried-over tranche is an event in the source's form: its quantities are text.
+  const carriedText = formatDecimal(carried);
   // A zero carried over is left out, unless it is all there is: vesting nothing, not fully vested.
   const events: readonly VestingEvent[] =
-    isZeroDecimal(carried) && future.length > 0
+    carried.isZero() && future.length > 0
       ? future
       : [
           {
@@ -456,10 +485,10 @@ function balanceVestingOf(
             vestDate: d,
             performanceCondition: false,
             vested: true,
-            quantity: carried,
-            maxQuantity: carried,
-            targetQuantity: carried,
-            vestedQuantity: carried,
+            quantity: carriedText,
+            maxQuantity: carriedText,
+            targetQuantity: carriedText,
+            vestedQuantity: carriedText,
           },
           ...future,
         ];
@@ -470,7 +499,7 @@ function balanceVestingOf(
     grantLabel: `the balance of ${grant.grantLabel}`,
     events,
     checkSums: false,
-    quantity: remainder,
+    quantity: formatDecimal(remainder),
     issueDate: d,
     vestingStartDate: d,
     schedule: grant.schedule,

@@ -22,8 +22,14 @@
  * still has to vest or settle: one settlement may become two releases, the first (on the payout)
  * naming the shares delivered, the second (on the grant's own chain) none. A grant whose quantity already holds
  * every tranche as paid (its quantity is the maximum) is mapped as before: nothing is split.
+ *
+ * The events' quantities are read as exact values (the mapping's `RecordContext.exact`, which hands
+ * back the values the vesting parses; reconcile's parser), and the excess, the sums and the split are
+ * computed on those. A payout's quantities are written in plain form (`formatDecimal`), not through
+ * `RecordContext.numeric`: an excess of more than 10 decimal places is left for the schema check of
+ * the issuance to refuse, as it always was.
  */
-import { compareDecimalStrings, isZeroDecimal, subtractDecimalStrings, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { Dec, formatDecimal, sumExact, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type { OcfTransaction } from "../ocf/schemas.js";
 import type { VestingEvent } from "../source/records.js";
@@ -42,8 +48,8 @@ export interface Payout {
   key: string;
   security: string;
   date: CalendarDate;
-  excess: DecimalString;
-  /** The event's `targetQuantity`: what it vests on the grant's own security. */
+  excess: Dec;
+  /** The event's `targetQuantity` (the record's text): what it vests on the grant's own security. */
   target: DecimalString;
 }
 
@@ -78,28 +84,38 @@ export function payoutOwnerOf(securityId: string, isGrant: (id: string) => boole
 export interface PaidAboveTarget {
   event: VestingEvent;
   date: CalendarDate;
+  /** The record's text. */
   target: DecimalString;
-  excess: DecimalString;
+  excess: Dec;
 }
+
+const ZERO = new Dec(0);
 
 /**
  * The events, in the order given, that a grant of `quantity` pays out as new issuances (see the module
  * comment): vested performance events whose `vestedQuantity` is above their `targetQuantity`, when the
- * events, each as paid, add up to more than the quantity (`asPaid`); none otherwise. What the mapping
- * issues, and what reconcile reads a record to have issued.
+ * events, each as paid, add up to more than the quantity (`asPaid`); `undefined` otherwise. What the
+ * mapping issues, and what reconcile reads a record to have issued. `exact` reads a quantity of the
+ * record as an exact value.
  */
-export function eventsPaidAboveTarget(events: readonly VestingEvent[], quantity: DecimalString): { asPaid: DecimalString; paid: PaidAboveTarget[] } {
-  // Every event counts, those never earned too: the quantity is the grant's plan, not what is left of it.
-  const asPaid = sumDecimalStrings(events.map((e) => plannedAmountOf(e) ?? "0"));
+export function eventsPaidAboveTarget(events: readonly VestingEvent[], quantity: DecimalString, exact: (text: DecimalString) => Dec): { asPaid: Dec; paid: PaidAboveTarget[] } | undefined {
   const paid: PaidAboveTarget[] = [];
-  if (compareDecimalStrings(asPaid, quantity) <= 0) return { asPaid, paid };
   for (const event of events) {
     const { vestedQuantity, targetQuantity, vestDate } = event;
     if (!event.performanceCondition || !event.vested || vestedQuantity === undefined || targetQuantity === undefined || vestDate === undefined) continue;
-    if (compareDecimalStrings(vestedQuantity, targetQuantity) <= 0) continue;
-    paid.push({ event, date: vestDate, target: targetQuantity, excess: subtractDecimalStrings(vestedQuantity, targetQuantity) });
+    const vested = exact(vestedQuantity);
+    const target = exact(targetQuantity);
+    if (vested.lte(target)) continue;
+    paid.push({ event, date: vestDate, target: targetQuantity, excess: vested.minus(target) });
   }
-  return { asPaid, paid };
+  // Most grants have no event paid above its target: they need no sum.
+  if (paid.length === 0) return undefined;
+  // Every event counts, those never earned too: the quantity is the grant's plan, not what is left of it.
+  const asPaid = sumExact(events.map((e) => {
+    const amount = plannedAmountOf(e);
+    return amount === undefined ? ZERO : exact(amount);
+  }));
+  return asPaid.gt(exact(quantity)) ? { asPaid, paid } : undefined;
 }
 
 /**
@@ -107,8 +123,10 @@ export function eventsPaidAboveTarget(events: readonly VestingEvent[], quantity:
  * the module comment), each with a `PERFORMANCE_ABOVE_TARGET` warning; none otherwise.
  */
 export function planPayouts(basics: GrantBasics, vesting: GrantVesting): PlannedPayouts {
-  const { asPaid, paid } = eventsPaidAboveTarget(vesting.events, basics.quantity);
-  if (paid.length === 0) return { vesting, payouts: [] };
+  const { ctx } = basics;
+  const above = eventsPaidAboveTarget(vesting.events, basics.quantity, (text) => ctx.exact(text));
+  if (above === undefined) return { vesting, payouts: [] };
+  const { asPaid, paid } = above;
   const paidOf = new Map(paid.map((p) => [p.event, p]));
   const payouts: Payout[] = [];
   const ordered = sortIfNeeded([...vesting.events], compareVestingEvents);
@@ -117,10 +135,10 @@ export function planPayouts(basics: GrantBasics, vesting: GrantVesting): Planned
     if (found === undefined) return;
     const key = event.id ?? `index-${position + 1}`;
     const payout = { event, key, security: payoutSecurityIdOf(basics.security, key), date: found.date, excess: found.excess, target: found.target };
-    basics.ctx.warn(
+    ctx.warn(
       "PERFORMANCE_ABOVE_TARGET",
       `vestingEvents[${vesting.events.indexOf(event)}].vestedQuantity`,
-      `is ${event.vestedQuantity}, above the targetQuantity ${found.target} (maxQuantity ${event.maxQuantity ?? "not reported"}), and the grant's tranches as paid add up to ${asPaid}, more than its quantity ${basics.quantity}: the event vests its target on ${basics.security}, and the ${payout.excess} above it are a new issuance to the holder, ${payout.security}, on ${payout.date}`,
+      `is ${event.vestedQuantity}, above the targetQuantity ${found.target} (maxQuantity ${event.maxQuantity ?? "not reported"}), and the grant's tranches as paid add up to ${formatDecimal(asPaid)}, more than its quantity ${basics.quantity}: the event vests its target on ${basics.security}, and the ${formatDecimal(payout.excess)} above it are a new issuance to the holder, ${payout.security}, on ${payout.date}`,
     );
     payouts.push(payout);
   });
@@ -133,13 +151,18 @@ export function planPayouts(basics: GrantBasics, vesting: GrantVesting): Planned
 
 /** What a grant takes from its plan: its quantity and its payouts above target (`undefined` without payouts). */
 export function grantedWithPayouts(basics: GrantBasics, payouts: readonly Payout[]): DecimalString | undefined {
-  return payouts.length === 0 ? undefined : sumDecimalStrings([basics.quantity, ...payouts.map((p) => p.excess)]);
+  return payouts.length === 0 ? undefined : formatDecimal(sumExact([basics.exactQuantity, ...payouts.map((p) => p.excess)]));
+}
+
+/** What the payouts above target add to the grant's quantity (0 without payouts). */
+export function paidAboveTarget(payouts: readonly Payout[]): Dec {
+  return sumExact(payouts.map((p) => p.excess));
 }
 
 /** The comment the grant's issuance carries about its payouts. */
 export function payoutComment(basics: GrantBasics, payouts: readonly Payout[]): string[] {
   if (payouts.length === 0) return [];
-  const parts = payouts.map((p) => `${p.event.id === undefined ? "(no id)" : quoted(p.event.id)} vested ${p.event.vestedQuantity} on ${p.date} against a target of ${p.target}: ${p.excess} on ${p.security}`);
+  const parts = payouts.map((p) => `${p.event.id === undefined ? "(no id)" : quoted(p.event.id)} vested ${p.event.vestedQuantity} on ${p.date} against a target of ${p.target}: ${formatDecimal(p.excess)} on ${p.security}`);
   return [
     `Performance paid above target (the grant's quantity ${basics.quantity} is its target): each event vests its target on this security, and what it paid above the target is a new issuance to the holder on its vest date, fully vested: ${parts.join("; ")}.`,
   ];
@@ -152,10 +175,10 @@ export function payoutPart(basics: GrantBasics, payout: Payout): IssuancePart {
     security: payout.security,
     date: payout.date,
     customId: `${basics.customId}-payout-${payout.key}`,
-    quantity: payout.excess,
+    quantity: formatDecimal(payout.excess),
     vesting: { transactions: [], issuanceComments: [] },
     comments: [
-      `Payout above target of ${basics.security}: performance event ${payout.event.id === undefined ? "(no id)" : quoted(payout.event.id)} vested ${payout.event.vestedQuantity} on ${payout.date} against a target of ${payout.target} (maxQuantity ${payout.event.maxQuantity ?? "not reported"}); the grant vests the target, and these ${payout.excess} are what it paid above it. Fully vested: they vested when issued.`,
+      `Payout above target of ${basics.security}: performance event ${payout.event.id === undefined ? "(no id)" : quoted(payout.event.id)} vested ${payout.event.vestedQuantity} on ${payout.date} against a target of ${payout.target} (maxQuantity ${payout.event.maxQuantity ?? "not reported"}); the grant vests the target, and these ${formatDecimal(payout.excess)} are what it paid above it. Fully vested: they vested when issued.`,
     ],
   };
 }
@@ -175,27 +198,28 @@ export function splitReleases(settlements: readonly MappedSettlement[], payouts:
     let rest = s.gross;
     const parts: { security: string; quantity: DecimalString }[] = [];
     for (const p of payouts) {
-      if (isZeroDecimal(rest) || p.date > s.date) continue;
-      const left = payoutLeft.get(p) ?? "0";
-      const take = compareDecimalStrings(rest, left) <= 0 ? rest : left;
-      if (isZeroDecimal(take)) continue;
-      payoutLeft.set(p, subtractDecimalStrings(left, take));
-      rest = subtractDecimalStrings(rest, take);
-      parts.push({ security: p.security, quantity: take });
+      if (rest.isZero() || p.date > s.date) continue;
+      const left = payoutLeft.get(p) ?? ZERO;
+      const take = rest.lte(left) ? rest : left;
+      if (take.isZero()) continue;
+      payoutLeft.set(p, left.minus(take));
+      rest = rest.minus(take);
+      parts.push({ security: p.security, quantity: formatDecimal(take) });
     }
     if (parts.length === 0) {
       own.push(s);
       continue;
     }
-    const from = [...parts.map((p) => `${p.quantity} from ${p.security}`), ...(isZeroDecimal(rest) ? [] : [`${rest} from ${s.release.security_id}`])];
-    const comments = [...(s.release.comments ?? []), `Settlement ${s.n} released ${s.gross} units in all: ${from.join(", ")} (the payouts above target first: they are vested).`];
+    const restText = formatDecimal(rest);
+    const from = [...parts.map((p) => `${p.quantity} from ${p.security}`), ...(rest.isZero() ? [] : [`${restText} from ${s.release.security_id}`])];
+    const comments = [...(s.release.comments ?? []), `Settlement ${s.n} released ${s.grossText} units in all: ${from.join(", ")} (the payouts above target first: they are vested).`];
     parts.forEach((part, i) => {
       const resulting = i === 0 ? s.release.resulting_security_ids : [];
       onPayouts.push({ ...s.release, id: txIds.release(part.security, s.n), security_id: part.security, quantity: part.quantity, resulting_security_ids: resulting, comments });
     });
     onPayouts.push(...s.issuances);
     // What is left is released from the grant's own chain, with no share of its own to name.
-    if (!isZeroDecimal(rest)) own.push({ ...s, gross: rest, issuances: [], release: { ...s.release, quantity: rest, resulting_security_ids: [], comments } });
+    if (!rest.isZero()) own.push({ ...s, gross: rest, grossText: restText, issuances: [], release: { ...s.release, quantity: restText, resulting_security_ids: [], comments } });
   }
   return { own, onPayouts };
 }

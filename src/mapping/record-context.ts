@@ -4,7 +4,7 @@
  * `Numeric` the mapping writes goes through `numeric` here, and so through `toOcfNumeric`.
  */
 import { isOcfSyncError } from "../errors.js";
-import { formatDecimal, isZeroDecimal, parseSourceDecimal, toOcfNumeric, type Dec, type DecimalString } from "../decimal.js";
+import { formatDecimal, parseSourceDecimal, toOcfNumeric, type Dec, type DecimalString } from "../decimal.js";
 import type { OcfMonetary } from "../ocf/schemas.js";
 import type { Money } from "../source/wire.js";
 import type { RecordKind } from "../source/kinds.js";
@@ -142,7 +142,8 @@ export class RecordContext {
    */
   monetary(money: Money, path: string): OcfMonetary {
     const amount = this.numeric(money.amount, `${path}.amount`);
-    if (amount.startsWith("-") && !isZeroDecimal(amount)) this.fail("MAPPING_CONFLICT", `${path}.amount`, `is ${money.amount}: a price cannot be negative`, { value: money.amount });
+    // OCF Numeric as `numeric` writes it has no "-0": a minus is a negative amount.
+    if (amount.startsWith("-")) this.fail("MAPPING_CONFLICT", `${path}.amount`, `is ${money.amount}: a price cannot be negative`, { value: money.amount });
     return { amount, currency: money.currency };
   }
 }

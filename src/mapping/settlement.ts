@@ -54,8 +54,10 @@ export interface MappedSettlement {
   /** Its number among the unit's settlements, from 1 in canonical order (the number in its ids). */
   n: number;
   date: CalendarDate;
-  /** The gross units released, and its source path. */
-  gross: DecimalString;
+  /** The gross units released, as an exact value, and its source path. */
+  gross: Dec;
+  /** The same as the record's text (as comments show it). */
+  grossText: DecimalString;
   path: string;
   /** Acts on the unit's security; `lineage.ts` moves it to a balance security when one is live. */
   release: OcfEquityCompensationRelease;
@@ -200,10 +202,8 @@ export function checkReleasedBeforeVested(ctx: RecordContext, settlements: reado
     const amount = e.vested ? ctx.exact(plannedAmountOf(e)) : undefined;
     if (amount !== undefined) vested.push({ date: e.vestDate ?? "", amount });
   }
-  // The same texts `numberSettlements` parsed: `RecordContext.exact` hands back their values.
-  const released = settlements.map((o) => ({ date: o.date, gross: ctx.exact(o.gross) }));
   for (const s of settlements) {
-    const releasedBy = sumExact(released.filter((o) => o.date <= s.date).map((o) => o.gross));
+    const releasedBy = sumExact(settlements.filter((o) => o.date <= s.date).map((o) => o.gross));
     const vestedBy = sumExact(vested.filter((v) => v.date <= s.date).map((v) => v.amount));
     if (releasedBy.gt(vestedBy)) {
       ctx.warn(
@@ -213,6 +213,11 @@ export function checkReleasedBeforeVested(ctx: RecordContext, settlements: reado
       );
     }
   }
+}
+
+/** Whether a settlement issued shares: net shares to the holder, or shares sold to cover taxes (`deliversShares` on exact values). */
+export function issuesShares(quantities: ExactSettlement): boolean {
+  return isPositiveExact(quantities.netSettlementQuantity) || isPositiveExact(quantities.saleQuantity);
 }
 
 /** A settlement whose gross, net and sold quantities are all 0 (absent net or sold count as 0; an absent gross is an error of its own). */
@@ -290,7 +295,7 @@ export function mapSettlement(ctx: RecordContext, unit: UnitSettlementContext, n
       ...certificateComment,
     ],
   };
-  return { n, date, gross, path: `${path}.releaseQuantity`, release, issuances };
+  return { n, date, gross: grossValue, grossText: gross, path: `${path}.releaseQuantity`, release, issuances };
 }
 
 function releasePrice(

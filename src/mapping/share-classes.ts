@@ -112,8 +112,12 @@ export function assumesSettlementClass(record: RestrictedStockUnit, options: Map
   return record.settlements.some(deliversShares);
 }
 
-/** Whether a settlement issued shares: net shares to the holder, or shares sold to cover taxes. */
-export function deliversShares(settlement: Settlement): boolean {
+/**
+ * Whether a settlement issued shares: net shares to the holder, or shares sold to cover taxes. On the
+ * record's text: a unit's class is decided before the unit is mapped (and its decimals parsed); the
+ * mapping tests the parsed values (`issuesShares` of `settlement.ts`).
+ */
+function deliversShares(settlement: Settlement): boolean {
   return [settlement.netSettlementQuantity, settlement.saleQuantity].some((q) => q !== undefined && isPositiveDecimal(q));
 }
 

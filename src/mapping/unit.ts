@@ -4,11 +4,11 @@
  * cancellation (with a balance issuance when units remain: `lineage.ts`) and return to pool. The
  * field-level mapping is `mappings/restricted-stock-unit.json`.
  */
-import { compareDecimalStrings, isZeroDecimal, sameDecimal, sumDecimalStrings, type DecimalString } from "../decimal.js";
+import { Dec, equalExact, formatDecimal, sumExact, type DecimalString } from "../decimal.js";
 import type { OcfEquityCompensationIssuance } from "../ocf/schemas.js";
 import type { RestrictedStockUnit } from "../source/records.js";
 import { compact } from "../source/wire.js";
-import { grantEndOf, planGrantEnd } from "./cancellation.js";
+import { grantEndOf, planGrantEnd, type PlannedCancellation } from "./cancellation.js";
 import {
   finishGrant,
   grantBasics,
@@ -21,7 +21,7 @@ import {
 } from "./grant.js";
 import { stockClassIdOf } from "./ids.js";
 import { buildGrantChain, type IssuancePart } from "./lineage.js";
-import { grantedWithPayouts, payoutComment, payoutPart, planPayouts, splitReleases } from "./payout.js";
+import { grantedWithPayouts, paidAboveTarget, payoutComment, payoutPart, planPayouts, splitReleases } from "./payout.js";
 import type { RecordContext } from "./record-context.js";
 import { checkReleasedBeforeVested, distinctSettlements, mapSettlements, type IndexedSettlement } from "./settlement.js";
 import { NO_AWARD_NAMES, isAssumedClass, unitClassUse } from "./share-classes.js";
@@ -72,8 +72,7 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
   );
   checkReleasedBeforeVested(ctx, settlements, record.vestingEvents);
   const end = planGrantEnd(ctx, "equityCompensation", grantEndOf(plan, record));
-  const cancelled = end.cancellation?.quantity ?? "0";
-  checkUnitCounters(ctx, record, distinct, cancelled, sumDecimalStrings(payouts.map((p) => p.excess)));
+  checkUnitCounters(ctx, record, distinct, end.cancellation, paidAboveTarget(payouts));
   const sourceComments = [...sourceFactComments("restrictedStockUnit", context.issuerId, record), ...unitCounterComments(record), ...payoutComment(basics, payouts), ...(assumed ? [ASSUMED_CLASS_COMMENT] : [])];
   const issuance = (part: IssuancePart): OcfEquityCompensationIssuance => {
     const original = part.security === security;
@@ -117,6 +116,8 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
   return assumed ? { ...mapped, assumedSettlementClass: true } : mapped;
 }
 
+const ZERO = new Dec(0);
+
 /** Said on the issuance of a unit whose settled shares are in a class the mapping chose (it holds for any choice). */
 export const ASSUMED_CLASS_COMMENT =
   "The unit names no share class (shareClassId) and none was given (--settlement-class, option settlementStockClassName): the shares its settlements deliver are in the class the manifest's comments name, a choice of ocf-sync, not a fact of the source.";
@@ -149,38 +150,49 @@ export function refuseChosenClass(ctx: RecordContext, stockClass: StockClassUse,
  * never fixed. "Canceled + released exceeds the grant" is checked on the source's counters and on
  * what the package cancels and releases, so a package that over-cancels is never silent. The
  * settlements are the distinct ones (`distinctSettlements`): one sent twice counts once, as it is
- * released once.
+ * released once. The counters and the settlements' quantities are read as exact values
+ * (`RecordContext.exact`: the settlements' are those `numberSettlements` parsed); messages show the
+ * record's text, and sums in plain form.
  */
-function checkUnitCounters(ctx: RecordContext, record: RestrictedStockUnit, settlements: readonly IndexedSettlement[], cancelledInPackage: DecimalString, paidAboveTarget: DecimalString): void {
+function checkUnitCounters(
+  ctx: RecordContext,
+  record: RestrictedStockUnit,
+  settlements: readonly IndexedSettlement[],
+  cancellation: PlannedCancellation | undefined,
+  paidAboveTarget: Dec,
+): void {
   const { releasedQuantity, netSettledQuantity, vestedQuantity, canceledQuantity, quantity } = record;
-  const gross: DecimalString[] = [];
-  const net: DecimalString[] = [];
+  const gross: Dec[] = [];
+  const net: Dec[] = [];
   for (const { settlement: s } of settlements) {
-    gross.push(s.releaseQuantity ?? "0");
-    net.push(s.netSettlementQuantity ?? "0");
+    gross.push(ctx.exact(s.releaseQuantity) ?? ZERO);
+    net.push(ctx.exact(s.netSettlementQuantity) ?? ZERO);
   }
-  const grossTotal = sumDecimalStrings(gross);
-  const netTotal = sumDecimalStrings(net);
-  if (releasedQuantity !== undefined && !sameDecimal(grossTotal, releasedQuantity)) {
-    ctx.warn("RELEASED_SUM_MISMATCH", "releasedQuantity", `is ${releasedQuantity}, but the settlements' releaseQuantity add up to ${grossTotal}`);
+  const grossTotal = sumExact(gross);
+  const netTotal = sumExact(net);
+  const releasedExact = ctx.exact(releasedQuantity);
+  if (releasedExact !== undefined && !equalExact(grossTotal, releasedExact)) {
+    ctx.warn("RELEASED_SUM_MISMATCH", "releasedQuantity", `is ${releasedQuantity}, but the settlements' releaseQuantity add up to ${formatDecimal(grossTotal)}`);
   }
-  if (netSettledQuantity !== undefined && !sameDecimal(netTotal, netSettledQuantity)) {
-    ctx.warn("NET_SETTLED_SUM_MISMATCH", "netSettledQuantity", `is ${netSettledQuantity}, but the settlements' netSettlementQuantity add up to ${netTotal}`);
+  if (netSettledQuantity !== undefined && !equalExact(netTotal, ctx.exact(netSettledQuantity))) {
+    ctx.warn("NET_SETTLED_SUM_MISMATCH", "netSettledQuantity", `is ${netSettledQuantity}, but the settlements' netSettlementQuantity add up to ${formatDecimal(netTotal)}`);
   }
-  const released = releasedQuantity ?? grossTotal;
-  if (vestedQuantity !== undefined && compareDecimalStrings(released, vestedQuantity) > 0) {
-    ctx.warn("RELEASED_EXCEEDS_VESTED", "releasedQuantity", `${released} units are released (settled), more than the ${vestedQuantity} vested`);
+  const released = releasedExact ?? grossTotal;
+  const releasedText = releasedQuantity ?? formatDecimal(grossTotal);
+  if (vestedQuantity !== undefined && released.gt(ctx.exact(vestedQuantity))) {
+    ctx.warn("RELEASED_EXCEEDS_VESTED", "releasedQuantity", `${releasedText} units are released (settled), more than the ${vestedQuantity} vested`);
   }
   if (quantity === undefined) return;
   // A payout above target (payout.ts) adds to what the grant can release and cancel.
-  const granted = sumDecimalStrings([quantity, paidAboveTarget]);
-  const bySource = sumDecimalStrings([released, canceledQuantity ?? "0"]);
-  const inPackage = sumDecimalStrings([grossTotal, cancelledInPackage]);
-  if (compareDecimalStrings(bySource, granted) > 0 || compareDecimalStrings(inPackage, granted) > 0) {
+  const granted = sumExact([ctx.exact(quantity), paidAboveTarget]);
+  const bySource = sumExact([released, ctx.exact(canceledQuantity) ?? ZERO]);
+  const inPackage = sumExact([grossTotal, cancellation?.exactQuantity ?? ZERO]);
+  if (bySource.gt(granted) || inPackage.gt(granted)) {
     ctx.warn(
       "CANCELED_AND_RELEASED_EXCEED_QUANTITY",
       "canceledQuantity",
-      `canceled ${canceledQuantity ?? "0"} + released ${released} (the package: cancelled ${cancelledInPackage} + released ${grossTotal}) exceeds the grant's quantity ${quantity}${isZeroDecimal(paidAboveTarget) ? "" : ` and the ${paidAboveTarget} paid above target`}`,
+      `canceled ${canceledQuantity ?? "0"} + released ${releasedText} (the package: cancelled ${cancellation?.quantity ?? "0"} + released ${formatDecimal(grossTotal)}) exceeds the grant's quantity ${quantity}${paidAboveTarget.isZero() ? "" : ` and the ${formatDecimal(paidAboveTarget)} paid above target`}`,
     );
   }
 }
+

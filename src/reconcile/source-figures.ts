@@ -15,7 +15,7 @@
  *   shares were never issued.
  */
 import type { CalendarDate } from "../dates.js";
-import { Dec, formatDecimal, isZeroDecimal, subtractDecimalStrings, sumDecimalStrings, sumDecimals, type DecimalString } from "../decimal.js";
+import { Dec, formatDecimal, isZeroDecimal, parseSourceDecimal, subtractDecimalStrings, sumDecimalStrings, sumDecimals, type DecimalString } from "../decimal.js";
 import { stakeholderIdOf } from "../mapping/ids.js";
 import { eventsPaidAboveTarget } from "../mapping/payout.js";
 import { settlementsSentOnce } from "../mapping/settlement.js";
@@ -72,7 +72,10 @@ export function sourceGrant(parsed: ParsedRecord): SourceGrant {
 
 /** The record's payouts above target (see the module comment), dated. */
 function paidAboveTarget(record: RestrictedStockAward | RestrictedStockUnit): { date: CalendarDate; excess: DecimalString }[] {
-  return record.quantity === undefined ? [] : eventsPaidAboveTarget(record.vestingEvents, record.quantity).paid;
+  if (record.quantity === undefined) return [];
+  // The source's figures are text here: the excess too, in plain form.
+  const paid = eventsPaidAboveTarget(record.vestingEvents, record.quantity, parseSourceDecimal)?.paid ?? [];
+  return paid.map((p) => ({ date: p.date, excess: formatDecimal(p.excess) }));
 }
 
 /** What the record's payouts above target add to its quantity (see the module comment): `"0"` without any. */
