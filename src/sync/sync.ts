@@ -47,6 +47,9 @@ export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, planPass } from "./pass.js
 export type { IssuerSyncResult, PassPlan, RecordChanges, SyncEvent, SyncOptions, SyncedPackage } from "./types.js";
 export type { RecordRef as SourceRecordRef } from "./store.js";
 
+/** Events queued for the consumer before a pass waits for it to take them. */
+const EVENTS_QUEUED = 256;
+
 const SYNC_OPTION_KEYS: ReadonlySet<string> = new Set([
   ...[...EXPORT_OPTION_KEYS].filter((key) => key !== "records" && key !== "onEvent" && key !== "onMapped"),
   ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs", "leaseMs", "onLockRenewalFailed", "s3Out", "s3State"]),
@@ -87,7 +90,7 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
  *   file that cannot be used; the signal's reason when aborted.
  * @example
  * for await (const event of sync(client, ["7"], { outDir: "out", stateFile: "out/sync-state.json" })) {
- *   if (event.type === "package-written") console.log(event.issuerId, event.changes.changed.length, "changed");
+ *   if (event.type === "package-written") console.log(event.issuerId, event.changes.changed, "changed");
  * }
  *
  * @category Sync
@@ -175,6 +178,24 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
       queue.push(event);
       wake?.();
     };
+    // A pass waits while the consumer is behind: a first pass says every object it creates
+    // (`object-changed`), and a consumer that writes them out must not find them all queued.
+    let room: (() => void)[] = [];
+    const pushInTurn = async (event: SyncEvent): Promise<void> => {
+      push(event);
+      while (queue.length > EVENTS_QUEUED && !stop.signal.aborted) await new Promise<void>((resolve) => room.push(resolve));
+    };
+    const makeRoom = (): void => {
+      if (queue.length > EVENTS_QUEUED || room.length === 0) return;
+      const waiting = room;
+      room = [];
+      for (const resolve of waiting) resolve();
+    };
+    stop.signal.addEventListener("abort", () => {
+      const waiting = room;
+      room = [];
+      for (const resolve of waiting) resolve();
+    });
     const limit = pLimit(concurrency);
     for (const issuerId of ids) {
       running.push(
@@ -187,7 +208,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
                 results.set(issuerId, step.value);
                 break;
               }
-              push(step.value);
+              await pushInTurn(step.value);
             }
           } catch (error) {
             if (signal.aborted) {
@@ -208,6 +229,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     for (;;) {
       const event = queue.shift();
       if (event !== undefined) {
+        makeRoom();
         yield event;
         continue;
       }
