@@ -85,6 +85,9 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
  * the deadline or the signal stops the sync, each issuer not done gets `issuer-stopped`, the last event
  * is `sync-stopped` with every result, and the iteration then throws why it stopped.
  * Leaving the loop early stops the issuers under way (as an abort would) before the lock is released.
+ * A package written is followed by an `object-changed` event per object it created, changed or
+ * removed (a first pass: every object); the passes wait while the consumer is 256 events behind, so a
+ * slow consumer slows the sync instead of filling the memory.
  *
  * @throws {SyncLockedError} when another sync holds the state's lock; {SyncStateError} for a state
  *   file that cannot be used; the signal's reason when aborted.
