@@ -93,6 +93,7 @@ export const COMMAND_OPTIONS = {
     overlap: { type: "string" },
     json: { type: "boolean" },
     summary: { type: "string" },
+    changes: { type: "string" },
     ...HELP,
   },
   summarize: { json: { type: "boolean" }, ...HELP },

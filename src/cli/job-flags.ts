@@ -4,10 +4,10 @@
  * commands that write packages, where and how.
  */
 import { rm } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { isCalendarDate } from "../dates.js";
 import { FileSystemError, errnoOf, fileSystemError } from "../errors.js";
-import { createTemporarySibling } from "../io/atomic-file.js";
+import { createTemporarySibling, openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
 import { makeFolder } from "../io/folders.js";
 import { isRfc3339DateTime } from "../ocf/schemas.js";
 import type { Lineage } from "../mapping/types.js";
@@ -184,6 +184,20 @@ export async function prepareOutputFolder(option: string, outDir: string, signal
         : fileSystemError("write in the folder", outDir, error);
     }
     await rm(probe, { force: true });
+  } catch (error) {
+    throw asArgumentError(option, error);
+  }
+}
+
+/**
+ * The file an option names (`--summary FILE`, `--changes FILE`), opened to be written atomically: its
+ * folder made first where missing (as `--out` is), so that a path that cannot be written is a usage
+ * error found before any work.
+ */
+export async function openOutputFile(option: string, path: string, signal: AbortSignal | undefined): Promise<AtomicWriteStream> {
+  await prepareOutputFolder(option, dirname(path), signal);
+  try {
+    return await openAtomicWriteStream(path);
   } catch (error) {
     throw asArgumentError(option, error);
   }

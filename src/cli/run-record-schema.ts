@@ -21,6 +21,8 @@ const failure = z
 
 const objectRef = z.object({ objectType: z.string(), id: z.string() }).strict();
 
+const changeCounts = z.object({ created: count, changed: count, removed: count }).strict();
+
 const issuer = z
   .object({
     issuerId: z.string(),
@@ -55,10 +57,19 @@ const issuer = z
         changed: count,
         removed: count,
         unchanged: count,
+        objectTypes: z
+          .record(z.string(), changeCounts)
+          .describe("the counts of each OCF object type that had a change, by object_type"),
         objects: z
-          .object({ created: z.array(objectRef), changed: z.array(objectRef.extend({ fields: z.array(z.string()) }).strict()), removed: z.array(objectRef) })
+          .object({
+            created: z.array(objectRef),
+            changed: z.array(objectRef.extend({ fields: z.array(z.string()) }).strict()),
+            removed: z.array(objectRef),
+            limit: count.describe("the most objects each list names"),
+            leftOut: changeCounts.describe("how many objects each list leaves out: its count less the objects it names; sync --changes FILE names every one"),
+          })
           .strict()
-          .describe("the OCF objects created, changed (with the fields that changed) and removed"),
+          .describe("the first OCF objects created, changed (with the fields that changed) and removed, by object type then id: at most `limit` of each, the rest counted in `leftOut`"),
         records: z
           .object({ pulled: count, pages: count, reread: count, created: count, modified: count, removed: count, unchanged: count })
           .strict()

@@ -11,21 +11,21 @@
  * could not be reached, timed out, refused with 429 or failed with 5xx), 1 when an issuer failed on
  * its data or permissions.
  */
-import { dirname } from "node:path";
 import { stamped, type DocumentStamp } from "../document-stamp.js";
 import { isNetworkError } from "../client/errors.js";
 import type { OcfSyncErrorCode } from "../error-codes.js";
 import { isInterruptedError, isOcfSyncError } from "../errors.js";
 import type { Redactor } from "../redaction.js";
-import { openAtomicWriteStream, type AtomicWriteStream } from "../io/atomic-file.js";
+import type { AtomicWriteStream } from "../io/atomic-file.js";
 import type { ClientStats } from "../client/create-client.js";
 import type { IssuerExport } from "../export/export-issuer.js";
 import type { IssuerExportResult } from "../export/export-issuers.js";
 import type { OnInvalid } from "../pull/pull-issuer.js";
+import { CHANGE_SAMPLE_LIMIT } from "../sync/change-set.js";
 import type { IssuerSyncResult } from "../sync/types.js";
 import type { CommandName } from "./command-options.js";
-import { asArgumentError, UsageError, type CliIo } from "./io.js";
-import { prepareOutputFolder } from "./job-flags.js";
+import { UsageError, type CliIo } from "./io.js";
+import { openOutputFile } from "./job-flags.js";
 import { jobFailureOf } from "./json-output.js";
 import { issuerFailureOf } from "./progress.js";
 import { RUN_RECORD_FORMAT, type RunIssuer, type RunRecord } from "./run-record-schema.js";
@@ -130,14 +130,9 @@ export function failedRunRecord(facts: RunFacts, failure: { code: string; messag
 export class RunRecordFile {
   private constructor(private readonly stream: AtomicWriteStream) {}
 
-  /** Opens FILE, its folder made first where missing (as `--out` is). */
+  /** Opens FILE (see `openOutputFile`). */
   static async open(path: string, signal: AbortSignal | undefined): Promise<RunRecordFile> {
-    await prepareOutputFolder("summary", dirname(path), signal);
-    try {
-      return new RunRecordFile(await openAtomicWriteStream(path));
-    } catch (error) {
-      throw asArgumentError("summary", error);
-    }
+    return new RunRecordFile(await openOutputFile("summary", path, signal));
   }
 
   /** Writes `record`, every string in it redacted of the run's secrets (an error message may quote a server). */
@@ -192,11 +187,12 @@ export function syncedIssuer(result: IssuerSyncResult, onInvalid: OnInvalid): Ru
       reason: result.reason,
       modifiedAfter: result.pass === "incremental" ? result.modifiedAfter : null,
       cursor: result.cursor,
-      created: c.created.length,
-      changed: c.changed.length,
-      removed: c.removed.length,
+      created: c.created,
+      changed: c.changed,
+      removed: c.removed,
       unchanged: c.unchanged,
-      objects: { created: c.created, changed: c.changed, removed: c.removed },
+      objectTypes: c.byType,
+      objects: { ...c.sample, limit: CHANGE_SAMPLE_LIMIT, leftOut: c.leftOut },
       records: { pulled: result.pulled, pages: result.pages, reread: result.reread, created: r.created.length, modified: r.modified.length, removed: r.removed.length, unchanged: r.unchanged },
     },
   };

@@ -6,6 +6,10 @@
  * The change set comes from the records, not from the packages: the store keeps each record's mapped
  * objects, so only the shards that differ between the store the previous package was written from and
  * the current one are compared, record by record, plus the issuer-level objects kept beside them.
+ *
+ * A first pass of a large issuer creates hundreds of thousands of objects, so a sync never lists them
+ * all at once: `diffStoredPackages` yields each change as it is found, and `ChangeTally` keeps of them
+ * only counts and a bounded sample (`OcfChangeSummary`).
  */
 import { rebindSettlementClass, renameClass } from "../mapping/share-classes.js";
 import type { MappedRecord, StockClassUse } from "../mapping/types.js";
@@ -45,6 +49,134 @@ export interface OcfChangeSet {
 }
 
 /**
+ * What happened to one OCF object: created, changed (with the top-level fields that differ) or removed.
+ *
+ * @category Sync
+ */
+export type OcfObjectChange = ({ change: "created" | "removed" } & OcfObjectRef) | ({ change: "changed" } & ChangedOcfObject);
+
+/**
+ * How many objects were created, changed and removed.
+ *
+ * @category Sync
+ */
+export interface OcfChangeCounts {
+  created: number;
+  changed: number;
+  removed: number;
+}
+
+/**
+ * The most objects of each list an {@link OcfChangeSummary} names: the first in order of object type,
+ * then id. The `object-changed` events of a sync (and `sync --changes FILE`) name every one.
+ *
+ * @category Sync
+ */
+export const CHANGE_SAMPLE_LIMIT = 100;
+
+/**
+ * What a sync changed in an issuer's package, in a size that does not grow with the package: counts,
+ * counts per object type, and at most {@link CHANGE_SAMPLE_LIMIT} objects of each list, with how many
+ * each list left out. Every change comes as an `object-changed` event of the sync.
+ *
+ * @example
+ * const { changes } = event; // a "package-written" event
+ * console.log(`${changes.created} created, of them ${changes.byType.TX_STOCK_ISSUANCE?.created ?? 0} issuances`);
+ * if (changes.leftOut.changed > 0) console.log(`the first ${changes.sample.changed.length} changed objects only`);
+ *
+ * @category Sync
+ */
+export interface OcfChangeSummary extends OcfChangeCounts {
+  /** Objects present before and after with the same content. */
+  unchanged: number;
+  /** The counts of each object type that had a change, by `object_type`, in order. */
+  byType: Record<string, OcfChangeCounts>;
+  /** The first objects of each list, by object type then id: at most {@link CHANGE_SAMPLE_LIMIT} each. */
+  sample: { created: OcfObjectRef[]; changed: ChangedOcfObject[]; removed: OcfObjectRef[] };
+  /** How many objects of each list `sample` leaves out: its count minus its sample's length. */
+  leftOut: OcfChangeCounts;
+}
+
+/**
+ * Counts changes one at a time and keeps the first `limit` of each list (by object type, then id):
+ * its memory does not grow with the number of changes.
+ */
+export class ChangeTally {
+  private readonly counts: OcfChangeCounts = { created: 0, changed: 0, removed: 0 };
+  private readonly types = new Map<string, OcfChangeCounts>();
+  private readonly samples: { created: OcfObjectRef[]; changed: ChangedOcfObject[]; removed: OcfObjectRef[] } = { created: [], changed: [], removed: [] };
+
+  constructor(private readonly limit: number = CHANGE_SAMPLE_LIMIT) {
+    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`limit must be a whole number of at least 0, got ${limit}`);
+  }
+
+  add(change: OcfObjectChange): void {
+    this.counts[change.change] += 1;
+    let type = this.types.get(change.objectType);
+    if (type === undefined) {
+      type = { created: 0, changed: 0, removed: 0 };
+      this.types.set(change.objectType, type);
+    }
+    type[change.change] += 1;
+    const sample: OcfObjectRef[] = this.samples[change.change];
+    const ref = change.change === "changed" ? { objectType: change.objectType, id: change.id, fields: change.fields } : { objectType: change.objectType, id: change.id };
+    // Kept sorted: most changes of a large pass come after the last one kept, and cost one comparison.
+    const last = sample.at(-1);
+    if (sample.length === this.limit && (last === undefined || compareRefs(ref, last) >= 0)) return;
+    let low = 0;
+    let high = sample.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (compareRefs(sample[middle] as OcfObjectRef, ref) <= 0) low = middle + 1;
+      else high = middle;
+    }
+    sample.splice(low, 0, ref);
+    if (sample.length > this.limit) sample.pop();
+  }
+
+  /** How many objects of a list were added so far. */
+  count(change: OcfObjectChange["change"]): number {
+    return this.counts[change];
+  }
+
+  /** The summary, with the number of objects that did not change. */
+  summary(unchanged: number): OcfChangeSummary {
+    const { created, changed, removed } = this.counts;
+    const byType: Record<string, OcfChangeCounts> = {};
+    for (const type of [...this.types.keys()].sort()) byType[type] = { ...(this.types.get(type) as OcfChangeCounts) };
+    const sample = { created: [...this.samples.created], changed: [...this.samples.changed], removed: [...this.samples.removed] };
+    return {
+      created,
+      changed,
+      removed,
+      unchanged,
+      byType,
+      sample,
+      leftOut: { created: created - sample.created.length, changed: changed - sample.changed.length, removed: removed - sample.removed.length },
+    };
+  }
+}
+
+/** The changes of a change set one by one: created, then changed, then removed. */
+export function* changesOf(changes: OcfChangeSet): Generator<OcfObjectChange, void, undefined> {
+  for (const ref of changes.created) yield { change: "created", ...ref };
+  for (const ref of changes.changed) yield { change: "changed", ...ref };
+  for (const ref of changes.removed) yield { change: "removed", ...ref };
+}
+
+/**
+ * A change set's summary, as a sync reports it: counts, counts per type, the first `limit` objects of
+ * each list and how many it leaves out.
+ *
+ * @category Sync
+ */
+export function summarizeChangeSet(changes: OcfChangeSet, limit: number = CHANGE_SAMPLE_LIMIT): OcfChangeSummary {
+  const tally = new ChangeTally(limit);
+  for (const change of changesOf(changes)) tally.add(change);
+  return tally.summary(changes.unchanged);
+}
+
+/**
  * The objects of a package by `object_type` and `id` (`diffPackageObjects`' input).
  *
  * @category Sync
@@ -53,6 +185,12 @@ export type PackageObjectMap = Map<string, Readonly<Record<string, unknown>>>;
 
 function keyOf(objectType: string, id: string): string {
   return `${objectType}\u0000${id}`;
+}
+
+function compareRefs(a: OcfObjectRef, b: OcfObjectRef): number {
+  const ka = keyOf(a.objectType, a.id);
+  const kb = keyOf(b.objectType, b.id);
+  return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
 function refOf(key: string): OcfObjectRef {
@@ -145,27 +283,24 @@ async function groupRecords(storeDir: string, shards: ShardGenerations, group: n
   return records;
 }
 
-function compareRefs(a: OcfObjectRef, b: OcfObjectRef): number {
-  const ka = keyOf(a.objectType, a.id);
-  const kb = keyOf(b.objectType, b.id);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
-}
-
 /**
- * The change set from the package `before` was written from to the one `after` is written from, and
- * the number of objects in the new package. Reads only the shards that differ (and those holding a
- * record whose objects were withdrawn on one side only).
+ * Every change from the package `before` was written from to the one `after` is written from, one at
+ * a time, as it is found: no list of them is kept. Reads only the shards that differ (and those
+ * holding a record whose objects were withdrawn on one side only), a group of them at a time.
+ *
+ * Order: group by group, each by object type then id; then, after a previous package, the objects
+ * created and removed (an object whose id moved from one record to another in another group is found
+ * changed or unchanged only once every group is read, so until then only the keys of the objects
+ * created and removed are kept); last, the issuer-level objects.
  *
  * @param before `undefined` when there was no package: every object is created
- * @param objectsBefore the number of objects in the previous package
  */
-export async function diffStoredPackages(
+export async function* diffStoredPackages(
   storeDir: string,
   before: StoredPackage | undefined,
   after: StoredPackage,
-  objectsBefore: number,
   options: { signal?: AbortSignal } = {},
-): Promise<{ changes: OcfChangeSet; objects: number }> {
+): AsyncGenerator<OcfObjectChange, void, undefined> {
   const beforeShards = before?.shards ?? after.shards.map(() => 0);
   // Groups are shards of the coarser split (shard counts are powers of two): a group's records are in
   // whole shards on both sides.
@@ -182,7 +317,6 @@ export async function diffStoredPackages(
     if (withdrawnBefore.has(key) !== withdrawnAfter.has(key)) recheck.add(shardOf(key, groups));
   }
 
-  const changes: OcfChangeSet = { created: [], changed: [], removed: [], unchanged: 0 };
   // Where each created and removed object came from, to find objects that moved between groups.
   const createdIn = new Map<string, number>();
   const removedIn = new Map<string, number>();
@@ -202,16 +336,14 @@ export async function diffStoredPackages(
       addObjects(newObjects, b, classAfter);
     }
     const diff = diffPackageObjects(oldObjects, newObjects);
-    changes.changed.push(...diff.changed);
-    for (const ref of diff.created) {
-      changes.created.push(ref);
-      // With no previous package, nothing can have moved: no need to remember where objects came from.
-      if (before !== undefined) createdIn.set(keyOf(ref.objectType, ref.id), group);
+    if (before === undefined) {
+      // With no previous package, nothing can have moved: every object is created, and said so at once.
+      yield* changesOf(diff);
+      continue;
     }
-    for (const ref of diff.removed) {
-      changes.removed.push(ref);
-      removedIn.set(keyOf(ref.objectType, ref.id), group);
-    }
+    for (const ref of diff.changed) yield { change: "changed", ...ref };
+    for (const ref of diff.created) createdIn.set(keyOf(ref.objectType, ref.id), group);
+    for (const ref of diff.removed) removedIn.set(keyOf(ref.objectType, ref.id), group);
   }
 
   // An object whose id moved from one record to another in another group: compare its two versions.
@@ -229,20 +361,14 @@ export async function diffStoredPackages(
       new Map(moved.map((key) => [key, oldObjects.get(key) ?? {}])),
       new Map(moved.map((key) => [key, newObjects.get(key) ?? {}])),
     );
-    const settled = new Set(moved);
-    changes.created = changes.created.filter((ref) => !settled.has(keyOf(ref.objectType, ref.id)));
-    changes.removed = changes.removed.filter((ref) => !settled.has(keyOf(ref.objectType, ref.id)));
-    changes.changed.push(...diff.changed);
+    for (const ref of diff.changed) yield { change: "changed", ...ref };
+    for (const key of moved) {
+      createdIn.delete(key);
+      removedIn.delete(key);
+    }
   }
+  for (const key of createdIn.keys()) yield { change: "created", ...refOf(key) };
+  for (const key of removedIn.keys()) yield { change: "removed", ...refOf(key) };
 
-  const head = diffPackageObjects(headObjects(before?.head), headObjects(after.head));
-  changes.created.push(...head.created);
-  changes.changed.push(...head.changed);
-  changes.removed.push(...head.removed);
-  changes.created.sort(compareRefs);
-  changes.changed.sort(compareRefs);
-  changes.removed.sort(compareRefs);
-  const objects = objectsBefore + changes.created.length - changes.removed.length;
-  changes.unchanged = objects - changes.created.length - changes.changed.length;
-  return { changes, objects };
+  yield* changesOf(diffPackageObjects(headObjects(before?.head), headObjects(after.head)));
 }

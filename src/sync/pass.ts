@@ -40,7 +40,7 @@ import { keepableJson } from "../source/json-limits.js";
 import type { RecordKind } from "../source/kinds.js";
 import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward } from "../source/records.js";
-import { diffStoredPackages, type OcfChangeSet } from "./change-set.js";
+import { ChangeTally, diffStoredPackages, type OcfChangeSummary } from "./change-set.js";
 import { PassClassNames } from "./class-names.js";
 import { type DirectoryJson, digestOf, mappingDigest } from "../export/fingerprint.js";
 import { snapshotFolderOf, UNCHANGED_PAGES_LIMIT, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState, type UnchangedPage } from "./state.js";
@@ -489,7 +489,7 @@ export async function* syncIssuer(
     await saveState();
     yield { type: "state-saved", stateFile, issuerId, cursor, fullPending: false, stage: "records" };
 
-    const outcome = (changes: OcfChangeSet, written: IssuerExport | undefined): IssuerSyncResult => ({
+    const outcome = (changes: OcfChangeSummary, written: IssuerExport | undefined): IssuerSyncResult => ({
       issuerId,
       ok: true,
       ...plan,
@@ -515,7 +515,7 @@ export async function* syncIssuer(
       // A pass that staged and stored nothing wrote nothing there: the folder is as the sync's start left it.
       if (merged !== undefined || staging.count > 0) await removeAllBut(storeDir, storeFilesOf(stored));
       yield { type: "package-unchanged", issuerId, folder, objects: priorPackage.objects };
-      return outcome({ created: [], changed: [], removed: [], unchanged: priorPackage.objects }, undefined);
+      return outcome(new ChangeTally().summary(priorPackage.objects), undefined);
     }
 
     // A package written from unchanged records (other options, a deleted folder) still gets its own
@@ -550,7 +550,15 @@ export async function* syncIssuer(
       ...(head.classNames === undefined ? {} : { classNames: head.classNames }),
     };
     await writeHead(storeDir, built, headFile);
-    const { changes, objects } = await diffStoredPackages(storeDir, before, { shards: nextStore.shards, head: headFile }, priorPackage?.objects ?? 0, { signal });
+    // Every change said as it is found, and only counted and sampled here: a first pass creates every object.
+    const tally = new ChangeTally();
+    for await (const change of diffStoredPackages(storeDir, before, { shards: nextStore.shards, head: headFile }, { signal })) {
+      tally.add(change);
+      yield { type: "object-changed", issuerId, ...change };
+    }
+    const objectsBefore = priorPackage?.objects ?? 0;
+    const objects = objectsBefore + tally.count("created") - tally.count("removed");
+    const changes = tally.summary(objectsBefore - tally.count("removed") - tally.count("changed"));
     yield { type: "package-written", issuerId, folder: written.folder, zip: written.zip, transactions: written.transactions, changes, warnings: written.warnings };
 
     const done: IssuerSyncState = {

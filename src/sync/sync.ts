@@ -47,6 +47,9 @@ export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, planPass } from "./pass.js
 export type { IssuerSyncResult, PassPlan, RecordChanges, SyncEvent, SyncOptions, SyncedPackage } from "./types.js";
 export type { RecordRef as SourceRecordRef } from "./store.js";
 
+/** Events queued for the consumer before a pass waits for it to take them. */
+const EVENTS_QUEUED = 256;
+
 const SYNC_OPTION_KEYS: ReadonlySet<string> = new Set([
   ...[...EXPORT_OPTION_KEYS].filter((key) => key !== "records" && key !== "onEvent" && key !== "onMapped"),
   ...optionKeys<Omit<SyncOptions, keyof ExportOptions>>()(["stateFile", "full", "fullEvery", "overlapSeconds", "concurrency", "pageSize", "issuerProfileOf", "stakeholdersOf", "deadlineMs", "leaseMs", "onLockRenewalFailed", "s3Out", "s3State"]),
@@ -82,6 +85,9 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
  * the deadline or the signal stops the sync, each issuer not done gets `issuer-stopped`, the last event
  * is `sync-stopped` with every result, and the iteration then throws why it stopped.
  * Leaving the loop early stops the issuers under way (as an abort would) before the lock is released.
+ * A package written is followed by an `object-changed` event per object it created, changed or
+ * removed (a first pass: every object); the passes wait while the consumer is 256 events behind, so a
+ * slow consumer slows the sync instead of filling the memory.
  *
  * @throws {SyncLockedError} when another sync holds the state's lock; {SyncStateError} for a state
  *   file that cannot be used; the signal's reason when aborted.
@@ -90,7 +96,7 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
  * import { createApiClient, sync } from "ocf-sync";
  * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
  * for await (const event of sync(client, ["7"], { outDir: "synced", stateFile: "synced/sync-state.json" })) {
- *   if (event.type === "package-written") console.log(event.issuerId, event.changes.changed.length, "changed");
+ *   if (event.type === "package-written") console.log(event.issuerId, event.changes.changed, "changed");
  * }
  * await client.close();
  * ```
@@ -180,6 +186,24 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
       queue.push(event);
       wake?.();
     };
+    // A pass waits while the consumer is behind: a first pass says every object it creates
+    // (`object-changed`), and a consumer that writes them out must not find them all queued.
+    let room: (() => void)[] = [];
+    const pushInTurn = async (event: SyncEvent): Promise<void> => {
+      push(event);
+      while (queue.length > EVENTS_QUEUED && !stop.signal.aborted) await new Promise<void>((resolve) => room.push(resolve));
+    };
+    const makeRoom = (): void => {
+      if (queue.length > EVENTS_QUEUED || room.length === 0) return;
+      const waiting = room;
+      room = [];
+      for (const resolve of waiting) resolve();
+    };
+    stop.signal.addEventListener("abort", () => {
+      const waiting = room;
+      room = [];
+      for (const resolve of waiting) resolve();
+    });
     const limit = pLimit(concurrency);
     for (const issuerId of ids) {
       running.push(
@@ -192,7 +216,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
                 results.set(issuerId, step.value);
                 break;
               }
-              push(step.value);
+              await pushInTurn(step.value);
             }
           } catch (error) {
             if (signal.aborted) {
@@ -213,6 +237,7 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
     for (;;) {
       const event = queue.shift();
       if (event !== undefined) {
+        makeRoom();
         yield event;
         continue;
       }

@@ -8,7 +8,7 @@ import type { IssuerProfile, StakeholderEntry } from "../mapping/types.js";
 import type { PullEvent } from "../pull/events.js";
 import type { ObjectStorageOptions } from "../io/s3-location.js";
 import type { SourceWarning } from "../source/errors.js";
-import type { OcfChangeSet } from "./change-set.js";
+import type { OcfChangeSummary, OcfObjectChange } from "./change-set.js";
 import type { LockOwner, StaleLock } from "./lock.js";
 import type { FullPassReason, UnreadableIssuerState } from "./state.js";
 import type { RecordRef } from "./store.js";
@@ -127,10 +127,19 @@ export type SyncEvent =
    */
   | { type: "records-changed"; issuerId: string; pass: "full" | "incremental"; pulled: number; pages: number; reread: number; unchangedPages: number; records: RecordChanges; warnings: SourceWarning[] }
   /**
-   * The issuer's package was written: what changed among its OCF objects, and the warnings of its
-   * export (as in its report).
+   * One OCF object the package just written created, changed (with the fields that differ) or removed:
+   * an event per object, every one of them once, after the package is in place and before its
+   * `package-written`, in no set order (see `diffStoredPackages`). The sync finds them as it goes and
+   * keeps none: a consumer that wants every change takes it here (`sync --changes FILE` writes each as
+   * a line). An issuer that then fails keeps its previous state, and its next pass says its changes again.
    */
-  | { type: "package-written"; issuerId: string; folder: string; zip: string | undefined; transactions: number; changes: OcfChangeSet; warnings: IssuerExport["warnings"] }
+  | ({ type: "object-changed"; issuerId: string } & OcfObjectChange)
+  /**
+   * The issuer's package was written: what changed among its OCF objects, in counts and a bounded
+   * sample (`OcfChangeSummary`: every change came before as an `object-changed` event), and the
+   * warnings of its export (as in its report).
+   */
+  | { type: "package-written"; issuerId: string; folder: string; zip: string | undefined; transactions: number; changes: OcfChangeSummary; warnings: IssuerExport["warnings"] }
   /** The issuer's package was already current (no record changed): it was left as it is. */
   | { type: "package-unchanged"; issuerId: string; folder: string; objects: number }
   /**
@@ -216,7 +225,8 @@ export type IssuerSyncResult =
       /** Records the pull returned that the store already held as they are (the overlap window's re-reads). */
       reread: number;
       records: RecordChanges;
-      changes: OcfChangeSet;
+      /** What changed among its OCF objects: counts and a bounded sample (every change came as an `object-changed` event). */
+      changes: OcfChangeSummary;
       package: SyncedPackage;
       /** What writing the package produced; `undefined` when it was already current. */
       export: IssuerExport | undefined;

@@ -11,6 +11,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { diffPackageObjects, diffStoredPackages, type PackageObjectMap } from "../../src/sync/change-set.js";
 import { Staging, hashRaw, mergeStaged, readShard, recordKey, shardOf, type PackageHeadFile, type StoredRecord } from "../../src/sync/store.js";
+import { collectChanges } from "../helpers/change-set.js";
 
 const HEAD: Omit<PackageHeadFile, "withdrawn"> = {
   issuer: { object_type: "ISSUER", id: "issuer" } as unknown as PackageHeadFile["issuer"],
@@ -110,7 +111,7 @@ describe("the sync's record store", () => {
           const withdrawn = pass.withdraw.map((id) => recordKey("restrictedStockAward", `r${id}`, "")).filter((key) => model.has(key));
           const head: PackageHeadFile = { ...HEAD, withdrawn };
           const objects = objectsOf(model.values(), new Set(withdrawn));
-          const { changes, objects: count } = await diffStoredPackages(dir, previousPackage, { shards: result.shards, head }, previousPackage?.objects.size ?? 0);
+          const { changes, objects: count } = await collectChanges(diffStoredPackages(dir, previousPackage, { shards: result.shards, head }), previousPackage?.objects.size ?? 0);
           expect(changes).toEqual(diffPackageObjects(previousPackage?.objects ?? new Map(), objects));
           expect(count).toBe(objects.size);
 

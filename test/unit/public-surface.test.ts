@@ -76,6 +76,8 @@ const VALUES = [
   "LINEAGE_READINGS",
   "ZipTooLargeError",
   "diffPackageObjects",
+  "summarizeChangeSet",
+  "CHANGE_SAMPLE_LIMIT",
   "exportIssuer",
   "exportIssuers",
   "getAward",

@@ -1,15 +1,17 @@
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import type { AtomicWriteStream } from "../../io/atomic-file.js";
 import { isS3Url, type ObjectStorageOptions } from "../../io/s3.js";
 import { createApiClient } from "../../client/create-client.js";
 import { isDeadlineExceededError, terminalSafe } from "../../errors.js";
+import { CHANGE_SAMPLE_LIMIT } from "../../sync/change-set.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
 import { COMMAND_OPTIONS } from "../command-options.js";
 import { UsageError, failureCodeOf, writeLine, type CliIo } from "../io.js";
-import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, leaseFromEnvironment, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
+import { CHOICES_HELP, DEADLINE_HELP, ISSUERS_FILE_HELP, LOG_HELP, leaseFromEnvironment, openOutputFile, prepareOutputFolder, readJobFlags, readPackageFlags } from "../job-flags.js";
 import { everyIssuer } from "../issuer-list.js";
 import { withJsonDocument } from "../json-output.js";
 import { createReporter, formatDuration, leftoverKeptLine, logIssuerFailure, logNotableWarnings, PageTally } from "../progress.js";
@@ -69,12 +71,17 @@ ${SHARD_HELP}
                            (90s, 5m, 1h) (default ${DEFAULT_OVERLAP_SECONDS} seconds)
   --json                   print the run record as one JSON document on standard output (the document
                            --summary writes, in the shape of export's), each issuer with its "sync": the
-                           pass, the counts and lists of OCF objects created, changed and removed, and
-                           the records pulled; also when the whole sync fails (a usage error, an unusable
-                           DIR or FILE, a lock), then with "error": { "code", "message" } and every
-                           issuer failed by it
+                           pass, the counts of OCF objects created, changed and removed (in all and per
+                           object type), the first ${CHANGE_SAMPLE_LIMIT} of each list and how many it leaves
+                           out, and the records pulled; also when the whole sync fails (a usage error, an
+                           unusable DIR or FILE, a lock), then with "error": { "code", "message" } and
+                           every issuer failed by it
   --summary FILE           write the run record to FILE (atomically, also when the sync fails), in the
                            shape of export's (schemas/run-record.schema.json), with each issuer's pass
+  --changes FILE           write every OCF object each package written created, changed or removed to
+                           FILE, one JSON line each, as the sync finds them (atomically, when the sync
+                           ends): {"issuerId","change":"created"|"changed"|"removed","objectType","id"},
+                           and "fields" (those that changed) for a changed one
   --zip                    also write one flat .ocf.zip per issuer (without it, the zip of an earlier
                            run is removed when the package is written: it would hold another package)
   --as-of DATE             the manifest's as_of (YYYY-MM-DD); default: the date of --generated-at
@@ -106,6 +113,7 @@ Examples:
   ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --full --json > changes.json
   ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --strict
   ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --summary run.json
+  ocf-sync sync --base-url http://127.0.0.1:4010 --issuer 7 --out out --state state.json --changes changes.ndjson
   ocf-sync sync --base-url http://127.0.0.1:4010 --issuers-file issuers.txt --out out-1 --state state.json --shard 1/2`;
 
 const SHOWN_PER_LIST = 20;
@@ -116,9 +124,9 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
     { header: "issuer", value: (r) => r.issuerId },
     { header: "pass", value: (r) => (r.ok ? (r.pass === "full" ? `full (${r.reason})` : "incremental") : "-") },
     { header: "pulled", value: (r) => (r.ok ? String(r.pulled) : "-"), align: "right" },
-    { header: "created", value: (r) => (r.ok ? String(r.changes.created.length) : "-"), align: "right" },
-    { header: "changed", value: (r) => (r.ok ? String(r.changes.changed.length) : "-"), align: "right" },
-    { header: "removed", value: (r) => (r.ok ? String(r.changes.removed.length) : "-"), align: "right" },
+    { header: "created", value: (r) => (r.ok ? String(r.changes.created) : "-"), align: "right" },
+    { header: "changed", value: (r) => (r.ok ? String(r.changes.changed) : "-"), align: "right" },
+    { header: "removed", value: (r) => (r.ok ? String(r.changes.removed) : "-"), align: "right" },
     { header: "unchanged", value: (r) => (r.ok ? String(r.changes.unchanged) : "-"), align: "right" },
     { header: "status", value: (r) => (r.ok ? "ok" : `FAILED ${r.error.code}`) },
   ]);
@@ -129,25 +137,32 @@ export function changeSetSummary(results: readonly IssuerSyncResult[]): string {
       lines.push("", `${r.issuerId}: failed: ${r.error instanceof Error ? r.error.message : String(r.error)} [${failureCodeOf(r.error)}]`);
       continue;
     }
-    const { created, changed, removed } = r.changes;
-    if (created.length + changed.length + removed.length === 0) continue;
-    if (changed.length + removed.length + r.changes.unchanged === 0) {
+    const { created, changed, removed, unchanged, sample } = r.changes;
+    if (created + changed + removed === 0) continue;
+    if (changed + removed + unchanged === 0) {
       // Counted as `validate` counts a package: the objects in its files, the issuer (in the manifest) apart.
-      const inFiles = created.filter((o) => o.objectType !== "ISSUER").length;
-      const issuer = inFiles < created.length ? "the issuer and " : "";
+      const inFiles = created - (r.changes.byType.ISSUER?.created ?? 0);
+      const issuer = inFiles < created ? "the issuer and " : "";
       lines.push("", `${r.issuerId}: a new package of ${issuer}${inFiles} object${inFiles === 1 ? "" : "s"}`);
       continue;
     }
     lines.push("", `${r.issuerId}:`);
-    const list = (sign: string, items: readonly { objectType: string; id: string; fields?: string[] }[]): void => {
-      for (const o of items.slice(0, SHOWN_PER_LIST)) lines.push(`  ${sign} ${o.objectType} ${o.id}${o.fields === undefined ? "" : ` (${o.fields.join(", ")})`}`);
-      if (items.length > SHOWN_PER_LIST) lines.push(`  ${sign} … and ${items.length - SHOWN_PER_LIST} more (see --json)`);
+    const list = (sign: string, count: number, items: readonly { objectType: string; id: string; fields?: string[] }[]): void => {
+      const shown = items.slice(0, SHOWN_PER_LIST);
+      for (const o of shown) lines.push(`  ${sign} ${o.objectType} ${o.id}${o.fields === undefined ? "" : ` (${o.fields.join(", ")})`}`);
+      if (count > shown.length) lines.push(`  ${sign} … and ${count - shown.length} more (see --changes FILE)`);
     };
-    list("+", created);
-    list("~", changed);
-    list("-", removed);
+    list("+", created, sample.created);
+    list("~", changed, sample.changed);
+    list("-", removed, sample.removed);
   }
   return [table, ...lines.map(terminalSafe)].join("\n");
+}
+
+/** A line of `--changes FILE`: the event less its type. */
+function changeLine(event: Extract<SyncEvent, { type: "object-changed" }>): string {
+  const { type: _type, ...line } = event;
+  return `${JSON.stringify(line)}\n`;
 }
 
 export async function syncCommand(argv: readonly string[], io: CliIo): Promise<number> {
@@ -312,7 +327,11 @@ async function syncInto(
     progress();
   };
   let deadlinePassed: unknown;
+  let jobFailed = false;
+  // Every change, written as the sync finds it (the events wait while it is written): none is kept.
+  let changes: AtomicWriteStream | undefined;
   try {
+    if (values.changes !== undefined) changes = await openOutputFile("changes", resolve(io.cwd, values.changes), io.signal);
     for await (const event of sync(client, issuers, {
       outDir,
       stateFile,
@@ -331,17 +350,26 @@ async function syncInto(
       ...(s3State === undefined ? {} : { s3State }),
       onLockRenewalFailed: (message) => reporter.log("warn", message),
     })) {
-      onEvent(event);
+      if (event.type !== "object-changed") onEvent(event);
+      else if (changes !== undefined) await changes.write(changeLine(event));
     }
   } catch (error) {
     // The deadline: the issuers synced are summed up, as export does; anything else ends here.
-    if (!isDeadlineExceededError(error)) throw error;
+    if (!isDeadlineExceededError(error)) {
+      jobFailed = true;
+      throw error;
+    }
     deadlinePassed = error;
     // Stopped before any issuer began (while taking the locks): each one was stopped all the same.
     results = everyIssuer(issuers, results, (issuerId) => ({ issuerId, ok: false, error }));
   } finally {
     reporter.done();
     await client.close();
+    // Also when the sync failed or was stopped: the packages written until then are in place, and their
+    // states saved, so that the next run would not say their changes again.
+    const file = changes;
+    if (file !== undefined && jobFailed) await file.commit().catch(() => file.abort());
+    else await file?.commit();
   }
 
   const printText = (): void => {

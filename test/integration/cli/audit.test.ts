@@ -11,6 +11,7 @@ import { runCli } from "../../../src/cli/main.js";
 import { createApiClient } from "../../../src/client/create-client.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { sync, type IssuerSyncResult, type SyncOptions } from "../../../src/sync/sync.js";
+import { summarizeChangeSet } from "../../../src/sync/change-set.js";
 import { captureIo } from "../../helpers/capture.js";
 
 const GOLDEN = resolve(import.meta.dirname, "../../../samples/ocf");
@@ -255,14 +256,14 @@ describe("validate --help and the report agree on itemId", () => {
 
 describe("cosmetics", () => {
   it("sync: a new package of 1 object, not 1 objects", () => {
-    const result = { ok: true, issuerId: "x", pass: "full", reason: "first-run", pulled: 1, changes: { created: [{ objectType: "STAKEHOLDER", id: "s" }], changed: [], removed: [], unchanged: 0 } };
+    const result = { ok: true, issuerId: "x", pass: "full", reason: "first-run", pulled: 1, changes: summarizeChangeSet({ created: [{ objectType: "STAKEHOLDER", id: "s" }], changed: [], removed: [], unchanged: 0 }) };
     expect(changeSetSummary([result as unknown as IssuerSyncResult])).toContain("x: a new package of 1 object\n".trim());
     expect(changeSetSummary([result as unknown as IssuerSyncResult])).not.toContain("1 objects");
   });
 
   it("sync counts a new package's objects as validate does: the issuer (in the manifest) apart", () => {
     const created = [{ objectType: "ISSUER", id: "x" }, { objectType: "STAKEHOLDER", id: "s" }, { objectType: "STOCK_CLASS", id: "c" }];
-    const result = { ok: true, issuerId: "x", pass: "full", reason: "first-run", pulled: 1, changes: { created, changed: [], removed: [], unchanged: 0 } };
+    const result = { ok: true, issuerId: "x", pass: "full", reason: "first-run", pulled: 1, changes: summarizeChangeSet({ created, changed: [], removed: [], unchanged: 0 }) };
     expect(changeSetSummary([result as unknown as IssuerSyncResult])).toContain("x: a new package of the issuer and 2 objects");
   });
 

@@ -5,7 +5,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCli } from "../../../src/cli/main.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { captureIo } from "../../helpers/capture.js";
-import { GENERATED_AT, freshSampleData, touch } from "./helpers.js";
+import type { WireRecord } from "../../../src/sample-server/server.js";
+import { CHANGE_SAMPLE_LIMIT } from "../../../src/sync/change-set.js";
+import { GENERATED_AT, freshSampleData, generatedIssuer, packageObjects, touch } from "./helpers.js";
 
 /** An issuer of the run record --json prints, with its pass in `sync`. */
 interface IssuerDocument {
@@ -20,7 +22,22 @@ interface SyncDocument {
   changed: number;
   removed: number;
   unchanged: number;
-  objects: { changed: { objectType: string; id: string; fields: string[] }[]; removed: { id: string }[] };
+  objectTypes: Record<string, { created: number; changed: number; removed: number }>;
+  objects: {
+    created: { objectType: string; id: string }[];
+    changed: { objectType: string; id: string; fields: string[] }[];
+    removed: { id: string }[];
+    limit: number;
+    leftOut: { created: number; changed: number; removed: number };
+  };
+}
+/** A line of --changes FILE. */
+interface ChangeLine {
+  issuerId: string;
+  change: "created" | "changed" | "removed";
+  objectType: string;
+  id: string;
+  fields?: string[];
 }
 
 describe("ocf-sync sync", () => {
@@ -66,6 +83,67 @@ describe("ocf-sync sync", () => {
     expect(issuer?.sync.removed).toBeGreaterThan(0);
     expect(issuer?.sync.objects.removed.map((o) => o.id)).toContain(`rsa-${String(gone.id)}-issuance`);
     expect(issuer?.sync.unchanged).toBeGreaterThan(0);
+  });
+
+  it("writes every change once to --changes FILE, while --json and --summary name the first CHANGE_SAMPLE_LIMIT of each list and count the rest", async () => {
+    const records = generatedIssuer(server, "big", 300);
+    const big = async (...extra: string[]): Promise<{ doc: { issuers: IssuerDocument[] }; lines: ChangeLine[]; summary: { issuers: IssuerDocument[] } }> => {
+      const io = captureIo(dir);
+      const args = ["sync", "--base-url", server.url, "--issuer", "big", "--out", "out", "--state", "big.json", "--generated-at", GENERATED_AT, "--json"];
+      expect(await runCli([...args, "--summary", "runs/big.json", "--changes", "changes/big.ndjson", ...extra], io)).toBe(0);
+      const text = await readFile(join(dir, "changes", "big.ndjson"), "utf8");
+      expect(text === "" || text.endsWith("\n")).toBe(true);
+      return {
+        doc: JSON.parse(io.stdout.text) as { issuers: IssuerDocument[] },
+        lines: text.split("\n").filter((line) => line !== "").map((line) => JSON.parse(line) as ChangeLine),
+        summary: JSON.parse(await readFile(join(dir, "runs", "big.json"), "utf8")) as { issuers: IssuerDocument[] },
+      };
+    };
+
+    const first = await big();
+    const objects = await packageObjects(join(dir, "out", "big"));
+    expect(objects.size).toBeGreaterThan(CHANGE_SAMPLE_LIMIT);
+    // Every object of the new package, each once, created.
+    const keys = first.lines.map((l) => `${l.objectType}\u0000${l.id}`);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect([...keys].sort()).toEqual([...objects.keys()].sort());
+    expect(first.lines.every((l) => l.issuerId === "big" && l.change === "created" && !("fields" in l))).toBe(true);
+    // The run record: the counts of all, the first CHANGE_SAMPLE_LIMIT by type then id, the rest left out.
+    const [issuer] = first.doc.issuers;
+    expect(issuer?.sync).toMatchObject({ created: objects.size, changed: 0, removed: 0, unchanged: 0 });
+    expect(issuer?.sync.objects.limit).toBe(CHANGE_SAMPLE_LIMIT);
+    expect(issuer?.sync.objects.created).toEqual(
+      first.lines
+        .map(({ objectType, id }) => ({ objectType, id }))
+        .sort((a, b) => (`${a.objectType}\u0000${a.id}` < `${b.objectType}\u0000${b.id}` ? -1 : 1))
+        .slice(0, CHANGE_SAMPLE_LIMIT),
+    );
+    expect(issuer?.sync.objects.leftOut).toEqual({ created: objects.size - CHANGE_SAMPLE_LIMIT, changed: 0, removed: 0 });
+    const perType = new Map<string, number>();
+    for (const l of first.lines) perType.set(l.objectType, (perType.get(l.objectType) ?? 0) + 1);
+    expect(issuer?.sync.objectTypes).toEqual(Object.fromEntries([...perType].sort(([a], [b]) => (a < b ? -1 : 1)).map(([type, created]) => [type, { created, changed: 0, removed: 0 }])));
+    expect(first.summary.issuers[0]?.sync).toEqual(issuer?.sync);
+
+    // A later run: the file holds that run's changes only, a changed object with its fields.
+    const changed = records.find((r) => r.id === "g7") as WireRecord;
+    changed.securityLabel = "RSU-RENAMED";
+    touch(changed, "2025-04-02T00:00:00Z");
+    const second = await big();
+    expect(second.lines).toEqual([{ issuerId: "big", change: "changed", objectType: "TX_EQUITY_COMPENSATION_ISSUANCE", id: "rsu-g7-issuance", fields: ["comments", "custom_id"] }]);
+    expect(second.lines.every((l) => l.change === "changed")).toBe(true);
+    expect(second.doc.issuers[0]?.sync).toMatchObject({ created: 0, changed: second.lines.length, objects: { leftOut: { created: 0, changed: 0, removed: 0 } } });
+
+    // Nothing changed: an empty file.
+    expect((await big()).lines).toEqual([]);
+  });
+
+  it("refuses a --changes FILE it cannot write as a usage error, before any request", async () => {
+    await writeFile(join(dir, "blocker"), "");
+    const before = server.stats().requests;
+    const refused = await run("--changes", "blocker/changes.ndjson");
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("--changes: ");
+    expect(server.stats().requests).toBe(before);
   });
 
   it("says on stderr when the package's as-of date is past tranches the source has not vested, naming the date the source fits", async () => {

@@ -7,7 +7,8 @@ import { createApiClient, type ApiClient } from "../../../src/client/create-clie
 import { exportIssuer } from "../../../src/export/export-issuer.js";
 import { packageNameFor } from "../../../src/ocf/package-folder.js";
 import { loadSampleData, startSampleServer, type SampleData, type SampleServer, type WireRecord } from "../../../src/sample-server/server.js";
-import type { PackageObjectMap } from "../../../src/sync/change-set.js";
+import { summarizeChangeSet, type OcfChangeSet, type PackageObjectMap } from "../../../src/sync/change-set.js";
+import { collectChanges } from "../../helpers/change-set.js";
 import { sync, type SyncEvent, type SyncOptions } from "../../../src/sync/sync.js";
 
 export const GENERATED_AT = "2025-07-01T00:00:00Z";
@@ -90,6 +91,43 @@ export function touch(record: WireRecord, at: string): void {
   record.lastModifiedDatetime = { value: at };
 }
 
-export function eventsOf<T extends SyncEvent["type"]>(events: SyncEvent[], type: T): Extract<SyncEvent, { type: T }>[] {
+export function eventsOf<T extends SyncEvent["type"]>(events: readonly SyncEvent[], type: T): Extract<SyncEvent, { type: T }>[] {
   return events.filter((e): e is Extract<SyncEvent, { type: T }> => e.type === type);
+}
+
+/**
+ * Every change a sync said of `issuerId`'s package (its `object-changed` events, each object once), after
+ * checking that they are what its `package-written` summary counts and samples.
+ */
+export async function changesOfPackage(events: readonly SyncEvent[], issuerId: string): Promise<OcfChangeSet> {
+  const written = eventsOf(events, "package-written").filter((e) => e.issuerId === issuerId);
+  expect(written).toHaveLength(1);
+  const summary = (written[0] as (typeof written)[number]).changes;
+  const said = eventsOf(events, "object-changed").filter((e) => e.issuerId === issuerId);
+  const { changes } = await collectChanges(
+    said.map(({ type: _type, issuerId: _issuer, ...change }) => change),
+    summary.unchanged + summary.changed + summary.removed,
+  );
+  expect(summarizeChangeSet(changes)).toEqual(summary);
+  return changes;
+}
+
+/** An issuer of `count` records cloned from issuer 7's, with ids of their own, modified one a minute up to 2025-04-01. */
+export function generatedIssuer(server: SampleServer, issuerId: string, count: number): WireRecord[] {
+  const sample = server.data.issuers.get("7");
+  if (sample === undefined) throw new Error("sample issuer 7 is missing");
+  const awards: WireRecord[] = [];
+  const units: WireRecord[] = [];
+  for (let i = 0; i < count; i += 1) {
+    const isAward = i % 2 === 0;
+    const templates = isAward ? sample.awards : sample.units;
+    const record = structuredClone(templates[i % templates.length] as WireRecord);
+    record.id = `g${i}`;
+    record.issuerId = issuerId;
+    record.securityLabel = `${isAward ? "RSA" : "RSU"}-G${i}`;
+    touch(record, new Date(Date.parse("2025-04-01T00:00:00Z") - (count - i) * 60_000).toISOString());
+    (isAward ? awards : units).push(record);
+  }
+  server.data.issuers.set(issuerId, { awards, units });
+  return [...awards, ...units];
 }

@@ -8,30 +8,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SampleServer, WireRecord } from "../../../src/sample-server/server.js";
-import { diffPackageObjects } from "../../../src/sync/change-set.js";
+import { CHANGE_SAMPLE_LIMIT, diffPackageObjects, summarizeChangeSet } from "../../../src/sync/change-set.js";
 import { storeFolderOf } from "../../../src/sync/pass.js";
 import { readSyncState, snapshotFolderOf } from "../../../src/sync/state.js";
-import { eventsOf, expectSameAsFreshExport, folderFiles, openSyncWorkspace, packageObjects, runSync, touch } from "./helpers.js";
-
-/** An issuer of `count` records cloned from issuer 7's, with ids of their own, modified one a minute up to 2025-04-01. */
-function generatedIssuer(server: SampleServer, issuerId: string, count: number): WireRecord[] {
-  const sample = server.data.issuers.get("7");
-  if (sample === undefined) throw new Error("sample issuer 7 is missing");
-  const awards: WireRecord[] = [];
-  const units: WireRecord[] = [];
-  for (let i = 0; i < count; i += 1) {
-    const isAward = i % 2 === 0;
-    const templates = isAward ? sample.awards : sample.units;
-    const record = structuredClone(templates[i % templates.length] as WireRecord);
-    record.id = `g${i}`;
-    record.issuerId = issuerId;
-    record.securityLabel = `${isAward ? "RSA" : "RSU"}-G${i}`;
-    touch(record, new Date(Date.parse("2025-04-01T00:00:00Z") - (count - i) * 60_000).toISOString());
-    (isAward ? awards : units).push(record);
-  }
-  server.data.issuers.set(issuerId, { awards, units });
-  return [...awards, ...units];
-}
+import { changesOfPackage, eventsOf, expectSameAsFreshExport, generatedIssuer, folderFiles, openSyncWorkspace, packageObjects, runSync, touch } from "./helpers.js";
 
 describe("an incremental sync", () => {
   let server: SampleServer;
@@ -45,11 +25,19 @@ describe("an incremental sync", () => {
 
   it("rewrites only the shard of a changed record, and takes the change set from the stored mappings", async () => {
     const records = generatedIssuer(server, "big", 1100);
-    await runSync(server.url, ["big"], { outDir, stateFile });
+    const first = await runSync(server.url, ["big"], { outDir, stateFile });
     const store = storeFolderOf(stateFile, "big");
     const before = await folderFiles(store);
     expect([...before.keys()].filter((n) => n.endsWith(".out"))).toHaveLength(4); // 1,100 records: 4 shards
     const packageBefore = await packageObjects(join(outDir, "big"));
+    // A first pass: every object of the package said once as created, and a summary of the first ones only.
+    const created = await changesOfPackage(first, "big");
+    expect(created).toEqual(diffPackageObjects(new Map(), packageBefore));
+    const [summary] = eventsOf(first, "package-written");
+    expect(summary?.changes.created).toBe(packageBefore.size);
+    expect(summary?.changes.sample.created).toEqual(created.created.slice(0, CHANGE_SAMPLE_LIMIT));
+    expect(summary?.changes.leftOut.created).toBe(packageBefore.size - CHANGE_SAMPLE_LIMIT);
+    expect(summary?.changes.byType.TX_STOCK_ISSUANCE?.created).toBe(created.created.filter((o) => o.objectType === "TX_STOCK_ISSUANCE").length);
 
     const changed = records.find((r) => r.id === "g7") as WireRecord;
     changed.securityLabel = "RSU-RENAMED";
@@ -69,8 +57,9 @@ describe("an incremental sync", () => {
 
     const [written] = eventsOf(events, "package-written");
     const packageAfter = await packageObjects(join(outDir, "big"));
-    expect(written?.changes).toEqual(diffPackageObjects(packageBefore, packageAfter));
-    expect(written?.changes.changed.map((o) => o.id)).toContain("rsu-g7-issuance");
+    expect(await changesOfPackage(events, "big")).toEqual(diffPackageObjects(packageBefore, packageAfter));
+    expect(written?.changes).toEqual(summarizeChangeSet(diffPackageObjects(packageBefore, packageAfter)));
+    expect(written?.changes.sample.changed.map((o) => o.id)).toContain("rsu-g7-issuance");
     await expectSameAsFreshExport(server.url, "big", outDir);
   });
 
@@ -85,10 +74,10 @@ describe("an incremental sync", () => {
     }
     const events = await runSync(server.url, ["7"], { outDir, stateFile });
     expect(eventsOf(events, "issuer-failed")).toEqual([]);
-    const changed = eventsOf(events, "package-written")[0]?.changes;
+    const changed = await changesOfPackage(events, "7");
     // The units' issuances (never pulled again) now name the renamed class, as a fresh export does.
-    expect(changed?.created.map((o) => o.id)).toContain("stock-class-Common Stock");
-    expect(changed?.changed.map((o) => o.id)).toContain("rsu-8801-issuance");
+    expect(changed.created.map((o) => o.id)).toContain("stock-class-Common Stock");
+    expect(changed.changed.map((o) => o.id)).toContain("rsu-8801-issuance");
     await expectSameAsFreshExport(server.url, "7", outDir);
   });
 
@@ -118,7 +107,7 @@ describe("an incremental sync", () => {
     const fixed = await runSync(server.url, ["7"], { outDir, stateFile });
     expect(server.stats().requests - requests).toBe(2);
     expect(eventsOf(fixed, "issuer-started")[0]).toMatchObject({ pass: "incremental" });
-    expect(eventsOf(fixed, "package-written")[0]?.changes.removed).toEqual([]);
+    expect((await changesOfPackage(fixed, "7")).removed).toEqual([]);
     await expectSameAsFreshExport(server.url, "7", outDir);
   });
 
@@ -133,7 +122,7 @@ describe("an incremental sync", () => {
     // Another lineage: every record is mapped again, from its stored JSON (award 2208 loses its balance).
     const remapped = await count({ outDir, stateFile, lineage: "same-security" as const });
     expect(remapped.requests).toBe(2);
-    expect(eventsOf(remapped.events, "package-written")[0]?.changes.changed.length).toBeGreaterThan(0);
+    expect((await changesOfPackage(remapped.events, "7")).changed.length).toBeGreaterThan(0);
     const fresh = await mkdtemp(join(tmpdir(), "ocf-sync-fresh-"));
     await runSync(server.url, ["7"], { outDir: fresh, stateFile: join(fresh, "state.json"), lineage: "same-security" as const });
     expect(await folderFiles(join(outDir, "7"))).toEqual(await folderFiles(join(fresh, "7")));
@@ -141,7 +130,8 @@ describe("an incremental sync", () => {
     // A zip asked for now, then the package folder deleted: written again each time.
     const zipped = await count({ outDir, stateFile, lineage: "same-security" as const, zip: true });
     expect(zipped.requests).toBe(2);
-    expect(eventsOf(zipped.events, "package-written")[0]?.changes).toMatchObject({ created: [], changed: [], removed: [] });
+    expect(eventsOf(zipped.events, "package-written")[0]?.changes).toMatchObject({ created: 0, changed: 0, removed: 0 });
+    expect(eventsOf(zipped.events, "object-changed")).toEqual([]);
     await stat(join(outDir, "7.ocf.zip"));
     await rm(join(outDir, "7"), { recursive: true });
     const restored = await count({ outDir, stateFile, lineage: "same-security" as const, zip: true });

@@ -11,7 +11,7 @@ import { DeadlineExceededError, isOcfSyncError } from "../../../src/errors.js";
 import { sync, type SyncEvent } from "../../../src/sync/sync.js";
 import { answerOnly } from "../../helpers/hostile-handlers.js";
 import { startLoopbackServer } from "../../helpers/loopback-server.js";
-import { AS_OF, GENERATED_AT, client, eventsOf, expectSameAsFreshExport, folderFiles, folderStats, openSyncWorkspace, runSync, touch } from "./helpers.js";
+import { AS_OF, GENERATED_AT, changesOfPackage, client, eventsOf, expectSameAsFreshExport, folderFiles, folderStats, openSyncWorkspace, runSync, touch } from "./helpers.js";
 
 function awardsOf(server: SampleServer, issuerId: string): WireRecord[] {
   const issuer = server.data.issuers.get(issuerId);
@@ -37,8 +37,9 @@ describe("sync against the sample server", () => {
       ["acme-robotics", "full", "first-run"],
     ]);
     const written = eventsOf(first, "package-written");
-    expect(written.every((e) => e.changes.removed.length === 0 && e.changes.changed.length === 0 && e.changes.unchanged === 0)).toBe(true);
-    expect(written.every((e) => e.changes.created.length > 0)).toBe(true);
+    expect(written.every((e) => e.changes.removed === 0 && e.changes.changed === 0 && e.changes.unchanged === 0)).toBe(true);
+    expect(written.every((e) => e.changes.created > 0)).toBe(true);
+    expect((await changesOfPackage(first, "7")).created).toHaveLength(written.find((e) => e.issuerId === "7")?.changes.created ?? -1);
     await expectSameAsFreshExport(server.url, "7", outDir);
     await expectSameAsFreshExport(server.url, "acme-robotics", outDir);
     const state = await readSyncState(stateFile);
@@ -65,7 +66,8 @@ describe("sync against the sample server", () => {
     const [kept] = eventsOf(second, "package-unchanged");
     expect(kept?.objects).toBeGreaterThan(7);
     const [result] = eventsOf(second, "sync-done")[0]?.results ?? [];
-    expect(result).toMatchObject({ ok: true, export: undefined, package: { rewritten: false }, changes: { created: [], changed: [], removed: [], unchanged: kept?.objects } });
+    expect(result).toMatchObject({ ok: true, export: undefined, package: { rewritten: false }, changes: { created: 0, changed: 0, removed: 0, unchanged: kept?.objects, byType: {}, sample: { created: [], changed: [], removed: [] }, leftOut: { created: 0, changed: 0, removed: 0 } } });
+    expect(eventsOf(second, "object-changed")).toEqual([]);
     expect(await folderStats(join(outDir, "7"))).toEqual(packageBefore);
     expect(await folderFiles(storeFolderOf(stateFile, "7"))).toEqual(storeBefore);
     const stateAfter = await readSyncState(stateFile);
@@ -136,16 +138,16 @@ describe("sync against the sample server", () => {
     expect(records?.records.created).toEqual([{ kind: "restrictedStockAward", id: "9001" }]);
     expect(records?.records.modified).toEqual([{ kind: "restrictedStockAward", id: String(modified.id) }]);
     expect(records?.records.removed).toEqual([]); // invisible to an incremental pass
-    const [pkg] = eventsOf(events, "package-written");
-    expect(pkg?.changes.created.map((o) => o.id)).toContain("rsa-9001-issuance");
-    expect(pkg?.changes.changed).toContainEqual({ objectType: "TX_STOCK_ISSUANCE", id: `rsa-${String(modified.id)}-issuance`, fields: ["comments", "custom_id"] });
-    expect(pkg?.changes.removed).toEqual([]);
+    const pkg = await changesOfPackage(events, "7");
+    expect(pkg.created.map((o) => o.id)).toContain("rsa-9001-issuance");
+    expect(pkg.changed).toContainEqual({ objectType: "TX_STOCK_ISSUANCE", id: `rsa-${String(modified.id)}-issuance`, fields: ["comments", "custom_id"] });
+    expect(pkg.removed).toEqual([]);
     expect((await readSyncState(stateFile)).issuers[0]?.cursor).toBe("2025-03-11T00:00:00.000000Z");
 
     const full = await runSync(server.url, ["7"], { outDir, stateFile, full: true });
     expect(eventsOf(full, "issuer-started")[0]).toMatchObject({ pass: "full", reason: "requested" });
     expect(eventsOf(full, "records-changed")[0]?.records.removed).toEqual([{ kind: "restrictedStockAward", id: String(deleted.id) }]);
-    const removed = eventsOf(full, "package-written")[0]?.changes.removed ?? [];
+    const { removed } = await changesOfPackage(full, "7");
     expect(removed.map((o) => o.id)).toContain(`rsa-${String(deleted.id)}-issuance`);
     await expectSameAsFreshExport(server.url, "7", outDir);
   });
@@ -373,7 +375,7 @@ describe("sync against the sample server", () => {
     award.quantity = quantity;
     touch(award, "2025-03-10T09:32:00Z");
     const third = await runSync(server.url, ["7"], { outDir, stateFile, onInvalid: "quarantine" });
-    expect(eventsOf(third, "package-written")[0]?.changes.created.map((o) => o.id)).toContain(`rsa-${String(award.id)}-issuance`);
+    expect((await changesOfPackage(third, "7")).created.map((o) => o.id)).toContain(`rsa-${String(award.id)}-issuance`);
     expect((await report()).quarantined).toEqual([]);
     await expectSameAsFreshExport(server.url, "7", outDir, { onInvalid: "quarantine" });
   });

@@ -10,6 +10,7 @@ import { diffPackageObjects, diffStoredPackages, jsonEqual, type PackageObjectMa
 import { Staging, hashRaw, mergeStaged, recordKey, shardOf, type PackageHeadFile, type StoredRecord } from "../../../src/sync/store.js";
 import type { IssuerSyncState } from "../../../src/sync/state.js";
 import { planPass } from "../../../src/sync/sync.js";
+import { collectChanges } from "../../helpers/change-set.js";
 
 const previous: IssuerSyncState = {
   issuerId: "7",
@@ -106,7 +107,7 @@ describe("the change set from the store", () => {
     };
     const first = await pass(1, undefined, [stored(a, "shared", "old")]);
     const second = await pass(2, first, [stored(b, "shared", "new")]);
-    const { changes, objects } = await diffStoredPackages(dir, { shards: first, head }, { shards: second, head }, 2);
+    const { changes, objects } = await collectChanges(diffStoredPackages(dir, { shards: first, head }, { shards: second, head }), 2);
     expect(changes).toEqual({ created: [], changed: [{ objectType: "TX_STOCK_ISSUANCE", id: "shared", fields: ["value"] }], removed: [], unchanged: 1 });
     expect(objects).toBe(2);
   });
