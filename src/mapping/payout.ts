@@ -25,9 +25,12 @@
  *
  * The events' quantities are read as exact values (the mapping's `RecordContext.exact`, which hands
  * back the values the vesting parses; reconcile's parser), and the excess, the sums and the split are
- * computed on those. A payout's quantities are written in plain form (`formatDecimal`), not through
- * `RecordContext.numeric`: an excess of more than 10 decimal places is left for the schema check of
- * the issuance to refuse, as it always was.
+ * computed on those. They become OCF Numeric in `RecordContext.numeric`, as every quantity of the
+ * mapping does. Each is a sum or a difference of the paid events' `targetQuantity` and
+ * `vestedQuantity`, the settlements' `releaseQuantity` and the grant's `quantity`, so it needs more
+ * than 10 decimal places only when one of those does: `planPayouts` checks a paid event's two fields
+ * as sent (the others are checked where they are written), and a value OCF cannot hold is a
+ * `MAPPING_DECIMAL_PRECISION` error naming that field and the record's text, before the grant's chain is built.
  */
 import { Dec, formatDecimal, sumExact, type DecimalString } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
@@ -38,6 +41,7 @@ import { txIds } from "./ids.js";
 import type { IssuancePart } from "./lineage.js";
 import { compareVestingEvents, sortIfNeeded } from "./order.js";
 import { quoted } from "./quote.js";
+import type { RecordContext } from "./record-context.js";
 import type { MappedSettlement } from "./settlement.js";
 import { plannedAmountOf, type GrantVesting } from "./vesting.js";
 
@@ -49,6 +53,8 @@ export interface Payout {
   security: string;
   date: CalendarDate;
   excess: Dec;
+  /** The excess as OCF Numeric: the payout's issuance quantity. */
+  quantity: string;
   /** The event's `targetQuantity` (the record's text): what it vests on the grant's own security. */
   target: DecimalString;
 }
@@ -86,6 +92,8 @@ export interface PaidAboveTarget {
   date: CalendarDate;
   /** The record's text. */
   target: DecimalString;
+  /** The record's text of `vestedQuantity`. */
+  vested: DecimalString;
   excess: Dec;
 }
 
@@ -106,7 +114,7 @@ export function eventsPaidAboveTarget(events: readonly VestingEvent[], quantity:
     const vested = exact(vestedQuantity);
     const target = exact(targetQuantity);
     if (vested.lte(target)) continue;
-    paid.push({ event, date: vestDate, target: targetQuantity, excess: vested.minus(target) });
+    paid.push({ event, date: vestDate, target: targetQuantity, vested: vestedQuantity, excess: vested.minus(target) });
   }
   // Most grants have no event paid above its target: they need no sum.
   if (paid.length === 0) return undefined;
@@ -134,11 +142,13 @@ export function planPayouts(basics: GrantBasics, vesting: GrantVesting): Planned
     const found = paidOf.get(event);
     if (found === undefined) return;
     const key = event.id ?? `index-${position + 1}`;
-    const payout = { event, key, security: payoutSecurityIdOf(basics.security, key), date: found.date, excess: found.excess, target: found.target };
+    const path = `vestingEvents[${vesting.events.indexOf(event)}]`;
+    const quantity = payoutQuantity(ctx, path, found);
+    const payout = { event, key, security: payoutSecurityIdOf(basics.security, key), date: found.date, excess: found.excess, quantity, target: found.target };
     ctx.warn(
       "PERFORMANCE_ABOVE_TARGET",
-      `vestingEvents[${vesting.events.indexOf(event)}].vestedQuantity`,
-      `is ${event.vestedQuantity}, above the targetQuantity ${found.target} (maxQuantity ${event.maxQuantity ?? "not reported"}), and the grant's tranches as paid add up to ${formatDecimal(asPaid)}, more than its quantity ${basics.quantity}: the event vests its target on ${basics.security}, and the ${formatDecimal(payout.excess)} above it are a new issuance to the holder, ${payout.security}, on ${payout.date}`,
+      `${path}.vestedQuantity`,
+      `is ${event.vestedQuantity}, above the targetQuantity ${found.target} (maxQuantity ${event.maxQuantity ?? "not reported"}), and the grant's tranches as paid add up to ${formatDecimal(asPaid)}, more than its quantity ${basics.quantity}: the event vests its target on ${basics.security}, and the ${quantity} above it are a new issuance to the holder, ${payout.security}, on ${payout.date}`,
     );
     payouts.push(payout);
   });
@@ -149,9 +159,23 @@ export function planPayouts(basics: GrantBasics, vesting: GrantVesting): Planned
   return { vesting: { ...vesting, events: vesting.events.map((e) => atTarget.get(e) ?? e), sumsOf: vesting.events }, payouts };
 }
 
+/**
+ * The OCF Numeric of a payout above target, at `path` (the event's, `vestingEvents[i]`). The event's
+ * `targetQuantity` (which the grant's own security vests in place of its `vestedQuantity`) and its
+ * `vestedQuantity` are checked as sent, the target first: a value OCF cannot hold is an error naming
+ * its own field and text, not the excess computed from it, nor `vestedQuantity` for the target. Both
+ * fitting, their difference fits too.
+ */
+function payoutQuantity(ctx: RecordContext, path: string, paid: PaidAboveTarget): string {
+  ctx.numeric(paid.target, `${path}.targetQuantity`);
+  ctx.numeric(paid.vested, `${path}.vestedQuantity`);
+  return ctx.numeric(paid.excess, `${path}.vestedQuantity`);
+}
+
 /** What a grant takes from its plan: its quantity and its payouts above target (`undefined` without payouts). */
 export function grantedWithPayouts(basics: GrantBasics, payouts: readonly Payout[]): DecimalString | undefined {
-  return payouts.length === 0 ? undefined : formatDecimal(sumExact([basics.exactQuantity, ...payouts.map((p) => p.excess)]));
+  // Sources already checked (the quantity in grantBasics, the payouts in planPayouts): the sum fits.
+  return payouts.length === 0 ? undefined : basics.ctx.numeric(sumExact([basics.exactQuantity, ...payouts.map((p) => p.excess)]), "quantity");
 }
 
 /** What the payouts above target add to the grant's quantity (0 without payouts). */
@@ -162,7 +186,7 @@ export function paidAboveTarget(payouts: readonly Payout[]): Dec {
 /** The comment the grant's issuance carries about its payouts. */
 export function payoutComment(basics: GrantBasics, payouts: readonly Payout[]): string[] {
   if (payouts.length === 0) return [];
-  const parts = payouts.map((p) => `${p.event.id === undefined ? "(no id)" : quoted(p.event.id)} vested ${p.event.vestedQuantity} on ${p.date} against a target of ${p.target}: ${formatDecimal(p.excess)} on ${p.security}`);
+  const parts = payouts.map((p) => `${p.event.id === undefined ? "(no id)" : quoted(p.event.id)} vested ${p.event.vestedQuantity} on ${p.date} against a target of ${p.target}: ${p.quantity} on ${p.security}`);
   return [
     `Performance paid above target (the grant's quantity ${basics.quantity} is its target): each event vests its target on this security, and what it paid above the target is a new issuance to the holder on its vest date, fully vested: ${parts.join("; ")}.`,
   ];
@@ -175,10 +199,10 @@ export function payoutPart(basics: GrantBasics, payout: Payout): IssuancePart {
     security: payout.security,
     date: payout.date,
     customId: `${basics.customId}-payout-${payout.key}`,
-    quantity: formatDecimal(payout.excess),
+    quantity: payout.quantity,
     vesting: { transactions: [], issuanceComments: [] },
     comments: [
-      `Payout above target of ${basics.security}: performance event ${payout.event.id === undefined ? "(no id)" : quoted(payout.event.id)} vested ${payout.event.vestedQuantity} on ${payout.date} against a target of ${payout.target} (maxQuantity ${payout.event.maxQuantity ?? "not reported"}); the grant vests the target, and these ${formatDecimal(payout.excess)} are what it paid above it. Fully vested: they vested when issued.`,
+      `Payout above target of ${basics.security}: performance event ${payout.event.id === undefined ? "(no id)" : quoted(payout.event.id)} vested ${payout.event.vestedQuantity} on ${payout.date} against a target of ${payout.target} (maxQuantity ${payout.event.maxQuantity ?? "not reported"}); the grant vests the target, and these ${payout.quantity} are what it paid above it. Fully vested: they vested when issued.`,
     ],
   };
 }
@@ -188,8 +212,10 @@ export function payoutPart(basics: GrantBasics, payout: Payout): IssuancePart {
  * the settlements for the grant's own chain (a settlement's release cut to what is left for the
  * grant's own security), and the releases on the payouts (with the shares delivered, when nothing of
  * the settlement is left for the grant's own security). Without payouts, the settlements as they are.
+ * The parts of a settlement are written through `ctx` at the settlement's `releaseQuantity`: they are
+ * differences of its gross and the payouts' excesses, both already checked, and so fit.
  */
-export function splitReleases(settlements: readonly MappedSettlement[], payouts: readonly Payout[]): { own: MappedSettlement[]; onPayouts: OcfTransaction[] } {
+export function splitReleases(ctx: RecordContext, settlements: readonly MappedSettlement[], payouts: readonly Payout[]): { own: MappedSettlement[]; onPayouts: OcfTransaction[] } {
   if (payouts.length === 0) return { own: [...settlements], onPayouts: [] };
   const payoutLeft = new Map(payouts.map((p) => [p, p.excess]));
   const own: MappedSettlement[] = [];
@@ -204,13 +230,13 @@ export function splitReleases(settlements: readonly MappedSettlement[], payouts:
       if (take.isZero()) continue;
       payoutLeft.set(p, left.minus(take));
       rest = rest.minus(take);
-      parts.push({ security: p.security, quantity: formatDecimal(take) });
+      parts.push({ security: p.security, quantity: ctx.numeric(take, s.path) });
     }
     if (parts.length === 0) {
       own.push(s);
       continue;
     }
-    const restText = formatDecimal(rest);
+    const restText = ctx.numeric(rest, s.path);
     const from = [...parts.map((p) => `${p.quantity} from ${p.security}`), ...(rest.isZero() ? [] : [`${restText} from ${s.release.security_id}`])];
     const comments = [...(s.release.comments ?? []), `Settlement ${s.n} released ${s.grossText} units in all: ${from.join(", ")} (the payouts above target first: they are vested).`];
     parts.forEach((part, i) => {

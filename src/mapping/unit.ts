@@ -92,7 +92,7 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
         : [...part.comments, ...part.vesting.issuanceComments],
     });
   };
-  const { own, onPayouts } = splitReleases(settlements, payouts);
+  const { own, onPayouts } = splitReleases(ctx, settlements, payouts);
 
   const chain = buildGrantChain({
     lineage: context.options?.lineage ?? "documents",

@@ -12,7 +12,7 @@ import { buildPackageFiles } from "../../../src/ocf/package-files.js";
 import { readOcfPackageFromFiles } from "../../../src/ocf/package-reader.js";
 import { validateOcfPackage } from "../../../src/ocf/validate-package.js";
 import type { OcfEquityCompensationIssuance, OcfStockIssuance } from "../../../src/ocf/schemas.js";
-import type { RestrictedStockUnit } from "../../../src/source/records.js";
+import type { RestrictedStockUnit, VestingEvent } from "../../../src/source/records.js";
 import { disagreements, grantDates } from "../../helpers/consumer-check.js";
 import { packageFromTexts, type Reading } from "../../helpers/independent-reader.js";
 import { expectOcfSyncValidObjects } from "../../helpers/ocf-verdicts.js";
@@ -67,6 +67,57 @@ describe("a performance event paid above target", () => {
   it("still refuses tranches beyond the grant that no payout above target explains", () => {
     const award = { ...performanceAward(), vestingEvents: [...performanceEvents(), timeEvent("t3", "2023-01-01", "100", false)] };
     expect(mappingErrorOf(() => mapAward(award, { issuerId: ISSUER_ID })).code).toBe("MAPPING_CONFLICT");
+  });
+
+  // The payout's quantity is vestedQuantity − targetQuantity: one of those fields that OCF Numeric
+  // cannot hold is the error, named as the record wrote it, before any object is built.
+  const withP1 = <T extends { vestingEvents: VestingEvent[] }>(record: T, p1: Partial<VestingEvent>): T => ({ ...record, vestingEvents: record.vestingEvents.map((e) => (e.id === "p1" ? { ...e, ...p1 } : e)) });
+  const precisionOf = (fn: () => unknown) => {
+    const error = mappingErrorOf(fn);
+    return { code: error.code, issuerId: error.issuerId, record: error.record, path: error.path, value: error.value, message: error.message };
+  };
+
+  it.each([
+    ["an award", () => mapAward(withP1(performanceAward(), { vestedQuantity: "750.00000000001" }), { issuerId: ISSUER_ID }), "restrictedStockAward", "2300"],
+    ["a unit", () => mapU(withP1(performanceUnit(), { vestedQuantity: "750.00000000001" })), "restrictedStockUnit", "9100"],
+  ] as const)("%s paid above target with a vestedQuantity of 11 decimal places: MAPPING_DECIMAL_PRECISION naming the issuer, record, field and value as sent", (_, map, kind, recordId) => {
+    expect(precisionOf(map)).toEqual({
+      code: "MAPPING_DECIMAL_PRECISION",
+      issuerId: ISSUER_ID,
+      record: { kind, recordId },
+      path: "vestingEvents[1].vestedQuantity",
+      value: "750.00000000001",
+      message: `${kind} "${recordId}" of issuer "${ISSUER_ID}", vestingEvents[1].vestedQuantity: 750.00000000001 needs 11 decimal places; OCF Numeric allows at most 10`,
+    });
+  });
+
+  it.each([
+    // The excess 250.00000000001 needs 11 places because the target does.
+    ["750", "499.99999999999"],
+    // The excess 250 fits, but the target the grant's own security vests does not.
+    ["749.99999999999", "499.99999999999"],
+  ])("names the targetQuantity, as sent, when it is the field OCF cannot hold (vestedQuantity %s, targetQuantity %s)", (vestedQuantity, targetQuantity) => {
+    const error = precisionOf(() => mapAward(withP1(performanceAward(), { vestedQuantity, targetQuantity }), { issuerId: ISSUER_ID }));
+    expect([error.code, error.path, error.value]).toEqual(["MAPPING_DECIMAL_PRECISION", "vestingEvents[1].targetQuantity", targetQuantity]);
+  });
+
+  it("quarantines such a unit with that error, and keeps the shares its settlements delivered and every other record", () => {
+    const bad = { ...withP1(performanceUnit(), { vestedQuantity: "750.00000000001" }), id: "9101" };
+    const options = { asOf: "2023-01-01", settlementStockClassName: "Common", onInvalid: "quarantine" } as const;
+    const mapped = mapIssuer({ issuerId: ISSUER_ID, awards: [performanceAward()], units: [performanceUnit(), bad] }, options);
+    expect(mapped.quarantined.map((q) => [q.kind, q.recordId, q.error.code, q.error.path, q.error.value])).toEqual([
+      ["restrictedStockUnit", "9101", "MAPPING_DECIMAL_PRECISION", "vestingEvents[1].vestedQuantity", "750.00000000001"],
+    ]);
+    // The shares the quarantined unit delivered are outstanding stock: kept, as its mapping would write them.
+    expect(mapped.quarantined[0]?.deliveredShares).toEqual({ kept: ["rsu-9101-settlement-1", "rsu-9101-settlement-2"], notKept: [] });
+    const ofBad = mapped.transactions.filter((tx) => tx.id.startsWith("rsu-9101-")).map((tx) => [tx.object_type, tx.security_id]);
+    expect(ofBad).toEqual([
+      ["TX_STOCK_ISSUANCE", "rsu-9101-settlement-1"],
+      ["TX_STOCK_ISSUANCE", "rsu-9101-settlement-2"],
+    ]);
+    // The other records map as they do without it, payouts and all.
+    const alone = mapIssuer({ issuerId: ISSUER_ID, awards: [performanceAward()], units: [performanceUnit()] }, options);
+    expect(mapped.transactions.filter((tx) => !tx.id.startsWith("rsu-9101-"))).toEqual(alone.transactions);
   });
 
   const readings: [Reading, "documents" | "same-security"][] = [
