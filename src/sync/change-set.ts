@@ -80,9 +80,17 @@ export const CHANGE_SAMPLE_LIMIT = 100;
  * each list left out. Every change comes as an `object-changed` event of the sync.
  *
  * @example
- * const { changes } = event; // a "package-written" event
- * console.log(`${changes.created} created, of them ${changes.byType.TX_STOCK_ISSUANCE?.created ?? 0} issuances`);
- * if (changes.leftOut.changed > 0) console.log(`the first ${changes.sample.changed.length} changed objects only`);
+ * ```ts
+ * import { createApiClient, sync } from "ocf-sync";
+ * const client = createApiClient({ baseUrl: process.env.CARTA_BASE_URL ?? "https://api.carta.com", auth: { type: "bearer", token: process.env.CARTA_TOKEN ?? "" } });
+ * for await (const event of sync(client, ["7"], { outDir: "synced", stateFile: "synced/sync-state.json" })) {
+ *   if (event.type !== "package-written") continue;
+ *   const { changes } = event;
+ *   console.log(`${changes.created} created, of them ${changes.byType.TX_STOCK_ISSUANCE?.created ?? 0} issuances`);
+ *   if (changes.leftOut.created > 0) console.log(`the sample names the first ${changes.sample.created.length} only`);
+ * }
+ * await client.close();
+ * ```
  *
  * @category Sync
  */
