@@ -14,6 +14,7 @@ import { createRateLimiter } from "../../../src/client/rate-limiter.js";
 import { collectingLogger } from "../../helpers/collecting-logger.js";
 import { failure } from "../../helpers/expect-failure.js";
 import { type Handler, type LoopbackServer, hang, reply, resetConnection, startLoopbackServer } from "../../helpers/loopback-server.js";
+import { until } from "../../helpers/spawn-cli.js";
 import { SteppingClock, VirtualClock } from "../../helpers/virtual-clock.js";
 
 const OK: Handler = reply(200, { ok: true });
@@ -129,8 +130,7 @@ describe("retries", () => {
   it("retries a body cut off before its Content-Length", async () => {
     const truncated: Handler = (_req, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": "100" });
-      res.write('{"restrictedStockAwards":[');
-      setTimeout(() => res.socket?.destroy(), 20);
+      res.write('{"restrictedStockAwards":[', () => res.socket?.destroy());
     };
     const server = await serve([truncated, OK]);
     const { client } = clientFor(server);
@@ -301,7 +301,8 @@ describe("abort", () => {
     const { client } = clientFor(server);
     const controller = new AbortController();
     const pending = client.getJson(["x"], undefined, { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("user pressed ^C")), 50);
+    await until(() => server.requests.length === 1);
+    controller.abort(new Error("user pressed ^C"));
     const error = await failure(pending);
     expect(isAbortedError(error)).toBe(true);
     expect(error.message).toBe("GET /x was aborted");

@@ -4,6 +4,7 @@ import { type AuthError, isAbortedError, isAuthError } from "../../../src/client
 import { collectingLogger } from "../../helpers/collecting-logger.js";
 import { failure } from "../../helpers/expect-failure.js";
 import { type Handler, type LoopbackServer, type RecordedRequest, reply, startLoopbackServer } from "../../helpers/loopback-server.js";
+import { until } from "../../helpers/spawn-cli.js";
 import { SteppingClock } from "../../helpers/virtual-clock.js";
 
 const CLIENT_ID = "client-abc";
@@ -11,16 +12,23 @@ const CLIENT_SECRET = "s3cr3t-Value-xyz";
 const TOKEN_PATH = "/o/access_token/";
 
 /** A token response handler; `n` counts token requests from 1. */
-type TokenReply = (n: number, request: RecordedRequest) => { status: number; body: unknown; delayMs?: number };
+type TokenReply = (n: number, request: RecordedRequest) => { status: number; body: unknown; held?: Promise<void> };
 
-/** Grants `tok-<n>` for an hour, answering after `delayMs`. */
+/** Grants `tok-<n>` for an hour; with `held`, answers once `held(n)` resolves (a gate the test opens, never a delay). */
 const grant =
-  (extra: Record<string, unknown> = {}, delayMs?: number): TokenReply =>
+  (extra: Record<string, unknown> = {}, held?: (n: number) => Promise<void>): TokenReply =>
   (n) => ({
     status: 200,
     body: { access_token: `tok-${n}`, expires_in: 3600, scope: "read_issuer_securities", token_type: "Bearer", ...extra },
-    ...(delayMs === undefined ? {} : { delayMs }),
+    ...(held === undefined ? {} : { held: held(n) }),
   });
+
+/** A gate: `opened` resolves once `open()` is called. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
 
 /** One loopback server playing both the token endpoint and the API. */
 interface World {
@@ -42,7 +50,7 @@ async function world(token: TokenReply, api: Handler = reply(200, { ok: true }))
     if (request.method === "POST" && request.url === TOKEN_PATH) {
       tokenRequests.push(request);
       const answer = token(tokenRequests.length, request);
-      if (answer.delayMs !== undefined) await new Promise((r) => setTimeout(r, answer.delayMs));
+      if (answer.held !== undefined) await answer.held;
       await reply(answer.status, answer.body)(request, res, index);
       return;
     }
@@ -118,9 +126,13 @@ describe("OAuth2 client credentials", () => {
   });
 
   it("mints once for many concurrent calls", async () => {
-    const w = await world(grant({}, 50));
+    const mint = gate();
+    const w = await world(grant({}, () => mint.opened));
     const { client } = clientOf(w);
-    await Promise.all(Array.from({ length: 8 }, (_, i) => client.getJson([`r${i}`])));
+    const calls = Promise.all(Array.from({ length: 8 }, (_, i) => client.getJson([`r${i}`])));
+    await until(() => w.tokenRequests.length === 1);
+    mint.open();
+    await calls;
     expect(w.tokenRequests).toHaveLength(1);
     expect(new Set(w.apiRequests.map((r) => r.headers["authorization"]))).toEqual(new Set(["Bearer tok-1"]));
   });
@@ -167,7 +179,8 @@ describe("OAuth2 client credentials", () => {
     // tok-1 works for /warm only; the five calls all go out with it, all get a 401, and need one new token.
     const api: Handler = (request, res, index) =>
       (request.url === "/warm" ? acceptOnly("Bearer tok-1") : acceptOnly("Bearer tok-2"))(request, res, index);
-    const w = await world(grant({}, 30), api);
+    // The re-mint is answered only once all five calls have come with tok-1 (and been refused).
+    const w: World = await world(grant({}, (n) => (n === 1 ? Promise.resolve() : until(() => w.apiRequests.length === 6))), api);
     const { client } = clientOf(w);
     await client.getJson(["warm"]);
     await Promise.all(Array.from({ length: 5 }, (_, i) => client.getJson([`r${i}`])));
@@ -233,13 +246,16 @@ describe("OAuth2 client credentials", () => {
   });
 
   it("one caller aborting does not cancel the mint others wait for", async () => {
-    const w = await world(grant({}, 100));
+    const mint = gate();
+    const w = await world(grant({}, () => mint.opened));
     const { client } = clientOf(w);
     const controller = new AbortController();
     const aborted = client.getJson(["a"], undefined, { signal: controller.signal });
     const patient = client.getJson(["b"]);
-    setTimeout(() => controller.abort(), 20);
+    await until(() => w.tokenRequests.length === 1);
+    controller.abort();
     expect(isAbortedError(await failure(aborted))).toBe(true);
+    mint.open();
     expect((await patient).status).toBe(200);
     expect(w.tokenRequests).toHaveLength(1);
     expect(w.apiRequests.map((r) => r.url)).toEqual(["/b"]);

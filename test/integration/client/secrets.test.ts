@@ -8,6 +8,7 @@ import { type ApiClientOptions, createApiClient } from "../../../src/client/crea
 import { isOcfSyncError } from "../../../src/errors.js";
 import { collectingLogger } from "../../helpers/collecting-logger.js";
 import { type Handler, type RecordedRequest, hang, reply, resetConnection, startLoopbackServer } from "../../helpers/loopback-server.js";
+import { until } from "../../helpers/spawn-cli.js";
 import { SteppingClock } from "../../helpers/virtual-clock.js";
 
 const BEARER = "BEARER-static-token-7f3a9c";
@@ -57,7 +58,8 @@ interface Scenario {
   /** Answers token requests (OAuth2 only). */
   token?: Handler | readonly Handler[];
   options?: Partial<ApiClientOptions>;
-  abortAfterMs?: number;
+  /** Abort the call once the API has its request (the request then hangs). */
+  abortInFlight?: boolean;
 }
 
 const granted = reply(200, { access_token: ACCESS_TOKEN, expires_in: 3600, scope: "read_issuer_securities", token_type: "Bearer" });
@@ -71,7 +73,7 @@ const scenarios: Scenario[] = [
   { name: "invalid JSON quoting the token", auth: "bearer", api: (req, res, i) => reply(200, `${String(req.headers["authorization"])} {`)(req, res, i) },
   { name: "connection reset", auth: "bearer", api: resetConnection },
   { name: "header timeout", auth: "bearer", api: hang, options: { timeouts: { headersMs: 100 }, retry: { maxAttempts: 1 } } },
-  { name: "aborted", auth: "bearer", api: hang, abortAfterMs: 30 },
+  { name: "aborted", auth: "bearer", api: hang, abortInFlight: true },
   { name: "token endpoint 401 echo", auth: "oauth2", api: reply(200, {}), token: echo(401, "oauth") },
   { name: "token endpoint 500 text echo", auth: "oauth2", api: reply(200, {}), token: echo(500, "text") },
   { name: "token endpoint reset", auth: "oauth2", api: reply(200, {}), token: resetConnection },
@@ -111,9 +113,13 @@ async function run(scenario: Scenario, logger: ReturnType<typeof collectingLogge
     ...scenario.options,
   });
   const controller = new AbortController();
-  if (scenario.abortAfterMs !== undefined) setTimeout(() => controller.abort(new Error("stop")), scenario.abortAfterMs);
   try {
-    await client.getJson(["v1alpha1", "issuers", "7", "restrictedStockAwards"], { pageSize: "50" }, { signal: controller.signal });
+    const call = client.getJson(["v1alpha1", "issuers", "7", "restrictedStockAwards"], { pageSize: "50" }, { signal: controller.signal });
+    if (scenario.abortInFlight === true) {
+      await until(() => apiCount > 0);
+      controller.abort(new Error("stop"));
+    }
+    await call;
     return undefined;
   } catch (error) {
     return error;
