@@ -31,7 +31,7 @@ if (operation === "export") {
 } else if (operation === "sync") {
   for await (const event of sync(client, [issuerId], { outDir, stateFile, generatedAt: GENERATED_AT, fullEvery: 0 })) {
     if (event.type === "issuer-failed") throw event.error;
-    if (event.type === "records-changed") Object.assign(result, { pass: event.pass, pulled: event.pulled, pages: event.pages, reread: event.reread, unchangedPages: event.unchangedPages, modified: event.records.modified.length, records: event.records.created.length + event.records.modified.length + event.records.unchanged });
+    if (event.type === "records-changed") Object.assign(result, { pass: event.pass, pulled: event.pulled, pages: event.pages, reread: event.reread, unchangedPages: event.unchangedPages, modified: event.records.modified, records: event.records.created + event.records.modified + event.records.unchanged });
     if (event.type === "package-written") Object.assign(result, { package: "written", changed: event.changes.changed, unchanged: event.changes.unchanged });
     if (event.type === "package-unchanged") Object.assign(result, { package: "unchanged" });
   }

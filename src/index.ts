@@ -181,10 +181,12 @@ export { NdjsonFormatError } from "./pull/ndjson.js";
 
 // Incremental sync
 export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync } from "./sync/sync.js";
-export type { IssuerSyncResult, PassPlan, RecordChanges, SourceRecordRef, SyncEvent, SyncOptions, SyncedPackage } from "./sync/sync.js";
-export { CHANGE_SAMPLE_LIMIT, diffPackageObjects, summarizeChangeSet } from "./sync/change-set.js";
+export type { IssuerSyncResult, PassPlan, SourceRecordRef, SyncEvent, SyncOptions, SyncedPackage } from "./sync/sync.js";
+export { CHANGE_SAMPLE_LIMIT } from "./sync/change-tally.js";
+export { diffPackageObjects, summarizeChangeSet } from "./sync/change-set.js";
 export type { PackageObjectMap } from "./sync/change-set.js";
 export type { ChangedOcfObject, OcfChangeCounts, OcfChangeSet, OcfChangeSummary, OcfObjectChange, OcfObjectRef } from "./sync/change-set.js";
+export type { RecordChange, RecordChangeCounts, RecordChangeSummary } from "./sync/record-changes.js";
 export { SyncLockedError } from "./sync/lock.js";
 export type { LockOwner, StaleLock } from "./sync/lock.js";
 export type { StaleLockReason } from "./io/lock-file.js";

@@ -21,7 +21,7 @@ import type { ClientStats } from "../client/create-client.js";
 import type { IssuerExport } from "../export/export-issuer.js";
 import type { IssuerExportResult } from "../export/export-issuers.js";
 import type { OnInvalid } from "../pull/pull-issuer.js";
-import { CHANGE_SAMPLE_LIMIT } from "../sync/change-set.js";
+import { CHANGE_SAMPLE_LIMIT } from "../sync/change-tally.js";
 import type { IssuerSyncResult } from "../sync/types.js";
 import type { CommandName } from "./command-options.js";
 import { UsageError, type CliIo } from "./io.js";
@@ -193,7 +193,7 @@ export function syncedIssuer(result: IssuerSyncResult, onInvalid: OnInvalid): Ru
       unchanged: c.unchanged,
       objectTypes: c.byType,
       objects: { ...c.sample, limit: CHANGE_SAMPLE_LIMIT, leftOut: c.leftOut },
-      records: { pulled: result.pulled, pages: result.pages, reread: result.reread, created: r.created.length, modified: r.modified.length, removed: r.removed.length, unchanged: r.unchanged },
+      records: { pulled: result.pulled, pages: result.pages, reread: result.reread, created: r.created, modified: r.modified, removed: r.removed, unchanged: r.unchanged },
     },
   };
 }

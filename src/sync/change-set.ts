@@ -9,11 +9,12 @@
  *
  * A first pass of a large issuer creates hundreds of thousands of objects, so a sync never lists them
  * all at once: `diffStoredPackages` yields each change as it is found, and `ChangeTally` keeps of them
- * only counts and a bounded sample (`OcfChangeSummary`).
+ * only counts and a bounded sample (`OcfChangeSummary`, made by `change-tally.ts` as the records' is).
  */
 import { rebindSettlementClass, renameClass } from "../mapping/share-classes.js";
 import type { MappedRecord, StockClassUse } from "../mapping/types.js";
 import { canonicalJson } from "../export/fingerprint.js";
+import { BoundedTally, CHANGE_SAMPLE_LIMIT, compareKeys } from "./change-tally.js";
 import { readShardMappings, shardOf, type PackageHeadFile, type ShardGenerations, type StoredRecord } from "./store.js";
 
 /**
@@ -67,14 +68,6 @@ export interface OcfChangeCounts {
 }
 
 /**
- * The most objects of each list an {@link OcfChangeSummary} names: the first in order of object type,
- * then id. The `object-changed` events of a sync (and `sync --changes FILE`) name every one.
- *
- * @category Sync
- */
-export const CHANGE_SAMPLE_LIMIT = 100;
-
-/**
  * What a sync changed in an issuer's package, in a size that does not grow with the package: counts,
  * counts per object type, and at most {@link CHANGE_SAMPLE_LIMIT} objects of each list, with how many
  * each list left out. Every change comes as an `object-changed` event of the sync.
@@ -106,62 +99,30 @@ export interface OcfChangeSummary extends OcfChangeCounts {
 }
 
 /**
- * Counts changes one at a time and keeps the first `limit` of each list (by object type, then id):
- * its memory does not grow with the number of changes.
+ * Counts object changes one at a time and keeps the first `limit` of each list (by object type, then
+ * id): its memory does not grow with the number of changes.
  */
 export class ChangeTally {
-  private readonly counts: OcfChangeCounts = { created: 0, changed: 0, removed: 0 };
-  private readonly types = new Map<string, OcfChangeCounts>();
-  private readonly samples: { created: OcfObjectRef[]; changed: ChangedOcfObject[]; removed: OcfObjectRef[] } = { created: [], changed: [], removed: [] };
+  private readonly tally: BoundedTally<OcfObjectChange["change"], OcfObjectRef>;
 
-  constructor(private readonly limit: number = CHANGE_SAMPLE_LIMIT) {
-    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`limit must be a whole number of at least 0, got ${limit}`);
+  constructor(limit: number = CHANGE_SAMPLE_LIMIT) {
+    this.tally = new BoundedTally(["created", "changed", "removed"], compareRefs, limit);
   }
 
   add(change: OcfObjectChange): void {
-    this.counts[change.change] += 1;
-    let type = this.types.get(change.objectType);
-    if (type === undefined) {
-      type = { created: 0, changed: 0, removed: 0 };
-      this.types.set(change.objectType, type);
-    }
-    type[change.change] += 1;
-    const sample: OcfObjectRef[] = this.samples[change.change];
     const ref = change.change === "changed" ? { objectType: change.objectType, id: change.id, fields: change.fields } : { objectType: change.objectType, id: change.id };
-    // Kept sorted: most changes of a large pass come after the last one kept, and cost one comparison.
-    const last = sample.at(-1);
-    if (sample.length === this.limit && (last === undefined || compareRefs(ref, last) >= 0)) return;
-    let low = 0;
-    let high = sample.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if (compareRefs(sample[middle] as OcfObjectRef, ref) <= 0) low = middle + 1;
-      else high = middle;
-    }
-    sample.splice(low, 0, ref);
-    if (sample.length > this.limit) sample.pop();
+    this.tally.add(change.change, change.objectType, ref);
   }
 
   /** How many objects of a list were added so far. */
   count(change: OcfObjectChange["change"]): number {
-    return this.counts[change];
+    return this.tally.count(change);
   }
 
   /** The summary, with the number of objects that did not change. */
   summary(unchanged: number): OcfChangeSummary {
-    const { created, changed, removed } = this.counts;
-    const byType: Record<string, OcfChangeCounts> = {};
-    for (const type of [...this.types.keys()].sort()) byType[type] = { ...(this.types.get(type) as OcfChangeCounts) };
-    const sample = { created: [...this.samples.created], changed: [...this.samples.changed], removed: [...this.samples.removed] };
-    return {
-      created,
-      changed,
-      removed,
-      unchanged,
-      byType,
-      sample,
-      leftOut: { created: created - sample.created.length, changed: changed - sample.changed.length, removed: removed - sample.removed.length },
-    };
+    const { counts, byGroup, sample, leftOut } = this.tally.summary();
+    return { ...counts, unchanged, byType: byGroup, sample: sample as OcfChangeSummary["sample"], leftOut };
   }
 }
 
@@ -196,9 +157,7 @@ function keyOf(objectType: string, id: string): string {
 }
 
 function compareRefs(a: OcfObjectRef, b: OcfObjectRef): number {
-  const ka = keyOf(a.objectType, a.id);
-  const kb = keyOf(b.objectType, b.id);
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
+  return compareKeys(keyOf(a.objectType, a.id), keyOf(b.objectType, b.id));
 }
 
 function refOf(key: string): OcfObjectRef {

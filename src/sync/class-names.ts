@@ -50,7 +50,9 @@ export class PassClassNames {
   /**
    * Takes in what the pulled awards name, and drops (or finds another award for) each name whose award
    * no longer gives it. Whether the names differ from those stored: every stored mapping is then made
-   * again, so that no record keeps a class the awards no longer give it.
+   * again, so that no record keeps a class the awards no longer give it. Called once, when the pull
+   * is done: it then forgets the awards pulled (one entry per award), which the rest of the pass
+   * (merge, package, change set) does not need.
    */
   async settle(findNamers: FindClassNamers): Promise<boolean> {
     const namedNow = new Set<string>();
@@ -80,6 +82,7 @@ export class PassClassNames {
         }
       }
     }
+    this.pulled.clear();
     return canonical([...this.names]) !== this.before;
   }
 

@@ -42,6 +42,7 @@ import { parseRecord, recordIdOf } from "../source/parse.js";
 import type { ParsedRecord, RestrictedStockAward } from "../source/records.js";
 import { ChangeTally, diffStoredPackages, type OcfChangeSummary } from "./change-set.js";
 import { PassClassNames } from "./class-names.js";
+import { RecordTally } from "./record-changes.js";
 import { type DirectoryJson, digestOf, mappingDigest } from "../export/fingerprint.js";
 import { snapshotFolderOf, UNCHANGED_PAGES_LIMIT, type IssuerPackageState, type IssuerStore, type IssuerSyncState, type SyncState, type UnchangedPage } from "./state.js";
 import {
@@ -61,11 +62,11 @@ import {
   shardFiles,
   writeHead,
   writeRecent,
+  type MergeResult,
   type RecordHeader,
-  type RecordRef,
   type StoredRecord,
 } from "./store.js";
-import type { IssuerSyncResult, PassPlan, RecordChanges, SyncEvent, SyncOptions } from "./types.js";
+import type { IssuerSyncResult, PassPlan, SyncEvent, SyncOptions } from "./types.js";
 
 /**
  * Default of `overlapSeconds`: five minutes of late-committed changes are re-read on every pass.
@@ -126,12 +127,6 @@ export function storeFilesOf(issuer: IssuerSyncState): Set<string> {
 /** The folder of an issuer's store. */
 export function storeFolderOf(stateFile: string, issuerId: string): string {
   return join(snapshotFolderOf(stateFile), packageNameFor(issuerId));
-}
-
-function compareRefs(a: RecordRef, b: RecordRef): number {
-  const ka = `${a.kind}\u0000${a.id ?? ""}`;
-  const kb = `${b.kind}\u0000${b.id ?? ""}`;
-  return ka < kb ? -1 : ka > kb ? 1 : 0;
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -431,31 +426,35 @@ export async function* syncIssuer(
     const shardCount = previousCount === undefined || target >= previousCount * 4 || target * 4 <= previousCount ? target : previousCount;
     const cursor = highWater ?? null;
     const recentFrom = cursor === null ? "~" : parseUtcDateTime(windowStart(cursor, options.overlapSeconds ?? DEFAULT_OVERLAP_SECONDS));
-    const merged =
-      store !== undefined && staging.count === 0 && plan.pass === "incremental" && !remapStored
-        ? undefined
-        : await mergeStaged(staging, {
-            storeDir,
-            previous: store?.shards,
-            previousRecords: store === undefined ? 0 : (previous?.records ?? 0),
-            shardCount,
-            generation,
-            full: plan.pass === "full",
-            remapAll: remapStored,
-            map: (record) => mapped(record.header.k, record.raw, record.header.h, context),
-            recentFrom,
-            signal,
-          });
+    // Each record changed is said as its shard is merged, and only counted and sampled here.
+    const recordTally = new RecordTally();
+    let merged: MergeResult | undefined;
+    if (store === undefined || staging.count > 0 || plan.pass === "full" || remapStored) {
+      const merging = mergeStaged(staging, {
+        storeDir,
+        previous: store?.shards,
+        previousRecords: store === undefined ? 0 : (previous?.records ?? 0),
+        shardCount,
+        generation,
+        full: plan.pass === "full",
+        remapAll: remapStored,
+        map: (record) => mapped(record.header.k, record.raw, record.header.h, context),
+        recentFrom,
+        signal,
+      });
+      for (let step = await merging.next(); ; step = await merging.next()) {
+        if (step.done === true) {
+          merged = step.value;
+          break;
+        }
+        recordTally.add(step.value);
+        yield { type: "record-changed", issuerId, ...step.value };
+      }
+    }
     await staging.remove();
     const storeChanged = merged !== undefined && (merged.rewritten > 0 || store === undefined || remapStored);
-    const records: RecordChanges = {
-      created: (merged?.created ?? []).sort(compareRefs),
-      modified: (merged?.modified ?? []).sort(compareRefs),
-      removed: (merged?.removed ?? []).sort(compareRefs),
-      unchanged: 0,
-    };
     const total = merged?.records ?? previous?.records ?? 0;
-    records.unchanged = total - records.created.length - records.modified.length;
+    const records = recordTally.summary(total - recordTally.count("created") - recordTally.count("modified"));
     reread += merged?.unchangedPulled ?? 0;
     yield { type: "records-changed", issuerId, pass: plan.pass, pulled, pages, reread, unchangedPages, records, warnings: duplicates };
 

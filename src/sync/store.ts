@@ -27,6 +27,7 @@ import { readTextLines, writeTextLines } from "../io/lines.js";
 import type { AccumulatedIssuer } from "../mapping/accumulator.js";
 import type { SourceWarning } from "../source/errors.js";
 import type { RecordKind } from "../source/kinds.js";
+import type { RecordChange, RecordRef } from "./record-changes.js";
 
 /** The hash space shards split: a shard is a range of buckets. */
 const BUCKETS = 256;
@@ -349,25 +350,12 @@ export interface MergeOptions {
   signal?: AbortSignal;
 }
 
-/**
- * A source record by kind and id.
- *
- * @category Sync
- */
-export interface RecordRef {
-  kind: RecordKind;
-  id: string | undefined;
-}
-
-/** What a merge did. */
+/** What a merge did (the records it created, modified and removed it yielded one by one). */
 export interface MergeResult {
   shards: number[];
   /** Shards rewritten. */
   rewritten: number;
   records: number;
-  created: RecordRef[];
-  modified: RecordRef[];
-  removed: RecordRef[];
   /** Records pulled that the store held as they were. */
   unchangedPulled: number;
   /** `[key, hash, modified]` of the records of rewritten shards modified at or after `recentFrom`. */
@@ -392,11 +380,14 @@ function newestCopies(staged: readonly StoredRecord[]): Map<string, StoredRecord
  * Merges the staged records into the store: each shard of the new layout is rewritten, under
  * `generation`, when its records change (or all of them, when the layout or the mapping changes). The
  * files written are on disk when it returns.
+ *
+ * Yields each record created, modified or removed as its shard is merged (shard by shard, in no set
+ * order): only a shard's records are compared at a time, so no list of a pass's changes is kept.
  */
-export async function mergeStaged(staging: Staging, options: MergeOptions): Promise<MergeResult> {
+export async function* mergeStaged(staging: Staging, options: MergeOptions): AsyncGenerator<RecordChange, MergeResult, undefined> {
   const { storeDir, previous, shardCount, generation, full, remapAll, map, recentFrom, signal } = options;
   const relayout = previous !== undefined && previous.length !== shardCount;
-  const result: MergeResult = { shards: [], rewritten: 0, records: 0, created: [], modified: [], removed: [], unchangedPulled: 0, recent: [] };
+  const result: MergeResult = { shards: [], rewritten: 0, records: 0, unchangedPulled: 0, recent: [] };
   let records = options.previousRecords;
   const written: string[] = [];
   for (let shard = 0; shard < shardCount; shard += 1) {
@@ -424,7 +415,7 @@ export async function mergeStaged(staging: Staging, options: MergeOptions): Prom
     for (const [key, old] of before) {
       if (pulled.has(key)) continue;
       if (full) {
-        result.removed.push(refOf(old));
+        yield { change: "removed", ...refOf(old) };
         changed = true;
       } else {
         after.set(key, remapAll ? map({ ...old, mapped: "" }) : old);
@@ -437,8 +428,8 @@ export async function mergeStaged(staging: Staging, options: MergeOptions): Prom
         after.set(key, old); // re-read unchanged: its mapping is kept
         continue;
       }
-      if (old === undefined) result.created.push(refOf(record));
-      else if (old.header.h !== record.header.h) result.modified.push(refOf(record));
+      if (old === undefined) yield { change: "created", ...refOf(record) };
+      else if (old.header.h !== record.header.h) yield { change: "modified", ...refOf(record) };
       after.set(key, record.mapped === "" && record.header.s === undefined ? map(record) : record);
       changed = true;
     }

@@ -44,8 +44,8 @@ import { commitSyncState, fetchSyncState, objectStorageOutlet } from "./object-s
 import { openObjectStorage, parseS3Url, type ObjectStorageOptions, type S3Target } from "../io/s3.js";
 
 export { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, planPass } from "./pass.js";
-export type { IssuerSyncResult, PassPlan, RecordChanges, SyncEvent, SyncOptions, SyncedPackage } from "./types.js";
-export type { RecordRef as SourceRecordRef } from "./store.js";
+export type { IssuerSyncResult, PassPlan, SyncEvent, SyncOptions, SyncedPackage } from "./types.js";
+export type { RecordRef as SourceRecordRef } from "./record-changes.js";
 
 /** Events queued for the consumer before a pass waits for it to take them. */
 const EVENTS_QUEUED = 256;
@@ -85,9 +85,11 @@ async function removeLeftovers(stateFile: string, state: SyncState): Promise<str
  * the deadline or the signal stops the sync, each issuer not done gets `issuer-stopped`, the last event
  * is `sync-stopped` with every result, and the iteration then throws why it stopped.
  * Leaving the loop early stops the issuers under way (as an abort would) before the lock is released.
- * A package written is followed by an `object-changed` event per object it created, changed or
- * removed (a first pass: every object); the passes wait while the consumer is 256 events behind, so a
- * slow consumer slows the sync instead of filling the memory.
+ * A pass says each source record it created, modified or removed as a `record-changed` event, before
+ * its `records-changed`, and a package written is followed by an `object-changed` event per object it
+ * created, changed or removed (a first pass: every record and every object); results and summaries
+ * keep counts and a bounded sample only. The passes wait while the consumer is 256 events behind, so
+ * a slow consumer slows the sync instead of filling the memory.
  *
  * @throws {SyncLockedError} when another sync holds the state's lock; {SyncStateError} for a state
  *   file that cannot be used; the signal's reason when aborted.
@@ -186,8 +188,9 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
       queue.push(event);
       wake?.();
     };
-    // A pass waits while the consumer is behind: a first pass says every object it creates
-    // (`object-changed`), and a consumer that writes them out must not find them all queued.
+    // A pass waits while the consumer is behind: a first pass says every record and every object it
+    // creates (`record-changed`, `object-changed`), and a consumer that writes them out must not find
+    // them all queued.
     let room: (() => void)[] = [];
     const pushInTurn = async (event: SyncEvent): Promise<void> => {
       push(event);

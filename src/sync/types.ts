@@ -11,7 +11,7 @@ import type { SourceWarning } from "../source/errors.js";
 import type { OcfChangeSummary, OcfObjectChange } from "./change-set.js";
 import type { LockOwner, StaleLock } from "./lock.js";
 import type { FullPassReason, UnreadableIssuerState } from "./state.js";
-import type { RecordRef } from "./store.js";
+import type { RecordChange, RecordChangeSummary } from "./record-changes.js";
 
 /**
  * Options of `sync`. Every export option applies to the packages it writes.
@@ -118,14 +118,23 @@ export type SyncEvent =
   | ({ type: "issuer-started"; issuerId: string } & PassPlan)
   | Extract<PullEvent, { type: "page-fetched" | "record-quarantined" }>
   /**
-   * The pull of the issuer is complete: what changed among its source records. `pages` counts the list
-   * requests, `reread` the records pulled that were kept unchanged (the overlap window's re-reads),
-   * `unchangedPages` the pages that were byte for byte those of the previous pass, in which nothing had
-   * changed either (not parsed: their records were re-read unchanged again). `warnings`: a
+   * One source record the pass created, modified or removed, as the pass stores it: an event per
+   * record, every one of them once, before its `records-changed`, in no set order (shard by shard, see
+   * `mergeStaged`). The sync keeps none: a consumer that wants every record changed takes it here. A
+   * pass stopped before its records are stored (`state-saved` with `stage: "records"`) keeps the
+   * previous ones, and its next pass says these changes again.
+   */
+  | ({ type: "record-changed"; issuerId: string } & RecordChange)
+  /**
+   * The pull of the issuer is complete: what changed among its source records, in counts and a
+   * bounded sample (`RecordChangeSummary`: every change came before as a `record-changed` event).
+   * `pages` counts the list requests, `reread` the records pulled that were kept unchanged (the overlap
+   * window's re-reads), `unchangedPages` the pages that were byte for byte those of the previous pass,
+   * in which nothing had changed either (not parsed: their records were re-read unchanged again). `warnings`: a
    * `DUPLICATE_RECORD` per record listed twice in the pass (the store keeps its most recently modified
    * copy), as `pull` and `export` warn; a package written in the pass has them in its report too.
    */
-  | { type: "records-changed"; issuerId: string; pass: "full" | "incremental"; pulled: number; pages: number; reread: number; unchangedPages: number; records: RecordChanges; warnings: SourceWarning[] }
+  | { type: "records-changed"; issuerId: string; pass: "full" | "incremental"; pulled: number; pages: number; reread: number; unchangedPages: number; records: RecordChangeSummary; warnings: SourceWarning[] }
   /**
    * One OCF object the package just written created, changed (with the fields that differ) or removed:
    * an event per object, every one of them once, after the package is in place and before its
@@ -174,19 +183,6 @@ export type SyncEvent =
   | { type: "sync-stopped"; error: unknown; results: IssuerSyncResult[] };
 
 /**
- * What changed among an issuer's source records in one pass. Lists are sorted by kind, then id.
- *
- * @category Sync
- */
-export interface RecordChanges {
-  created: RecordRef[];
-  modified: RecordRef[];
-  /** Only a full pass can tell: records of the previous pass the service no longer lists. */
-  removed: RecordRef[];
-  unchanged: number;
-}
-
-/**
  * Whether a pass was full or incremental, and why.
  *
  * @category Sync
@@ -224,7 +220,8 @@ export type IssuerSyncResult =
       pages: number;
       /** Records the pull returned that the store already held as they are (the overlap window's re-reads). */
       reread: number;
-      records: RecordChanges;
+      /** What changed among its source records: counts and a bounded sample (every change came as a `record-changed` event). */
+      records: RecordChangeSummary;
       /** What changed among its OCF objects: counts and a bounded sample (every change came as an `object-changed` event). */
       changes: OcfChangeSummary;
       package: SyncedPackage;

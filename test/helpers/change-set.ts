@@ -1,5 +1,7 @@
-/** Changes said one at a time (a sync's `object-changed` events, `diffStoredPackages`), gathered into the whole change set. */
+/** Changes said one at a time (a sync's `object-changed` events, `diffStoredPackages`, the store's merge), gathered. */
 import type { OcfChangeSet, OcfObjectChange, OcfObjectRef } from "../../src/sync/change-set.js";
+import type { RecordChange } from "../../src/sync/record-changes.js";
+import type { MergeResult } from "../../src/sync/store.js";
 
 const keyOf = (ref: OcfObjectRef): string => `${ref.objectType}\u0000${ref.id}`;
 const byKey = (a: OcfObjectRef, b: OcfObjectRef): number => (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0);
@@ -24,4 +26,13 @@ export async function collectChanges(changes: AsyncIterable<OcfObjectChange> | I
   const objects = objectsBefore + set.created.length - set.removed.length;
   set.unchanged = objects - set.created.length - set.changed.length;
   return { changes: set, objects };
+}
+
+/** Runs a merge of the store to its end: what it returns, and every record change it yielded, in order. */
+export async function mergeAll(merging: AsyncGenerator<RecordChange, MergeResult, undefined>): Promise<{ result: MergeResult; changes: RecordChange[] }> {
+  const changes: RecordChange[] = [];
+  for (let step = await merging.next(); ; step = await merging.next()) {
+    if (step.done === true) return { result: step.value, changes };
+    changes.push(step.value);
+  }
 }

@@ -1,8 +1,8 @@
 /**
  * The sync's record store against a model (a map of records): random passes (records created, changed,
  * re-read unchanged, deleted; full or incremental; the shard count changing; every mapping redone)
- * must leave exactly the model's records, rewrite only the shards a pass touched, and tell the package
- * changes exactly as a diff of all objects would.
+ * must leave exactly the model's records, rewrite only the shards a pass touched, say each record
+ * created, modified or removed once, and tell the package changes exactly as a diff of all objects would.
  */
 import { mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -11,7 +11,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { diffPackageObjects, diffStoredPackages, type PackageObjectMap } from "../../src/sync/change-set.js";
 import { Staging, hashRaw, mergeStaged, readShard, recordKey, shardOf, type PackageHeadFile, type StoredRecord } from "../../src/sync/store.js";
-import { collectChanges } from "../helpers/change-set.js";
+import { collectChanges, mergeAll } from "../helpers/change-set.js";
 
 const HEAD: Omit<PackageHeadFile, "withdrawn"> = {
   issuer: { object_type: "ISSUER", id: "issuer" } as unknown as PackageHeadFile["issuer"],
@@ -48,7 +48,7 @@ const passArb = fc.record({
 });
 
 describe("the sync's record store", () => {
-  it("property: holds the model's records, rewrites only touched shards, and tells package changes as a full diff would", async () => {
+  it("property: holds the model's records, rewrites only touched shards, says each record change once, and tells package changes as a full diff would", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(passArb, { minLength: 1, maxLength: 6 }), async (passes) => {
         const dir = await mkdtemp(join(tmpdir(), "ocf-sync-store-"));
@@ -68,7 +68,8 @@ describe("the sync's record store", () => {
           const staging = await Staging.open(dir);
           for (const id of pulled) await staging.add(record(id, source.get(id) as number, salt, false));
           const shardCount = 2 ** pass.shardPower;
-          const result = await mergeStaged(staging, {
+          const { result, changes: recordChanges } = await mergeAll(
+            mergeStaged(staging, {
             storeDir: dir,
             previous: shards,
             previousRecords: kept.size,
@@ -78,7 +79,8 @@ describe("the sync's record store", () => {
             remapAll,
             map: (r) => record(r.header.i as string, (JSON.parse(r.raw) as { v: number }).v, salt, true),
             recentFrom: "~",
-          });
+            }),
+          );
           await staging.remove();
 
           const model = new Map<string, StoredRecord>();
@@ -101,6 +103,17 @@ describe("the sync's record store", () => {
           }
           expect(new Map([...stored].map(([k, r]) => [k, [r.header.h, r.mapped, r.raw]]))).toEqual(new Map([...model].map(([k, r]) => [k, [r.header.h, r.mapped, r.raw]])));
           expect(result.records).toBe(model.size);
+          // Each record created, modified or removed said once, as the model tells it.
+          const said = recordChanges.map((c) => `${c.change} ${c.id ?? ""}`);
+          expect(new Set(said).size).toBe(said.length);
+          const idOf = (key: string): string => (kept.get(key) ?? model.get(key))?.header.i as string;
+          const expected = [
+            ...[...model.keys()].filter((key) => !kept.has(key)).map((key) => `created ${idOf(key)}`),
+            ...[...model.keys()].filter((key) => kept.has(key) && kept.get(key)?.header.h !== model.get(key)?.header.h).map((key) => `modified ${idOf(key)}`),
+            ...[...kept.keys()].filter((key) => !model.has(key)).map((key) => `removed ${idOf(key)}`),
+          ];
+          expect(said.sort()).toEqual(expected.sort());
+          expect(recordChanges.every((c) => c.kind === "restrictedStockAward")).toBe(true);
           // A shard no record of the pass fell in keeps its files.
           if (shards !== undefined && shards.length === shardCount && !remapAll && !(pass.full || shards === undefined)) {
             for (const [shard, g] of result.shards.entries()) {

@@ -5,7 +5,7 @@ import type { AtomicWriteStream } from "../../io/atomic-file.js";
 import { isS3Url, type ObjectStorageOptions } from "../../io/s3.js";
 import { createApiClient } from "../../client/create-client.js";
 import { isDeadlineExceededError, terminalSafe } from "../../errors.js";
-import { CHANGE_SAMPLE_LIMIT } from "../../sync/change-set.js";
+import { CHANGE_SAMPLE_LIMIT } from "../../sync/change-tally.js";
 import { DEFAULT_FULL_EVERY, DEFAULT_OVERLAP_SECONDS, sync, type IssuerSyncResult, type SyncEvent } from "../../sync/sync.js";
 import { parseCommandArgs, parseInteger, parseSeconds } from "../args.js";
 import { CLIENT_FLAGS_HELP, clientOptionsFromFlags } from "../client-flags.js";
@@ -290,8 +290,8 @@ async function syncInto(
         const r = event.records;
         reporter.log(
           "info",
-          `issuer ${JSON.stringify(event.issuerId)}: ${event.pulled} record${event.pulled === 1 ? "" : "s"} pulled in ${event.pages} page${event.pages === 1 ? "" : "s"} (${event.reread} re-read unchanged); ${r.created.length} new, ${r.modified.length} modified, ${r.removed.length} gone, ${r.unchanged} unchanged`,
-          { issuerId: event.issuerId, pulled: event.pulled, pages: event.pages, reread: event.reread, created: r.created.length, modified: r.modified.length, removed: r.removed.length, unchanged: r.unchanged },
+          `issuer ${JSON.stringify(event.issuerId)}: ${event.pulled} record${event.pulled === 1 ? "" : "s"} pulled in ${event.pages} page${event.pages === 1 ? "" : "s"} (${event.reread} re-read unchanged); ${r.created} new, ${r.modified} modified, ${r.removed} gone, ${r.unchanged} unchanged`,
+          { issuerId: event.issuerId, pulled: event.pulled, pages: event.pages, reread: event.reread, created: r.created, modified: r.modified, removed: r.removed, unchanged: r.unchanged },
         );
         logNotableWarnings(reporter, event.warnings);
         break;

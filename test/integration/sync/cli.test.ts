@@ -6,7 +6,7 @@ import { runCli } from "../../../src/cli/main.js";
 import { startSampleServer, type SampleServer } from "../../../src/sample-server/server.js";
 import { captureIo } from "../../helpers/capture.js";
 import type { WireRecord } from "../../../src/sample-server/server.js";
-import { CHANGE_SAMPLE_LIMIT } from "../../../src/sync/change-set.js";
+import { CHANGE_SAMPLE_LIMIT } from "../../../src/sync/change-tally.js";
 import { GENERATED_AT, freshSampleData, generatedIssuer, packageObjects, touch } from "./helpers.js";
 
 /** An issuer of the run record --json prints, with its pass in `sync`. */

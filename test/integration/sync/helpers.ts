@@ -9,6 +9,7 @@ import { packageNameFor } from "../../../src/ocf/package-folder.js";
 import { loadSampleData, startSampleServer, type SampleData, type SampleServer, type WireRecord } from "../../../src/sample-server/server.js";
 import { summarizeChangeSet, type OcfChangeSet, type PackageObjectMap } from "../../../src/sync/change-set.js";
 import { collectChanges } from "../../helpers/change-set.js";
+import { RecordTally, type RecordRef } from "../../../src/sync/record-changes.js";
 import { sync, type SyncEvent, type SyncOptions } from "../../../src/sync/sync.js";
 
 export const GENERATED_AT = "2025-07-01T00:00:00Z";
@@ -110,6 +111,29 @@ export async function changesOfPackage(events: readonly SyncEvent[], issuerId: s
   );
   expect(summarizeChangeSet(changes)).toEqual(summary);
   return changes;
+}
+
+/**
+ * Every record change a pass said of `issuerId` (its `record-changed` events, each record once, all
+ * before its `records-changed`), by kind then id, after checking that they are what its `records-changed`
+ * summary counts and samples. Takes the events of one pass of the issuer.
+ */
+export function recordChangesOf(events: readonly SyncEvent[], issuerId: string): { created: RecordRef[]; modified: RecordRef[]; removed: RecordRef[]; unchanged: number } {
+  const ofIssuer = events.filter((e) => "issuerId" in e && e.issuerId === issuerId);
+  const summaries = eventsOf(ofIssuer, "records-changed");
+  expect(summaries).toHaveLength(1);
+  const summary = (summaries[0] as (typeof summaries)[number]).records;
+  const said = eventsOf(ofIssuer, "record-changed");
+  expect(said.every((e) => ofIssuer.indexOf(e) < ofIssuer.indexOf(summaries[0] as SyncEvent))).toBe(true);
+  const keys = said.map((e) => `${e.kind}\u0000${e.id ?? ""}`);
+  expect(new Set(keys).size).toBe(keys.length);
+  const tally = new RecordTally(Number.MAX_SAFE_INTEGER);
+  for (const { type: _type, issuerId: _issuer, ...change } of said) tally.add(change);
+  const all = tally.summary(summary.unchanged);
+  const bounded = new RecordTally();
+  for (const { type: _type, issuerId: _issuer, ...change } of said) bounded.add(change);
+  expect(bounded.summary(summary.unchanged)).toEqual(summary);
+  return { created: all.sample.created, modified: all.sample.modified, removed: all.sample.removed, unchanged: all.unchanged };
 }
 
 /** An issuer of `count` records cloned from issuer 7's, with ids of their own, modified one a minute up to 2025-04-01. */

@@ -8,10 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SampleServer, WireRecord } from "../../../src/sample-server/server.js";
-import { CHANGE_SAMPLE_LIMIT, diffPackageObjects, summarizeChangeSet } from "../../../src/sync/change-set.js";
+import { diffPackageObjects, summarizeChangeSet } from "../../../src/sync/change-set.js";
+import { CHANGE_SAMPLE_LIMIT } from "../../../src/sync/change-tally.js";
 import { storeFolderOf } from "../../../src/sync/pass.js";
 import { readSyncState, snapshotFolderOf } from "../../../src/sync/state.js";
-import { changesOfPackage, eventsOf, expectSameAsFreshExport, generatedIssuer, folderFiles, openSyncWorkspace, packageObjects, runSync, touch } from "./helpers.js";
+import { changesOfPackage, eventsOf, recordChangesOf, expectSameAsFreshExport, generatedIssuer, folderFiles, openSyncWorkspace, packageObjects, runSync, touch } from "./helpers.js";
 
 describe("an incremental sync", () => {
   let server: SampleServer;
@@ -37,6 +38,13 @@ describe("an incremental sync", () => {
     expect(summary?.changes.created).toBe(packageBefore.size);
     expect(summary?.changes.sample.created).toEqual(created.created.slice(0, CHANGE_SAMPLE_LIMIT));
     expect(summary?.changes.leftOut.created).toBe(packageBefore.size - CHANGE_SAMPLE_LIMIT);
+    // And every record said once as created, the summary naming the first ones only.
+    const recordsCreated = recordChangesOf(first, "big").created;
+    expect(recordsCreated).toHaveLength(1100);
+    const [pulled] = eventsOf(first, "records-changed");
+    expect(pulled?.records).toMatchObject({ created: 1100, modified: 0, removed: 0, unchanged: 0, leftOut: { created: 1100 - CHANGE_SAMPLE_LIMIT, modified: 0, removed: 0 } });
+    expect(pulled?.records.sample.created).toEqual(recordsCreated.slice(0, CHANGE_SAMPLE_LIMIT));
+    expect(pulled?.records.byKind).toEqual({ restrictedStockAward: { created: 550, modified: 0, removed: 0 }, restrictedStockUnit: { created: 550, modified: 0, removed: 0 } });
     expect(summary?.changes.byType.TX_STOCK_ISSUANCE?.created).toBe(created.created.filter((o) => o.objectType === "TX_STOCK_ISSUANCE").length);
 
     const changed = records.find((r) => r.id === "g7") as WireRecord;
@@ -45,7 +53,7 @@ describe("an incremental sync", () => {
     const requests = server.stats().requests;
     const events = await runSync(server.url, ["big"], { outDir, stateFile });
     expect(server.stats().requests - requests).toBe(2);
-    expect(eventsOf(events, "records-changed")[0]?.records).toMatchObject({ created: [], modified: [{ kind: "restrictedStockUnit", id: "g7" }], removed: [], unchanged: 1099 });
+    expect(recordChangesOf(events, "big")).toEqual({ created: [], modified: [{ kind: "restrictedStockUnit", id: "g7" }], removed: [], unchanged: 1099 });
 
     // One shard's two files were written again (under the new generation); the others are untouched.
     const after = await folderFiles(store);

@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { SampleServer, WireRecord } from "../../../src/sample-server/server.js";
 import { readSyncState } from "../../../src/sync/state.js";
 import type { SyncEvent } from "../../../src/sync/sync.js";
-import { eventsOf, expectSameAsFreshExport, openSyncWorkspace, runSync, touch } from "./helpers.js";
+import { eventsOf, expectSameAsFreshExport, openSyncWorkspace, recordChangesOf, runSync, touch } from "./helpers.js";
 
 function recordsOf(server: SampleServer, issuerId: string, kind: "awards" | "units"): WireRecord[] {
   const issuer = server.data.issuers.get(issuerId);
@@ -159,7 +159,7 @@ describe("quarantine: sync and export write the same package from the same recor
     const awards = recordsOf(server, "7", "awards");
     awards.splice(awards.findIndex((a) => a.id === "2207"), 1);
     const second = await runSync(server.url, ["7"], { outDir, stateFile, onInvalid: "quarantine", full: true });
-    expect(eventsOf(second, "records-changed")[0]?.records.removed).toEqual([{ kind: "restrictedStockAward", id: "2207" }]);
+    expect(recordChangesOf(second, "7").removed).toEqual([{ kind: "restrictedStockAward", id: "2207" }]);
     await expectSameAsFreshExport(server.url, "7", outDir, { onInvalid: "quarantine" });
   });
 

@@ -11,7 +11,7 @@ import { DeadlineExceededError, isOcfSyncError } from "../../../src/errors.js";
 import { sync, type SyncEvent } from "../../../src/sync/sync.js";
 import { answerOnly } from "../../helpers/hostile-handlers.js";
 import { startLoopbackServer } from "../../helpers/loopback-server.js";
-import { AS_OF, GENERATED_AT, changesOfPackage, client, eventsOf, expectSameAsFreshExport, folderFiles, folderStats, openSyncWorkspace, runSync, touch } from "./helpers.js";
+import { AS_OF, GENERATED_AT, changesOfPackage, client, eventsOf, expectSameAsFreshExport, folderFiles, folderStats, openSyncWorkspace, recordChangesOf, runSync, touch } from "./helpers.js";
 
 function awardsOf(server: SampleServer, issuerId: string): WireRecord[] {
   const issuer = server.data.issuers.get(issuerId);
@@ -60,7 +60,8 @@ describe("sync against the sample server", () => {
     expect(start).toMatchObject({ pass: "incremental", modifiedAfter: "2025-03-10T09:25:00Z" });
     const [records] = eventsOf(second, "records-changed");
     expect(records).toMatchObject({ pages: 2, pulled: 1, reread: 1 });
-    expect(records?.records).toMatchObject({ created: [], modified: [], removed: [], unchanged: 7 });
+    expect(records?.records).toMatchObject({ created: 0, modified: 0, removed: 0, unchanged: 7 });
+    expect(recordChangesOf(second, "7")).toEqual({ created: [], modified: [], removed: [], unchanged: 7 });
     // Nothing changed: the package is left as it is, and nothing of the store is written.
     expect(eventsOf(second, "package-written")).toEqual([]);
     const [kept] = eventsOf(second, "package-unchanged");
@@ -91,7 +92,8 @@ describe("sync against the sample server", () => {
     // The first pass after a full one parses its pages; the next gets the same bytes and parses none.
     expect(eventsOf(await runSync(server.url, ["7"], options), "records-changed")[0]).toMatchObject({ pages: 2, pulled: 1, reread: 1, unchangedPages: 0 });
     const again = await runSync(server.url, ["7"], options);
-    expect(eventsOf(again, "records-changed")[0]).toMatchObject({ pages: 2, pulled: 1, reread: 1, unchangedPages: 2, records: { created: [], modified: [], removed: [], unchanged: 7 } });
+    expect(eventsOf(again, "records-changed")[0]).toMatchObject({ pages: 2, pulled: 1, reread: 1, unchangedPages: 2, records: { created: 0, modified: 0, removed: 0, unchanged: 7 } });
+    expect(eventsOf(again, "record-changed")).toEqual([]);
     expect(eventsOf(again, "page-fetched").map((e) => e.records).sort()).toEqual([0, 1]);
     expect(eventsOf(again, "package-unchanged")).toHaveLength(1);
     expect((await readSyncState(stateFile)).issuers[0]?.unchangedPages).toHaveLength(2);
@@ -101,7 +103,8 @@ describe("sync against the sample server", () => {
     const inWindow = issuer?.units.find((r) => (r.lastModifiedDatetime as { value: string }).value === "2025-03-10T09:30:00Z") as WireRecord;
     inWindow.securityLabel = "RSU-CHANGED-IN-PLACE";
     const changed = await runSync(server.url, ["7"], options);
-    expect(eventsOf(changed, "records-changed")[0]).toMatchObject({ pulled: 1, reread: 0, unchangedPages: 1, records: { modified: [{ kind: "restrictedStockUnit", id: inWindow.id }] } });
+    expect(eventsOf(changed, "records-changed")[0]).toMatchObject({ pulled: 1, reread: 0, unchangedPages: 1, records: { modified: 1, sample: { modified: [{ kind: "restrictedStockUnit", id: inWindow.id }] } } });
+    expect(recordChangesOf(changed, "7").modified).toEqual([{ kind: "restrictedStockUnit", id: inWindow.id }]);
     expect(eventsOf(changed, "package-written")).toHaveLength(1);
     await expectSameAsFreshExport(server.url, "7", outDir);
     // A pass that stored something keeps no digests; the next no-change pass parses its pages again.
@@ -115,7 +118,8 @@ describe("sync against the sample server", () => {
     expect(eventsOf(await runSync(server.url, ["7"], options), "records-changed")[0]).toMatchObject({ unchangedPages: 2 });
     inWindow.securityLabel = "RSU-CHANGED-IN-PLACE";
     const back = await runSync(server.url, ["7"], options);
-    expect(eventsOf(back, "records-changed")[0]).toMatchObject({ reread: 0, records: { modified: [{ kind: "restrictedStockUnit", id: inWindow.id }] } });
+    expect(eventsOf(back, "records-changed")[0]).toMatchObject({ reread: 0 });
+    expect(recordChangesOf(back, "7").modified).toEqual([{ kind: "restrictedStockUnit", id: inWindow.id }]);
     await expectSameAsFreshExport(server.url, "7", outDir);
   });
 
@@ -134,10 +138,11 @@ describe("sync against the sample server", () => {
     awards.splice(awards.indexOf(deleted), 1);
 
     const events = await runSync(server.url, ["7"], { outDir, stateFile });
-    const [records] = eventsOf(events, "records-changed");
-    expect(records?.records.created).toEqual([{ kind: "restrictedStockAward", id: "9001" }]);
-    expect(records?.records.modified).toEqual([{ kind: "restrictedStockAward", id: String(modified.id) }]);
-    expect(records?.records.removed).toEqual([]); // invisible to an incremental pass
+    const records = recordChangesOf(events, "7");
+    expect(records.created).toEqual([{ kind: "restrictedStockAward", id: "9001" }]);
+    expect(records.modified).toEqual([{ kind: "restrictedStockAward", id: String(modified.id) }]);
+    expect(records.removed).toEqual([]); // invisible to an incremental pass
+    expect(eventsOf(events, "records-changed")[0]?.records.byKind).toEqual({ restrictedStockAward: { created: 1, modified: 1, removed: 0 } });
     const pkg = await changesOfPackage(events, "7");
     expect(pkg.created.map((o) => o.id)).toContain("rsa-9001-issuance");
     expect(pkg.changed).toContainEqual({ objectType: "TX_STOCK_ISSUANCE", id: `rsa-${String(modified.id)}-issuance`, fields: ["comments", "custom_id"] });
@@ -146,7 +151,7 @@ describe("sync against the sample server", () => {
 
     const full = await runSync(server.url, ["7"], { outDir, stateFile, full: true });
     expect(eventsOf(full, "issuer-started")[0]).toMatchObject({ pass: "full", reason: "requested" });
-    expect(eventsOf(full, "records-changed")[0]?.records.removed).toEqual([{ kind: "restrictedStockAward", id: String(deleted.id) }]);
+    expect(recordChangesOf(full, "7").removed).toEqual([{ kind: "restrictedStockAward", id: String(deleted.id) }]);
     const { removed } = await changesOfPackage(full, "7");
     expect(removed.map((o) => o.id)).toContain(`rsa-${String(deleted.id)}-issuance`);
     await expectSameAsFreshExport(server.url, "7", outDir);
@@ -368,7 +373,7 @@ describe("sync against the sample server", () => {
     other.securityLabel = "RSA-other";
     touch(other, "2025-03-10T09:31:00Z");
     const second = await runSync(server.url, ["7"], { outDir, stateFile, onInvalid: "quarantine" });
-    expect(eventsOf(second, "records-changed")[0]?.records.modified).toEqual([{ kind: "restrictedStockAward", id: String(other.id) }]);
+    expect(recordChangesOf(second, "7").modified).toEqual([{ kind: "restrictedStockAward", id: String(other.id) }]);
     expect((await report()).quarantined.map((q) => q.recordId)).toEqual([String(award.id)]);
     await expectSameAsFreshExport(server.url, "7", outDir, { onInvalid: "quarantine" });
 

@@ -10,7 +10,7 @@ import { diffPackageObjects, diffStoredPackages, jsonEqual, type PackageObjectMa
 import { Staging, hashRaw, mergeStaged, recordKey, shardOf, type PackageHeadFile, type StoredRecord } from "../../../src/sync/store.js";
 import type { IssuerSyncState } from "../../../src/sync/state.js";
 import { planPass } from "../../../src/sync/sync.js";
-import { collectChanges } from "../../helpers/change-set.js";
+import { collectChanges, mergeAll } from "../../helpers/change-set.js";
 
 const previous: IssuerSyncState = {
   issuerId: "7",
@@ -101,7 +101,7 @@ describe("the change set from the store", () => {
     const pass = async (generation: number, previous: number[] | undefined, records: StoredRecord[]): Promise<number[]> => {
       const staging = await Staging.open(dir);
       for (const r of records) await staging.add(r);
-      const result = await mergeStaged(staging, { storeDir: dir, previous, previousRecords: previous === undefined ? 0 : 1, shardCount: 2, generation, full: true, remapAll: false, map: (r) => r, recentFrom: "~" });
+      const { result } = await mergeAll(mergeStaged(staging, { storeDir: dir, previous, previousRecords: previous === undefined ? 0 : 1, shardCount: 2, generation, full: true, remapAll: false, map: (r) => r, recentFrom: "~" }));
       await staging.remove();
       return result.shards;
     };
