@@ -15,10 +15,11 @@ import { createApiClient } from "../../src/client/create-client.js";
 import { epochMsToUtcDateTime } from "../../src/dates.js";
 import { exportIssuer } from "../../src/export/export-issuer.js";
 import { startSampleServer, loadSampleData, type SampleServer, type WireRecord } from "../../src/sample-server/server.js";
-import { diffPackageObjects } from "../../src/sync/change-set.js";
+import { diffPackageObjects, summarizeChangeSet } from "../../src/sync/change-set.js";
 import { storeFilesOf, storeFolderOf } from "../../src/sync/pass.js";
 import { readSyncState } from "../../src/sync/state.js";
 import { sync, type SyncEvent } from "../../src/sync/sync.js";
+import { collectChanges } from "../helpers/change-set.js";
 import { packageObjects } from "../integration/sync/helpers.js";
 
 const ISSUER = "7";
@@ -223,9 +224,14 @@ class Sync implements fc.AsyncCommand<Model, Real> {
     // The change set, taken from the stored mappings, is the difference of the two packages.
     const written = events.find((e): e is Extract<SyncEvent, { type: "package-written" }> => e.type === "package-written");
     const objectsAfter = await packageObjects(packageFolder);
-    if (written !== undefined) expect(written.changes).toEqual(diffPackageObjects(objectsBefore, objectsAfter));
-    else expect(objectsAfter).toEqual(objectsBefore);
-    if (!viewChanged) expect(written?.changes ?? { created: [], changed: [], removed: [] }).toMatchObject({ created: [], changed: [], removed: [] });
+    // Every change is said once, as an object-changed event, and the summary is that change set's.
+    if (written !== undefined) {
+      const diff = diffPackageObjects(objectsBefore, objectsAfter);
+      const said = events.flatMap((e) => (e.type === "object-changed" ? [e] : []));
+      expect((await collectChanges(said, objectsBefore.size)).changes).toEqual(diff);
+      expect(written.changes).toEqual(summarizeChangeSet(diff));
+    } else expect(objectsAfter).toEqual(objectsBefore);
+    if (!viewChanged) expect(written?.changes ?? { created: 0, changed: 0, removed: 0 }).toMatchObject({ created: 0, changed: 0, removed: 0 });
     // Nothing is kept beside the state but what it names.
     const state = await readSyncState(real.stateFile);
     for (const issuer of state.issuers) expect((await readdir(storeFolderOf(real.stateFile, issuer.issuerId))).sort()).toEqual([...storeFilesOf(issuer)].sort());
