@@ -232,7 +232,8 @@ function parseStageLine(line: string, path: string): StoredRecord {
 
 /**
  * The records a pass pulled, spilled to one file per bucket as they arrive (in `.staging/` of the
- * store folder), so that a full pass of any size holds a few pages at a time.
+ * store folder), so that a full pass of any size holds at most `STAGE_FLUSH_CHARS` characters waiting
+ * per bucket: 256 buckets of 64K characters, about 16 MB, reached at some 16,000 records and no more after.
  */
 export class Staging {
   private readonly dir: string;
