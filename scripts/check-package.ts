@@ -25,6 +25,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import pLimit from "p-limit";
 import { formatDecimal, sumDecimals } from "../src/decimal.js";
 import { OUTPUT_SCHEMAS } from "../src/cli/output-schemas.js";
 import { SAMPLES_AS_OF } from "../src/sample-server/data.js";
@@ -142,22 +143,20 @@ async function runDocExamples(project: string, runs: string, examples: readonly 
     step(`the @example snippets, run: ${runnable.length} of ${examples.length}; the other ${examples.length - runnable.length} are type-checked only:`);
     for (const example of examples) if (example.noRun !== undefined) step(`  ${example.file}:${example.line}: ${example.noRun}`);
     const failures: string[] = [];
-    const queue = [...runnable];
-    const worker = async (): Promise<void> => {
-      for (let example = queue.shift(); example !== undefined; example = queue.shift()) {
-        const script = join(project, exampleFileName(example).replace(/\.ts$/, ".js"));
-        const folder = join(runs, exampleFileName(example).replace(/^doc-examples\//, "").replace(/\.ts$/, ""));
-        await cp(prepared, folder, { recursive: true });
-        try {
-          await exec(process.execPath, [script], { cwd: folder, env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
-          step(`  ran ${example.file}:${example.line}`);
-        } catch (error) {
-          const e = error as { stdout?: string; stderr?: string; message: string };
-          failures.push(`${example.file}:${example.line}: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
-        }
+    const limit = pLimit(EXAMPLE_RUNS_AT_ONCE);
+    const runOne = async (example: DocExample): Promise<void> => {
+      const script = join(project, exampleFileName(example).replace(/\.ts$/, ".js"));
+      const folder = join(runs, exampleFileName(example).replace(/^doc-examples\//, "").replace(/\.ts$/, ""));
+      await cp(prepared, folder, { recursive: true });
+      try {
+        await exec(process.execPath, [script], { cwd: folder, env, timeout: 120_000, maxBuffer: 64 * 1024 * 1024 });
+        step(`  ran ${example.file}:${example.line}`);
+      } catch (error) {
+        const e = error as { stdout?: string; stderr?: string; message: string };
+        failures.push(`${example.file}:${example.line}: ${e.message}\n${e.stdout ?? ""}${e.stderr ?? ""}`);
       }
     };
-    await Promise.all(Array.from({ length: EXAMPLE_RUNS_AT_ONCE }, worker));
+    await Promise.all(runnable.map((example) => limit(() => runOne(example))));
     if (failures.length > 0) fail(`${failures.length} @example snippets failed when run:\n${failures.join("\n")}`);
   } finally {
     await server.close();

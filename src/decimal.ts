@@ -19,6 +19,9 @@ export const Dec = DecimalJs.clone({
 });
 export type Dec = InstanceType<typeof Dec>;
 
+/** Zero as an exact value (decimal.js values are immutable: one instance serves every caller). */
+export const ZERO: Dec = new Dec(0);
+
 /**
  * A decimal in plain normalized form: no exponent, no leading `+`, no trailing fractional zeros, no `-0`.
  *
@@ -165,7 +168,7 @@ export function toOcfNumeric(value: Dec | string): string {
 
 /** Exact sum of decimal strings. */
 export function sumDecimals(values: Iterable<Dec | string>): Dec {
-  let total = new Dec(0);
+  let total = ZERO;
   for (const v of values) total = total.plus(typeof v === "string" ? new Dec(v) : v);
   return total;
 }
@@ -230,7 +233,7 @@ export function decimalsEqual(a: Dec | string, b: Dec | string): boolean {
 // answer is exact for every input. Property tests check each against decimal.js.
 
 /** Zero in plain spellings: "0", "-0", "0.000", ".0", "+0." (exponent forms are parsed). */
-const ZERO = /^[+-]?(0+\.?0*|\.0+)$/;
+const ZERO_TEXT = /^[+-]?(0+\.?0*|\.0+)$/;
 
 /** Exact equality of two decimals. */
 export function sameDecimal(a: DecimalString, b: DecimalString): boolean {
@@ -242,7 +245,7 @@ export function isZeroDecimal(value: DecimalString): boolean {
   // A leading digit 1-9 is a non-zero digit, whatever follows.
   const first = value.charCodeAt(0);
   if (first >= 0x31 && first <= 0x39) return false;
-  return value === "0" || ZERO.test(value) || (/[eE]/.test(value) && parseSourceDecimal(value).isZero());
+  return value === "0" || ZERO_TEXT.test(value) || (/[eE]/.test(value) && parseSourceDecimal(value).isZero());
 }
 
 /** Greater than zero. The sign of a decimal's text is its sign, except for zero (`"-0"`, `"+0.0"`). */

@@ -21,7 +21,7 @@
  * The counters are parsed once, into exact values, where the grant's end is read from its record
  * (`grantEndOf`); they become OCF Numeric only where they are written (`RecordContext.numeric`).
  */
-import { Dec, formatDecimal, isPositiveExact, parseSourceDecimal, type DecimalString } from "../decimal.js";
+import { Dec, type DecimalString, formatDecimal, isPositiveExact, parseSourceDecimal, ZERO } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type { GrantFields } from "../source/records.js";
 import type { RecordContext } from "./record-context.js";
@@ -70,8 +70,6 @@ export interface PlannedEnd {
   /** Notes for the issuance's comments (termination date, treasury or pool without a transaction). */
   issuanceComments: string[];
 }
-
-const ZERO = new Dec(0);
 
 /** A counter of the record as an exact value. */
 function exact(text: DecimalString | undefined): Dec | undefined {

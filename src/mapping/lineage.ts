@@ -42,7 +42,7 @@
  * parsed). A quantity computed here becomes OCF Numeric in `RecordContext.numeric`, and messages show
  * it in plain form (`formatDecimal`).
  */
-import { Dec, equalExact, formatDecimal, sumExact, type DecimalString } from "../decimal.js";
+import { Dec, type DecimalString, equalExact, formatDecimal, sumExact, ZERO } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type {
   OcfEquityCompensationCancellation,
@@ -103,8 +103,6 @@ export interface GrantChain {
 const CARRIED_OVER_EVENT_ID = "balance-carried-over";
 
 const NOUN = { stock: "shares", equityCompensation: "units" } as const;
-
-const ZERO = new Dec(0);
 
 /** Below zero (`-0` is not). */
 function isNegative(value: Dec): boolean {

@@ -32,7 +32,7 @@
  * as sent (the others are checked where they are written), and a value OCF cannot hold is a
  * `MAPPING_DECIMAL_PRECISION` error naming that field and the record's text, before the grant's chain is built.
  */
-import { Dec, formatDecimal, sumExact, type DecimalString } from "../decimal.js";
+import { Dec, type DecimalString, formatDecimal, sumExact, ZERO } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type { OcfTransaction } from "../ocf/schemas.js";
 import type { VestingEvent } from "../source/records.js";
@@ -96,8 +96,6 @@ export interface PaidAboveTarget {
   vested: DecimalString;
   excess: Dec;
 }
-
-const ZERO = new Dec(0);
 
 /**
  * The events, in the order given, that a grant of `quantity` pays out as new issuances (see the module

@@ -4,7 +4,7 @@
  * cancellation (with a balance issuance when units remain: `lineage.ts`) and return to pool. The
  * field-level mapping is `mappings/restricted-stock-unit.json`.
  */
-import { Dec, equalExact, formatDecimal, sumExact, type DecimalString } from "../decimal.js";
+import { Dec, type DecimalString, equalExact, formatDecimal, sumExact, ZERO } from "../decimal.js";
 import type { OcfEquityCompensationIssuance } from "../ocf/schemas.js";
 import type { RestrictedStockUnit } from "../source/records.js";
 import { compact } from "../source/wire.js";
@@ -115,8 +115,6 @@ export function mapUnit(record: RestrictedStockUnit, context: RecordMappingConte
   });
   return assumed ? { ...mapped, assumedSettlementClass: true } : mapped;
 }
-
-const ZERO = new Dec(0);
 
 /** Said on the issuance of a unit whose settled shares are in a class the mapping chose (it holds for any choice). */
 export const ASSUMED_CLASS_COMMENT =

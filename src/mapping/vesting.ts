@@ -29,7 +29,7 @@
  * comparisons and tests work on those, and they become OCF Numeric only where they are written
  * (`RecordContext.numeric`). Messages show the record's own text.
  */
-import { Dec, equalExact, formatDecimal, sumExact, type DecimalString } from "../decimal.js";
+import { Dec, type DecimalString, equalExact, formatDecimal, sumExact, ZERO } from "../decimal.js";
 import type { CalendarDate } from "../dates.js";
 import type {
   OcfVesting,
@@ -128,8 +128,6 @@ interface PlannedEvent {
   /** The field of the event that `amount` is. */
   amountField: "vestedQuantity" | "targetQuantity" | "quantity";
 }
-
-const ZERO = new Dec(0);
 
 // Written out field by field, as `exactSettlement` is: a loop over field names costs more than the
 // parsing it saves, at thousands of events per issuer.

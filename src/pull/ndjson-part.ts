@@ -101,7 +101,11 @@ export async function pullIssuerToPart(
     await removePart(order);
     throw error;
   }
-  const fileOf = (path: string): WrittenFile => opened[order.indexOf(path)] as WrittenFile;
+  // The files by kind: `order` lists the valid ones first, then the quarantined ones, kind by kind.
+  const byKind = (from: number): Record<RecordKind, WrittenFile> =>
+    Object.fromEntries(RECORD_KINDS.map((kind, i) => [kind, opened[from + i] as WrittenFile])) as Record<RecordKind, WrittenFile>;
+  const validFile = byKind(0);
+  const quarantinedFile = byKind(RECORD_KINDS.length);
   const part = { issuerId, awards: 0, units: 0, quarantined: 0, warnings: 0 };
   const warn = (warning: SourceWarning): void => {
     part.warnings += 1;
@@ -126,13 +130,13 @@ export async function pullIssuerToPart(
       }
       if (item.type === "quarantined") {
         part.quarantined += 1;
-        await append(fileOf(paths.quarantined[item.kind]), quarantinedLine(item));
+        await append(quarantinedFile[item.kind], quarantinedLine(item));
         continue;
       }
       const id = item.record.id;
       const key = `${item.kind}\u0000${id ?? ""}`;
       const modified = item.record.lastModifiedDatetime ?? "";
-      const file = fileOf(paths.valid[item.kind]);
+      const file = validFile[item.kind];
       const previous = kept.get(key);
       if (previous === undefined) {
         if (item.kind === "restrictedStockAward") part.awards += 1;

@@ -52,6 +52,7 @@ export interface RecordChangeCounts {
  *   console.log(`${records.created} new, ${records.byKind.restrictedStockUnit?.created ?? 0} of them units`);
  *   if (records.leftOut.modified > 0) console.log(`the first ${records.sample.modified.length} modified records only`);
  * }
+ * await client.close();
  * ```
  *
  * @category Sync

@@ -196,17 +196,16 @@ export async function* sync(client: ApiClient, issuerIds: Iterable<string>, opti
       push(event);
       while (queue.length > EVENTS_QUEUED && !stop.signal.aborted) await new Promise<void>((resolve) => room.push(resolve));
     };
-    const makeRoom = (): void => {
-      if (queue.length > EVENTS_QUEUED || room.length === 0) return;
+    /** Lets every waiting pass go on (each checks the queue again). */
+    const release = (): void => {
       const waiting = room;
       room = [];
       for (const resolve of waiting) resolve();
     };
-    stop.signal.addEventListener("abort", () => {
-      const waiting = room;
-      room = [];
-      for (const resolve of waiting) resolve();
-    });
+    const makeRoom = (): void => {
+      if (queue.length <= EVENTS_QUEUED) release();
+    };
+    stop.signal.addEventListener("abort", release);
     const limit = pLimit(concurrency);
     for (const issuerId of ids) {
       running.push(
